@@ -1,0 +1,1 @@
+"""Data shipped with tf-gpu-wizard: knowledge tables, text, styles, demo profiles, the benchmark."""

@@ -1,0 +1,27 @@
+"""Helpers every subcommand shares: the --profile option and JSON output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from wizard.profile import MachineProfile
+
+
+def load_profile_arg(args: argparse.Namespace) -> MachineProfile:
+    """The profile named by --profile, or this machine's, detected now."""
+    ref = getattr(args, "profile", None)
+    if ref:
+        from wizard.demo import load_profile
+
+        return load_profile(ref)
+    from wizard.probe import detect
+
+    return detect()
+
+
+def print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")

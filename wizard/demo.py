@@ -1,0 +1,50 @@
+"""Bundled demo profiles (assets/profiles/*.json) and the --profile NAME|FILE lookup."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from wizard.assets import asset_text, list_assets
+from wizard.profile import MachineProfile, ProfileError
+
+
+@dataclass(frozen=True)
+class DemoProfile:
+    name: str  # file stem, what --profile takes
+    label: str  # one line for people
+
+
+def demo_names() -> list[str]:
+    return [n[: -len(".json")] for n in list_assets("profiles") if n.endswith(".json")]
+
+
+def demo_profiles() -> list[DemoProfile]:
+    out = []
+    for name in demo_names():
+        profile = load_demo(name)
+        out.append(DemoProfile(name, profile.label or name))
+    return out
+
+
+def load_demo(name: str) -> MachineProfile:
+    try:
+        text = asset_text(f"profiles/{name}.json")
+    except FileNotFoundError:
+        raise ProfileError(f"no demo profile named {name!r} (try one of: {', '.join(demo_names())})") from None
+    try:
+        profile = MachineProfile.from_json(text)
+    except ProfileError as exc:
+        raise ProfileError(f"demo profile {name}: {exc}") from None
+    profile.simulated = True
+    return profile
+
+
+def load_profile(ref: str) -> MachineProfile:
+    """A file path if one exists there, else a demo profile name. Always marked simulated."""
+    path = Path(ref).expanduser()
+    if path.suffix == ".json" or path.exists() or "/" in ref:
+        profile = MachineProfile.load(path)
+        profile.simulated = True
+        return profile
+    return load_demo(ref)

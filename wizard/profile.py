@@ -1,0 +1,240 @@
+"""The machine profile: the single input of every later step.
+
+Plain dataclasses that round-trip through JSON. Loading is forgiving on purpose:
+unknown fields are ignored and missing ones become "unknown", so a profile saved
+by an older or newer wizard still loads. Only a file that is not JSON, not an
+object, or carries another schema number is refused, with one clear message.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+SCHEMA = 1
+UNKNOWN = "unknown"
+PLATFORMS = ("linux", "wsl2", "wsl1", "windows", "macos", UNKNOWN)
+
+
+class ProfileError(ValueError):
+    """A profile that cannot be used; the message is one line for the user."""
+
+
+@dataclass
+class OsInfo:
+    id: str = UNKNOWN
+    version: str = UNKNOWN
+    kernel: str = UNKNOWN
+    name: str = UNKNOWN  # PRETTY_NAME, for people
+
+
+@dataclass
+class PythonInfo:
+    version: str = UNKNOWN
+    executable: str = UNKNOWN
+    env: str = UNKNOWN  # "system" | "venv" | "conda"
+    env_name: str | None = None
+    pip: bool | None = None
+    venv_module: bool | None = None  # python3-venv / ensurepip usable
+
+
+@dataclass
+class DriverInfo:
+    version: str = UNKNOWN
+    cuda: str = UNKNOWN  # newest CUDA the driver supports, not a toolkit version
+    source: str = UNKNOWN  # which probe layer answered: nvml | nvidia-smi | proc | windows-host
+
+
+@dataclass
+class GpuInfo:
+    index: int = 0
+    name: str = UNKNOWN
+    compute_capability: str = UNKNOWN
+    memory_mib: int | None = None
+    uuid: str | None = None
+    pci_bus_id: str | None = None
+
+
+@dataclass
+class CudaToolkit:
+    version: str = UNKNOWN
+    path: str = UNKNOWN
+    default: bool = False  # /usr/local/cuda points here
+
+
+@dataclass
+class CudnnInfo:
+    version: str = UNKNOWN
+    path: str = UNKNOWN
+
+
+@dataclass
+class TensorflowInfo:
+    version: str = UNKNOWN
+    distribution: str = "tensorflow"  # tensorflow | tensorflow-cpu | tf-nightly | ...
+    and_cuda: bool | None = None  # nvidia-* wheels present beside it
+
+
+@dataclass
+class KernelModules:
+    nvidia_loaded: bool | None = None
+    nouveau_loaded: bool | None = None
+    loaded_version: str | None = None  # /sys/module/nvidia/version
+    secure_boot: bool | None = None
+
+
+@dataclass
+class LibCuda:
+    path: str
+    inside_wsl_lib: bool = False
+
+
+@dataclass
+class Resources:
+    ram_mib: int | None = None
+    home_free_mib: int | None = None
+    cpu_count: int | None = None
+
+
+@dataclass
+class MachineProfile:
+    schema: int = SCHEMA
+    platform: str = UNKNOWN
+    arch: str = UNKNOWN
+    os: OsInfo = field(default_factory=OsInfo)
+    python: PythonInfo = field(default_factory=PythonInfo)
+    driver: DriverInfo | None = None
+    gpus: list[GpuInfo] = field(default_factory=list)
+    cuda_toolkits: list[CudaToolkit] = field(default_factory=list)
+    cudnn: list[CudnnInfo] = field(default_factory=list)
+    tensorflow: TensorflowInfo | None = None
+    notes: list[str] = field(default_factory=list)
+    # Beyond the required schema: details the doctor and the plan use.
+    kernel: KernelModules = field(default_factory=KernelModules)
+    libcuda: list[LibCuda] = field(default_factory=list)
+    ld_library_path: list[str] = field(default_factory=list)
+    nvidia_pci_devices: int | None = None  # NVIDIA display controllers seen on the PCI bus
+    resources: Resources = field(default_factory=Resources)
+    probe_layers: dict[str, str] = field(default_factory=dict)  # part -> which layer answered
+    simulated: bool = False  # loaded from a saved or demo profile, not detected here
+    label: str | None = None  # a demo profile's human name
+
+    # ---- JSON ---------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+
+    def save(self, path: Path) -> None:
+        path.write_text(self.to_json() + "\n", encoding="utf-8")
+
+    @classmethod
+    def from_dict(cls, data: Any) -> MachineProfile:
+        if not isinstance(data, dict):
+            raise ProfileError("a profile must be a JSON object")
+        schema = data.get("schema", SCHEMA)
+        if schema != SCHEMA:
+            raise ProfileError(f"profile schema {schema!r} is not supported (this wizard reads schema {SCHEMA})")
+        return _build(cls, data)
+
+    @classmethod
+    def from_json(cls, text: str) -> MachineProfile:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ProfileError(f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        return cls.from_dict(data)
+
+    @classmethod
+    def load(cls, path: Path) -> MachineProfile:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ProfileError(f"{path}: no such file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ProfileError(f"{path}: cannot be read ({exc})") from None
+        try:
+            return cls.from_json(text)
+        except ProfileError as exc:
+            raise ProfileError(f"{path}: {exc}") from None
+
+    # ---- convenience for every later step ------------------------------
+    @property
+    def has_nvidia_gpu(self) -> bool:
+        return bool(self.gpus) or bool(self.nvidia_pci_devices)
+
+    @property
+    def is_wsl(self) -> bool:
+        return self.platform in ("wsl2", "wsl1")
+
+
+# ---- forgiving construction ----------------------------------------------
+# Each nested field is built from its dict by its own dataclass; scalars of the
+# wrong type fall back to the default rather than crash the wizard.
+
+_NESTED: dict[str, type] = {
+    "os": OsInfo,
+    "python": PythonInfo,
+    "driver": DriverInfo,
+    "tensorflow": TensorflowInfo,
+    "kernel": KernelModules,
+    "resources": Resources,
+}
+_LISTS: dict[str, type] = {
+    "gpus": GpuInfo,
+    "cuda_toolkits": CudaToolkit,
+    "cudnn": CudnnInfo,
+    "libcuda": LibCuda,
+}
+
+
+def _scalar_ok(value: Any, default: Any) -> bool:
+    if value is None:
+        return True
+    if default is None or default is UNKNOWN:
+        return isinstance(value, str | int | float | bool)
+    if isinstance(default, bool):
+        return isinstance(value, bool)
+    if isinstance(default, int):
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, type(default))
+
+
+def _build(cls: type, data: dict[str, Any]) -> Any:
+    kwargs: dict[str, Any] = {}
+    defaults = cls()  if cls is not LibCuda else None
+    for name in cls.__dataclass_fields__:
+        if name not in data:
+            continue
+        value = data[name]
+        if cls is MachineProfile and name in _NESTED:
+            sub = _NESTED[name]
+            if isinstance(value, dict):
+                kwargs[name] = _build(sub, value)
+            elif value is None and name in ("driver", "tensorflow"):
+                kwargs[name] = None
+            continue
+        if cls is MachineProfile and name in _LISTS:
+            if isinstance(value, list):
+                kwargs[name] = [_build(_LISTS[name], v) for v in value if isinstance(v, dict)]
+            continue
+        if name in ("notes", "ld_library_path"):
+            if isinstance(value, list):
+                kwargs[name] = [str(v) for v in value]
+            continue
+        if name == "probe_layers":
+            if isinstance(value, dict):
+                kwargs[name] = {str(k): str(v) for k, v in value.items()}
+            continue
+        default = getattr(defaults, name, None) if defaults is not None else None
+        if _scalar_ok(value, default):
+            # Versions sometimes arrive as numbers ("driver": {"cuda": 12.2}); keep them text.
+            if isinstance(default, str) and isinstance(value, int | float) and not isinstance(value, bool):
+                value = str(value)
+            kwargs[name] = value
+    if cls is LibCuda and "path" not in kwargs:
+        kwargs["path"] = UNKNOWN
+    return cls(**kwargs)
