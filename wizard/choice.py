@@ -25,9 +25,13 @@ class Candidate:
     set: VersionSet
     ok: bool
     reasons: list[str] = field(default_factory=list)  # why not (or caveats when ok), in plain words
-    constraints: list[str] = field(default_factory=list)  # pip constraint lines, e.g. "nvidia-cuda-nvcc-cu12<12.5"
+    constraints: list[str] = field(
+        default_factory=list
+    )  # pip constraint lines, e.g. "nvidia-cuda-nvcc-cu12<12.5"
     constraint_reasons: list[str] = field(default_factory=list)  # why each constraint is there
-    python_change: str | None = None  # "install Python 3.12 (deadsnakes / pyenv / conda)" when not the current one
+    python_change: str | None = (
+        None  # "install Python 3.12 (deadsnakes / pyenv / conda)" when not the current one
+    )
     rank: int = 0  # 0 = best
 
     def to_dict(self) -> dict[str, Any]:

@@ -31,7 +31,9 @@ def load_demo(name: str) -> MachineProfile:
     try:
         text = asset_text(f"profiles/{name}.json")
     except FileNotFoundError:
-        raise ProfileError(f"no demo profile named {name!r} (try one of: {', '.join(demo_names())})") from None
+        raise ProfileError(
+            f"no demo profile named {name!r} (try one of: {', '.join(demo_names())})"
+        ) from None
     try:
         profile = MachineProfile.from_json(text)
     except ProfileError as exc:

@@ -9,9 +9,9 @@ object, or carries another schema number is refused, with one clear message.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_type_hints
 
 SCHEMA = 1
 UNKNOWN = "unknown"
@@ -136,8 +136,10 @@ class MachineProfile:
         if not isinstance(data, dict):
             raise ProfileError("a profile must be a JSON object")
         schema = data.get("schema", SCHEMA)
-        if schema != SCHEMA:
-            raise ProfileError(f"profile schema {schema!r} is not supported (this wizard reads schema {SCHEMA})")
+        if type(schema) is not int or schema != SCHEMA:
+            raise ProfileError(
+                f"profile schema {schema!r} is not supported (this wizard reads schema {SCHEMA})"
+            )
         return _build(cls, data)
 
     @classmethod
@@ -145,7 +147,8 @@ class MachineProfile:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ProfileError(f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+            where = f"line {exc.lineno}, column {exc.colno}"
+            raise ProfileError(f"not valid JSON ({where}: {exc.msg})") from None
         return cls.from_dict(data)
 
     @classmethod
@@ -191,29 +194,36 @@ _LISTS: dict[str, type] = {
 }
 
 
-def _scalar_ok(value: Any, default: Any) -> bool:
+_MISSING = object()
+
+
+def _coerce(value: Any, hint: Any) -> Any:
+    """`value` if it fits the field's declared scalar type, else _MISSING (keep the default)."""
+    args = set(get_args(hint)) or {hint}
     if value is None:
-        return True
-    if default is None or default is UNKNOWN:
-        return isinstance(value, str | int | float | bool)
-    if isinstance(default, bool):
-        return isinstance(value, bool)
-    if isinstance(default, int):
-        return isinstance(value, int) and not isinstance(value, bool)
-    return isinstance(value, type(default))
+        return None if type(None) in args else _MISSING
+    if bool in args and isinstance(value, bool):
+        return value
+    if int in args and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if int in args and isinstance(value, float) and value.is_integer() and str not in args:
+        return int(value)
+    if str in args and isinstance(value, str):
+        return value
+    return _MISSING
 
 
 def _build(cls: type, data: dict[str, Any]) -> Any:
     kwargs: dict[str, Any] = {}
-    defaults = cls()  if cls is not LibCuda else None
-    for name in cls.__dataclass_fields__:
+    hints = get_type_hints(cls)
+    for f in fields(cls):
+        name = f.name
         if name not in data:
             continue
         value = data[name]
         if cls is MachineProfile and name in _NESTED:
-            sub = _NESTED[name]
             if isinstance(value, dict):
-                kwargs[name] = _build(sub, value)
+                kwargs[name] = _build(_NESTED[name], value)
             elif value is None and name in ("driver", "tensorflow"):
                 kwargs[name] = None
             continue
@@ -229,12 +239,9 @@ def _build(cls: type, data: dict[str, Any]) -> Any:
             if isinstance(value, dict):
                 kwargs[name] = {str(k): str(v) for k, v in value.items()}
             continue
-        default = getattr(defaults, name, None) if defaults is not None else None
-        if _scalar_ok(value, default):
-            # Versions sometimes arrive as numbers ("driver": {"cuda": 12.2}); keep them text.
-            if isinstance(default, str) and isinstance(value, int | float) and not isinstance(value, bool):
-                value = str(value)
-            kwargs[name] = value
+        coerced = _coerce(value, hints[name])
+        if coerced is not _MISSING:
+            kwargs[name] = coerced
     if cls is LibCuda and "path" not in kwargs:
         kwargs["path"] = UNKNOWN
     return cls(**kwargs)

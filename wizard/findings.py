@@ -1,0 +1,77 @@
+"""Problems in a profile that a person must know about, each with one line of why.
+
+Facts only: version compatibility is the resolver's job (it knows the tables).
+Used by `detect`, the app's detect screen, and later the doctor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wizard.profile import MachineProfile
+from wizard.text import t
+
+LOW_DISK_MIB = 10 * 1024  # tensorflow[and-cuda] with its nvidia-* wheels takes about 6-7 GB
+
+
+@dataclass(frozen=True)
+class Finding:
+    key: str  # stable id, e.g. "no-driver"; the doctor and tests match on it
+    severity: str  # "error" | "warning" | "info"
+    title: str
+    why: str
+
+
+def _f(key: str, severity: str, **fields: object) -> Finding:
+    slug = key.replace("-", "_")
+    return Finding(key, severity, t(f"findings.{slug}.title", **fields), t(f"findings.{slug}.why", **fields))
+
+
+def find_problems(p: MachineProfile) -> list[Finding]:
+    out: list[Finding] = []
+    if p.platform == "wsl1":
+        out.append(_f("wsl1", "error"))
+    elif p.platform == "windows":
+        out.append(_f("native-windows", "warning"))
+    elif p.platform == "macos":
+        out.append(_f("macos", "warning"))
+
+    if p.platform == "wsl2":
+        stray = [lib.path for lib in p.libcuda if not lib.inside_wsl_lib]
+        if stray:
+            out.append(_f("linux-driver-in-wsl", "error", path=stray[0]))
+
+    if p.driver is None and p.platform not in ("macos", "wsl1"):
+        if p.nvidia_pci_devices:
+            out.append(_f("gpu-without-driver", "error", count=p.nvidia_pci_devices))
+        elif not p.gpus:
+            key = "no-driver-wsl2" if p.platform == "wsl2" else "no-nvidia-gpu"
+            out.append(_f(key, "warning" if key == "no-nvidia-gpu" else "error"))
+    elif p.driver is not None and not p.gpus:
+        out.append(_f("driver-no-gpus", "error"))
+
+    km = p.kernel
+    if p.platform == "linux":
+        if km.nouveau_loaded and not km.nvidia_loaded:
+            out.append(_f("nouveau", "warning"))
+        if km.loaded_version and p.driver and p.driver.version not in ("unknown", km.loaded_version):
+            out.append(_f("reboot-needed", "error", loaded=km.loaded_version, userspace=p.driver.version))
+        if km.secure_boot and p.nvidia_pci_devices and not km.nvidia_loaded:
+            out.append(_f("secure-boot", "warning"))
+
+    for gpu in p.gpus:
+        if gpu.compute_capability == "unknown":
+            out.append(_f("unknown-cc", "info", index=gpu.index, name=gpu.name))
+
+    cuda_paths = [d for d in p.ld_library_path if "cuda" in d.lower() or "cudnn" in d.lower()]
+    if cuda_paths:
+        out.append(_f("ld-library-path", "info", paths=":".join(cuda_paths)))
+
+    if p.python.venv_module is False and p.platform in ("linux", "wsl2"):
+        out.append(_f("no-venv", "warning", version=".".join(p.python.version.split(".")[:2])))
+    if p.tensorflow and p.tensorflow.distribution == "tensorflow-cpu":
+        out.append(_f("cpu-only-tf", "info", version=p.tensorflow.version))
+    free = p.resources.home_free_mib
+    if free is not None and free < LOW_DISK_MIB:
+        out.append(_f("low-disk", "warning", free_gib=round(free / 1024, 1)))
+    return out

@@ -1,0 +1,68 @@
+"""What every probe part receives: the system door, NVML, and a place for notes."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from importlib import metadata
+
+from wizard.nvml import NvmlBackend, PynvmlBackend
+from wizard.sysio import System
+
+
+@dataclass(frozen=True)
+class PythonFacts:
+    """The interpreter being described; the running one unless a test says otherwise."""
+
+    version: str
+    executable: str
+    prefix: str
+    base_prefix: str
+    platform: str  # sys.platform
+    machine: str  # platform.machine()
+    has_pip: bool
+    has_venv: bool  # venv + ensurepip usable (Debian splits ensurepip into python3-venv)
+
+
+def running_python() -> PythonFacts:
+    import importlib.util
+    import platform
+
+    def has(mod: str) -> bool:
+        try:
+            return importlib.util.find_spec(mod) is not None
+        except (ImportError, ValueError):
+            return False
+
+    return PythonFacts(
+        version=platform.python_version(),
+        executable=sys.executable,
+        prefix=sys.prefix,
+        base_prefix=getattr(sys, "base_prefix", sys.prefix),
+        platform=sys.platform,
+        machine=platform.machine(),
+        has_pip=has("pip"),
+        has_venv=has("venv") and has("ensurepip"),
+    )
+
+
+def installed_distributions() -> Iterable[tuple[str, str]]:
+    for dist in metadata.distributions():
+        name = dist.metadata["Name"] if dist.metadata else None
+        if name:
+            yield name, dist.version
+
+
+@dataclass
+class ProbeContext:
+    system: System = field(default_factory=System)
+    nvml_factory: Callable[[], NvmlBackend] = PynvmlBackend
+    python: PythonFacts = field(default_factory=running_python)
+    distributions: Callable[[], Iterable[tuple[str, str]]] = installed_distributions
+    nvml_timeout: float = 5.0
+    notes: list[str] = field(default_factory=list)
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)

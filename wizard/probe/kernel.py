@@ -1,0 +1,38 @@
+"""Kernel side: which GPU modules are loaded, module vs userspace version, Secure Boot."""
+
+from __future__ import annotations
+
+from wizard.probe.context import ProbeContext
+from wizard.profile import MachineProfile
+from wizard.text import t
+
+
+def loaded_modules(text: str) -> set[str]:
+    return {line.split()[0] for line in text.splitlines() if line.strip()}
+
+
+def probe_kernel(ctx: ProbeContext, profile: MachineProfile) -> str:
+    if profile.platform != "linux":
+        # WSL2's GPU goes through /dev/dxg, not a kernel module; other OSes have no /proc.
+        return "none"
+    km = profile.kernel
+    modules_text = ctx.system.read_text("/proc/modules")
+    if modules_text is not None:
+        mods = loaded_modules(modules_text)
+        km.nvidia_loaded = "nvidia" in mods
+        km.nouveau_loaded = "nouveau" in mods
+    version = (ctx.system.read_text("/sys/module/nvidia/version") or "").strip()
+    km.loaded_version = version or None
+    if km.loaded_version and profile.driver and profile.driver.version not in ("unknown", km.loaded_version):
+        ctx.note(t("probe.module_mismatch", loaded=km.loaded_version, userspace=profile.driver.version))
+    result = ctx.system.run(["mokutil", "--sb-state"], timeout=2.0)
+    if result.ok or result.stdout:
+        text = (result.stdout + result.stderr).lower()
+        if "secureboot enabled" in text:
+            km.secure_boot = True
+        elif "secureboot disabled" in text:
+            km.secure_boot = False
+    if profile.nvidia_pci_devices and km.nvidia_loaded is False and profile.driver is None:
+        if km.nouveau_loaded:
+            ctx.note(t("probe.nouveau_loaded"))
+    return "procfs"

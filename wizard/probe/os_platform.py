@@ -1,0 +1,75 @@
+"""Platform: native Linux, WSL2, WSL1, Windows or macOS; distro, kernel, arch."""
+
+from __future__ import annotations
+
+from wizard.probe.context import ProbeContext
+from wizard.profile import MachineProfile
+from wizard.text import t
+
+WSL_LIB = "/usr/lib/wsl/lib"
+
+
+def parse_os_release(text: str) -> dict[str, str]:
+    """os-release is KEY=value lines with optional quotes (freedesktop.org spec)."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        out[key.strip()] = value
+    return out
+
+
+def _linux_flavour(ctx: ProbeContext, kernel: str, proc_version: str) -> str:
+    sysd = ctx.system
+    microsoft = "microsoft" in proc_version.lower() or "microsoft" in kernel.lower()
+    if not microsoft and not ctx.system.environ.get("WSL_DISTRO_NAME"):
+        return "linux"
+    # WSL2 has a real Linux kernel with a GPU paravirtualisation device (/dev/dxg);
+    # WSL1 translates syscalls, has no /dev/dxg and reports a "Microsoft" 4.4 kernel.
+    if sysd.exists("/dev/dxg") or sysd.is_dir(WSL_LIB) or "wsl2" in kernel.lower():
+        return "wsl2"
+    return "wsl1"
+
+
+def probe_platform(ctx: ProbeContext, profile: MachineProfile) -> str:
+    py = ctx.python
+    arch = {"amd64": "x86_64", "x64": "x86_64"}.get(py.machine.lower(), py.machine or "unknown")
+    profile.arch = arch
+    if py.platform == "win32":
+        profile.platform = "windows"
+        profile.os.id = "windows"
+        return "python"
+    if py.platform == "darwin":
+        profile.platform = "macos"
+        profile.os.id = "macos"
+        result = ctx.system.run(["sw_vers", "-productVersion"], timeout=2.0)
+        if result.ok:
+            profile.os.version = result.stdout.strip()
+            profile.os.name = f"macOS {profile.os.version}"
+        return "python"
+
+    proc_version = ctx.system.read_text("/proc/version") or ""
+    kernel = (ctx.system.read_text("/proc/sys/kernel/osrelease") or "").strip()
+    if not kernel and proc_version:
+        parts = proc_version.split()
+        kernel = parts[2] if len(parts) > 2 else ""
+    profile.os.kernel = kernel or "unknown"
+    profile.platform = _linux_flavour(ctx, kernel, proc_version)
+
+    release = ctx.system.read_text("/etc/os-release") or ctx.system.read_text("/usr/lib/os-release")
+    if release is None:
+        ctx.note(t("probe.no_os_release"))
+    else:
+        info = parse_os_release(release)
+        profile.os.id = info.get("ID", "unknown") or "unknown"
+        profile.os.version = info.get("VERSION_ID", "unknown") or "unknown"
+        profile.os.name = info.get("PRETTY_NAME", profile.os.id)
+    if profile.platform == "wsl1":
+        distro = ctx.system.environ.get("WSL_DISTRO_NAME", "<distro>")
+        ctx.note(t("probe.wsl1", distro=distro))
+    return "procfs"
