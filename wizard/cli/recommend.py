@@ -1,0 +1,197 @@
+"""`tf-gpu-wizard recommend [--profile F] [--json]`: which TensorFlow setup fits, and why."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from packaging.version import Version
+
+from wizard.choice import METHODS, Candidate, Recommendation
+from wizard.text import t
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+# The human table shows the recommended row, every other row that fits, and the
+# best blocked row of each release, so a student sees why newer ones do not fit.
+DEFAULT_ROWS = 14
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from wizard.cli import add_profile_option
+
+    parser = subparsers.add_parser(
+        "recommend",
+        help="which TensorFlow / Python / CUDA set fits this machine, and why the others do not",
+        description="Rank every TensorFlow release x install method for this machine (or a saved profile).",
+    )
+    add_profile_option(parser)
+    parser.add_argument("--json", action="store_true", help="print the recommendation as JSON")
+    parser.add_argument("--method", choices=METHODS, default=None, help="prefer this install method")
+    parser.add_argument("--tf", metavar="X.Y", default=None, help="only consider this TensorFlow release")
+    parser.add_argument("--python", metavar="3.N", default=None, help="the Python the environment must use")
+    parser.add_argument("--all", action="store_true", help="show every candidate, not only the useful ones")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from wizard.cli.common import load_profile_arg, print_json
+    from wizard.resolver import recommend
+
+    profile = load_profile_arg(args)
+    rec = recommend(
+        profile,
+        prefer_method=getattr(args, "method", None),
+        tf=getattr(args, "tf", None),
+        python=getattr(args, "python", None),
+    )
+    if getattr(args, "json", False):
+        print_json(rec.to_dict())
+        return 0 if rec.recommended else 1
+    from rich.console import Console
+
+    render(rec, Console(), simulated=profile.simulated, show_all=getattr(args, "all", False))
+    return 0 if rec.recommended else 1
+
+
+def visible_rows(rec: Recommendation, show_all: bool = False) -> list[Candidate]:
+    """The rows worth a student's attention: the recommendation; the best other
+    fitting set of each method; and, per method, the newest set that does not
+    fit but is at least as new as the recommendation, so its reason shows why
+    nothing newer was chosen."""
+    if show_all:
+        return list(rec.candidates)
+    best = rec.recommended
+    rows: list[Candidate] = [best] if best else []
+    for method in METHODS:
+        fitting = [c for c in rec.candidates if c.ok and c.set.method == method and c is not best]
+        if fitting:
+            rows.append(fitting[0])
+    for method in METHODS:
+        blocked = [
+            c
+            for c in rec.candidates
+            if not c.ok and c.set.method == method and (best is None or _newer_or_same(c, best))
+        ]
+        if blocked:
+            rows.append(max(blocked, key=lambda c: Version(c.set.tensorflow)))
+    return rows[:DEFAULT_ROWS]
+
+
+def _newer_or_same(a: Candidate, b: Candidate) -> bool:
+    return Version(a.set.tensorflow) >= Version(b.set.tensorflow)
+
+
+def render(rec: Recommendation, console: Console, *, simulated: bool = False, show_all: bool = False) -> None:
+    from rich.table import Table
+
+    table = Table(title=t("recommend.title_simulated" if simulated else "recommend.title"), show_lines=False)
+    for key in (
+        "col_tensorflow",
+        "col_method",
+        "col_python",
+        "col_cuda",
+        "col_cudnn",
+        "col_status",
+        "col_why",
+    ):
+        table.add_column(t(f"recommend.{key}"), overflow="fold")
+    rows = visible_rows(rec, show_all)
+    for cand in rows:
+        is_best = cand is rec.recommended
+        status = (
+            t("recommend.recommended") if is_best else t("recommend.fits" if cand.ok else "recommend.no_fit")
+        )
+        table.add_row(
+            cand.set.tensorflow,
+            cand.set.method,
+            cand.set.python or "-",
+            cand.set.cuda or "-",
+            cand.set.cudnn or "-",
+            status,
+            "\n".join(cand.reasons),
+            style="bold green" if is_best else (None if cand.ok else "dim"),
+        )
+    console.print(table)
+    hidden = len(rec.candidates) - len(rows)
+    if hidden > 0 and not show_all:
+        console.print(t("recommend.more", count=hidden), style="dim")
+    _render_summary(rec, console)
+
+
+def _render_summary(rec: Recommendation, console: Console) -> None:
+    from rich.markup import escape
+
+    best = rec.recommended
+    if best is None:
+        console.print(t("recommend.nothing_fits"), style="bold red")
+    else:
+        line = t(
+            "recommend.best", tensorflow=best.set.tensorflow, python=best.set.python, method=best.set.method
+        )
+        if best.set.cuda:
+            line += t("recommend.best_cuda", cuda=best.set.cuda, cudnn=best.set.cudnn)
+        console.print(escape(line), style="bold green")
+        if best.python_change:
+            console.print(escape(t("recommend.python_change", how=best.python_change)))
+        if best.constraints:
+            console.print(t("recommend.constraints"))
+            for line, why in zip(best.constraints, best.constraint_reasons, strict=False):
+                console.print(f"  {escape(line)}")
+                console.print(f"    {escape(why)}", style="dim")
+    if rec.unlock_hint:
+        console.print(escape(t("recommend.hint", hint=rec.unlock_hint)), style="yellow")
+    for note in rec.notes:
+        console.print(f"  {escape(note)}", style="dim")
+
+
+# ---- the README table ---------------------------------------------------------------
+
+
+def demo_markdown() -> str:
+    """The recommendation for every bundled demo profile, as a Markdown table
+    (docs/recommendations.md; a test keeps that file current)."""
+    from wizard.demo import demo_names, load_demo
+    from wizard.resolver import recommend
+
+    lines = [
+        "| profile | recommended TF | method | python | cuda | cudnn | why / hint |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name in demo_names():
+        rec = recommend(load_demo(name))
+        best = rec.recommended
+        why = [*(best.reasons if best else []), *(best.constraints if best else [])]
+        if best and best.python_change:
+            why.append(best.python_change)
+        if rec.unlock_hint:
+            why.append(f"hint: {rec.unlock_hint}")
+        cells = (
+            [
+                best.set.tensorflow,
+                best.set.method,
+                best.set.python,
+                best.set.cuda or "-",
+                best.set.cudnn or "-",
+            ]
+            if best
+            else ["none", "-", "-", "-", "-"]
+        )
+        text = "<br>".join(_md(w) for w in why) or "-"
+        lines.append(f"| `{name}` | " + " | ".join(cells) + f" | {text} |")
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+DOC_HEADER = """# Recommendations for the demo profiles
+
+What `tf-gpu-wizard recommend --profile NAME` answers for each bundled demo
+profile (assets/profiles). Generated by `wizard.cli.recommend.demo_markdown()`;
+`tests/test_resolver_demos.py` fails when it is out of date (run it with
+`UPDATE_DOCS=1` to rewrite this file).
+
+"""
