@@ -1,0 +1,61 @@
+"""`tf-gpu-wizard plan` and `apply` on demo profiles (simulated: nothing runs)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from wizard.cli import main
+from wizard.journal import Journal
+
+
+def test_plan_human_view(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--profile", "ubuntu-24.04-rtx4090-fresh"]) == 0
+    out = capsys.readouterr().out
+    assert "Install the NVIDIA driver" in out and "reboot afterwards" in out
+    assert "$ sudo ubuntu-drivers install nvidia:" in out
+    assert "SIMULATED" in out and "check:" in out
+
+
+def test_plan_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--profile", "wsl2-rtx4060-laptop", "--json", "--venv", "/tmp/x y"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["venv"] == "/tmp/x y" and data["set"]["method"] == "pip-and-cuda"
+    assert all(s["check"]["argv"] for s in data["steps"])
+    assert {s["where"] for s in data["steps"]} >= {"windows-host", "user"}
+
+
+def test_plan_method_and_tf_selectors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main(["plan", "--profile", "ubuntu-22.04-rtx3090-cuda11.8", "--method", "system-cuda", "--json"]) == 0
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert data["set"]["method"] == "system-cuda"
+    assert any(s["id"] == "cuda-toolkit" for s in data["steps"])
+
+
+def test_plan_with_nothing_that_fits_says_why(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--profile", "macos-arm64", "--method", "pip-and-cuda"]) == 1
+    assert "no version set fits" in capsys.readouterr().err
+
+
+def test_apply_dry_run_changes_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["apply", "--profile", "ubuntu-24.04-rtx5090", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "would run" in out
+    assert not Journal(simulated=True).path.exists()
+
+
+def test_apply_simulated_stops_for_the_reboot_and_resumes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["apply", "--profile", "ubuntu-24.04-rtx4090-fresh", "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert "SIMULATED $ sudo ubuntu-drivers install" in out.replace("    ", "")
+    assert "Restart the computer" in out
+    state = Journal(simulated=True).load()
+    assert state is not None and state.restart is not None and not state.finished
+    # Started again (after the "reboot"): the same plan resumes and finishes.
+    assert main(["apply", "--profile", "ubuntu-24.04-rtx4090-fresh", "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert "Resuming" in out and "All steps are done." in out
+    assert "matmul on" in out

@@ -1,0 +1,154 @@
+"""`tf-gpu-wizard apply [--yes] [--dry-run] [--new] [selectors]`: run the plan in the terminal.
+
+An unfinished run (stopped for a reboot, by Ctrl-C, or killed) is resumed with
+the exact plan it started with, unless a selector or --new asks for another.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+
+from wizard.cli.plan import add_selectors, plan_from_args
+from wizard.plan import Plan, PlanError, Step
+from wizard.runner import DONE, FAILED, RESTART_PENDING, SKIPPED, Runner, RunnerEvents, StepResult
+from wizard.text import t
+
+_MARK = {
+    DONE: "done",
+    SKIPPED: "skipped",
+    FAILED: "FAILED",
+    RESTART_PENDING: "restart needed",
+    "pending": "stopped",
+}
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from wizard.cli import add_profile_option
+
+    parser = subparsers.add_parser("apply", help=t("runner.cli.help"), description=t("runner.cli.help"))
+    add_profile_option(parser)
+    add_selectors(parser)
+    parser.add_argument("--yes", "-y", action="store_true", help=t("runner.cli.yes_help"))
+    parser.add_argument("--dry-run", action="store_true", help=t("runner.cli.dry_run_help"))
+    parser.add_argument("--new", action="store_true", help=t("runner.cli.new_help"))
+    parser.set_defaults(func=run)
+
+
+class TerminalEvents(RunnerEvents):
+    """The runner's callbacks for a terminal: print, ask with input() / getpass()."""
+
+    def __init__(self, simulated: bool = False) -> None:
+        self.simulated = simulated
+        self.tty = sys.stdout.isatty()
+        self._progress_shown = False
+
+    def _end_progress(self) -> None:
+        if self._progress_shown:
+            sys.stdout.write("\n")
+            self._progress_shown = False
+
+    def step_started(self, step: Step, index: int, total: int) -> None:
+        self._end_progress()
+        where = {"root": " [sudo]", "windows-host": " [Windows]"}.get(step.where, "")
+        print(f"\n==> [{index + 1}/{total}] {step.title}{where}", flush=True)
+
+    def output_line(self, step: Step, line: str, progress: bool = False) -> None:
+        if progress:
+            if self.tty:  # overwrite in place, like the command itself would
+                sys.stdout.write("\r" + line[:200] + "\x1b[K")
+                sys.stdout.flush()
+                self._progress_shown = True
+            return
+        self._end_progress()
+        print("    " + line.replace("\n", "\n      "), flush=True)
+
+    def step_finished(self, step: Step, result: StepResult) -> None:
+        self._end_progress()
+        print(f"    [{_MARK.get(result.status, result.status)}] {result.message}", flush=True)
+
+    def needs_password(self, step: Step, attempt: int) -> str | None:
+        if self.simulated:
+            print("    " + t("runner.cli.simulated_password"))
+            return ""
+        try:
+            return getpass.getpass(t("runner.password_prompt"))
+        except (EOFError, OSError):
+            return None
+
+    def confirm(self, step: Step, question: str) -> bool:
+        try:
+            answer = input(f"{question} [y/N] ")
+        except EOFError:
+            return False
+        return answer.strip().lower() in ("y", "yes")
+
+    def wait_for_windows_host(self, step: Step, text: str) -> bool:
+        print(text)
+        try:
+            answer = input(t("runner.cli.ran_it"))
+        except EOFError:
+            return False
+        return answer.strip().lower() not in ("q", "quit")
+
+    def needs_restart(self, step: Step, kind: str, message: str) -> None:
+        print(f"\n{message}", flush=True)
+
+
+def _choose_plan(args: argparse.Namespace) -> Plan:
+    from wizard.journal import unfinished
+
+    simulated = bool(getattr(args, "profile", None))
+    selectors = any(getattr(args, k, None) for k in ("tf", "method", "python", "venv"))
+    if not args.new and not selectors:
+        state, notice = unfinished(simulated=simulated)
+        if notice:
+            print(notice, file=sys.stderr)
+        if state is not None:
+            done, total = state.position
+            print(t("runner.resume", started=state.started, done=done, total=total))
+            return state.plan
+    return plan_from_args(args)[1]
+
+
+def _dry_run(plan: Plan, runner: Runner) -> int:
+    from wizard.plan_view import format_step
+
+    for number, step in enumerate(plan.steps, 1):
+        print()
+        print("\n".join(format_step(step, number)))
+        if not step.enabled:
+            state = t("runner.cli.would_leave_out")
+        elif plan.simulated or not step.check_before:
+            state = t("runner.cli.would_run")
+        else:
+            state = t("runner.cli.would_skip") if runner.check(step) else t("runner.cli.would_run")
+        print(f"    -> {state}")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        plan = _choose_plan(args)
+    except PlanError as exc:
+        print(f"tf-gpu-wizard: {exc}", file=sys.stderr)
+        return 1
+    profile = None
+    if plan.simulated:
+        from wizard.cli.common import load_profile_arg
+
+        profile = load_profile_arg(args)
+        print(t("plan.view.simulated"))
+    events = TerminalEvents(simulated=plan.simulated)
+    runner = Runner(plan, events, assume_yes=args.yes, profile=profile, sim_delay=0.0)
+    if args.dry_run:
+        return _dry_run(plan, runner)
+    result = runner.run()
+    if runner.notice:
+        print(runner.notice, file=sys.stderr)
+    print()
+    print(result.message)
+    if result.log_path:
+        print(t("runner.cli.log", path=str(result.log_path)))
+    return {"finished": 0, "restart": 0, "cancelled": 130}.get(result.outcome, 1)

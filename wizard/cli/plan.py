@@ -1,0 +1,82 @@
+"""`tf-gpu-wizard plan [--profile F] [--tf X] [--method M] [--venv PATH] [--json | --script]`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from wizard.choice import METHODS, Candidate, Recommendation
+from wizard.plan import Plan, PlanError
+from wizard.profile import MachineProfile
+from wizard.text import t
+
+
+def add_selectors(parser: argparse.ArgumentParser) -> None:
+    """The options that choose the set and the environment; `apply` takes the same."""
+    parser.add_argument("--tf", metavar="X.Y", default=None, help=t("plan.cli.tf_help"))
+    parser.add_argument("--method", choices=METHODS, default=None, help=t("plan.cli.method_help"))
+    parser.add_argument("--python", metavar="3.N", default=None, help=t("plan.cli.python_help"))
+    parser.add_argument("--venv", metavar="PATH", type=Path, default=None, help=t("plan.cli.venv_help"))
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from wizard.cli import add_profile_option
+
+    parser = subparsers.add_parser("plan", help=t("plan.cli.help"), description=t("plan.cli.help"))
+    add_profile_option(parser)
+    add_selectors(parser)
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help=t("plan.cli.json_help"))
+    out.add_argument("--script", action="store_true", help=t("plan.cli.script_help"))
+    parser.set_defaults(func=run)
+
+
+def pick(rec: Recommendation, method: str | None) -> Candidate | None:
+    """The recommended set, or the best working one of the asked-for method."""
+    if method and (rec.recommended is None or rec.recommended.set.method != method):
+        for cand in rec.candidates:
+            if cand.ok and cand.set.method == method:
+                return cand
+        return None
+    return rec.recommended
+
+
+def plan_from_args(args: argparse.Namespace) -> tuple[MachineProfile, Plan]:
+    from wizard.cli.common import load_profile_arg
+    from wizard.plan import build_plan
+    from wizard.resolver import recommend
+
+    profile = load_profile_arg(args)
+    method = getattr(args, "method", None)
+    rec = recommend(
+        profile, prefer_method=method, tf=getattr(args, "tf", None), python=getattr(args, "python", None)
+    )
+    cand = pick(rec, method)
+    if cand is None:
+        reasons = [r for c in rec.candidates[:3] for r in c.reasons[:1]]
+        raise PlanError(t("plan.cli.no_set", reasons="; ".join(reasons) or t("plan.view.no_candidate")))
+    return profile, build_plan(profile, cand, venv=getattr(args, "venv", None))
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        _, plan = plan_from_args(args)
+    except PlanError as exc:
+        print(f"tf-gpu-wizard: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        from wizard.cli.common import print_json
+
+        print_json(plan.to_dict())
+    elif args.script:
+        from wizard.script import render_script
+
+        sys.stdout.write(render_script(plan))
+    else:
+        from wizard.plan_view import format_plan
+
+        sys.stdout.write(format_plan(plan))
+        print()
+        print(t("plan.view.script_hint"))
+    return 0

@@ -1,0 +1,246 @@
+"""An install plan: the steps a person reads before anything runs.
+
+A `Plan` is a list of `Step`s built from a `MachineProfile` and the resolver's
+chosen `Candidate`. Every step says why it exists, where it runs (`user`,
+`root` through sudo, or `windows-host` for a WSL2 user to run in PowerShell),
+the exact commands as argument lists, and a `Check`: a command whose exit
+status 0 proves the step's result is there. The runner runs the check before
+(satisfied -> the step is skipped) and after (not satisfied -> the step failed);
+the bash export does the same with `if check; then ...`.
+
+Builders per platform and method live in `plan_linux`, `plan_conda`,
+`plan_wsl` and share `plan_common`; `build_plan` picks one. Nothing here runs
+anything: a plan is data, JSON-serialisable so the journal can keep the exact
+plan a run started with.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from wizard.choice import Candidate, VersionSet
+from wizard.profile import MachineProfile
+
+WHERE = ("user", "root", "windows-host")
+RESTARTS = ("reboot", "wsl-shutdown")
+PLAN_SCHEMA = 1
+
+
+class PlanError(ValueError):
+    """No plan can be built for this combination; the message is one line for the user."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """A command that exits 0 when the step's result is in place. Never changes anything."""
+
+    argv: tuple[str, ...]
+    proves: str  # what a passing check means, for people: "nvidia-smi reports driver >= 525.60.13"
+
+    def shell(self) -> str:
+        return shlex.join(self.argv)
+
+
+@dataclass(frozen=True)
+class Step:
+    id: str
+    title: str
+    why: str
+    where: str  # one of WHERE
+    commands: tuple[tuple[str, ...], ...]
+    check: Check
+    restart: str | None = None  # one of RESTARTS: needed after the commands, before the check can pass
+    download_mib: int = 0  # estimated download, for the plan view's total
+    optional: bool = False
+    enabled: bool = True  # the app toggles optional steps off and on
+    confirm: str | None = None  # destructive: this question must be answered yes first
+    manual: str | None = None  # what to do by hand when no command can do it (a download page)
+    check_before: bool = True  # False: always run (the verify step proves by running)
+
+    @property
+    def needs_root(self) -> bool:
+        return self.where == "root"
+
+    @property
+    def check_is_last_command(self) -> bool:
+        """The last command already is the proof, so a success need not run it twice."""
+        return bool(self.commands) and self.commands[-1] == self.check.argv
+
+    def command_lines(self) -> list[str]:
+        """Commands as a person would type them (PowerShell quoting for windows-host)."""
+        if self.where == "windows-host":
+            return [powershell_join(c) for c in self.commands]
+        prefix = ("sudo",) if self.where == "root" else ()
+        return [shlex.join(prefix + c) for c in self.commands]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["commands"] = [list(c) for c in self.commands]
+        d["check"] = {"argv": list(self.check.argv), "proves": self.check.proves}
+        d["command_lines"] = self.command_lines()
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Step:
+        check = d["check"]
+        return cls(
+            id=str(d["id"]),
+            title=str(d["title"]),
+            why=str(d["why"]),
+            where=str(d["where"]),
+            commands=tuple(tuple(str(a) for a in c) for c in d["commands"]),
+            check=Check(tuple(str(a) for a in check["argv"]), str(check["proves"])),
+            restart=d.get("restart"),
+            download_mib=int(d.get("download_mib", 0)),
+            optional=bool(d.get("optional", False)),
+            enabled=bool(d.get("enabled", True)),
+            confirm=d.get("confirm"),
+            manual=d.get("manual"),
+            check_before=bool(d.get("check_before", True)),
+        )
+
+
+@dataclass(frozen=True)
+class Plan:
+    set: VersionSet
+    platform: str
+    venv: str  # the environment's directory (venv or conda prefix)
+    python: str  # the environment's interpreter, an absolute path once the plan has run
+    steps: tuple[Step, ...]
+    notes: tuple[str, ...] = ()
+    simulated: bool = False  # built from a saved/demo profile: the runner only pretends
+    label: str = ""  # the machine, for headers: "Ubuntu 24.04, NVIDIA GeForce RTX 3060"
+
+    @property
+    def active_steps(self) -> tuple[Step, ...]:
+        return tuple(s for s in self.steps if s.enabled)
+
+    @property
+    def download_mib(self) -> int:
+        return sum(s.download_mib for s in self.active_steps)
+
+    def step(self, step_id: str) -> Step:
+        for s in self.steps:
+            if s.id == step_id:
+                return s
+        raise KeyError(step_id)
+
+    def with_enabled(self, step_id: str, enabled: bool) -> Plan:
+        """The same plan with an optional step switched on or off."""
+        steps = []
+        for s in self.steps:
+            if s.id == step_id:
+                if not s.optional and not enabled:
+                    raise PlanError(f"step {step_id} is not optional")
+                s = replace(s, enabled=enabled)
+            steps.append(s)
+        return replace(self, steps=tuple(steps))
+
+    @property
+    def id(self) -> str:
+        """Stable fingerprint: same steps and commands -> same id (the journal matches on it)."""
+        data = json.dumps([s.to_dict() for s in self.active_steps], sort_keys=True)
+        return hashlib.sha256(data.encode()).hexdigest()[:16]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": PLAN_SCHEMA,
+            "id": self.id,
+            "set": self.set.to_dict(),
+            "platform": self.platform,
+            "venv": self.venv,
+            "python": self.python,
+            "label": self.label,
+            "simulated": self.simulated,
+            "download_mib": self.download_mib,
+            "notes": list(self.notes),
+            "steps": [s.to_dict() for s in self.steps],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Plan:
+        if d.get("schema") != PLAN_SCHEMA:
+            raise PlanError(f"plan schema {d.get('schema')!r} is not supported")
+        return cls(
+            set=VersionSet(**d["set"]),
+            platform=str(d["platform"]),
+            venv=str(d["venv"]),
+            python=str(d["python"]),
+            steps=tuple(Step.from_dict(s) for s in d["steps"]),
+            notes=tuple(str(n) for n in d.get("notes", [])),
+            simulated=bool(d.get("simulated", False)),
+            label=str(d.get("label", "")),
+        )
+
+
+@dataclass
+class PlanInputs:
+    """Everything a builder needs besides the profile; paths are absolute."""
+
+    candidate: Candidate
+    venv: Path
+    home: Path
+    extra_notes: list[str] = field(default_factory=list)
+
+
+def powershell_join(argv: tuple[str, ...] | list[str]) -> str:
+    """PowerShell text for an argument list: single quotes, '' inside, where needed.
+
+    `$HOME\\...` stays bare on purpose so PowerShell expands it; nothing detected on
+    the machine is ever put in a windows-host command, only constants and numbers.
+    """
+    out = []
+    for arg in argv:
+        if arg and all(ch.isalnum() or ch in "-_.:\\/=$,+" for ch in arg):
+            out.append(arg)
+        else:
+            out.append("'" + arg.replace("'", "''") + "'")
+    return " ".join(out)
+
+
+def build_plan(
+    profile: MachineProfile,
+    candidate: Candidate,
+    *,
+    venv: Path | str | None = None,
+    home: Path | str | None = None,
+) -> Plan:
+    """The steps that take this machine to `candidate`'s version set.
+
+    `venv` is the environment directory (default: paths.default_venv(), under
+    `home`); `home` defaults to the current user's (fixed in golden tests).
+    """
+    from wizard import plan_conda, plan_linux, plan_wsl
+    from wizard.paths import default_venv
+
+    home_path = Path(home) if home is not None else Path.home()
+    if venv is None:
+        venv_path = home_path / default_venv().relative_to(Path.home())
+    else:
+        venv_path = Path(venv).expanduser()
+        if not venv_path.is_absolute():
+            venv_path = Path.cwd() / venv_path
+    inputs = PlanInputs(candidate=candidate, venv=venv_path, home=home_path)
+    method = candidate.set.method
+    if method == "cpu":
+        return plan_linux.cpu_plan(profile, inputs)
+    if profile.platform == "wsl2" and method == "pip-and-cuda":
+        return plan_wsl.wsl2_plan(profile, inputs)
+    if profile.platform == "windows" and method == "conda":
+        return plan_conda.conda_plan(profile, inputs)
+    if profile.platform == "windows" and method == "system-cuda":
+        return plan_conda.windows_system_cuda_plan(profile, inputs)
+    if profile.platform not in ("linux", "wsl2"):
+        raise PlanError(f"GPU installs are planned for Linux and WSL2; this machine is {profile.platform}")
+    if method == "pip-and-cuda":
+        return plan_linux.pip_and_cuda_plan(profile, inputs)
+    if method == "system-cuda":
+        return plan_linux.system_cuda_plan(profile, inputs)
+    if method == "conda":
+        return plan_conda.conda_plan(profile, inputs)
+    raise PlanError(f"unknown install method {method!r}")

@@ -1,0 +1,336 @@
+"""Steps every plan shares: Python tooling, the venv, the TensorFlow install, the verify.
+
+Checks are small programs given their values as arguments (`bash -c PROG _ ARG...`,
+`python -c PROG ARG...`), never pasted into the program text, so a path with
+spaces or quotes, or an odd GPU name, cannot turn into shell code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from wizard.choice import Candidate
+from wizard.plan import Check, PlanInputs, Step
+from wizard.profile import UNKNOWN, MachineProfile
+from wizard.text import t
+
+# Estimated downloads in MiB (wheel and package sizes of the current releases, rounded up).
+SIZE_MIB = {
+    "tensorflow": 620,
+    "tensorflow-cpu": 260,
+    "and-cuda": 2700,  # the nvidia-*-cu12 wheels: cuDNN, cuBLAS, cuFFT, cuSPARSE, NCCL, ...
+    "driver": 450,
+    "cuda-toolkit": 3000,
+    "cudnn": 900,
+    "miniforge": 90,
+    "conda-cuda": 2500,
+    "python": 40,
+    "venv-tooling": 5,
+    "pip": 2,
+}
+
+# Lowest driver for a CUDA major under minor-version compatibility (NVIDIA CUDA release
+# notes, "CUDA Toolkit and Minimum Required Driver Version for CUDA Minor Version
+# Compatibility"). WSL2: TensorFlow's pip guide asks for >= 528.33 for CUDA 12.
+DRIVER_FLOOR_LINUX = {11: "450.80.02", 12: "525.60.13", 13: "580.65.06"}
+DRIVER_FLOOR_WSL = {11: "452.39", 12: "528.33", 13: "580.88"}
+
+APT_DISTROS = ("ubuntu", "debian", "linuxmint", "pop")
+
+# `printf min have | sort -V -C` exits 0 when min <= have: a version test with coreutils only.
+DRIVER_AT_LEAST_SH = (
+    'v=$("$1" --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n1) '
+    '&& [ -n "$v" ] && printf "%s\\n" "$2" "$v" | sort -V -C'
+)
+
+# Creating a throwaway venv is the only sure test that venv + ensurepip work (Debian
+# ships the venv module without ensurepip's wheels until python3-venv is installed).
+VENV_WORKS_SH = 'd=$(mktemp -d) && "$1" -m venv "$d/v" >/dev/null 2>&1; r=$?; rm -rf "$d"; exit "$r"'
+
+VENV_OK_PY = (
+    "import sys\n"
+    'want = tuple(int(p) for p in sys.argv[1].split("."))\n'
+    "import pip  # noqa: F401  (pip must be usable in the venv)\n"
+    "sys.exit(0 if sys.prefix != sys.base_prefix and sys.version_info[:2] == want else 1)\n"
+)
+
+# Arguments "name==version" (exact) or "name" (installed at all).
+DISTS_OK_PY = (
+    "import sys\n"
+    "from importlib.metadata import PackageNotFoundError, version\n"
+    "def ok(arg):\n"
+    '    name, _, want = arg.partition("==")\n'
+    "    try:\n"
+    "        have = version(name)\n"
+    "    except PackageNotFoundError:\n"
+    "        return False\n"
+    "    return not want or have == want\n"
+    "sys.exit(0 if all(ok(a) for a in sys.argv[1:]) else 1)\n"
+)
+
+WRITE_FILE_PY = (
+    "import pathlib, sys; p = pathlib.Path(sys.argv[1]); p.parent.mkdir(parents=True, exist_ok=True); "
+    'p.write_text(sys.argv[2], encoding="utf-8")'
+)
+
+# Run in the target environment's Python, never imported by the wizard.
+VERIFY_GPU_PY = (
+    "import os, sys\n"
+    'os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")\n'
+    "import tensorflow as tf\n"
+    'print("TensorFlow", tf.__version__)\n'
+    'gpus = tf.config.list_physical_devices("GPU")\n'
+    "for gpu in gpus:\n"
+    '    print("GPU:", gpu.name, tf.config.experimental.get_device_details(gpu).get("device_name", ""))\n'
+    "if not gpus:\n"
+    '    print("FAILED: TensorFlow sees no GPU")\n'
+    "    sys.exit(1)\n"
+    'with tf.device("/GPU:0"):\n'
+    "    a = tf.random.uniform((1024, 1024))\n"
+    "    b = tf.matmul(a, a)\n"
+    'print("matmul on", b.device, "ok, sum =", float(tf.reduce_sum(b)))\n'
+    'sys.exit(0 if "GPU" in b.device else 1)\n'
+)
+
+VERIFY_CPU_PY = (
+    "import os, sys\n"
+    'os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")\n'
+    "import tensorflow as tf\n"
+    'print("TensorFlow", tf.__version__)\n'
+    'with tf.device("/CPU:0"):\n'
+    "    a = tf.random.uniform((512, 512))\n"
+    "    b = tf.matmul(a, a)\n"
+    'print("matmul on", b.device, "ok, sum =", float(tf.reduce_sum(b)))\n'
+)
+
+
+def mm(version: str) -> str:
+    """'3.12.4' -> '3.12'."""
+    return ".".join(version.split(".")[:2])
+
+
+def cuda_major(cuda: str | None) -> int:
+    try:
+        return Version(cuda or "12").major
+    except InvalidVersion:
+        return 12
+
+
+def driver_floor(candidate: Candidate, wsl: bool) -> str:
+    """The resolver's (sourced) minimum driver for this set; the table above when it has none."""
+    from wizard.resolver import required_driver
+
+    try:
+        floor = required_driver(candidate, "wsl2" if wsl else "linux")
+    except Exception:  # a broken knowledge file must not stop the plan view
+        floor = None
+    if floor:
+        return floor
+    table = DRIVER_FLOOR_WSL if wsl else DRIVER_FLOOR_LINUX
+    return table.get(cuda_major(candidate.set.cuda), table[12])
+
+
+def driver_ok(profile: MachineProfile, floor: str) -> bool:
+    if profile.driver is None or profile.driver.version in ("", UNKNOWN):
+        return False
+    try:
+        return Version(profile.driver.version) >= Version(floor)
+    except InvalidVersion:
+        return False
+
+
+def env_python(env_dir: Path, windows: bool = False) -> str:
+    return str(env_dir / "Scripts" / "python.exe") if windows else str(env_dir / "bin" / "python")
+
+
+def base_python(profile: MachineProfile, want: str) -> str:
+    """The interpreter that creates the venv: the detected one when it is the right minor."""
+    exe = profile.python.executable
+    if exe not in ("", UNKNOWN) and mm(profile.python.version) == want and profile.python.env != "conda":
+        return exe
+    return f"python{want}"
+
+
+def needs_python_change(profile: MachineProfile, candidate: Candidate) -> bool:
+    return mm(profile.python.version) != candidate.set.python
+
+
+def python_steps(profile: MachineProfile, candidate: Candidate) -> list[Step]:
+    """Install the wanted Python when it is not the current one, and venv/pip tooling."""
+    want = candidate.set.python
+    py = base_python(profile, want)
+    check = Check(("bash", "-c", VENV_WORKS_SH, "_", py), t("plan.python.proves", python=py))
+    distro = profile.os.id
+    if needs_python_change(profile, candidate):
+        if distro == "ubuntu":
+            return [
+                Step(
+                    id="python",
+                    title=t("plan.python.title", version=want),
+                    why=t("plan.python.why_deadsnakes", version=want, have=profile.python.version),
+                    where="root",
+                    commands=(
+                        ("add-apt-repository", "-y", "ppa:deadsnakes/ppa"),
+                        apt_install(f"python{want}", f"python{want}-venv"),
+                    ),
+                    check=check,
+                    download_mib=SIZE_MIB["python"],
+                )
+            ]
+        return [
+            Step(
+                id="python",
+                title=t("plan.python.title", version=want),
+                why=t("plan.python.why_manual", version=want, have=profile.python.version),
+                where="user",
+                commands=(),
+                check=check,
+                manual=t("plan.python.manual", version=want),
+                download_mib=SIZE_MIB["python"],
+            )
+        ]
+    if profile.python.venv_module is True and profile.python.pip is not False:
+        return []
+    if distro in APT_DISTROS:
+        pkg = "python3-venv" if py == "python3" or profile.python.executable == py else f"python{want}-venv"
+        return [
+            Step(
+                id="python-venv",
+                title=t("plan.venv_tooling.title"),
+                why=t("plan.venv_tooling.why"),
+                where="root",
+                commands=(apt_install(pkg, "python3-pip"),),
+                check=check,
+                download_mib=SIZE_MIB["venv-tooling"],
+            )
+        ]
+    return [
+        Step(
+            id="python-venv",
+            title=t("plan.venv_tooling.title"),
+            why=t("plan.venv_tooling.why"),
+            where="user",
+            commands=(),
+            check=check,
+            manual=t("plan.venv_tooling.manual"),
+        )
+    ]
+
+
+def apt_install(*packages: str) -> tuple[str, ...]:
+    # env: sudo drops the caller's environment; noninteractive stops debconf from waiting on a prompt.
+    return ("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", *packages)
+
+
+def apt_update() -> tuple[str, ...]:
+    return ("apt-get", "update")
+
+
+def venv_step(profile: MachineProfile, inputs: PlanInputs, windows: bool = False) -> Step:
+    want = inputs.candidate.set.python
+    py = env_python(inputs.venv, windows)
+    return Step(
+        id="venv",
+        title=t("plan.venv.title"),
+        why=t("plan.venv.why", path=str(inputs.venv)),
+        where="user",
+        commands=(
+            (base_python(profile, want), "-m", "venv", str(inputs.venv)),
+            (py, "-m", "pip", "install", "--upgrade", "pip"),
+        ),
+        check=Check((py, "-c", VENV_OK_PY, want), t("plan.venv.proves", path=str(inputs.venv), version=want)),
+        download_mib=SIZE_MIB["pip"],
+    )
+
+
+def constraints_for(candidate: Candidate) -> list[str]:
+    """The resolver's constraints, plus numpy<2 for releases built before NumPy 2 existed."""
+    lines = list(candidate.constraints)
+    try:
+        old = Version(candidate.set.tensorflow) < Version("2.16")
+    except InvalidVersion:
+        old = False
+    if old and not any(line.startswith("numpy") for line in lines):
+        # TF 2.10-2.15 wheels were built against NumPy 1.x; some do not say so in their metadata.
+        lines.append("numpy<2")
+    return lines
+
+
+def tensorflow_step(
+    profile: MachineProfile,
+    inputs: PlanInputs,
+    *,
+    extra: str = "",
+    distribution: str = "tensorflow",
+    python: str | None = None,
+) -> Step:
+    """pip install TensorFlow into the environment, with the resolver's constraints file."""
+    cand = inputs.candidate
+    py = python or env_python(inputs.venv, profile.platform == "windows")
+    requirement = f"{distribution}{extra}=={cand.set.tensorflow}"
+    commands: list[tuple[str, ...]] = []
+    install = [py, "-m", "pip", "install"]
+    why = t(f"plan.tensorflow.why{'_and_cuda' if extra else ''}", version=cand.set.tensorflow)
+    constraints = constraints_for(cand)
+    if constraints:
+        cfile = str(inputs.venv / "tf-gpu-wizard-constraints.txt")
+        text = "".join(f"{line}\n" for line in constraints)
+        commands.append((py, "-c", WRITE_FILE_PY, cfile, text))
+        install += ["-c", cfile]
+        reasons = list(cand.constraint_reasons)
+        if len(constraints) > len(cand.constraints):
+            reasons.append(t("plan.tensorflow.numpy_reason"))
+        why += " " + t("plan.tensorflow.why_constraints", reasons=" ".join(reasons))
+    commands.append((*install, requirement))
+    wanted = [f"{distribution}=={cand.set.tensorflow}"]
+    if extra == "[and-cuda]":
+        wanted.append(f"nvidia-cudnn-cu{cuda_major(cand.set.cuda)}")
+    size = SIZE_MIB.get(distribution, SIZE_MIB["tensorflow"]) + (SIZE_MIB["and-cuda"] if extra else 0)
+    return Step(
+        id="tensorflow",
+        title=t("plan.tensorflow.title", requirement=requirement),
+        why=why,
+        where="user",
+        commands=tuple(commands),
+        check=Check((py, "-c", DISTS_OK_PY, *wanted), t("plan.tensorflow.proves", what=", ".join(wanted))),
+        download_mib=size,
+    )
+
+
+def verify_step(
+    inputs: PlanInputs,
+    *,
+    gpu: bool,
+    prefix: tuple[str, ...] = (),
+    windows: bool = False,
+    python: str | None = None,
+) -> Step:
+    """Run a matmul in the new environment; the command is its own check."""
+    py = python or env_python(inputs.venv, windows)
+    argv = (*prefix, py, "-c", VERIFY_GPU_PY if gpu else VERIFY_CPU_PY)
+    return Step(
+        id="verify",
+        title=t("plan.verify.title_gpu" if gpu else "plan.verify.title_cpu"),
+        why=t("plan.verify.why_gpu" if gpu else "plan.verify.why_cpu"),
+        where="user",
+        commands=(argv,),
+        check=Check(argv, t("plan.verify.proves_gpu" if gpu else "plan.verify.proves_cpu")),
+        check_before=False,
+    )
+
+
+def driver_check(floor: str, nvidia_smi: str = "nvidia-smi") -> Check:
+    return Check(
+        ("bash", "-c", DRIVER_AT_LEAST_SH, "_", nvidia_smi, floor),
+        t("plan.driver.proves", floor=floor),
+    )
+
+
+def machine_label(profile: MachineProfile) -> str:
+    if profile.label:
+        return profile.label
+    parts = [profile.os.name if profile.os.name != UNKNOWN else profile.platform]
+    parts += [g.name for g in profile.gpus[:1]]
+    return ", ".join(parts)

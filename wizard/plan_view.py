@@ -1,0 +1,75 @@
+"""A Plan as plain text for people (`tf-gpu-wizard plan`, golden files, the app's export)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from wizard.plan import Plan, Step
+from wizard.text import t
+
+
+def size_text(mib: int) -> str:
+    if mib >= 1024:
+        return f"{mib / 1024:.1f} GB"
+    return f"{mib} MB"
+
+
+def _where(step: Step) -> str:
+    return {
+        "root": t("plan.view.where_root"),
+        "windows-host": t("plan.view.where_windows"),
+    }.get(step.where, t("plan.view.where_user"))
+
+
+def _tags(step: Step) -> list[str]:
+    tags = [_where(step)]
+    if step.restart == "reboot":
+        tags.append(t("plan.view.restart_reboot"))
+    elif step.restart == "wsl-shutdown":
+        tags.append(t("plan.view.restart_wsl"))
+    if step.optional:
+        tags.append(t("plan.view.optional_on" if step.enabled else "plan.view.optional_off"))
+    if step.download_mib:
+        tags.append("~" + size_text(step.download_mib))
+    return tags
+
+
+def _wrap(text: str, indent: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ") or [
+        indent
+    ]
+
+
+def format_step(step: Step, number: int, width: int = 100) -> list[str]:
+    ind = "    "
+    lines = [f"{number:2d}. {step.title}  [" + "] [".join(_tags(step)) + "]"]
+    lines += _wrap(t("plan.view.why", text=step.why), ind, width)
+    if step.manual:
+        lines += _wrap(t("plan.view.manual", text=step.manual), ind, width)
+    prompt = "PS> " if step.where == "windows-host" else "$ "
+    for command in step.command_lines():
+        first, *rest = command.split("\n")
+        lines.append(f"{ind}{prompt}{first}")
+        lines += [f"{ind}    {more}" for more in rest]
+    if step.confirm:
+        lines += _wrap(t("plan.view.confirm", text=step.confirm), ind, width)
+    lines.append(f"{ind}{t('plan.view.check', proves=step.check.proves)}")
+    return lines
+
+
+def format_plan(plan: Plan, width: int = 100) -> str:
+    s = plan.set
+    lines = [t("plan.view.header", tensorflow=s.tensorflow, method=s.method, python=s.python)]
+    lines.append(t("plan.view.machine", label=plan.label))
+    lines.append(t("plan.view.env", venv=plan.venv))
+    lines.append(t("plan.view.download", size=size_text(plan.download_mib)))
+    if plan.simulated:
+        lines.append(t("plan.view.simulated"))
+    for number, step in enumerate(plan.steps, 1):
+        lines.append("")
+        lines += format_step(step, number, width)
+    if plan.notes:
+        lines.append("")
+        for note in plan.notes:
+            lines += _wrap(note, "* ", width)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,596 @@
+"""Runs a Plan step by step, safely, resumably; the same engine for the CLI and the app.
+
+API (for `tf-gpu-wizard apply` and the Textual app's Run screen)
+------------------------------------------------------------------
+    runner = Runner(plan, events, simulate=plan.simulated, assume_yes=False)
+    result = runner.run()          # blocking: call it in a worker thread in the app
+    runner.cancel()                # from any thread: stops the current command (SIGTERM,
+                                   # then SIGKILL) and returns RunResult(outcome="cancelled")
+
+`events` is a `RunnerEvents` (subclass it; every method has a safe default). All
+methods are called from the thread that called `run()`; the app forwards them with
+`app.call_from_thread`. Blocking ones return the user's answer:
+
+    step_started(step, index, total)           status is now "running"
+    output_line(step, line, progress)          one decoded line; progress=True for a
+                                               `\\r` progress update that replaces the last one
+    step_finished(step, result: StepResult)    result.status: skipped | done | failed |
+                                               restart-pending | pending (cancelled)
+    needs_password(step, attempt) -> str|None  sudo password, asked once per run; None = cancel
+    confirm(step, question) -> bool            before a destructive step, and before each root
+                                               step unless assume_yes / confirm_root=False
+    wait_for_windows_host(step, text) -> bool  show `text` (PowerShell commands or what to do
+                                               by hand) with "I ran it"; True = run the check now
+    needs_restart(step, kind, message)         "reboot" or "wsl-shutdown"; the run then stops
+                                               with outcome "restart" and resumes on the next run
+
+`run()` returns a `RunResult`: outcome finished | failed | restart | cancelled, the
+failed step, a message saying what failed and what to do, the log path. Statuses
+of every step are in `runner.statuses` (pending|running|skipped|done|failed|
+restart-pending). To retry after a failure call `run()` again (on a new Runner or
+the same one); `run(skip={"step-id"})` leaves out steps the user chose to skip
+(only offer that for optional steps or when `Step.optional`).
+
+Behaviour
+---------
+- Each step's check runs first: satisfied -> "skipped (already done)". After the
+  commands the check runs again: not satisfied -> the step failed, output kept.
+- A step that needs a reboot / `wsl --shutdown` records the boot id in the journal;
+  the next run, in a new boot, runs its check and goes on.
+- Output (stdout and stderr merged) is decoded as UTF-8 with replacement, ANSI
+  escapes dropped, `\\r` progress folded; it goes to the callback and to a log
+  file in wizard.paths.log_dir(). The sudo password never does (see wizard.sudo).
+- The journal (wizard.journal) is saved after every change: kill -9, Ctrl-C or a
+  reboot resume where it stopped; re-running a finished plan only runs checks.
+- simulate=True (demo profiles): nothing is executed; commands are shown and the
+  output is made up, every line prefixed "SIMULATED".
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, NoReturn
+
+from wizard import runner_sim
+from wizard.journal import Journal, Restart, RunState, StepRecord
+from wizard.paths import ensure, log_dir
+from wizard.plan import Plan, Step
+from wizard.profile import MachineProfile
+from wizard.sudo import SudoSession
+from wizard.text import t
+
+PENDING, RUNNING, SKIPPED, DONE, FAILED, RESTART_PENDING = (
+    "pending",
+    "running",
+    "skipped",
+    "done",
+    "failed",
+    "restart-pending",
+)
+CHECK_TIMEOUT_S = 300.0
+SIM = "SIMULATED"
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+
+
+@dataclass
+class StepResult:
+    status: str
+    message: str = ""
+    returncode: int | None = None
+    output: list[str] = field(default_factory=list)  # the last lines, kept for a failed step
+
+
+@dataclass
+class RunResult:
+    outcome: str  # finished | failed | restart | cancelled
+    message: str = ""
+    failed_step: str | None = None
+    log_path: Path | None = None
+    statuses: dict[str, str] = field(default_factory=dict)
+
+
+class RunnerEvents:
+    """Callbacks; the defaults print nothing and refuse everything that needs a person."""
+
+    def step_started(self, step: Step, index: int, total: int) -> None:
+        pass
+
+    def output_line(self, step: Step, line: str, progress: bool = False) -> None:
+        pass
+
+    def step_finished(self, step: Step, result: StepResult) -> None:
+        pass
+
+    def needs_password(self, step: Step, attempt: int) -> str | None:
+        return None
+
+    def confirm(self, step: Step, question: str) -> bool:
+        return False
+
+    def wait_for_windows_host(self, step: Step, text: str) -> bool:
+        return False
+
+    def needs_restart(self, step: Step, kind: str, message: str) -> None:
+        pass
+
+
+class LineSplitter:
+    """Bytes in, lines out: UTF-8 with replacement, ANSI dropped, `\\r` progress folded.
+
+    "50%\\r60%\\r100%\\n" gives progress updates "50%", "60%" and the final line "100%";
+    "\\r\\n" is a plain line end.
+    """
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._buf = ""
+
+    def feed(self, data: bytes) -> list[tuple[str, bool]]:
+        self._buf += self._decoder.decode(data)
+        return self._drain(final=False)
+
+    def close(self) -> list[tuple[str, bool]]:
+        self._buf += self._decoder.decode(b"", final=True)
+        return self._drain(final=True)
+
+    def _drain(self, final: bool) -> list[tuple[str, bool]]:
+        out: list[tuple[str, bool]] = []
+        while True:
+            m = re.search(r"\r\n|\n|\r", self._buf)
+            if m is None:
+                break
+            if m.group() == "\r" and m.end() == len(self._buf) and not final:
+                break  # a lone \r at the end may be the first half of \r\n
+            piece, self._buf = self._buf[: m.start()], self._buf[m.end() :]
+            clean = _ANSI.sub("", piece).rstrip()
+            if m.group() == "\r":
+                if clean:
+                    out.append((clean, True))
+            else:
+                out.append((clean, False))
+        if final and self._buf:
+            out.append((_ANSI.sub("", self._buf).rstrip(), False))
+            self._buf = ""
+        return out
+
+
+def current_boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return "unknown"
+
+
+class _Stop(Exception):
+    """Ends the run early; carries the outcome."""
+
+    def __init__(self, outcome: str, message: str, step: Step | None = None) -> None:
+        super().__init__(message)
+        self.outcome = outcome
+        self.message = message
+        self.step = step
+
+
+class Runner:
+    def __init__(
+        self,
+        plan: Plan,
+        events: RunnerEvents | None = None,
+        *,
+        journal: Journal | None = None,
+        simulate: bool | None = None,
+        assume_yes: bool = False,
+        confirm_root: bool = True,
+        sudo: SudoSession | None = None,
+        profile: MachineProfile | None = None,
+        env: Mapping[str, str] | None = None,
+        log_path: Path | None = None,
+        boot_id: Callable[[], str] = current_boot_id,
+        sim_delay: float = 0.0,
+    ) -> None:
+        self.plan = plan
+        self.events = events or RunnerEvents()
+        self.simulate = plan.simulated if simulate is None else simulate
+        self.journal = journal or Journal(simulated=self.simulate)
+        self.assume_yes = assume_yes
+        self.confirm_root = confirm_root
+        self.sudo = sudo or SudoSession()
+        self.profile = profile
+        self.env = dict(env) if env is not None else None
+        self.log_path = log_path
+        self.boot_id = boot_id
+        self.sim_delay = sim_delay
+        self.statuses: dict[str, str] = {s.id: PENDING for s in plan.active_steps}
+        self.notice: str | None = None  # e.g. a corrupt journal was set aside
+        self._cancel = threading.Event()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._lock = threading.Lock()
+        self._log: IO[str] | None = None
+        self._state: RunState | None = None
+        self._tail: list[str] = []
+        self._password_asked = False
+
+    # ---- public -------------------------------------------------------------
+    def cancel(self) -> None:
+        """Stop as soon as possible; safe from any thread (the app's quit / Ctrl-C)."""
+        self._cancel.set()
+        with self._lock:
+            proc = self._proc
+        if proc is not None and proc.poll() is None:
+            _kill_group(proc, signal.SIGTERM)
+            timer = threading.Timer(5.0, _kill_group, (proc, signal.SIGKILL))
+            timer.daemon = True
+            timer.start()
+
+    def check(self, step: Step) -> bool:
+        """Run one step's check now (the dry run's "already done?"); changes nothing."""
+        return self._check(step, before=True)
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def run(self, skip: Iterable[str] = ()) -> RunResult:
+        self._cancel.clear()
+        skip = set(skip)
+        state = self._open_state()
+        self._open_log()
+        steps = self.plan.active_steps
+        try:
+            for index, step in enumerate(steps):
+                if self.cancelled:
+                    raise _Stop("cancelled", t("runner.cancelled"))
+                if step.id in skip:
+                    self._finish(step, StepResult(SKIPPED, t("runner.skipped_by_user")))
+                    continue
+                self._run_step(step, index, len(steps), state)
+            state.finished = True
+            self._save()
+            self._write_log(t("runner.finished"))
+            return self._result("finished", t("runner.finished"))
+        except _Stop as stop:
+            self._write_log(stop.message)
+            return self._result(stop.outcome, stop.message, stop.step)
+        finally:
+            self._close_log()
+
+    # ---- one step -------------------------------------------------------------
+    def _run_step(self, step: Step, index: int, total: int, state: RunState) -> None:
+        self.statuses[step.id] = RUNNING
+        self.events.step_started(step, index, total)
+        self._tail = []
+        self._write_log(f"\n== {index + 1}/{total} {step.id}: {step.title} [{step.where}]")
+        if state.restart is not None and state.restart.step == step.id:
+            self._after_restart(step, state.restart)
+            return
+        if step.check_before and self._check(step, before=True):
+            self._finish(step, StepResult(SKIPPED, t("runner.already_done", proves=step.check.proves)))
+            return
+        if step.confirm and not self.assume_yes and not self.events.confirm(step, step.confirm):
+            self._stop_pending(step, t("runner.declined", title=step.title))
+        self._record(step.id, RUNNING)
+        if step.where == "windows-host" or not step.commands:
+            if not self.events.wait_for_windows_host(step, self.manual_text(step)):
+                self._stop_pending(step, t("runner.cancelled"))
+        else:
+            if step.needs_root:
+                self._prepare_root(step)
+            for argv in step.commands:
+                rc = self._execute(step, argv)
+                if self.cancelled:
+                    self._stop_pending(step, t("runner.cancelled"))
+                if rc != 0:
+                    self._fail(step, t("runner.command_failed", command=self._shown(step, argv), rc=rc), rc)
+        if step.restart:
+            self._ask_restart(step, state)
+        if step.check_is_last_command or self._check(step, before=False):
+            self._finish(step, StepResult(DONE, t("runner.done", proves=step.check.proves)))
+            return
+        self._fail(step, t("runner.check_failed", proves=step.check.proves), None)
+
+    def _after_restart(self, step: Step, restart: Restart) -> None:
+        assert self._state is not None
+        if not self.simulate and restart.boot_id == self.boot_id():
+            self.events.needs_restart(step, restart.kind, self._restart_message(restart.kind))
+            self.statuses[step.id] = RESTART_PENDING
+            raise _Stop("restart", self._restart_message(restart.kind), step)
+        self._state.restart = None
+        if self._check(step, before=False):
+            self._finish(step, StepResult(DONE, t("runner.done", proves=step.check.proves)))
+            return
+        self._fail(step, t("runner.check_failed_after_restart", proves=step.check.proves), None)
+
+    def _ask_restart(self, step: Step, state: RunState) -> NoReturn:
+        assert step.restart is not None
+        state.restart = Restart(step=step.id, kind=step.restart, boot_id=self.boot_id())
+        self.statuses[step.id] = RESTART_PENDING
+        state.record(step.id).status = RESTART_PENDING
+        self._save()
+        message = self._restart_message(step.restart)
+        self.events.step_finished(step, StepResult(RESTART_PENDING, message))
+        self.events.needs_restart(step, step.restart, message)
+        raise _Stop("restart", message, step)
+
+    def _restart_message(self, kind: str) -> str:
+        return t("runner.restart_wsl" if kind == "wsl-shutdown" else "runner.restart_reboot")
+
+    def manual_text(self, step: Step) -> str:
+        """What the person does for a windows-host or by-hand step, ready to show or print."""
+        lines = []
+        if step.manual:
+            lines.append(step.manual)
+        if step.commands:
+            head = "runner.windows_commands" if step.where == "windows-host" else "runner.manual_commands"
+            lines.append(t(head))
+            lines += ["    " + line for line in step.command_lines()]
+        lines.append(t("runner.then_check", proves=step.check.proves))
+        return "\n".join(lines)
+
+    # ---- sudo ------------------------------------------------------------------
+    def _prepare_root(self, step: Step) -> None:
+        if (
+            self.confirm_root
+            and not self.assume_yes
+            and not self.events.confirm(
+                step, t("runner.confirm_root", title=step.title, commands="\n".join(step.command_lines()))
+            )
+        ):
+            self._stop_pending(step, t("runner.declined", title=step.title))
+        if self.simulate:
+            if not self._password_asked:
+                self._password_asked = True
+                if self.events.needs_password(step, 1) is None:
+                    self._stop_pending(step, t("runner.cancelled"))
+            return
+        if self.sudo.ready:
+            return
+        for attempt in (1, 2, 3):
+            password = self.events.needs_password(step, attempt)
+            if password is None:
+                self._stop_pending(step, t("runner.cancelled"))
+            if self.sudo.try_password(password):
+                return
+        self._fail(step, t("runner.sudo_failed"), None)
+
+    # ---- processes ---------------------------------------------------------------
+    def _shown(self, step: Step, argv: Sequence[str]) -> str:
+        return step.command_lines()[step.commands.index(tuple(argv))] if tuple(argv) in step.commands else ""
+
+    def _execute(self, step: Step, argv: Sequence[str]) -> int:
+        shown = self._shown(step, argv)
+        if self.simulate:
+            self._emit(step, f"{SIM} $ {shown}", False)
+            for line in runner_sim.output_for(argv, self.profile):
+                if self.sim_delay:
+                    time.sleep(self.sim_delay)
+                self._emit(step, f"{SIM} {line}", False)
+            return 0
+        self._emit(step, f"$ {shown}", False)
+        wrapped = self.sudo.wrap(argv) if step.needs_root else None
+        real_argv = wrapped.argv if wrapped else list(argv)
+        stdin_data = wrapped.stdin if wrapped else None
+        try:
+            proc = subprocess.Popen(
+                real_argv,
+                stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                env=self.env,
+                start_new_session=True,  # its own group: cancel() stops it and its children
+            )
+        except (OSError, ValueError) as exc:  # ValueError: a NUL byte in an argument
+            self._emit(step, t("runner.cannot_start", command=real_argv[0], error=str(exc)), False)
+            return 127
+        with self._lock:
+            self._proc = proc
+        self._note_process(step, proc.pid, real_argv)
+        try:
+            if stdin_data is not None and proc.stdin is not None:
+                try:
+                    proc.stdin.write(stdin_data)
+                    proc.stdin.close()
+                except BrokenPipeError:
+                    pass
+            self._pump(step, proc)
+            return proc.wait()
+        except BaseException:
+            # Ctrl-C in the CLI: do not leave the command running on its own.
+            _kill_group(proc, signal.SIGTERM)
+            raise
+        finally:
+            with self._lock:
+                self._proc = None
+            self._note_process(step, None, [])
+
+    def _pump(self, step: Step, proc: subprocess.Popen[bytes]) -> None:
+        assert proc.stdout is not None
+        splitter = LineSplitter()
+        last_progress = 0.0
+        fd = proc.stdout.fileno()
+        while True:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            for line, progress in splitter.feed(chunk):
+                if progress:
+                    now = time.monotonic()
+                    if now - last_progress < 0.2:
+                        continue
+                    last_progress = now
+                self._emit(step, line, progress)
+        for line, progress in splitter.close():
+            self._emit(step, line, progress)
+        proc.stdout.close()
+
+    def _check(self, step: Step, *, before: bool) -> bool:
+        if self.simulate:
+            # A demo shows every step doing its work; the checks afterwards pass.
+            self._write_log(f"{SIM} check ({'before' if before else 'after'}): {step.check.shell()}")
+            return not before
+        try:
+            proc = subprocess.run(
+                list(step.check.argv),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=CHECK_TIMEOUT_S,
+                env=self.env,
+                check=False,
+            )
+        except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
+            self._write_log(f"check {'before' if before else 'after'}: cannot run ({exc})")
+            return False
+        ok = proc.returncode == 0
+        self._write_log(
+            f"check {'before' if before else 'after'}: {'satisfied' if ok else 'not satisfied'} "
+            f"(exit {proc.returncode}): {step.check.shell()}"
+        )
+        if not before and not ok:
+            text = (proc.stdout + proc.stderr).decode("utf-8", "replace")
+            for line in text.splitlines()[-20:]:
+                self._emit(step, line, False)
+        return ok
+
+    # ---- outcomes ----------------------------------------------------------------
+    def _emit(self, step: Step, line: str, progress: bool) -> None:
+        if not progress:
+            self._tail.append(line)
+            del self._tail[:-40]
+            self._write_log(line)
+        self.events.output_line(step, line, progress)
+
+    def _finish(self, step: Step, result: StepResult) -> None:
+        self.statuses[step.id] = result.status
+        self._record(step.id, result.status, result.message)
+        self._write_log(f"-- {step.id}: {result.status}: {result.message}")
+        self.events.step_finished(step, result)
+
+    def _fail(self, step: Step, what: str, rc: int | None) -> NoReturn:
+        hint = failure_hint(self._tail)
+        message = t("runner.failed", title=step.title, what=what, log=str(self.log_path), hint=hint)
+        self._finish(step, StepResult(FAILED, what, rc, list(self._tail)))
+        raise _Stop("failed", message, step)
+
+    def _stop_pending(self, step: Step, message: str) -> NoReturn:
+        self.statuses[step.id] = PENDING
+        self._record(step.id, PENDING, message)
+        self.events.step_finished(step, StepResult(PENDING, message))
+        raise _Stop("cancelled", message, step)
+
+    def _result(self, outcome: str, message: str, step: Step | None = None) -> RunResult:
+        return RunResult(outcome, message, step.id if step else None, self.log_path, dict(self.statuses))
+
+    # ---- journal and log ---------------------------------------------------------------
+    def _open_state(self) -> RunState:
+        state = self.journal.load()
+        self.notice = self.journal.notice
+        if state is not None and state.plan.id != self.plan.id:
+            self.journal.set_aside("replaced")
+            state = None
+        if state is None or state.finished:
+            # A finished plan run again starts clean: every check runs, nothing is assumed.
+            state = RunState(plan=self.plan)
+        for step in self.plan.active_steps:
+            state.record(step.id)
+        self._state = state
+        self._stop_leftovers(state)
+        self._save()
+        return state
+
+    def _note_process(self, step: Step, pid: int | None, argv: Sequence[str]) -> None:
+        assert self._state is not None
+        rec = self._state.record(step.id)
+        rec.pid, rec.argv_sha = (pid, _argv_sha(argv)) if pid is not None else (None, None)
+        self._save()
+
+    def _stop_leftovers(self, state: RunState) -> None:
+        """A command of a killed run may still be running (it has its own session): stop it."""
+        for step_id, rec in state.steps.items():
+            if rec.pid is None:
+                continue
+            try:
+                cmdline = Path(f"/proc/{rec.pid}/cmdline").read_bytes()
+            except OSError:
+                cmdline = b""
+            if cmdline and _argv_sha(cmdline.decode("utf-8", "replace").split("\0")[:-1]) == rec.argv_sha:
+                try:
+                    os.killpg(rec.pid, signal.SIGTERM)
+                    self.notice = t("runner.leftover_stopped", step=step_id, pid=rec.pid)
+                except OSError:
+                    pass
+            rec.pid, rec.argv_sha = None, None
+
+    def _record(self, step_id: str, status: str, message: str = "") -> None:
+        assert self._state is not None
+        self._state.steps[step_id] = StepRecord(status, message, time.strftime("%Y-%m-%dT%H:%M:%S"))
+        self._save()
+
+    def _save(self) -> None:
+        if self._state is not None:
+            self.journal.save(self._state)
+
+    def _open_log(self) -> None:
+        if self.log_path is None:
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            self.log_path = ensure(log_dir()) / f"apply-{stamp}{'-simulated' if self.simulate else ''}.log"
+        ensure(self.log_path.parent)
+        self._log = open(self.log_path, "a", encoding="utf-8")  # closed in run()
+        self._write_log(
+            f"# tf-gpu-wizard apply {time.strftime('%Y-%m-%d %H:%M:%S')} plan {self.plan.id}"
+            f"{' ' + SIM if self.simulate else ''}"
+        )
+
+    def _write_log(self, line: str) -> None:
+        if self._log is not None:
+            self._log.write(line + "\n")
+            self._log.flush()
+
+    def _close_log(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+
+def _argv_sha(argv: Sequence[str]) -> str:
+    return hashlib.sha256("\0".join(argv).encode("utf-8", "replace")).hexdigest()
+
+
+def _kill_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+    try:
+        if hasattr(os, "killpg"):
+            os.killpg(proc.pid, sig)
+        else:  # Windows: no process groups of this kind
+            proc.kill()
+    except OSError:
+        pass
+
+
+# Known causes, matched against the failed step's last lines: what to do about them.
+_HINTS = (
+    ("Could not get lock", "runner.hint.apt_lock"),
+    ("No space left on device", "runner.hint.disk_full"),
+    ("Temporary failure resolving", "runner.hint.network"),
+    ("Could not resolve", "runner.hint.network"),
+    ("Failed to establish a new connection", "runner.hint.network"),
+    ("No matching distribution found", "runner.hint.no_wheel"),
+    ("externally-managed-environment", "runner.hint.externally_managed"),
+    ("incorrect password", "runner.hint.sudo"),
+    ("couldn't communicate with the NVIDIA driver", "runner.hint.driver_not_loaded"),
+)
+
+
+def failure_hint(lines: Sequence[str]) -> str:
+    text = "\n".join(lines)
+    for needle, key in _HINTS:
+        if needle.lower() in text.lower():
+            return t(key)
+    return t("runner.hint.generic")
