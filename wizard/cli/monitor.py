@@ -1,0 +1,169 @@
+"""`tf-gpu-wizard monitor [--interval S] [--count N] [--json]`: the live monitor alone.
+
+Like nvitop / nvidia-smi: a refreshed table (a Rich live view on a terminal,
+one table per sample otherwise), or `--json` for one sample per line. With
+`--profile` the readings are simulated and say so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from wizard.monitor import GpuSample, Sample, Sampler, SourceInfo, make_sampler
+from wizard.monitor_view import bar, gpu_rows, level, memory_text, pct, power_text, unit
+from wizard.text import t
+
+STYLES = {"ok": "green", "warn": "yellow", "hot": "bold red", "na": "dim"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from wizard.cli import add_profile_option
+
+    helptext = "live GPU, CPU and RAM monitor (like nvitop); --json prints one sample per line"
+    parser = sub.add_parser("monitor", help=helptext, description=helptext)
+    add_profile_option(parser)
+    parser.add_argument(
+        "--interval", type=_positive, default=1.0, metavar="S", help="seconds between samples"
+    )
+    parser.add_argument("--count", type=int, default=None, metavar="N", help="stop after N samples")
+    parser.add_argument("--json", action="store_true", help="one JSON sample per line")
+    parser.set_defaults(func=run)
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be > 0")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    profile = None
+    if getattr(args, "profile", None):
+        from wizard.cli.common import load_profile_arg
+
+        profile = load_profile_arg(args)
+    sampler = make_sampler(profile)
+    try:
+        if args.json:
+            return _run_json(sampler, args.interval, args.count)
+        return _run_human(sampler, args.interval, args.count)
+    except KeyboardInterrupt:
+        return 0  # Ctrl-C is how a monitor is meant to stop
+    finally:
+        sampler.close()
+
+
+def _ticks(sampler: Sampler, interval: float, count: int | None) -> Iterator[Sample]:
+    n = 0
+    while count is None or n < count:
+        yield sampler.sample()
+        n += 1
+        if count is None or n < count:
+            time.sleep(interval)  # after the tick ended: ticks never overlap
+
+
+def _run_json(sampler: Sampler, interval: float, count: int | None) -> int:
+    info = sampler.info
+    header: dict[str, Any] | None = {
+        "driver": info.driver,
+        "notes": info.notes,
+        "simulated": info.simulated,
+        "processes_available": info.processes_available,
+    }
+    for s in _ticks(sampler, interval, count):
+        record = {"type": "sample", **s.to_dict()}
+        if header is not None:  # the first line carries what the monitor says up front
+            record["source"] = header
+            header = None
+        sys.stdout.write(json.dumps(record) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+def _run_human(sampler: Sampler, interval: float, count: int | None) -> int:
+    console = Console()
+    n, cost = 0, 0.0
+    started = time.monotonic()
+    if console.is_terminal:
+        from rich.live import Live
+
+        with Live(console=console, auto_refresh=False, screen=False) as live:
+            for s in _ticks(sampler, interval, count):
+                n, cost = n + 1, cost + s.cost_s
+                live.update(render(s, sampler.info), refresh=True)
+    else:
+        for s in _ticks(sampler, interval, count):
+            n, cost = n + 1, cost + s.cost_s
+            console.print(render(s, sampler.info))
+    elapsed = max(time.monotonic() - started, interval)
+    console.print(t("monitor.stopped", count=n) + "  " + t("monitor.cost", percent=100.0 * cost / elapsed))
+    return 0
+
+
+def render(s: Sample, info: SourceInfo) -> RenderableType:
+    parts: list[RenderableType] = []
+    if info.simulated:
+        parts.append(Text(t("monitor.simulated_tag"), style="bold reverse magenta"))
+    for note in info.notes:
+        parts.append(Text(note, style="yellow"))
+    if s.no_gpu_reason:
+        parts.append(Text(s.no_gpu_reason, style="yellow"))
+    if s.gpus:
+        parts.extend(_gpu_lines(g) for g in s.gpus)
+        procs = _process_table(s, info)
+        if procs is not None:
+            parts.append(procs)
+    host = s.host
+    cpu = Text(f"{t('monitor.cpu')} {pct(host.cpu_mean)} ", style=STYLES[level("cpu", host.cpu_mean)])
+    if len(host.cpu_percent) <= 16:  # per core, while that still fits on a line
+        cpu.append(" ".join(f"{c:.0f}" for c in host.cpu_percent), style="dim")
+    elif host.cpu_percent:
+        cpu.append(f"max {max(host.cpu_percent):.0f}% of {len(host.cpu_percent)} cores", style="dim")
+    ram_text = f"{t('monitor.ram')} {host.ram_used / 1024**3:.1f}/{host.ram_total / 1024**3:.1f} GiB"
+    ram = Text(ram_text, style=STYLES[level("ram", host.ram_percent)])
+    parts.append(Text.assemble(cpu, "   ", ram))
+    return Group(*parts)
+
+
+def _gpu_lines(g: GpuSample) -> Text:
+    """Two lines per GPU, so eleven fields fit in 80 columns."""
+    if g.lost:
+        return Text(f"{g.index} {g.name or '?'}  " + t("monitor.lost", index=g.index), style="bold red")
+    name = (g.name or "?").replace("NVIDIA ", "").replace("GeForce ", "")
+    line = Text(f"{g.index} {name:<18.18} ", style="bold")
+    line.append(f"GPU {pct(g.util_gpu):>4} ", style=STYLES[level("util", g.util_gpu)])
+    line.append(bar(g.util_gpu, 10) + "  ", style=STYLES[level("util", g.util_gpu)])
+    line.append(f"{memory_text(g)}  ", style=STYLES[level("mem", g.mem_percent)])
+    line.append(f"{unit(g.temperature, '°C')}  ", style=STYLES[level("temp", g.temperature)])
+    line.append(power_text(g), style=STYLES[level("power", g.power_percent)])
+    rows = gpu_rows(g)
+    line.append("\n  ")
+    for r in rows:
+        line.append(f"{r.label} ", style="dim")
+        line.append(f"{r.value}  ", style=STYLES.get(r.level, ""))
+    return line
+
+
+def _process_table(s: Sample, info: SourceInfo) -> RenderableType | None:
+    if not info.processes_available:
+        return Text(t("monitor.processes_wsl2"), style="dim")
+    rows = [(g.index, p) for g in s.gpus for p in g.processes or []]
+    if not rows:
+        return Text(t("monitor.no_processes"), style="dim")
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for col in ("GPU", t("monitor.field.pid"), t("monitor.field.process"), t("monitor.field.gpu_mem")):
+        table.add_column(col)
+    for index, p in rows:
+        mem = t("monitor.na") if p.gpu_memory is None else f"{p.gpu_memory / 1024**2:.0f} MiB"
+        table.add_row(str(index), str(p.pid), p.name or "?", mem)
+    return table

@@ -1,0 +1,329 @@
+"""Simulated monitor and benchmark for demo (and saved) profiles.
+
+A demo profile describes someone else's machine, so nothing here touches the
+real one. `SimulatedSource` is a `FakeNvml` dressed as the profile's GPUs whose
+readings follow the benchmark's phase (`PhaseSignal`): idle at rest, flat out
+during the matmuls, the CPU busy while the CNN trains on the CPU. Everything
+is deterministic (a tick counter, no random numbers, no clock), and every
+sample and event is marked simulated so the UI can say so.
+
+`simulated_events(profile)` is the benchmark's event stream for that machine,
+in the same schema as assets/bench/tf_bench.py, with plausible numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from wizard.monitor import GpuSample, HostSample, NvmlSource, SourceInfo
+from wizard.nvml import ErrorKind
+from wizard.nvml_fake import FakeGpu, FakeNvml
+from wizard.profile import MachineProfile
+from wizard.text import t
+
+SIM_PID = 4242
+
+
+@dataclass(frozen=True)
+class Load:
+    gpu: float  # utilization %, 0..100
+    mem: float  # fraction of GPU memory in use
+    power: float  # fraction of the power limit
+    cpu: float  # mean host CPU %
+    temp: float  # where the temperature settles
+
+
+LOADS = {
+    "idle": Load(2, 0.04, 0.10, 6, 40),
+    "environment": Load(4, 0.08, 0.15, 30, 42),
+    "sanity": Load(35, 0.10, 0.40, 15, 48),
+    "matmul": Load(98, 0.55, 0.97, 12, 76),
+    "train_cpu": Load(3, 0.12, 0.15, 96, 50),
+    "train_gpu": Load(82, 0.35, 0.80, 35, 71),
+    "xla_gpu": Load(90, 0.35, 0.88, 30, 73),
+}
+
+# When nothing drives the signal (the CLI monitor on a demo profile), loop
+# through a benchmark-like timeline so the demo is alive: (phase, ticks).
+AUTOPLAY = (("idle", 6), ("environment", 3), ("sanity", 2), ("matmul", 12), ("train", 12), ("xla", 8))
+
+
+class PhaseSignal:
+    """The benchmark's current phase and progress, set by whoever reads its events."""
+
+    def __init__(self, autoplay: bool = False) -> None:
+        self._lock = threading.Lock()
+        self.phase = "idle"
+        self.fraction = 0.0
+        self.autoplay = autoplay
+        self._tick = 0
+
+    def set(self, phase: str | None, fraction: float = 0.0) -> None:
+        with self._lock:
+            self.autoplay = False
+            self.phase = phase or "idle"
+            self.fraction = fraction
+
+    def feed(self, event: dict[str, Any]) -> None:
+        """Follow a benchmark event (the same dicts tf_bench.py prints)."""
+        kind = event.get("event")
+        if kind == "phase_start":
+            self.set(str(event.get("phase")), 0.0)
+        elif kind == "progress" and event.get("total"):
+            self.set(str(event.get("phase")), float(event.get("done", 0)) / float(event["total"]))
+        elif kind in ("phase_end", "done", "error"):
+            self.set("idle")
+
+    def peek(self) -> tuple[str, float]:
+        with self._lock:
+            return self.phase, self.fraction
+
+    def load(self) -> Load:
+        with self._lock:
+            if self.autoplay:
+                self._autoplay_step()
+            phase, fraction = self.phase, self.fraction
+        if phase in ("train", "xla"):
+            # The script trains on the CPU first, then on the GPU.
+            if fraction < 0.5:
+                return LOADS["train_cpu"]
+            return LOADS["xla_gpu" if phase == "xla" else "train_gpu"]
+        return LOADS.get(phase, LOADS["idle"])
+
+    def _autoplay_step(self) -> None:
+        period = sum(n for _, n in AUTOPLAY)
+        pos = self._tick % period
+        self._tick += 1
+        for name, n in AUTOPLAY:
+            if pos < n:
+                self.phase, self.fraction = name, pos / n
+                return
+            pos -= n
+
+
+def _fake_gpus(profile: MachineProfile) -> list[FakeGpu]:
+    gpus = []
+    for g in profile.gpus:
+        try:
+            major, minor = (int(x) for x in g.compute_capability.split(".")[:2])
+        except ValueError:
+            major, minor = 0, 0
+        total = (g.memory_mib or 8192) * 1024**2
+        gpus.append(
+            FakeGpu(
+                name=g.name,
+                cc=(major, minor),
+                memory_total=total,
+                uuid=g.uuid or f"GPU-simulated-{g.index}",
+                pci_bus_id=g.pci_bus_id or f"00000000:0{g.index + 1}:00.0",
+            )
+        )
+    return gpus
+
+
+class SimulatedSource:
+    """GPUs of a profile, driven by a `PhaseSignal`; every sample says simulated."""
+
+    def __init__(self, profile: MachineProfile, signal: PhaseSignal | None = None) -> None:
+        self.profile = profile
+        self.signal = signal if signal is not None else PhaseSignal()
+        has_driver = profile.driver is not None or bool(profile.gpus)
+        self.fake = FakeNvml(
+            _fake_gpus(profile),
+            driver=profile.driver.version if profile.driver else "unknown",
+            init_error=None if has_driver else ErrorKind.DRIVER_NOT_LOADED,
+        )
+        self.inner = NvmlSource(
+            self.fake,
+            wsl2=profile.platform == "wsl2",
+            process_name=lambda pid: t("monitor.sim.process"),
+            clock=lambda: 0.0,  # slow fields never refresh: they do not change here
+        )
+        self._tick = 0
+        self._temps = [float(LOADS["idle"].temp)] * len(self.fake.gpus)
+
+    def open(self) -> SourceInfo:
+        info = self.inner.open()
+        info.simulated = True
+        info.notes.insert(0, t("monitor.sim.label", name=self.profile.label or "demo"))
+        return info
+
+    def read(self) -> tuple[list[GpuSample], str | None]:
+        load = self.signal.load()
+        self._tick += 1
+        for i, gpu in enumerate(self.fake.gpus):
+            self._drive(i, gpu, load)
+        return self.inner.read()
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def _drive(self, i: int, gpu: FakeGpu, load: Load) -> None:
+        wiggle = math.sin(self._tick * 0.9 + i)  # deterministic, looks like noise
+        util = _clamp(load.gpu + 3 * wiggle if load.gpu > 10 else load.gpu)
+        gpu.util = (int(util), int(_clamp(util * 0.6)))
+        gpu.memory_used = int(gpu.memory_total * load.mem)
+        limit = gpu.power_limit_mw
+        gpu.power_mw = int(limit * min(1.0, load.power + 0.02 * wiggle))
+        # Temperature follows the load with a lag, as silicon does.
+        self._temps[i] += (load.temp - self._temps[i]) * 0.25
+        gpu.temperature = int(self._temps[i])
+        busy = load.gpu > 10
+        gpu.clocks = {"sm": 1845 if busy else 210, "mem": 7501 if busy else 405}
+        gpu.pstate = 0 if busy else 8
+        gpu.fan = int(_clamp(30 + (self._temps[i] - 40) * 1.6))
+        gpu.pcie = (int(2400 * load.mem), int(900 * load.mem))
+        gpu.throttle = 0x4 if load.power > 0.95 else (0x1 if not busy else 0)
+        gpu.procs = [(SIM_PID, gpu.memory_used - 300 * 1024**2)] if load.mem > 0.05 else []
+
+
+class SimulatedHost:
+    """The profile's CPU and RAM, following the same signal."""
+
+    def __init__(self, profile: MachineProfile, signal: PhaseSignal) -> None:
+        self.cores = profile.resources.cpu_count or 8
+        self.ram_total = (profile.resources.ram_mib or 16384) * 1024**2
+        self.signal = signal
+        self._tick = 0
+
+    def read(self) -> HostSample:
+        # peek(), not load(): the GPU source advances the autoplay clock.
+        phase, fraction = self.signal.peek()
+        cpu = (
+            LOADS["train_cpu"].cpu
+            if phase in ("train", "xla") and fraction < 0.5
+            else LOADS.get(phase, LOADS["idle"]).cpu
+        )
+        self._tick += 1
+        per = [_clamp(cpu + 6 * math.sin(self._tick * 0.7 + c)) for c in range(self.cores)]
+        ram = int(self.ram_total * (0.35 + (0.1 if phase != "idle" else 0.0)))
+        return HostSample(per, ram, self.ram_total)
+
+
+def _clamp(v: float, lo: float = 0.0, hi: float = 100.0) -> float:
+    return max(lo, min(hi, v))
+
+
+# ---- the simulated benchmark --------------------------------------------------------
+
+
+def simulated_events(
+    profile: MachineProfile, peak_tflops: dict[str, float] | None = None
+) -> list[dict[str, Any]]:
+    """The event stream a benchmark run on this profile's machine would plausibly print."""
+    gpu = profile.gpus[0] if profile.gpus else None
+    try:
+        major = int(gpu.compute_capability.split(".")[0]) if gpu else 0
+    except ValueError:
+        major = 0
+    peak = peak_tflops or {}
+    ev: list[dict[str, Any]] = [{"event": "start", "schema": 1, "quick": False, "simulated": True}]
+
+    def phase(name: str, title: str, results: list[dict[str, Any]], status: str = "ok", **end: Any) -> None:
+        ev.append({"event": "phase_start", "phase": name, "title": title})
+        steps = [r for r in results if r["kind"] != "speedup"]
+        done = 0
+        for data in results:
+            kind = data.pop("kind")
+            ev.append({"event": "result", "phase": name, "kind": kind, "data": data})
+            if kind != "speedup":
+                done += 1
+                ev.append(
+                    {"event": "progress", "phase": name, "done": done, "total": len(steps), "detail": ""}
+                )
+        ev.append({"event": "phase_end", "phase": name, "status": status, "seconds": 2.0, **end})
+
+    tf_version = profile.tensorflow.version if profile.tensorflow else "2.21.0"
+    phase(
+        "environment",
+        "TensorFlow, its build and the devices it sees",
+        [
+            {
+                "kind": "environment",
+                "tf_version": tf_version,
+                "build_info": {"is_cuda_build": bool(gpu), "cuda_version": "12.5.1", "cudnn_version": "9"},
+                "devices": [{"name": "/physical_device:CPU:0", "type": "CPU"}]
+                + ([{"name": "/physical_device:GPU:0", "type": "GPU"}] if gpu else []),
+                "gpus": [
+                    {
+                        "name": "/physical_device:GPU:0",
+                        "device_name": gpu.name,
+                        "compute_capability": gpu.compute_capability,
+                    }
+                ]
+                if gpu
+                else [],
+                "memory_growth": True if gpu else None,
+            }
+        ],
+    )
+    sanity = [{"kind": "sanity", "device": "/CPU:0", "max_abs_error": 4e-5, "ok": True}]
+    if gpu:
+        sanity.append({"kind": "sanity", "device": "/GPU:0", "max_abs_error": 2e-3, "ok": True})
+    phase("sanity", "A matmul on each device, checked against NumPy", sanity)
+
+    matmul: list[dict[str, Any]] = []
+    for n in (512, 1024, 2048):
+        for device, tflops in (("numpy", 0.16), ("CPU", 0.15)):
+            matmul.append(_mm(device, "float32", n, tflops * min(1.0, n / 2048)))
+    if gpu:
+        fp32 = 0.75 * peak.get("float32", 12.0)
+        dtypes = {"float32": fp32}
+        if major >= 6:
+            dtypes["float16"] = 0.6 * peak.get("float16", 4 * fp32 if major >= 7 else 2 * fp32)
+        if major >= 8:
+            dtypes["bfloat16"] = 0.6 * peak.get("bfloat16", 4 * fp32)
+        for dtype, best in dtypes.items():
+            for n in (1024, 2048, 4096, 8192):
+                matmul.append(
+                    _mm("GPU", dtype, n, best * n**3 / (n**3 + 1024**3))
+                )  # small sizes cannot fill a GPU
+    phase("matmul", "Matrix multiply throughput (TFLOP/s)", matmul)
+
+    for name, xla, title in (
+        ("train", False, "A small Keras CNN: images per second, CPU vs GPU"),
+        ("xla", True, "The same CNN compiled with XLA (jit_compile=True)"),
+    ):
+        cpu_rate, gpu_rate = (850.0, 14500.0) if xla else (900.0, 11800.0)
+        results = [
+            {
+                "kind": "train",
+                "device": "CPU",
+                "xla": xla,
+                "batch": 128,
+                "steps": 50,
+                "images_per_s": cpu_rate,
+            }
+        ]
+        if gpu:
+            results.append(
+                {
+                    "kind": "train",
+                    "device": "GPU",
+                    "xla": xla,
+                    "batch": 128,
+                    "steps": 50,
+                    "images_per_s": gpu_rate,
+                }
+            )
+            results.append({"kind": "speedup", "xla": xla, "gpu_vs_cpu": gpu_rate / cpu_rate})
+        phase(name, title, results)
+    ev.append({"event": "done", "ok": True, "seconds": 10.0, "failed": [], "simulated": True})
+    return ev
+
+
+def _mm(device: str, dtype: str, n: int, tflops: float) -> dict[str, Any]:
+    seconds = 2.0 * n**3 / (tflops * 1e12)
+    return {
+        "kind": "matmul",
+        "device": device,
+        "dtype": dtype,
+        "n": n,
+        "seconds": seconds,
+        "tflops": tflops,
+        "gflops": tflops * 1e3,
+        "runs": 7,
+    }
