@@ -83,37 +83,49 @@ def _newer_or_same(a: Candidate, b: Candidate) -> bool:
     return Version(a.set.tensorflow) >= Version(b.set.tensorflow)
 
 
+# Below this width the reasons column would be squeezed to a few letters a line;
+# the reasons then go under the table, numbered like the rows.
+WIDE_ENOUGH = 110
+
+
 def render(rec: Recommendation, console: Console, *, simulated: bool = False, show_all: bool = False) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
+    wide = console.width >= WIDE_ENOUGH
     table = Table(title=t("recommend.title_simulated" if simulated else "recommend.title"), show_lines=False)
-    for key in (
-        "col_tensorflow",
-        "col_method",
-        "col_python",
-        "col_cuda",
-        "col_cudnn",
-        "col_status",
-        "col_why",
-    ):
+    keys = ["col_tensorflow", "col_method", "col_python", "col_cuda", "col_cudnn", "col_status"]
+    if wide:
+        keys.append("col_why")
+    else:
+        table.add_column("#", justify="right", style="dim")
+    for key in keys:
         table.add_column(t(f"recommend.{key}"), overflow="fold")
     rows = visible_rows(rec, show_all)
-    for cand in rows:
+    for number, cand in enumerate(rows, 1):
         is_best = cand is rec.recommended
         status = (
             t("recommend.recommended") if is_best else t("recommend.fits" if cand.ok else "recommend.no_fit")
         )
-        table.add_row(
+        cells = [
             cand.set.tensorflow,
             cand.set.method,
             cand.set.python or "-",
             cand.set.cuda or "-",
             cand.set.cudnn or "-",
             status,
-            "\n".join(cand.reasons),
-            style="bold green" if is_best else (None if cand.ok else "dim"),
-        )
+        ]
+        cells = [*cells, "\n".join(cand.reasons)] if wide else [str(number), *cells]
+        table.add_row(*cells, style="bold green" if is_best else (None if cand.ok else "dim"))
     console.print(table)
+    if not wide:
+        reasons = Table.grid(padding=(0, 2))
+        reasons.add_column(justify="right", style="dim")
+        reasons.add_column()
+        for number, cand in enumerate(rows, 1):
+            for reason in cand.reasons:
+                reasons.add_row(str(number), escape(reason), style=None if cand.ok else "dim")
+        console.print(reasons)
     hidden = len(rec.candidates) - len(rows)
     if hidden > 0 and not show_all:
         console.print(t("recommend.more", count=hidden), style="dim")
