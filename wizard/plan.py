@@ -8,10 +8,10 @@ status 0 proves the step's result is there. The runner runs the check before
 (satisfied -> the step is skipped) and after (not satisfied -> the step failed);
 the bash export does the same with `if check; then ...`.
 
-Builders per platform and method live in `plan_linux`, `plan_conda`,
-`plan_wsl` and share `plan_common`; `build_plan` picks one. Nothing here runs
-anything: a plan is data, JSON-serialisable so the journal can keep the exact
-plan a run started with.
+Builders per platform and method live in `plan_linux` and `plan_conda` (the
+WSL2 host steps in `plan_wsl`) and share `plan_common`; `build_plan` picks one.
+Nothing here runs anything: a plan is data, JSON-serialisable so the journal
+can keep the exact plan a run started with.
 """
 
 from __future__ import annotations
@@ -215,7 +215,7 @@ def build_plan(
     `venv` is the environment directory (default: paths.default_venv(), under
     `home`); `home` defaults to the current user's (fixed in golden tests).
     """
-    from wizard import plan_conda, plan_linux, plan_wsl
+    from wizard import plan_conda, plan_linux
     from wizard.paths import default_venv
 
     home_path = Path(home) if home is not None else Path.home()
@@ -229,8 +229,6 @@ def build_plan(
     method = candidate.set.method
     if method == "cpu":
         return plan_linux.cpu_plan(profile, inputs)
-    if profile.platform == "wsl2" and method == "pip-and-cuda":
-        return plan_wsl.wsl2_plan(profile, inputs)
     if profile.platform == "windows" and method == "conda":
         return plan_conda.conda_plan(profile, inputs)
     if profile.platform == "windows" and method == "system-cuda":

@@ -12,7 +12,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from wizard.choice import Candidate
-from wizard.plan import Check, PlanInputs, Step
+from wizard.plan import Check, Plan, PlanInputs, Step
 from wizard.profile import UNKNOWN, MachineProfile
 from wizard.text import t
 
@@ -132,13 +132,16 @@ def driver_floor(candidate: Candidate, wsl: bool) -> str:
     return table.get(cuda_major(candidate.set.cuda), table[12])
 
 
-def driver_ok(profile: MachineProfile, floor: str) -> bool:
-    if profile.driver is None or profile.driver.version in ("", UNKNOWN):
-        return False
+def version_at_least(text: str, floor: str) -> bool:
+    """False, not an error, for a version that does not parse ("", UNKNOWN, a vendor string)."""
     try:
-        return Version(profile.driver.version) >= Version(floor)
+        return Version(text) >= Version(floor)
     except InvalidVersion:
         return False
+
+
+def driver_ok(profile: MachineProfile, floor: str) -> bool:
+    return profile.driver is not None and version_at_least(profile.driver.version, floor)
 
 
 def env_python(env_dir: Path, windows: bool = False) -> str:
@@ -162,61 +165,55 @@ def python_steps(profile: MachineProfile, candidate: Candidate) -> list[Step]:
     want = candidate.set.python
     py = base_python(profile, want)
     check = Check(("bash", "-c", VENV_WORKS_SH, "_", py), t("plan.python.proves", python=py))
-    distro = profile.os.id
     if needs_python_change(profile, candidate):
-        if distro == "ubuntu":
-            return [
-                Step(
-                    id="python",
-                    title=t("plan.python.title", version=want),
-                    why=t("plan.python.why_deadsnakes", version=want, have=profile.python.version),
-                    where="root",
-                    commands=(
-                        ("add-apt-repository", "-y", "ppa:deadsnakes/ppa"),
-                        apt_install(f"python{want}", f"python{want}-venv"),
-                    ),
-                    check=check,
-                    download_mib=SIZE_MIB["python"],
-                )
-            ]
-        return [
-            Step(
-                id="python",
-                title=t("plan.python.title", version=want),
-                why=t("plan.python.why_manual", version=want, have=profile.python.version),
-                where="user",
-                commands=(),
-                check=check,
-                manual=t("plan.python.manual", version=want),
-                download_mib=SIZE_MIB["python"],
-            )
-        ]
+        return [_python_step(profile, want, check)]
     if profile.python.venv_module is True and profile.python.pip is not False:
         return []
-    if distro in APT_DISTROS:
-        pkg = "python3-venv" if py == "python3" or profile.python.executable == py else f"python{want}-venv"
-        return [
-            Step(
-                id="python-venv",
-                title=t("plan.venv_tooling.title"),
-                why=t("plan.venv_tooling.why"),
-                where="root",
-                commands=(apt_install(pkg, "python3-pip"),),
-                check=check,
-                download_mib=SIZE_MIB["venv-tooling"],
-            )
-        ]
-    return [
-        Step(
-            id="python-venv",
-            title=t("plan.venv_tooling.title"),
-            why=t("plan.venv_tooling.why"),
-            where="user",
-            commands=(),
-            check=check,
-            manual=t("plan.venv_tooling.manual"),
+    return [_venv_tooling_step(profile, want, py, check)]
+
+
+def _python_step(profile: MachineProfile, want: str, check: Check) -> Step:
+    """The wanted Python: from the deadsnakes PPA on Ubuntu; elsewhere the user installs it."""
+    commands: tuple[tuple[str, ...], ...] = ()
+    if profile.os.id == "ubuntu":
+        why_key, where, manual = "plan.python.why_deadsnakes", "root", None
+        commands = (
+            ("add-apt-repository", "-y", "ppa:deadsnakes/ppa"),
+            apt_install(f"python{want}", f"python{want}-venv"),
         )
-    ]
+    else:
+        why_key, where, manual = "plan.python.why_manual", "user", t("plan.python.manual", version=want)
+    return Step(
+        id="python",
+        title=t("plan.python.title", version=want),
+        why=t(why_key, version=want, have=profile.python.version),
+        where=where,
+        commands=commands,
+        check=check,
+        manual=manual,
+        download_mib=SIZE_MIB["python"],
+    )
+
+
+def _venv_tooling_step(profile: MachineProfile, want: str, py: str, check: Check) -> Step:
+    """venv and pip for the base Python: apt packages on Debian's family; elsewhere by hand."""
+    commands: tuple[tuple[str, ...], ...] = ()
+    if profile.os.id in APT_DISTROS:
+        pkg = "python3-venv" if py == "python3" or profile.python.executable == py else f"python{want}-venv"
+        commands = (apt_install(pkg, "python3-pip"),)
+        where, manual, size = "root", None, SIZE_MIB["venv-tooling"]
+    else:
+        where, manual, size = "user", t("plan.venv_tooling.manual"), 0
+    return Step(
+        id="python-venv",
+        title=t("plan.venv_tooling.title"),
+        why=t("plan.venv_tooling.why"),
+        where=where,
+        commands=commands,
+        check=check,
+        manual=manual,
+        download_mib=size,
+    )
 
 
 def apt_install(*packages: str) -> tuple[str, ...]:
@@ -231,13 +228,15 @@ def apt_update() -> tuple[str, ...]:
 def venv_step(profile: MachineProfile, inputs: PlanInputs, windows: bool = False) -> Step:
     want = inputs.candidate.set.python
     py = env_python(inputs.venv, windows)
+    # The Windows launcher picks the minor version; python3.X does not exist there.
+    creator = ("py", f"-{want}") if windows else (base_python(profile, want),)
     return Step(
         id="venv",
         title=t("plan.venv.title"),
         why=t("plan.venv.why", path=str(inputs.venv)),
         where="user",
         commands=(
-            (base_python(profile, want), "-m", "venv", str(inputs.venv)),
+            (*creator, "-m", "venv", str(inputs.venv)),
             (py, "-m", "pip", "install", "--upgrade", "pip"),
         ),
         check=Check((py, "-c", VENV_OK_PY, want), t("plan.venv.proves", path=str(inputs.venv), version=want)),
@@ -334,3 +333,20 @@ def machine_label(profile: MachineProfile) -> str:
     parts = [profile.os.name if profile.os.name != UNKNOWN else profile.platform]
     parts += [g.name for g in profile.gpus[:1]]
     return ", ".join(parts)
+
+
+def assemble_plan(profile: MachineProfile, inputs: PlanInputs, steps: list[Step], notes: list[str]) -> Plan:
+    """The Plan of a builder's steps and notes; step ids are unique (`Plan.step` finds steps by id)."""
+    ids = [s.id for s in steps]
+    assert len(ids) == len(set(ids)), f"duplicate step ids: {ids}"
+    windows = profile.platform == "windows"
+    return Plan(
+        set=inputs.candidate.set,
+        platform=profile.platform,
+        venv=str(inputs.venv),
+        python=env_python(inputs.venv, windows),
+        steps=tuple(steps),
+        notes=tuple(notes + inputs.extra_notes),
+        simulated=profile.simulated,
+        label=machine_label(profile),
+    )

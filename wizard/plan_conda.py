@@ -11,12 +11,14 @@ from wizard.plan import Check, Plan, PlanInputs, Step
 from wizard.plan_common import (
     SIZE_MIB,
     WRITE_FILE_PY,
+    assemble_plan,
     cuda_major,
     env_python,
     tensorflow_step,
+    venv_step,
     verify_step,
 )
-from wizard.plan_linux import _plan, host_steps
+from wizard.plan_linux import host_steps
 from wizard.profile import UNKNOWN, MachineProfile
 from wizard.text import t
 
@@ -32,6 +34,12 @@ ACTIVATE_BODY = (
     'export LD_LIBRARY_PATH="$CONDA_PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"\n'
     'export XLA_FLAGS="--xla_gpu_cuda_data_dir=$CONDA_PREFIX"\n'
 )
+
+# Checks on native Windows cannot use bash or coreutils; the Python that runs the wizard can.
+EXISTS_PY = "import glob, sys; sys.exit(0 if glob.glob(sys.argv[1]) else 1)"
+
+# TensorFlow 2.10, the last release with GPU support on native Windows, was built against these.
+WINDOWS_CUDA, WINDOWS_CUDNN = "11.2", "8.1"
 
 
 def existing_conda(profile: MachineProfile) -> str | None:
@@ -81,158 +89,51 @@ def conda_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
         base = inputs.home / "miniforge3"
         conda = str(base / "bin" / "conda")
         arch = "aarch64" if profile.arch == "aarch64" else "x86_64"
-        steps.append(
-            Step(
-                id="miniforge",
-                title=t("plan.miniforge.title"),
-                why=t("plan.miniforge.why", path=str(base)),
-                where="user",
-                commands=(("bash", "-c", MINIFORGE_SH, "_", MINIFORGE_URL.format(arch=arch), str(base)),),
-                check=Check(("test", "-x", conda), t("plan.miniforge.proves", path=conda)),
-                download_mib=SIZE_MIB["miniforge"],
-            )
-        )
+        install = ("bash", "-c", MINIFORGE_SH, "_", MINIFORGE_URL.format(arch=arch), str(base))
+        steps.append(_miniforge_step(base, conda, ("test", "-x", conda), commands=(install,)))
     else:
         notes.append(t("plan.conda.existing", conda=conda))
     cuda, cudnn = cand.set.cuda or "12.5", cand.set.cudnn or "9.3"
-    steps.append(
-        Step(
-            id="conda-env",
-            title=t("plan.conda_env.title", python=cand.set.python, cuda=cuda, cudnn=cudnn),
-            why=t("plan.conda_env.why", path=prefix),
-            where="user",
-            # conda-forge only: no Anaconda terms-of-service prompt, and one channel's builds.
-            commands=(
-                (
-                    conda,
-                    "create",
-                    "-y",
-                    "-p",
-                    prefix,
-                    "--override-channels",
-                    "-c",
-                    "conda-forge",
-                    f"python={cand.set.python}",
-                    "pip",
-                    *cuda_packages(cand, cuda, cudnn),
-                ),
-            ),
-            check=Check(
-                ("bash", "-c", HAS_PACKAGE_SH, "_", prefix, "cudnn"), t("plan.conda_env.proves", path=prefix)
-            ),
-            download_mib=SIZE_MIB["conda-cuda"],
-        )
-    )
-    activate = str(inputs.venv / "etc" / "conda" / "activate.d" / "tf-gpu-wizard.sh")
-    steps.append(
-        Step(
-            id="conda-activate",
-            title=t("plan.conda_activate.title"),
-            why=t("plan.conda_activate.why"),
-            where="user",
-            commands=((env_python(inputs.venv), "-c", WRITE_FILE_PY, activate, ACTIVATE_BODY),),
-            check=Check(("test", "-f", activate), t("plan.conda_activate.proves", path=activate)),
-        )
-    )
+    has_cudnn = ("bash", "-c", HAS_PACKAGE_SH, "_", prefix, "cudnn")
+    steps.append(_conda_env_step(conda, inputs, cuda, cudnn, has_cudnn))
+    steps.append(_conda_activate_step(inputs))
     steps.append(tensorflow_step(profile, inputs))
-    # `conda run` activates the env (the activate.d script included), as the student's shell will.
-    run = (conda, "run", "--no-capture-output", "-p", prefix)
-    steps.append(verify_step(inputs, gpu=True, prefix=run, python="python"))
-    yml = str(inputs.venv / "environment.yml")
-    steps.append(
-        Step(
-            id="environment-yml",
-            title=t("plan.environment_yml.title"),
-            why=t("plan.environment_yml.why", path=yml),
-            where="user",
-            commands=((conda, "env", "export", "-p", prefix, "--file", yml),),
-            check=Check(("test", "-s", yml), t("plan.environment_yml.proves", path=yml)),
-        )
-    )
-    return _plan(profile, inputs, steps, notes)
-
-
-# Checks on native Windows cannot use bash or coreutils; the Python that runs the wizard can.
-EXISTS_PY = "import glob, sys; sys.exit(0 if glob.glob(sys.argv[1]) else 1)"
+    steps.append(_conda_verify_step(conda, inputs))
+    yml = _environment_yml(inputs)
+    steps.append(_environment_yml_step(conda, inputs, ("test", "-s", yml)))
+    return assemble_plan(profile, inputs, steps, notes)
 
 
 def windows_conda_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     """TensorFlow 2.10, the last release with GPU support on native Windows, from conda-forge CUDA."""
     cand = inputs.candidate
-    prefix = str(inputs.venv)
-    checker = profile.python.executable if profile.python.executable not in ("", UNKNOWN) else "python"
+    checker = _windows_checker(profile)
     steps: list[Step] = []
     conda = existing_conda(profile)
     notes = [t("plan.conda.windows_note")]
     if conda is None:
-        conda = str(inputs.home / "miniforge3" / "Scripts" / "conda.exe")
-        steps.append(
-            Step(
-                id="miniforge",
-                title=t("plan.miniforge.title"),
-                why=t("plan.miniforge.why", path=str(inputs.home / "miniforge3")),
-                where="user",
-                commands=(),
-                manual=t("plan.miniforge.manual_windows"),
-                check=Check((checker, "-c", EXISTS_PY, conda), t("plan.miniforge.proves", path=conda)),
-                download_mib=SIZE_MIB["miniforge"],
-            )
-        )
+        base = inputs.home / "miniforge3"
+        conda = str(base / "Scripts" / "conda.exe")
+        manual = t("plan.miniforge.manual_windows")
+        steps.append(_miniforge_step(base, conda, _exists_argv(checker, conda), manual=manual))
     else:
         notes.append(t("plan.conda.existing", conda=conda))
-    cuda, cudnn = cand.set.cuda or "11.2", cand.set.cudnn or "8.1"
-    steps.append(
-        Step(
-            id="conda-env",
-            title=t("plan.conda_env.title", python=cand.set.python, cuda=cuda, cudnn=cudnn),
-            why=t("plan.conda_env.why", path=prefix),
-            where="user",
-            commands=(
-                (
-                    conda,
-                    "create",
-                    "-y",
-                    "-p",
-                    prefix,
-                    "--override-channels",
-                    "-c",
-                    "conda-forge",
-                    f"python={cand.set.python}",
-                    "pip",
-                    *cuda_packages(cand, cuda, cudnn),
-                ),
-            ),
-            check=Check(
-                (checker, "-c", EXISTS_PY, str(inputs.venv / "conda-meta" / "cudnn-*.json")),
-                t("plan.conda_env.proves", path=prefix),
-            ),
-            download_mib=SIZE_MIB["conda-cuda"],
-        )
-    )
+    cuda, cudnn = cand.set.cuda or WINDOWS_CUDA, cand.set.cudnn or WINDOWS_CUDNN
+    has_cudnn = _exists_argv(checker, str(inputs.venv / "conda-meta" / "cudnn-*.json"))
+    steps.append(_conda_env_step(conda, inputs, cuda, cudnn, has_cudnn))
     python = str(inputs.venv / "python.exe")  # a conda env on Windows keeps python.exe at its top
     steps.append(tensorflow_step(profile, inputs, python=python))
-    run = (conda, "run", "--no-capture-output", "-p", prefix)
-    steps.append(verify_step(inputs, gpu=True, prefix=run, python="python"))
-    yml = str(inputs.venv / "environment.yml")
-    steps.append(
-        Step(
-            id="environment-yml",
-            title=t("plan.environment_yml.title"),
-            why=t("plan.environment_yml.why", path=yml),
-            where="user",
-            commands=((conda, "env", "export", "-p", prefix, "--file", yml),),
-            check=Check((checker, "-c", EXISTS_PY, yml), t("plan.environment_yml.proves", path=yml)),
-        )
-    )
-    plan = _plan(profile, inputs, steps, notes)
+    steps.append(_conda_verify_step(conda, inputs))
+    steps.append(_environment_yml_step(conda, inputs, _exists_argv(checker, _environment_yml(inputs))))
+    plan = assemble_plan(profile, inputs, steps, notes)
     return replace(plan, python=python)
 
 
 def windows_system_cuda_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     """TensorFlow 2.10 on native Windows with NVIDIA's CUDA and cuDNN installers (by hand)."""
     cand = inputs.candidate
-    cuda, cudnn = cand.set.cuda or "11.2", cand.set.cudnn or "8.1"
-    checker = profile.python.executable if profile.python.executable not in ("", UNKNOWN) else "python"
+    cuda, cudnn = cand.set.cuda or WINDOWS_CUDA, cand.set.cudnn or WINDOWS_CUDNN
+    checker = _windows_checker(profile)
     cuda_bin = f"C:/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v{cuda}/bin"
     steps = [
         Step(
@@ -243,7 +144,7 @@ def windows_system_cuda_plan(profile: MachineProfile, inputs: PlanInputs) -> Pla
             commands=(),
             manual=t("plan.cuda_toolkit.manual_windows", version=cuda),
             check=Check(
-                (checker, "-c", EXISTS_PY, f"{cuda_bin}/cudart64_*.dll"),
+                _exists_argv(checker, f"{cuda_bin}/cudart64_*.dll"),
                 t("plan.cuda_toolkit.proves", path=cuda_bin),
             ),
             download_mib=SIZE_MIB["cuda-toolkit"],
@@ -256,17 +157,110 @@ def windows_system_cuda_plan(profile: MachineProfile, inputs: PlanInputs) -> Pla
             commands=(),
             manual=t("plan.cudnn.manual_windows", version=cudnn, cuda=cuda, bin=cuda_bin),
             check=Check(
-                (checker, "-c", EXISTS_PY, f"{cuda_bin}/cudnn64_*.dll"),
+                _exists_argv(checker, f"{cuda_bin}/cudnn64_*.dll"),
                 t("plan.cudnn.proves", package="cudnn64_8.dll", version=cudnn),
             ),
             download_mib=SIZE_MIB["cudnn"],
         ),
     ]
-    from wizard.plan_common import venv_step
-
-    first = ("py", f"-{cand.set.python}")
-    venv = venv_step(profile, inputs, windows=True)
-    steps.append(replace(venv, commands=((*first, *venv.commands[0][1:]), *venv.commands[1:])))
+    steps.append(venv_step(profile, inputs, windows=True))
     steps.append(tensorflow_step(profile, inputs))
     steps.append(verify_step(inputs, gpu=True, windows=True))
-    return _plan(profile, inputs, steps, [t("plan.conda.windows_note")])
+    return assemble_plan(profile, inputs, steps, [t("plan.conda.windows_note")])
+
+
+def _windows_checker(profile: MachineProfile) -> str:
+    """The Python that runs the checks on native Windows: the detected one, else `python` on PATH."""
+    exe = profile.python.executable
+    return exe if exe not in ("", UNKNOWN) else "python"
+
+
+def _exists_argv(checker: str, pattern: str) -> tuple[str, ...]:
+    return (checker, "-c", EXISTS_PY, pattern)
+
+
+def _environment_yml(inputs: PlanInputs) -> str:
+    return str(inputs.venv / "environment.yml")
+
+
+def _miniforge_step(
+    base: Path,
+    conda: str,
+    check_argv: tuple[str, ...],
+    *,
+    commands: tuple[tuple[str, ...], ...] = (),
+    manual: str | None = None,
+) -> Step:
+    """Miniforge into `base`: by its installer script on Linux, by hand on Windows."""
+    return Step(
+        id="miniforge",
+        title=t("plan.miniforge.title"),
+        why=t("plan.miniforge.why", path=str(base)),
+        where="user",
+        commands=commands,
+        manual=manual,
+        check=Check(check_argv, t("plan.miniforge.proves", path=conda)),
+        download_mib=SIZE_MIB["miniforge"],
+    )
+
+
+def _conda_env_step(
+    conda: str, inputs: PlanInputs, cuda: str, cudnn: str, check_argv: tuple[str, ...]
+) -> Step:
+    """The environment with Python, pip and the CUDA libraries; `check_argv` proves cuDNN is in it."""
+    cand = inputs.candidate
+    prefix = str(inputs.venv)
+    return Step(
+        id="conda-env",
+        title=t("plan.conda_env.title", python=cand.set.python, cuda=cuda, cudnn=cudnn),
+        why=t("plan.conda_env.why", path=prefix),
+        where="user",
+        # conda-forge only: no Anaconda terms-of-service prompt, and one channel's builds.
+        commands=(
+            (
+                conda,
+                "create",
+                "-y",
+                "-p",
+                prefix,
+                "--override-channels",
+                "-c",
+                "conda-forge",
+                f"python={cand.set.python}",
+                "pip",
+                *cuda_packages(cand, cuda, cudnn),
+            ),
+        ),
+        check=Check(check_argv, t("plan.conda_env.proves", path=prefix)),
+        download_mib=SIZE_MIB["conda-cuda"],
+    )
+
+
+def _conda_activate_step(inputs: PlanInputs) -> Step:
+    activate = str(inputs.venv / "etc" / "conda" / "activate.d" / "tf-gpu-wizard.sh")
+    return Step(
+        id="conda-activate",
+        title=t("plan.conda_activate.title"),
+        why=t("plan.conda_activate.why"),
+        where="user",
+        commands=((env_python(inputs.venv), "-c", WRITE_FILE_PY, activate, ACTIVATE_BODY),),
+        check=Check(("test", "-f", activate), t("plan.conda_activate.proves", path=activate)),
+    )
+
+
+def _conda_verify_step(conda: str, inputs: PlanInputs) -> Step:
+    # `conda run` activates the env (the activate.d script included), as the student's shell will.
+    run = (conda, "run", "--no-capture-output", "-p", str(inputs.venv))
+    return verify_step(inputs, gpu=True, prefix=run, python="python")
+
+
+def _environment_yml_step(conda: str, inputs: PlanInputs, check_argv: tuple[str, ...]) -> Step:
+    yml = _environment_yml(inputs)
+    return Step(
+        id="environment-yml",
+        title=t("plan.environment_yml.title"),
+        why=t("plan.environment_yml.why", path=yml),
+        where="user",
+        commands=((conda, "env", "export", "-p", str(inputs.venv), "--file", yml),),
+        check=Check(check_argv, t("plan.environment_yml.proves", path=yml)),
+    )

@@ -2,25 +2,26 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from pathlib import Path
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from wizard import shellblock
+from wizard.choice import Candidate
 from wizard.plan import Check, Plan, PlanError, PlanInputs, Step
 from wizard.plan_common import (
     SIZE_MIB,
     apt_install,
     apt_update,
+    assemble_plan,
     driver_check,
     driver_floor,
     driver_ok,
-    env_python,
-    machine_label,
     python_steps,
     tensorflow_step,
     venv_step,
     verify_step,
+    version_at_least,
 )
 from wizard.profile import UNKNOWN, MachineProfile
 from wizard.text import t
@@ -50,13 +51,6 @@ KEYRING_SH = (
 )
 
 
-def _version_at_least(text: str, floor: str) -> bool:
-    try:
-        return Version(text) >= Version(floor)
-    except InvalidVersion:
-        return False
-
-
 def driver_branch(floor: str) -> str:
     for branch in UBUNTU_BRANCHES:
         if Version(branch) >= Version(floor.split(".")[0]):
@@ -75,60 +69,55 @@ def driver_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
         why += " " + t("plan.driver.secure_boot")
     distro, version = profile.os.id, profile.os.version
     branch = driver_branch(floor)
-    common = dict(where="root", check=driver_check(floor), restart="reboot", download_mib=SIZE_MIB["driver"])
     if distro == "ubuntu":
         # ubuntu-drivers picks the signed, prebuilt kernel modules (Secure Boot friendly) when they exist.
-        new_tool = _version_at_least(version, "22.04")
         install = (
             ("ubuntu-drivers", "install", f"nvidia:{branch}")
-            if new_tool
+            if version_at_least(version, "22.04")
             else apt_install(f"nvidia-driver-{branch}")
         )
-        return [
-            Step(
-                id="driver",
-                title=t("plan.driver.title", branch=branch),
-                why=why,
-                commands=(apt_update(), install),
-                **common,  # type: ignore[arg-type]
-            )
-        ]
+        return [_driver_step(floor, t("plan.driver.title", branch=branch), why, (apt_update(), install))]
     if distro == "debian":
-        steps: list[Step] = []
-        codename = DEBIAN_CODENAMES.get(version.split(".")[0], "bookworm")
-        sources = "/etc/apt/sources.list.d/tf-gpu-wizard-non-free.list"
-        line = f"deb http://deb.debian.org/debian {codename} main contrib non-free non-free-firmware"
-        steps.append(
-            Step(
-                id="debian-non-free",
-                title=t("plan.debian_non_free.title"),
-                why=t("plan.debian_non_free.why", file=sources),
-                where="root",
-                commands=(("bash", "-c", WRITE_AS_ROOT_SH, "_", sources, line), apt_update()),
-                check=Check(("apt-cache", "show", "nvidia-driver"), t("plan.debian_non_free.proves")),
-            )
-        )
         headers = "linux-headers-arm64" if profile.arch == "aarch64" else "linux-headers-amd64"
-        steps.append(
-            Step(
-                id="driver",
-                title=t("plan.driver.title_debian"),
-                why=why,
-                commands=(apt_install(headers, "nvidia-driver", "firmware-misc-nonfree"),),
-                **common,  # type: ignore[arg-type]
-            )
-        )
-        return steps
-    return [
-        Step(
-            id="driver",
-            title=t("plan.driver.title", branch=branch),
-            why=why,
-            commands=(),
-            manual=t("plan.driver.manual", floor=floor),
-            **common,  # type: ignore[arg-type]
-        )
-    ]
+        install = apt_install(headers, "nvidia-driver", "firmware-misc-nonfree")
+        return [
+            _debian_non_free_step(version),
+            _driver_step(floor, t("plan.driver.title_debian"), why, (install,)),
+        ]
+    manual = t("plan.driver.manual", floor=floor)
+    return [_driver_step(floor, t("plan.driver.title", branch=branch), why, (), manual=manual)]
+
+
+def _driver_step(
+    floor: str, title: str, why: str, commands: tuple[tuple[str, ...], ...], manual: str | None = None
+) -> Step:
+    """The driver install, however it is done: as root, proven by nvidia-smi, then a reboot."""
+    return Step(
+        id="driver",
+        title=title,
+        why=why,
+        where="root",
+        commands=commands,
+        check=driver_check(floor),
+        restart="reboot",
+        download_mib=SIZE_MIB["driver"],
+        manual=manual,
+    )
+
+
+def _debian_non_free_step(version: str) -> Step:
+    """Debian's driver packages live in non-free, which a default install does not enable."""
+    codename = DEBIAN_CODENAMES.get(version.split(".")[0], "bookworm")
+    sources = "/etc/apt/sources.list.d/tf-gpu-wizard-non-free.list"
+    line = f"deb http://deb.debian.org/debian {codename} main contrib non-free non-free-firmware"
+    return Step(
+        id="debian-non-free",
+        title=t("plan.debian_non_free.title"),
+        why=t("plan.debian_non_free.why", file=sources),
+        where="root",
+        commands=(("bash", "-c", WRITE_AS_ROOT_SH, "_", sources, line), apt_update()),
+        check=Check(("apt-cache", "show", "nvidia-driver"), t("plan.debian_non_free.proves")),
+    )
 
 
 def host_steps(profile: MachineProfile, inputs: PlanInputs) -> tuple[list[Step], list[str]]:
@@ -140,22 +129,6 @@ def host_steps(profile: MachineProfile, inputs: PlanInputs) -> tuple[list[Step],
     return driver_steps(profile, inputs), _driver_note(profile, inputs, wsl=False)
 
 
-def _plan(profile: MachineProfile, inputs: PlanInputs, steps: list[Step], notes: list[str]) -> Plan:
-    ids = [s.id for s in steps]
-    assert len(ids) == len(set(ids)), f"duplicate step ids: {ids}"
-    windows = profile.platform == "windows"
-    return Plan(
-        set=inputs.candidate.set,
-        platform=profile.platform,
-        venv=str(inputs.venv),
-        python=env_python(inputs.venv, windows),
-        steps=tuple(steps),
-        notes=tuple(notes + inputs.extra_notes),
-        simulated=profile.simulated,
-        label=machine_label(profile),
-    )
-
-
 def _driver_note(profile: MachineProfile, inputs: PlanInputs, wsl: bool) -> list[str]:
     floor = driver_floor(inputs.candidate, wsl=wsl)
     if driver_ok(profile, floor) and profile.driver is not None:
@@ -164,12 +137,13 @@ def _driver_note(profile: MachineProfile, inputs: PlanInputs, wsl: bool) -> list
 
 
 def pip_and_cuda_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
-    steps = driver_steps(profile, inputs)
+    """Native Linux and WSL2 alike: the host's steps, then CUDA and cuDNN as pip wheels."""
+    steps, notes = host_steps(profile, inputs)
     steps += python_steps(profile, inputs.candidate)
     steps.append(venv_step(profile, inputs))
     steps.append(tensorflow_step(profile, inputs, extra="[and-cuda]"))
     steps.append(verify_step(inputs, gpu=True))
-    return _plan(profile, inputs, steps, _driver_note(profile, inputs, wsl=False))
+    return assemble_plan(profile, inputs, steps, notes)
 
 
 def cuda_repo_name(profile: MachineProfile) -> str:
@@ -188,31 +162,50 @@ def system_cuda_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     cuda = cand.set.cuda or "12.2"
     cudnn = cand.set.cudnn or "8.9"
     cuda_dir = f"/usr/local/cuda-{cuda}"
+    bashrc = inputs.home / ".bashrc"
+    steps, notes = host_steps(profile, inputs)
+    steps += [
+        _cuda_repo_step(profile),
+        _cuda_toolkit_step(cand, cuda, cuda_dir),
+        _cudnn_step(cuda, cudnn),
+        _cuda_default_step(profile, cuda, cuda_dir),
+        _shell_env_step(bashrc),
+    ]
+    steps += python_steps(profile, cand)
+    steps.append(venv_step(profile, inputs))
+    steps.append(tensorflow_step(profile, inputs))
+    steps.append(verify_step(inputs, gpu=True, prefix=("bash", "-c", CUDA_ENV_EXEC_SH, "_")))
+    notes.append(t("plan.shell_env.remove_note", file=str(bashrc)))
+    return assemble_plan(profile, inputs, steps, notes)
+
+
+def _cuda_repo_step(profile: MachineProfile) -> Step:
     repo_arch = "sbsa" if profile.arch == "aarch64" else "x86_64"
     repo = f"https://developer.download.nvidia.com/compute/cuda/repos/{cuda_repo_name(profile)}/{repo_arch}/"
-    steps, notes = host_steps(profile, inputs)
-    steps.append(
-        Step(
-            id="cuda-repo",
-            title=t("plan.cuda_repo.title"),
-            why=t("plan.cuda_repo.why", repo=repo),
-            where="root",
-            commands=(("bash", "-c", KEYRING_SH, "_", repo + "cuda-keyring_1.1-1_all.deb"), apt_update()),
-            check=Check(("dpkg", "-s", "cuda-keyring"), t("plan.cuda_repo.proves")),
-        )
+    return Step(
+        id="cuda-repo",
+        title=t("plan.cuda_repo.title"),
+        why=t("plan.cuda_repo.why", repo=repo),
+        where="root",
+        commands=(("bash", "-c", KEYRING_SH, "_", repo + "cuda-keyring_1.1-1_all.deb"), apt_update()),
+        check=Check(("dpkg", "-s", "cuda-keyring"), t("plan.cuda_repo.proves")),
     )
+
+
+def _cuda_toolkit_step(cand: Candidate, cuda: str, cuda_dir: str) -> Step:
     toolkit = "cuda-toolkit-" + cuda.replace(".", "-")
-    steps.append(
-        Step(
-            id="cuda-toolkit",
-            title=t("plan.cuda_toolkit.title", version=cuda),
-            why=t("plan.cuda_toolkit.why", version=cuda, tf=cand.set.tensorflow, package=toolkit),
-            where="root",
-            commands=(apt_install(toolkit),),
-            check=Check(("test", "-x", f"{cuda_dir}/bin/nvcc"), t("plan.cuda_toolkit.proves", path=cuda_dir)),
-            download_mib=SIZE_MIB["cuda-toolkit"],
-        )
+    return Step(
+        id="cuda-toolkit",
+        title=t("plan.cuda_toolkit.title", version=cuda),
+        why=t("plan.cuda_toolkit.why", version=cuda, tf=cand.set.tensorflow, package=toolkit),
+        where="root",
+        commands=(apt_install(toolkit),),
+        check=Check(("test", "-x", f"{cuda_dir}/bin/nvcc"), t("plan.cuda_toolkit.proves", path=cuda_dir)),
+        download_mib=SIZE_MIB["cuda-toolkit"],
     )
+
+
+def _cudnn_step(cuda: str, cudnn: str) -> Step:
     cudnn_major = cudnn.split(".")[0]
     if cudnn_major == "8":
         pkgs = ("libcudnn8", "libcudnn8-dev")
@@ -221,54 +214,48 @@ def system_cuda_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
         cuda_major = cuda.split(".")[0]
         pkgs = (f"libcudnn{cudnn_major}-cuda-{cuda_major}", f"libcudnn{cudnn_major}-dev-cuda-{cuda_major}")
         pin = f"={cudnn}.*"
-    steps.append(
-        Step(
-            id="cudnn",
-            title=t("plan.cudnn.title", version=cudnn),
-            why=t("plan.cudnn.why", version=cudnn, cuda=cuda),
-            where="root",
-            # hold: the CUDA repository carries newer cuDNN builds an upgrade would switch to.
-            commands=(apt_install(*(p + pin for p in pkgs)), ("apt-mark", "hold", *pkgs)),
-            check=Check(
-                ("bash", "-c", CUDNN_VERSION_SH, "_", pkgs[0], cudnn + "."),
-                t("plan.cudnn.proves", package=pkgs[0], version=cudnn),
-            ),
-            download_mib=SIZE_MIB["cudnn"],
-        )
+    return Step(
+        id="cudnn",
+        title=t("plan.cudnn.title", version=cudnn),
+        why=t("plan.cudnn.why", version=cudnn, cuda=cuda),
+        where="root",
+        # hold: the CUDA repository carries newer cuDNN builds an upgrade would switch to.
+        commands=(apt_install(*(p + pin for p in pkgs)), ("apt-mark", "hold", *pkgs)),
+        check=Check(
+            ("bash", "-c", CUDNN_VERSION_SH, "_", pkgs[0], cudnn + "."),
+            t("plan.cudnn.proves", package=pkgs[0], version=cudnn),
+        ),
+        download_mib=SIZE_MIB["cudnn"],
     )
+
+
+def _cuda_default_step(profile: MachineProfile, cuda: str, cuda_dir: str) -> Step:
+    """Point /usr/local/cuda at this toolkit; asks first when another one is the default now."""
     other_default = [
         tk.version for tk in profile.cuda_toolkits if tk.default and tk.version not in (cuda, UNKNOWN)
     ]
-    steps.append(
-        Step(
-            id="cuda-default",
-            title=t("plan.cuda_default.title", version=cuda),
-            why=t("plan.cuda_default.why", path=cuda_dir),
-            where="root",
-            commands=(("update-alternatives", "--set", "cuda", cuda_dir),),
-            check=Check(
-                ("bash", "-c", CUDA_DEFAULT_SH, "_", cuda_dir), t("plan.cuda_default.proves", path=cuda_dir)
-            ),
-            confirm=t("plan.cuda_default.confirm", old=other_default[0], new=cuda) if other_default else None,
-        )
+    return Step(
+        id="cuda-default",
+        title=t("plan.cuda_default.title", version=cuda),
+        why=t("plan.cuda_default.why", path=cuda_dir),
+        where="root",
+        commands=(("update-alternatives", "--set", "cuda", cuda_dir),),
+        check=Check(
+            ("bash", "-c", CUDA_DEFAULT_SH, "_", cuda_dir), t("plan.cuda_default.proves", path=cuda_dir)
+        ),
+        confirm=t("plan.cuda_default.confirm", old=other_default[0], new=cuda) if other_default else None,
     )
-    bashrc = inputs.home / ".bashrc"
-    steps.append(
-        Step(
-            id="shell-env",
-            title=t("plan.shell_env.title"),
-            why=t("plan.shell_env.why", file=str(bashrc)),
-            where="user",
-            commands=(shellblock.add_command(bashrc, "cuda", CUDA_ENV_BODY),),
-            check=shellblock.present_check(bashrc, "cuda"),
-        )
+
+
+def _shell_env_step(bashrc: Path) -> Step:
+    return Step(
+        id="shell-env",
+        title=t("plan.shell_env.title"),
+        why=t("plan.shell_env.why", file=str(bashrc)),
+        where="user",
+        commands=(shellblock.add_command(bashrc, "cuda", CUDA_ENV_BODY),),
+        check=shellblock.present_check(bashrc, "cuda"),
     )
-    steps += python_steps(profile, cand)
-    steps.append(venv_step(profile, inputs))
-    steps.append(tensorflow_step(profile, inputs))
-    steps.append(verify_step(inputs, gpu=True, prefix=("bash", "-c", CUDA_ENV_EXEC_SH, "_")))
-    notes.append(t("plan.shell_env.remove_note", file=str(bashrc)))
-    return _plan(profile, inputs, steps, notes)
 
 
 def cpu_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
@@ -276,16 +263,9 @@ def cpu_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     linux_x86 = profile.platform in ("linux", "wsl2", "wsl1") and profile.arch in ("x86_64", "amd64")
     # tensorflow-cpu is the same code without the CUDA kernels: a 260 MB download instead of 620.
     distribution = "tensorflow-cpu" if linux_x86 else "tensorflow"
-    steps: list[Step] = []
-    if not windows:
-        steps += python_steps(profile, inputs.candidate)
-    venv = venv_step(profile, inputs, windows=windows)
-    if windows:
-        # The Windows launcher picks the minor version; python3.X does not exist there.
-        first = ("py", f"-{inputs.candidate.set.python}", *venv.commands[0][1:])
-        venv = replace(venv, commands=(first, *venv.commands[1:]))
-    steps.append(venv)
+    steps = [] if windows else python_steps(profile, inputs.candidate)
+    steps.append(venv_step(profile, inputs, windows=windows))
     steps.append(tensorflow_step(profile, inputs, distribution=distribution))
     steps.append(verify_step(inputs, gpu=False, windows=windows))
     notes = [t("plan.cpu.note")] if profile.has_nvidia_gpu else []
-    return _plan(profile, inputs, steps, notes)
+    return assemble_plan(profile, inputs, steps, notes)

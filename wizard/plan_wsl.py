@@ -1,4 +1,4 @@
-"""The WSL2 plan: Windows-host steps first, then the same in-WSL steps as native pip-and-cuda.
+"""The Windows-host steps of every WSL2 plan; the in-WSL steps are the native Linux ones.
 
 WSL2 uses the Windows driver through /usr/lib/wsl/lib; a Linux NVIDIA driver
 inside WSL only breaks that, so this plan never installs one and offers to
@@ -7,17 +7,8 @@ remove one that was installed.
 
 from __future__ import annotations
 
-from wizard.plan import Check, Plan, PlanInputs, Step
-from wizard.plan_common import (
-    driver_check,
-    driver_floor,
-    driver_ok,
-    python_steps,
-    tensorflow_step,
-    venv_step,
-    verify_step,
-)
-from wizard.plan_linux import _plan
+from wizard.plan import Check, PlanInputs, Step
+from wizard.plan_common import driver_check, driver_floor, driver_ok
 from wizard.profile import MachineProfile
 from wizard.text import t
 
@@ -122,12 +113,3 @@ def windows_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
             )
         )
     return steps
-
-
-def wsl2_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
-    steps = windows_steps(profile, inputs)
-    steps += python_steps(profile, inputs.candidate)
-    steps.append(venv_step(profile, inputs))
-    steps.append(tensorflow_step(profile, inputs, extra="[and-cuda]"))
-    steps.append(verify_step(inputs, gpu=True))
-    return _plan(profile, inputs, steps, [t("plan.wsl.note")])
