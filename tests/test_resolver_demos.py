@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from wizard.cli import main
-from wizard.cli.recommend import DOC_HEADER, demo_markdown
+from wizard.cli.recommend import demo_markdown
 from wizard.demo import demo_names, load_demo
 from wizard.resolver import recommend
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "recommendations.md"
+README = Path(__file__).resolve().parent.parent / "README.md"
+START, END = "<!-- recommendations:start -->\n", "<!-- recommendations:end -->"
 
 
 @pytest.mark.parametrize("name", demo_names())
@@ -22,14 +23,15 @@ def test_every_demo_profile_gets_an_answer(name):
     assert rec.recommended is None or rec.recommended.ok
 
 
-def test_docs_table_is_current():
-    text = DOC_HEADER + demo_markdown()
+def test_readme_table_is_current():
+    text = README.read_text(encoding="utf-8")
+    head, _, rest = text.partition(START)
+    _, _, tail = rest.partition(END)
+    assert rest, "README.md lacks the recommendations markers"
+    fresh = head + START + demo_markdown() + END + tail
     if os.environ.get("UPDATE_DOCS"):
-        DOC.parent.mkdir(exist_ok=True)
-        DOC.write_text(text, encoding="utf-8")
-    assert DOC.read_text(encoding="utf-8") == text, (
-        "docs/recommendations.md is stale: rerun with UPDATE_DOCS=1"
-    )
+        README.write_text(fresh, encoding="utf-8")
+    assert text == fresh, "the README's recommendations table is stale: rerun with UPDATE_DOCS=1"
 
 
 def test_cli_json(capsys):
