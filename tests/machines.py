@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from wizard.probe.context import ProbeContext, PythonFacts
@@ -57,4 +58,6 @@ def context(
     distributions: list[tuple[str, str]] | None = None,
 ) -> ProbeContext:
     system = System(root=root, runner=CannedCommands(dict(commands or {})), environ=env or {}, home=root)
-    return ProbeContext(system=system, python=python, distributions=lambda: list(distributions or []))
+    # Distribution names are normalised as importlib.metadata does (PEP 503).
+    versions = {re.sub(r"[-_.]+", "-", n).lower(): v for n, v in distributions or []}
+    return ProbeContext(system=system, python=python, installed=lambda name: versions.get(name))

@@ -63,3 +63,24 @@ def test_bad_profiles_exit_nonzero_with_one_line(tmp_path: Path) -> None:
         assert expect in result.stderr
         assert "Traceback" not in result.stderr
         assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_detect_loads_only_what_it_needs() -> None:
+    # Start-up time is most of `detect`'s 0.5 s budget: other commands' heavy modules stay unloaded.
+    code = (
+        "import sys, io, contextlib\n"
+        "from wizard.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['detect', '--json'])\n"
+        "heavy = [m for m in ('wizard.runner', 'wizard.monitor', 'wizard.plan', 'wizard.bench', 'textual') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+
+
+def test_help_lists_every_command() -> None:
+    result = run("--help")
+    assert result.returncode == 0
+    for command in ("detect", "recommend", "plan", "apply", "monitor", "bench", "doctor"):
+        assert command in result.stdout

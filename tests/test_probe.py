@@ -253,11 +253,11 @@ def test_hung_nvml_is_time_bounded(tmp_path: Path) -> None:
 
 
 def test_a_failing_part_becomes_a_note(tmp_path: Path) -> None:
-    def broken() -> list[tuple[str, str]]:
+    def broken(name: str) -> str | None:
         raise RuntimeError("metadata is corrupt")
 
     ctx = context(tree(tmp_path, native_files()))
-    ctx.distributions = broken
+    ctx.installed = broken
     p = detect(context=ctx, nvml=NO_NVML)
     assert p.probe_layers["tensorflow"] == "failed"
     assert any("tensorflow probe failed" in n and "metadata is corrupt" in n for n in p.notes)

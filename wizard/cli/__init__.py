@@ -19,7 +19,20 @@ from wizard.profile import ProfileError
 COMMANDS = ("detect", "recommend", "plan", "apply", "monitor", "bench", "doctor")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def chosen_command(argv: Sequence[str]) -> str | None:
+    """The subcommand named in argv, found without importing any of them."""
+    skip_value = False
+    for token in argv:
+        if skip_value:
+            skip_value = False
+        elif token == "--profile":
+            skip_value = True
+        elif not token.startswith("-"):
+            return token
+    return None
+
+
+def build_parser(only: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tf-gpu-wizard",
         description="From an NVIDIA machine to TensorFlow training on its GPU, and proof that it does.",
@@ -27,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     add_profile_option(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in only:
         try:
             module = importlib.import_module(f"wizard.cli.{name}")
         except ModuleNotFoundError as exc:
@@ -48,7 +61,16 @@ def add_profile_option(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # Register only the command being run, so `detect` and the app start fast;
+    # --help and unknown words get every command, for the listing and the error.
+    name = chosen_command(argv)
+    only: Sequence[str] = COMMANDS
+    if name in COMMANDS:
+        only = (name,)
+    elif name is None and "-h" not in argv and "--help" not in argv:
+        only = ()
+    parser = build_parser(only)
     args = parser.parse_args(argv)
     try:
         if args.command is None:

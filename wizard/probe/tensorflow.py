@@ -10,18 +10,14 @@ TF_DISTRIBUTIONS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightl
 AND_CUDA_MARKERS = ("nvidia-cudnn-cu12", "nvidia-cudnn-cu11", "nvidia-cuda-runtime-cu12")
 
 
-def _norm(name: str) -> str:
-    return name.lower().replace("_", "-").replace(".", "-")
-
-
 def probe_tensorflow(ctx: ProbeContext, profile: MachineProfile) -> str:
-    dists = {_norm(name): version for name, version in ctx.distributions()}
     for name in TF_DISTRIBUTIONS:
-        if name in dists:
+        version = ctx.installed(name)
+        if version:
             profile.tensorflow = TensorflowInfo(
-                version=dists[name],
+                version=version,
                 distribution=name,
-                and_cuda=any(m in dists for m in AND_CUDA_MARKERS),
+                and_cuda=any(ctx.installed(m) for m in AND_CUDA_MARKERS),
             )
             break
     return "metadata"
