@@ -1,0 +1,202 @@
+"""The wizard app: Welcome -> Detect -> Choose -> Plan -> Run -> Monitor.
+
+The App holds the shared `Session` and moves between screens; every decision
+is made by `wizard/` (probe, findings, resolver, plan, runner). Screens are
+imported only when first shown, so launching stays fast.
+
+Blocking work (detection, the resolver, the runner) runs in thread workers
+(`@work(thread=True, exclusive=True, exit_on_error=False)`) that post messages
+back to their screen.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+from textual.binding import Binding
+
+from screens.session import Session
+from screens.styles import style_paths, style_text
+from wizard.text import t
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from wizard.profile import MachineProfile
+
+# The frame, the first screen and the modals load with the app; each other screen loads
+# its own file when first shown (Screen.CSS_PATH), which keeps the launch fast.
+# monitor.tcss belongs to the monitor screen, which expects the app to load it.
+APP_STYLES = ("app.tcss", "welcome.tcss", "modals.tcss", "monitor.tcss")
+
+
+Detector = Callable[..., "MachineProfile"]
+
+
+class WizardApp(App[int]):
+    """The whole flow. `profile` replaces detection (a demo or saved profile, simulated)."""
+
+    TITLE = t("app.title")
+    SUB_TITLE = t("app.sub_title")
+    CSS_PATH = style_paths(APP_STYLES)  # type: ignore[assignment]
+    CSS = style_text(APP_STYLES)
+    # Screens get -narrow / -wide classes by width: wide layouts put panels side by side.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
+    BINDINGS = [
+        Binding("ctrl+q", "quit", t("app.key.quit"), priority=True),
+        Binding("question_mark,f1", "help", t("app.key.help"), key_display="?"),
+    ]
+
+    def __init__(
+        self,
+        profile: MachineProfile | None = None,
+        *,
+        detector: Detector | None = None,
+        clock: Callable[[], float] | None = None,
+        blink: bool = True,
+        offer_resume: bool = True,
+        runner_options: dict[str, Any] | None = None,
+        runner_factory: Callable[..., Any] | None = None,
+    ) -> None:
+        super().__init__()
+        self.session = Session(profile=profile, detected=profile is not None)
+        self.detector = detector  # None: wizard.probe.detect
+        self.clock: Callable[[], float] = clock or time.monotonic
+        self.blink = blink  # tests turn cursor blink off for stable snapshots
+        self.offer_resume = offer_resume
+        self.runner_options = dict(runner_options or {})  # extra Runner arguments (sim_delay, ...)
+        self.runner_factory = runner_factory  # None: wizard.runner.Runner (tests inject their own)
+        self.ready_at: float | None = None
+
+    # ---- start ---------------------------------------------------------
+    def on_mount(self) -> None:
+        from screens.welcome_screen import WelcomeScreen
+
+        self.push_screen(WelcomeScreen())
+        self.ready_at = time.perf_counter()
+        if self.offer_resume:
+            self.call_after_refresh(self._offer_resume)
+
+    def _offer_resume(self) -> None:
+        """A run that stopped half-way (reboot, quit, kill -9) is offered first."""
+        from wizard.journal import unfinished
+
+        try:
+            state, notice = unfinished(simulated=self.session.simulated)
+        except Exception as exc:  # the journal sets bad files aside; this is the last guard
+            state, notice = None, str(exc)
+        if notice:
+            self.notify(notice, severity="warning", timeout=10)
+        if state is None:
+            return
+        from screens.resume_modal import ResumeModal
+
+        def answered(resume: bool | None) -> None:
+            if resume:
+                self.session.plan = state.plan
+                self.go_run()
+
+        self.push_screen(ResumeModal(state), answered)
+
+    # ---- navigation (each screen calls these; imports stay lazy) --------
+    def go_detect(self) -> None:
+        from screens.detect_screen import DetectScreen
+
+        self.push_screen(DetectScreen())
+
+    def go_choose(self) -> None:
+        from screens.choose_screen import ChooseScreen
+
+        self.push_screen(ChooseScreen())
+
+    def go_plan(self) -> None:
+        from screens.plan_screen import PlanScreen
+
+        self.push_screen(PlanScreen())
+
+    def go_run(self) -> None:
+        from screens.run_screen import RunScreen
+
+        if self.session.plan is not None:
+            self.push_screen(RunScreen(self.session.plan))
+
+    def go_monitor(self) -> None:
+        try:
+            from screens.monitor_screen import MonitorScreen
+        except ImportError as exc:
+            self.notify(t("app.not_ready", what=str(exc)), severity="warning")
+            return
+        self.push_screen(_make_monitor(MonitorScreen, self))
+
+    def choose_demo(self, then: Callable[[], None] | None = None) -> None:
+        """Ask which demo machine to use; on a choice, start over with that profile."""
+        from screens.demo_picker_modal import DemoPickerModal
+
+        def picked(profile: MachineProfile | None) -> None:
+            if profile is None:
+                return
+            self.session.profile = profile
+            self.session.detected = True
+            self.session.reset_choice()
+            if then is not None:
+                then()
+
+        self.push_screen(DemoPickerModal(), picked)
+
+    # ---- app-wide actions ---------------------------------------------
+    def action_help(self) -> None:
+        from screens.help_screen import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def stop_and_exit(self) -> None:
+        if self.session.stop_run is not None:
+            self.session.stop_run()
+        self.exit(return_code=0)
+
+    async def action_quit(self) -> None:
+        if not self.session.step_running:
+            self.stop_and_exit()
+            return
+        from screens.confirm_quit_modal import ConfirmQuitModal
+
+        if isinstance(self.screen, ConfirmQuitModal):
+            return
+
+        def answered(quit_now: bool | None) -> None:
+            if quit_now:
+                self.stop_and_exit()
+
+        self.push_screen(ConfirmQuitModal(), answered)
+
+
+def _make_monitor(cls: type[Screen[Any]], app: WizardApp) -> Screen[Any]:
+    """The monitor screen, given what it can use (its constructor is its engineer's to define)."""
+    import inspect
+
+    params = inspect.signature(cls).parameters
+    kwargs: dict[str, Any] = {}
+    session = app.session
+    if "profile" in params:
+        kwargs["profile"] = session.profile
+    if "simulated" in params:
+        kwargs["simulated"] = session.simulated
+    if "venv" in params and session.venv is not None:
+        kwargs["venv"] = session.venv
+    return cls(**kwargs)
+
+
+def run_app(profile: MachineProfile | None = None) -> int:
+    """Start the app; returns the exit code for the command line."""
+    app = WizardApp(profile=profile, runner_options={"sim_delay": 0.15})
+    try:
+        app.run()
+    finally:
+        if app.session.stop_run is not None:  # an exit that did not pass through ctrl+q
+            app.session.stop_run()
+    return app.return_code or 0

@@ -1,0 +1,197 @@
+"""Detect: the profile appears part by part as the probe runs (in a worker thread),
+then the problems in it, each with one line of why."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import Button, Footer, Header, Static
+
+from screens.base import WizardScreen
+from screens.styles import style_paths, style_text
+from screens.widgets.findings_view import FindingsView
+from screens.widgets.profile_view import ProfileView
+from wizard.profile import MachineProfile
+from wizard.text import t
+
+
+class DetectScreen(WizardScreen):
+    CSS_PATH = style_paths(["detect.tcss"])  # type: ignore[assignment]
+    CSS = style_text(["detect.tcss"])
+    BINDINGS = [
+        Binding("n", "next", t("app.key.next")),
+        Binding("r", "redetect", t("app.key.redetect")),
+        Binding("d", "demo", t("app.key.demo")),
+    ]
+
+    class PartDone(Message):
+        def __init__(self, part: str, profile: MachineProfile) -> None:
+            super().__init__()
+            self.part = part
+            self.profile = profile
+
+    class Finished(Message):
+        def __init__(self, profile: MachineProfile, findings: list[Any]) -> None:
+            super().__init__()
+            self.profile = profile
+            self.findings = findings
+
+    class Failed(Message):
+        def __init__(self, error: str) -> None:
+            super().__init__()
+            self.error = error
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.done: list[str] = []
+        self.running = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield self.banner()
+        with VerticalScroll(classes="body", id="detect-body"):
+            yield Static(self._heading(), classes="heading", id="detect-heading")
+            yield Static("", classes="status-line", id="detect-status")
+            with Horizontal(id="detect-columns"):
+                with Vertical(id="detect-profile-box"):
+                    yield ProfileView(id="detect-profile")
+                with Vertical(id="detect-problems-box"):
+                    yield Static(t("app.detect.problems"), classes="section-title")
+                    yield FindingsView(id="detect-findings")
+                    yield Static(t("app.detect.no_gpu"), id="detect-no-gpu", classes="warning-text")
+        with Horizontal(classes="button-row"):
+            yield Button(t("app.detect.continue"), id="next", variant="primary", compact=True, disabled=True)
+            yield Button(t("app.detect.redetect"), id="redetect", compact=True)
+            yield Button(t("app.detect.demo"), id="demo", compact=True)
+        yield Footer(show_command_palette=False)
+
+    def _heading(self) -> str:
+        return t("app.detect.heading_simulated" if self.session.simulated else "app.detect.heading")
+
+    def on_mount(self) -> None:
+        self.query_one("#detect-no-gpu").display = False
+        profile = self.session.profile
+        if profile is not None and self.session.detected:
+            self.query_one(ProfileView).show(profile)
+            if self.session.findings:
+                self._show_findings(profile, self.session.findings)
+            else:
+                self.start(profile)
+        else:
+            self.start(None)
+
+    # ---- detection ----------------------------------------------------
+    def start(self, profile: MachineProfile | None) -> None:
+        """Detect this machine (profile None) or just find the problems in a given one."""
+        self.running = True
+        self.done = []
+        self.query_one("#next", Button).disabled = True
+        self.query_one("#redetect", Button).disabled = True
+        if profile is None:
+            self.query_one(ProfileView).show(None, [])
+            self._status(t("app.detect.running", done=0, total=len(self.query_one(ProfileView).parts)))
+        self.detect(profile)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="detect")
+    def detect(self, given: MachineProfile | None) -> None:
+        from wizard.findings import find_problems
+
+        try:
+            if given is None:
+                detector = self.wizard.detector
+                if detector is None:
+                    from wizard.probe import detect
+
+                    detector = detect
+
+                def on_part(part: str, profile: MachineProfile) -> None:
+                    # The probe keeps filling the same object: hand the UI a snapshot.
+                    self.post_message(self.PartDone(part, copy.deepcopy(profile)))
+
+                profile = detector(on_part=on_part)
+            else:
+                profile = given
+            findings = find_problems(profile)
+        except Exception as exc:  # the probe fails soft; this is the last guard for the UI
+            self.post_message(self.Failed(f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(self.Finished(profile, findings))
+
+    def on_detect_screen_part_done(self, message: PartDone) -> None:
+        if message.part not in self.done:
+            self.done.append(message.part)
+        view = self.query_one(ProfileView)
+        view.show(message.profile, self.done)
+        self._status(t("app.detect.running", done=len(self.done), total=len(view.parts)))
+
+    def on_detect_screen_finished(self, message: Finished) -> None:
+        self.running = False
+        session = self.session
+        if session.profile is not message.profile:
+            session.profile = message.profile
+            session.reset_choice()
+        session.detected = True
+        session.findings = message.findings
+        self.query_one(ProfileView).show(message.profile)
+        self._show_findings(message.profile, message.findings)
+
+    def on_detect_screen_failed(self, message: Failed) -> None:
+        self.running = False
+        self._status(t("app.detect.failed", error=message.error))
+        self.query_one("#redetect", Button).disabled = False
+
+    def _show_findings(self, profile: MachineProfile, findings: list[Any]) -> None:
+        self._status(t("app.detect.done"))
+        self.query_one(FindingsView).show(findings)
+        no_gpu = not profile.has_nvidia_gpu and profile.platform not in ("macos",)
+        self.query_one("#detect-no-gpu").display = no_gpu and not profile.simulated
+        nxt = self.query_one("#next", Button)
+        nxt.disabled = False
+        self.query_one("#redetect", Button).disabled = False
+        if no_gpu and not profile.simulated:
+            self.query_one("#demo", Button).focus()
+        else:
+            nxt.focus()
+
+    def _status(self, text: str) -> None:
+        self.query_one("#detect-status", Static).update(text)
+
+    # ---- actions ------------------------------------------------------
+    @on(Button.Pressed, "#next")
+    def action_next(self) -> None:
+        if self.running or not self.session.detected:
+            return
+        self.wizard.go_choose()
+
+    @on(Button.Pressed, "#redetect")
+    def action_redetect(self) -> None:
+        if self.running:
+            return
+        # Detecting again always looks at this machine, leaving a demo profile behind.
+        self.session.profile = None
+        self.session.detected = False
+        self.session.reset_choice()
+        self.refresh_banner()
+        self.query_one("#detect-heading", Static).update(self._heading())
+        self.query_one(FindingsView).clear()
+        self.start(None)
+
+    @on(Button.Pressed, "#demo")
+    def action_demo(self) -> None:
+        if self.running:
+            return
+        self.wizard.choose_demo(then=self._demo_chosen)
+
+    def _demo_chosen(self) -> None:
+        self.refresh_banner()
+        self.query_one("#detect-heading", Static).update(self._heading())
+        profile = self.session.profile
+        if profile is not None:
+            self.query_one(ProfileView).show(profile)
+            self.start(profile)

@@ -1,0 +1,329 @@
+"""The proof-of-work screen: live GPU monitor beside the benchmark.
+
+How the app shows it:
+
+    MonitorScreen(profile)                      # real NVML, or simulated if profile.simulated
+    MonitorScreen(profile, venv=Path(...))      # benchmark in that venv's Python
+    MonitorScreen(
+        profile,
+        sampler_factory=lambda: Sampler(NvmlSource(FakeNvml(...)), FixedHost()),   # tests
+        bench_factory=lambda: SimulatedBenchRun(profile, delay=0),
+        interval=1.0, autostart_bench=False, save_results=True,
+    )
+
+The host app must load assets/styles/monitor.tcss (WizardApp does, via its
+STYLE_FILES); the screen uses the app's -narrow / -wide width classes.
+
+Keys: b runs the benchmark, s stops it, escape goes back.
+
+Sampling: a thread worker takes one sample, posts it, the screen redraws and
+only then schedules the next one, so ticks never overlap however slow NVML is.
+The benchmark runs in another thread worker and posts each event. Both
+factories are injected, so tests drive the screen with FakeNvml and canned events.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import DataTable, Footer, Static
+from textual.worker import Worker, WorkerState
+
+from screens.widgets.bench_panel import BenchPanel
+from screens.widgets.gpu_panel import GpuPanel
+from screens.widgets.host_panel import HostPanel
+from wizard.bench import (
+    BenchEvent,
+    BenchPythonMissing,
+    BenchReport,
+    BenchRun,
+    SimulatedBenchRun,
+    resolve_python,
+    save_report,
+)
+from wizard.monitor import Sample, Sampler, make_sampler
+from wizard.monitor_sim import PhaseSignal
+from wizard.profile import MachineProfile
+from wizard.text import t
+
+HISTORY_SECONDS = 120.0  # what the graph shows; the sampler keeps 5 minutes
+AnyBenchRun = BenchRun | SimulatedBenchRun
+
+
+class SampleTaken(Message):
+    def __init__(self, sample: Sample) -> None:
+        super().__init__()
+        self.sample = sample
+
+
+class SamplerReady(Message):
+    def __init__(self, sampler: Sampler) -> None:
+        super().__init__()
+        self.sampler = sampler
+
+
+class BenchUpdate(Message):
+    def __init__(self, event: BenchEvent, report: BenchReport) -> None:
+        super().__init__()
+        self.event = event
+        self.report = report
+
+
+class BenchFinished(Message):
+    def __init__(self, report: BenchReport, saved: Path | None, problem: str | None = None) -> None:
+        super().__init__()
+        self.report = report
+        self.saved = saved
+        self.problem = problem
+
+
+class MonitorScreen(Screen[None]):
+    BINDINGS = [
+        Binding("b", "run_bench", t("monitor.key.bench")),
+        Binding("s", "stop_bench", t("monitor.key.stop")),
+        Binding("escape", "back", t("monitor.key.back")),
+    ]
+
+    def __init__(
+        self,
+        profile: MachineProfile | None = None,
+        *,
+        sampler_factory: Callable[[], Sampler] | None = None,
+        bench_factory: Callable[[], AnyBenchRun] | None = None,
+        bench_python: Path | None = None,
+        venv: Path | None = None,
+        interval: float = 1.0,
+        autostart_bench: bool = False,
+        save_results: bool = True,
+    ) -> None:
+        super().__init__()
+        self.profile = profile
+        self.simulated = bool(profile is not None and profile.simulated)
+        self.signal = PhaseSignal()  # drives the simulated source from the benchmark's events
+        self.sampler_factory = sampler_factory or (lambda: make_sampler(profile, signal=self.signal))
+        if bench_python is None and venv is not None:
+            bench_python = venv / "bin" / "python"
+        self.bench_python = bench_python
+        self.bench_factory = bench_factory
+        self.interval = interval
+        self.autostart_bench = autostart_bench
+        self.save_results = save_results
+        self.sampler: Sampler | None = None
+        self.samples_taken = 0
+        self.report: BenchReport | None = None
+        self.saved: Path | None = None
+        self._run: AnyBenchRun | None = None
+        self._bench_started_at: float | None = None
+        self._timer: Timer | None = None
+        self._closing = False
+        self._shown_notes: list[str] = []
+
+    # ---- layout
+    def compose(self) -> ComposeResult:
+        from screens.widgets.simulated_banner import SimulatedBanner
+
+        banner = SimulatedBanner(id="simulated-banner")
+        banner.show_for(
+            (self.profile.label or self.profile.platform) if self.simulated and self.profile else None
+        )
+        yield banner
+        with Horizontal(id="monitor-body"):
+            with VerticalScroll(id="monitor-left"):
+                yield Static(id="monitor-notes")
+                yield Vertical(id="gpu-panels")
+                yield HostPanel(id="host-panel")
+                yield Static(t("monitor.field.processes"), classes="section-title", id="processes-title")
+                yield Static(id="processes-note")
+                table: DataTable[str] = DataTable(id="processes", cursor_type="none", show_cursor=False)
+                yield table
+            yield BenchPanel(id="bench-panel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#monitor-left").border_title = t("monitor.title")
+        table = self.query_one("#processes", DataTable)
+        for key in ("gpu", "pid", "process", "gpu_mem"):
+            table.add_column(t(f"monitor.col.{key}"), key=key)
+        if self.simulated:
+            self.query_one(BenchPanel).set_status(
+                t("bench.simulated") + "\n" + t("bench.not_started"), "warn"
+            )
+        self._open_sampler()
+        if self.autostart_bench:
+            self.action_run_bench()
+
+    def on_unmount(self) -> None:
+        self._closing = True
+        if self._timer is not None:
+            self._timer.stop()
+        if self._run is not None:
+            # stop() waits for the script to wind down: not on the UI thread.
+            threading.Thread(target=self._run.stop, name="bench-stop", daemon=True).start()
+        if self.sampler is not None:
+            self.sampler.close()
+
+    # ---- sampling: open, then sample -> redraw -> schedule, one at a time
+    @work(thread=True, exclusive=True, exit_on_error=False, group="sampler")
+    def _open_sampler(self) -> None:
+        # Building the real source loads libnvidia-ml: not on the UI thread.
+        self.post_message(SamplerReady(self.sampler_factory()))
+
+    def on_sampler_ready(self, message: SamplerReady) -> None:
+        self.sampler = message.sampler
+        info = self.sampler.info
+        notes = list(info.notes)
+        if info.no_gpu_reason:
+            notes.append(info.no_gpu_reason)
+        self._notes(notes)
+        self._poll()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="sampler")
+    def _poll(self) -> None:
+        sampler = self.sampler
+        if sampler is not None and not self._closing:
+            self.post_message(SampleTaken(sampler.sample()))
+
+    async def on_sample_taken(self, message: SampleTaken) -> None:
+        self.samples_taken += 1
+        await self._draw(message.sample)
+        if not self._closing:
+            self._timer = self.set_timer(self.interval, self._poll)
+
+    def _notes(self, notes: list[str]) -> None:
+        self._shown_notes = list(notes)
+        widget = self.query_one("#monitor-notes", Static)
+        widget.update("\n".join(notes))
+        widget.display = bool(notes)
+
+    async def _draw(self, s: Sample) -> None:
+        sampler = self.sampler
+        assert sampler is not None
+        panels = self.query_one("#gpu-panels", Vertical)
+        have = {p.index: p for p in panels.query(GpuPanel)}
+        new = [GpuPanel(g.index) for g in s.gpus if g.index not in have]
+        if new:
+            await panels.mount_all(new)  # composed once awaited, so show() finds its gauges
+            have.update((p.index, p) for p in new)
+        for g in s.gpus:
+            have[g.index].show(g, sampler.series(g.index, "util_gpu", HISTORY_SECONDS))
+        if not s.gpus and have:
+            await panels.remove_children()
+        if s.no_gpu_reason and s.no_gpu_reason not in self._shown_notes:
+            self._notes([*sampler.info.notes, s.no_gpu_reason])
+        self.query_one(HostPanel).show(s.host)
+        self._processes(s)
+
+    def _processes(self, s: Sample) -> None:
+        assert self.sampler is not None
+        note = self.query_one("#processes-note", Static)
+        table = self.query_one("#processes", DataTable)
+        rows = [(g.index, p) for g in s.gpus for p in g.processes or []]
+        if not s.gpus:
+            message = ""
+        elif not self.sampler.info.processes_available:
+            message = t("monitor.processes_wsl2")
+        elif not rows:
+            message = t("monitor.no_processes")
+        else:
+            message = ""
+        note.update(message)
+        note.display = bool(message)
+        table.display = bool(rows) and self.sampler.info.processes_available
+        self.query_one("#processes-title").display = bool(s.gpus)
+        table.clear()
+        for index, p in rows:
+            mem = t("monitor.na") if p.gpu_memory is None else f"{p.gpu_memory / 1024**2:.0f} MiB"
+            table.add_row(str(index), str(p.pid), p.name or "?", mem)
+
+    # ---- the benchmark
+    def action_run_bench(self) -> None:
+        panel = self.query_one(BenchPanel)
+        if self._run is not None:
+            return  # one at a time
+        try:
+            run = self._make_run()
+        except BenchPythonMissing as exc:
+            panel.set_status(str(exc), "error")
+            return
+        self._run = run
+        self.report = run.report
+        self.saved = None
+        self._bench_started_at = self.sampler.clock() if self.sampler is not None else None
+        label = t("bench.simulated") + "\n" if isinstance(run, SimulatedBenchRun) else ""
+        panel.set_status(label + t("bench.running_hint"), "warn" if label else "ok")
+        panel.show(run.report)
+        self._bench(run)
+
+    def _make_run(self) -> AnyBenchRun:
+        if self.bench_factory is not None:
+            return self.bench_factory()
+        if self.simulated and self.profile is not None:
+            return SimulatedBenchRun(self.profile)
+        python = resolve_python(str(self.bench_python)) if self.bench_python else resolve_python(None)
+        gpu = self.profile.gpus[0].name if self.profile is not None and self.profile.gpus else None
+        return BenchRun(python, gpu_name=gpu)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="bench")
+    def _bench(self, run: AnyBenchRun) -> None:
+        for ev in run.events():
+            self.signal.feed(ev.raw)
+            self.post_message(BenchUpdate(ev, run.report))
+        report = run.report
+        if self.sampler is not None and self._bench_started_at is not None:
+            report.monitor = self.sampler.summary_dict(since=self._bench_started_at)
+        saved, problem = None, None
+        if self.save_results:
+            try:
+                saved = save_report(report)
+            except OSError as exc:
+                problem = str(exc)
+        self.post_message(BenchFinished(report, saved, problem))
+
+    def on_bench_update(self, message: BenchUpdate) -> None:
+        self.query_one(BenchPanel).show(message.report)
+
+    def on_bench_finished(self, message: BenchFinished) -> None:
+        self._run = None
+        self.saved = message.saved
+        report = message.report
+        panel = self.query_one(BenchPanel)
+        panel.show(report)
+        lines = []
+        if report.simulated:
+            lines.append(t("bench.simulated"))
+        if report.errors:
+            lines.append(t("bench.done_failed", errors="; ".join(report.errors)))
+        elif report.seconds is not None:
+            lines.append(t("bench.done_ok", seconds=report.seconds))
+        if message.saved is not None:
+            lines.append(t("bench.saved", path=message.saved))
+        if message.problem:
+            lines.append(message.problem)
+        panel.set_status("\n".join(lines), "error" if report.errors else "ok")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # exit_on_error=False: a worker that fails says so here instead of killing the app.
+        if event.state is WorkerState.ERROR:
+            error = event.worker.error
+            if event.worker.group == "bench":
+                self._run = None
+                self.query_one(BenchPanel).set_status(f"{type(error).__name__}: {error}", "error")
+            else:
+                self._notes([f"{type(error).__name__}: {error}"])
+
+    def action_stop_bench(self) -> None:
+        if self._run is not None:
+            threading.Thread(target=self._run.stop, name="bench-stop", daemon=True).start()
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 1:
+            self.app.pop_screen()

@@ -1,0 +1,422 @@
+"""Run: the plan's steps one by one through wizard.runner, in a worker thread.
+
+Step list with statuses, the live log of the current step, elapsed time; the sudo
+password in a modal; windows-host steps shown with a copy action and "I ran it";
+the restart notice; a failed step offers retry, skip (optional steps) and the doctor.
+The runner's callbacks come from the worker thread: plain events are posted as
+messages, questions wait for the user's answer without blocking the UI.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Static
+
+from screens.base import WizardScreen
+from screens.styles import style_paths, style_text
+from screens.widgets.run_step_list import RunStepList, clock_text
+from screens.widgets.step_log import StepLog
+from screens.widgets.windows_host_panel import WindowsHostPanel
+from wizard.plan import Plan, Step
+from wizard.runner import RunnerEvents, RunResult, StepResult
+from wizard.text import t
+
+
+class _Events(RunnerEvents):
+    """The runner's callbacks, forwarded to the screen (called in the worker thread)."""
+
+    def __init__(self, screen: RunScreen) -> None:
+        self.screen = screen
+
+    def step_started(self, step: Step, index: int, total: int) -> None:
+        self.screen.post_message(RunScreen.StepStarted(step, index, total))
+
+    def output_line(self, step: Step, line: str, progress: bool = False) -> None:
+        self.screen.post_message(RunScreen.Output(line, progress))
+
+    def step_finished(self, step: Step, result: StepResult) -> None:
+        self.screen.post_message(RunScreen.StepFinished(step, result))
+
+    def needs_password(self, step: Step, attempt: int) -> str | None:
+        from screens.password_modal import PasswordModal
+
+        screen = self.screen
+        simulated = screen.plan.simulated
+        answer = screen.ask(
+            lambda: PasswordModal(step.title, attempt=attempt, simulated=simulated, blink=screen.wizard.blink)
+        )
+        return answer if isinstance(answer, str) else None
+
+    def confirm(self, step: Step, question: str) -> bool:
+        from screens.confirm_step_modal import ConfirmStepModal
+
+        return self.screen.ask(lambda: ConfirmStepModal(step.title, question)) is True
+
+    def wait_for_windows_host(self, step: Step, text: str) -> bool:
+        return self.screen.wait_windows(step)
+
+    def needs_restart(self, step: Step, kind: str, message: str) -> None:
+        self.screen.post_message(RunScreen.RestartNeeded(step, kind, message))
+
+
+class RunScreen(WizardScreen):
+    CSS_PATH = style_paths(["run.tcss"])  # type: ignore[assignment]
+    CSS = style_text(["run.tcss"])
+    BINDINGS = [
+        Binding("r", "retry", t("app.key.retry")),
+        Binding("s", "skip", t("app.key.skip")),
+        Binding("d", "doctor", t("app.key.doctor")),
+        Binding("c", "copy", t("app.key.copy")),
+        Binding("m", "monitor", t("app.key.monitor")),
+    ]
+
+    class StepStarted(Message):
+        def __init__(self, step: Step, index: int, total: int) -> None:
+            super().__init__()
+            self.step, self.index, self.total = step, index, total
+
+    class Output(Message):
+        def __init__(self, line: str, progress: bool) -> None:
+            super().__init__()
+            self.line, self.progress = line, progress
+
+    class StepFinished(Message):
+        def __init__(self, step: Step, result: StepResult) -> None:
+            super().__init__()
+            self.step, self.result = step, result
+
+    class RestartNeeded(Message):
+        def __init__(self, step: Step, kind: str, message: str) -> None:
+            super().__init__()
+            self.step, self.kind, self.message = step, kind, message
+
+    class WindowsWaiting(Message):
+        def __init__(self, step: Step) -> None:
+            super().__init__()
+            self.step = step
+
+    class Finished(Message):
+        def __init__(self, result: RunResult) -> None:
+            super().__init__()
+            self.result = result
+
+    def __init__(self, plan: Plan) -> None:
+        super().__init__()
+        self.plan = plan
+        self.runner: Any = None
+        self.state = "idle"  # idle | running | failed | restart | finished | cancelled
+        self.result: RunResult | None = None
+        self.skip: set[str] = set()
+        self.started_at: float | None = None
+        self.failed_output: list[str] = []
+        self._stopping = threading.Event()
+        self._windows_event = threading.Event()
+        self._windows_ok = False
+        self._windows_step: Step | None = None
+
+    # ---- layout ------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield self.banner()
+        heading = "app.run.heading_simulated" if self.plan.simulated else "app.run.heading"
+        with Horizontal(id="run-head"):
+            yield Static(t(heading), classes="heading", id="run-heading")
+            yield Static("", id="run-elapsed")
+        with Horizontal(id="run-columns"):
+            with VerticalScroll(id="run-steps-box"):
+                yield RunStepList(self.plan.active_steps, self.wizard.clock, id="run-steps")
+            with Vertical(id="run-right"):
+                yield WindowsHostPanel(id="run-windows")
+                with VerticalScroll(id="run-notice-box"):
+                    yield Static("", id="run-notice")
+                yield StepLog(id="run-log")
+                yield Static("", id="run-progress")
+        with Horizontal(classes="button-row", id="run-buttons"):
+            yield Button(t("app.run.retry"), id="retry", variant="primary", compact=True)
+            yield Button(t("app.run.skip"), id="skip", compact=True)
+            yield Button(t("app.run.doctor"), id="doctor", compact=True)
+            yield Button(t("app.run.restart_continue"), id="continue", variant="primary", compact=True)
+            yield Button(t("app.run.quit_now"), id="quit", compact=True)
+            yield Button(t("app.run.monitor"), id="monitor", variant="success", compact=True)
+        yield Footer(show_command_palette=False)
+
+    def on_mount(self) -> None:
+        self.query_one(WindowsHostPanel).display = False
+        self.query_one("#run-notice-box").display = False
+        self.session.stop_run = self.stop
+        self.set_interval(1.0, self._tick)
+        self._start()
+
+    def on_unmount(self) -> None:
+        self.stop()
+        if self.session.stop_run == self.stop:
+            self.session.stop_run = None
+
+    # ---- running -------------------------------------------------------------
+    def _make_runner(self) -> Any:
+        from wizard.runner import Runner
+
+        factory: Callable[..., Any] = self.wizard.runner_factory or Runner
+        options = dict(self.wizard.runner_options)
+        return factory(
+            self.plan,
+            _Events(self),
+            simulate=self.plan.simulated,
+            confirm_root=False,  # the plan screen showed every ROOT step; the password is the consent
+            profile=self.session.profile,
+            **options,
+        )
+
+    def _start(self) -> None:
+        if self.runner is None:
+            self.runner = self._make_runner()
+        if self.started_at is None:
+            self.started_at = self.wizard.clock()
+        self.state = "running"
+        self._show_elapsed()
+        self.session.step_running = True
+        self._set_notice(None)
+        self._update_buttons()
+        self.run_plan(frozenset(self.skip))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="run")
+    def run_plan(self, skip: frozenset[str]) -> None:
+        try:
+            result = self.runner.run(skip=skip)
+        except Exception as exc:  # the runner reports failures as results; last guard for the UI
+            result = RunResult("failed", t("app.failed", error=f"{type(exc).__name__}: {exc}"))
+        self.post_message(self.Finished(result))
+
+    def stop(self) -> None:
+        """Stop the run (quit, leaving the screen): the journal keeps its place."""
+        self._stopping.set()
+        self._windows_event.set()
+        if self.runner is not None and self.state == "running":
+            self.runner.cancel()
+
+    # ---- questions from the worker thread -------------------------------------
+    def ask(self, make_screen: Callable[[], Screen[Any]]) -> Any:
+        """Push a modal from the worker thread and wait for its answer (None when stopping)."""
+        done = threading.Event()
+        answer: list[Any] = [None]
+
+        def answered(result: Any) -> None:
+            answer[0] = result
+            done.set()
+
+        try:
+            self.app.call_from_thread(self._push_modal, make_screen, answered)
+        except RuntimeError:
+            return None
+        while not done.wait(0.1):
+            if self._stopping.is_set():
+                return None
+        return answer[0]
+
+    def _push_modal(self, make_screen: Callable[[], Screen[Any]], answered: Callable[[Any], None]) -> None:
+        """Built and pushed on the app's thread; the worker only waits for the answer."""
+        self.app.push_screen(make_screen(), answered)
+
+    def wait_windows(self, step: Step) -> bool:
+        """Show the windows-host panel and wait for "I ran it" (True) or a stop (False)."""
+        self._windows_event.clear()
+        self._windows_ok = False
+        self.post_message(self.WindowsWaiting(step))
+        while not self._windows_event.wait(0.1):
+            if self._stopping.is_set():
+                return False
+        return self._windows_ok and not self._stopping.is_set()
+
+    # ---- messages from the runner ------------------------------------------------
+    def on_run_screen_step_started(self, message: StepStarted) -> None:
+        steps = self.query_one(RunStepList)
+        steps.set_status(message.step.id, "running")
+        log = self.query_one(StepLog)
+        log.reset()
+        log.add(t("app.run.step_header", n=message.index + 1, total=message.total, title=message.step.title))
+        self.query_one("#run-progress", Static).update("")
+
+    def on_run_screen_output(self, message: Output) -> None:
+        if message.progress:
+            self.query_one("#run-progress", Static).update(Content(message.line))
+        else:
+            self.query_one("#run-progress", Static).update("")
+            self.query_one(StepLog).add(message.line)
+
+    def on_run_screen_step_finished(self, message: StepFinished) -> None:
+        status = message.result.status
+        shown = {"restart-pending": "waiting"}.get(status, status)
+        self.query_one(RunStepList).set_status(message.step.id, shown)
+        if message.step.where == "windows-host":
+            self.query_one(WindowsHostPanel).display = False
+            self.remove_class("-windows")
+        if status == "failed":
+            self.failed_output = list(message.result.output)
+        if message.result.message and status != "restart-pending":  # the notice says that one
+            self.query_one(StepLog).add(message.result.message)
+
+    def on_run_screen_windows_waiting(self, message: WindowsWaiting) -> None:
+        self._windows_step = message.step
+        self.query_one(RunStepList).set_status(message.step.id, "waiting")
+        panel = self.query_one(WindowsHostPanel)
+        panel.show(message.step.command_lines(), message.step.manual)
+        panel.display = True
+        self.add_class("-windows")
+        panel.query_one("#windows-ran", Button).focus()
+
+    @on(WindowsHostPanel.RanIt)
+    def _ran_it(self) -> None:
+        if self._windows_step is None:
+            return
+        self.query_one(WindowsHostPanel).checking()
+        self.remove_class("-windows")
+        self.query_one(RunStepList).set_status(self._windows_step.id, "running")
+        self._windows_ok = True
+        self._windows_event.set()
+
+    def on_run_screen_restart_needed(self, message: RestartNeeded) -> None:
+        self._set_notice(message.message, "warning")
+
+    def on_run_screen_finished(self, message: Finished) -> None:
+        result = message.result
+        self.result = result
+        self._show_elapsed()
+        self.session.step_running = False
+        self.query_one(WindowsHostPanel).display = False
+        self.remove_class("-windows")
+        self._windows_step = None
+        self.state = {"finished": "finished", "failed": "failed", "restart": "restart"}.get(
+            result.outcome, "cancelled"
+        )
+        if self.state == "finished":
+            self._set_notice(t("app.run.finished"), "success")
+        elif self.state == "failed":
+            self._set_notice(result.message, "error")
+        elif self.state == "restart":
+            self._set_notice(result.message, "warning")
+        else:
+            self._set_notice(t("app.run.stopped", message=result.message), "warning")
+        if result.log_path is not None:
+            self.query_one(StepLog).add(t("app.run.log", path=str(result.log_path)))
+        self._update_buttons()
+
+    # ---- the screen's own state ----------------------------------------------------
+    def _tick(self) -> None:
+        if self.state == "running":
+            self._show_elapsed()
+            self.query_one(RunStepList).redraw()
+
+    def _show_elapsed(self) -> None:
+        if self.started_at is not None:
+            elapsed = clock_text(self.wizard.clock() - self.started_at)
+            self.query_one("#run-elapsed", Static).update(t("app.run.elapsed", elapsed=elapsed))
+
+    def _set_notice(self, text: str | None, kind: str = "warning") -> None:
+        notice = self.query_one("#run-notice", Static)
+        self.query_one("#run-notice-box").display = bool(text)
+        notice.set_classes(f"-{kind}")
+        notice.update(Content(text or ""))
+
+    def _failed_step(self) -> Step | None:
+        if self.result is None or self.result.failed_step is None:
+            return None
+        try:
+            step: Step = self.plan.step(self.result.failed_step)
+        except KeyError:
+            return None
+        return step
+
+    def _can_skip(self) -> bool:
+        step = self._failed_step()
+        return self.state == "failed" and step is not None and step.optional
+
+    def _update_buttons(self) -> None:
+        failed = self.state == "failed"
+        show = {
+            "retry": failed or self.state == "cancelled",
+            "skip": self._can_skip(),
+            "doctor": failed,
+            "continue": self.state == "restart" and self.plan.simulated,
+            "quit": self.state == "restart",
+            "monitor": self.state == "finished",
+        }
+        for button_id, visible in show.items():
+            self.query_one(f"#{button_id}", Button).display = visible
+        for button_id in ("monitor", "retry", "continue"):
+            button = self.query_one(f"#{button_id}", Button)
+            if button.display:
+                button.focus()
+                break
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "retry":
+            return self.state in ("failed", "cancelled")
+        if action == "skip":
+            return self._can_skip()
+        if action == "doctor":
+            return self.state == "failed"
+        if action == "copy":
+            return self._windows_step is not None and bool(self._windows_step.commands)
+        if action == "back":
+            return self.state != "running"
+        if action == "monitor":
+            return self.state == "finished"
+        return True
+
+    # ---- actions --------------------------------------------------------------------
+    @on(Button.Pressed, "#retry")
+    def action_retry(self) -> None:
+        if self.state in ("failed", "cancelled"):
+            self._stopping.clear()
+            self._start()
+
+    @on(Button.Pressed, "#continue")
+    def _continue(self) -> None:
+        if self.state == "restart":
+            self._start()
+
+    @on(Button.Pressed, "#skip")
+    def action_skip(self) -> None:
+        step = self._failed_step()
+        if step is None or not self._can_skip():
+            self.notify(t("app.run.cant_skip"), severity="warning")
+            return
+        self.skip.add(step.id)
+        self._start()
+
+    @on(Button.Pressed, "#doctor")
+    def action_doctor(self) -> None:
+        from screens.doctor_modal import DoctorModal
+        from wizard.doctor import diagnose
+
+        output = "\n".join(self.failed_output)
+        self.app.push_screen(DoctorModal(diagnose(self.session.profile, output=output)))
+
+    @on(Button.Pressed, "#quit")
+    def _quit(self) -> None:
+        self.wizard.stop_and_exit()
+
+    def action_copy(self) -> None:
+        if self._windows_step is not None:
+            self.query_one(WindowsHostPanel).copy()
+
+    @on(Button.Pressed, "#monitor")
+    def action_monitor(self) -> None:
+        if self.state == "finished":
+            self.wizard.go_monitor()
+
+    def action_back(self) -> None:
+        if self.state == "running":
+            return  # ctrl+q stops a run; going back would hide it
+        super().action_back()

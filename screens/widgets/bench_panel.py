@@ -1,0 +1,139 @@
+"""The benchmark beside the monitor: phases, progress, results table, CPU-vs-GPU bars."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Static
+
+from screens.widgets.gauge import Gauge
+from wizard.bench import PHASES, BenchReport
+from wizard.text import t
+
+SHORT_DTYPE = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
+
+
+class BarChart(Widget):
+    """Horizontal bars, one per (label, value); the longest bar fills the width."""
+
+    DEFAULT_CSS = """
+    BarChart { height: auto; width: 1fr; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.bars: list[tuple[str, float, str]] = []  # label, value, style
+        self.caption = ""
+
+    def set(self, bars: list[tuple[str, float, str]], caption: str = "") -> None:
+        self.bars, self.caption = bars, caption
+        self.refresh(layout=True)
+
+    def get_content_height(self, container: object, viewport: object, width: int) -> int:
+        return len(self.bars) + (1 if self.caption else 0)
+
+    def render(self) -> Text:
+        width = self.size.width
+        top = max((v for _, v, _ in self.bars), default=0.0) or 1.0
+        lines = []
+        for label, value, style in self.bars:
+            number = f" {value:,.0f}"
+            room = max(1, width - 9 - len(number))
+            line = Text(f"{label:<8.8} ", style="bold")
+            line.append("█" * max(1, round(room * value / top)), style=style)
+            line.append(number)
+            lines.append(line)
+        if self.caption:
+            lines.append(Text(self.caption, style="bold"))
+        return Text("\n").join(lines)
+
+
+class BenchPanel(VerticalScroll):
+    """Redrawn from a `BenchReport` after every event (`show`)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(t("bench.not_started"), id="bench-status")
+        yield Static(id="bench-phases")
+        yield Gauge("", label_width=0, id="bench-progress")
+        yield Static(id="bench-results")
+        yield Static(t("bench.bar_chart"), id="bench-chart-title", classes="section-title")
+        yield BarChart(id="bench-chart")
+
+    def on_mount(self) -> None:
+        self.border_title = t("bench.title")
+        # Nothing to show before the first run: no empty gauge, no empty chart.
+        for selector in ("#bench-progress", "#bench-chart-title", "#bench-results"):
+            self.query_one(selector).display = False
+        self.query_one("#bench-phases", Static).update(self._phase_lines(BenchReport()))  # what will happen
+
+    def set_status(self, text: str, level: str = "ok") -> None:
+        status = self.query_one("#bench-status", Static)
+        status.update(text)
+        for name in ("ok", "warn", "error"):
+            status.set_class(name == level, f"-{name}")
+
+    def show(self, report: BenchReport) -> None:
+        self._phases(report)
+        self._table(report)
+        self._chart(report)
+
+    def _phases(self, report: BenchReport) -> None:
+        self.query_one("#bench-progress").display = True
+        self.query_one("#bench-phases", Static).update(self._phase_lines(report))
+        gauge = self.query_one("#bench-progress", Gauge)
+        current = report.current
+        if current is not None and current.total:
+            gauge.set(100.0 * current.done / current.total, f"{current.done}/{current.total}", "ok")
+        elif report.done:
+            gauge.set(100.0, "", "ok" if report.ok else "warn")
+        else:
+            gauge.set(0.0, "", "na")
+
+    @staticmethod
+    def _phase_lines(report: BenchReport) -> Text:
+        lines = Text()
+        for i, name in enumerate(PHASES):
+            state = report.phases[name]
+            mark = t(f"bench.status.{state.status}")
+            style = {"ok": "green", "failed": "red", "running": "bold", "skipped": "dim"}.get(
+                state.status, "dim"
+            )
+            if i:
+                lines.append("\n")
+            lines.append(f"{mark} {t('bench.phase.' + name)}", style=style)
+            if state.seconds is not None:
+                lines.append(f"  {state.seconds:.1f} s", style="dim")
+        return lines
+
+    def _table(self, report: BenchReport) -> None:
+        # A Rich table in a Static: it shrinks its columns to the panel, where a
+        # DataTable would scroll sideways at 80 columns.
+        table = Table(box=None, pad_edge=False, padding=(0, 1), collapse_padding=True, header_style="bold")
+        for col in ("device", "dtype", "n", "tflops", "peak"):
+            table.add_column(t(f"bench.col.{col}"), justify="left" if col in ("device", "dtype") else "right")
+        # The best size per device and type: what a student compares. The JSON has every size.
+        seen: set[tuple[str, str]] = set()
+        for r in report.matmul:
+            key = (r.device, r.dtype)
+            if key in seen or report.best(r.device, r.dtype) is not r:
+                continue
+            seen.add(key)
+            peak = "" if r.percent_of_peak is None else f"{r.percent_of_peak:.0f}%"
+            table.add_row(r.device, SHORT_DTYPE.get(r.dtype, r.dtype), str(r.n), f"{r.tflops:.2f}", peak)
+        widget = self.query_one("#bench-results", Static)
+        widget.update(table if seen else "")
+        widget.display = bool(seen)
+
+    def _chart(self, report: BenchReport) -> None:
+        bars: list[tuple[str, float, str]] = []
+        for device, xla, label in (("CPU", False, "CPU"), ("GPU", False, "GPU"), ("GPU", True, "GPU+XLA")):
+            rate = report.train_rate(device, xla)
+            if rate is not None:
+                bars.append((label, rate, "green" if device == "GPU" else "yellow"))
+        speedup = report.speedup.get("plain")
+        caption = t("bench.speedup", x=speedup) if speedup else ""
+        self.query_one("#bench-chart", BarChart).set(bars, caption)
+        self.query_one("#bench-chart-title").display = bool(bars)

@@ -1,0 +1,45 @@
+"""Problems in the profile, each with its one line of why, coloured by severity."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Static
+
+from wizard.text import t
+
+SEVERITIES = ("error", "warning", "info")
+
+
+class FindingsView(Vertical):
+    """One block per finding: an icon and title in the severity's colour, the why below."""
+
+    DEFAULT_CSS = """
+    FindingsView { height: auto; }
+    FindingsView > .finding-title { text-style: bold; color: $text-muted; }
+    FindingsView > .finding-title.-error { color: $error; }
+    FindingsView > .finding-title.-warning { color: $warning; }
+    FindingsView > .finding-why { padding-left: 2; color: $text-muted; margin-bottom: 1; }
+    FindingsView > .finding-none { color: $success; }
+    """
+
+    def show(self, findings: Sequence[Any]) -> None:
+        """`findings` are wizard.findings.Finding (severity, title, why)."""
+        self.remove_children()
+        if not findings:
+            self.mount(Static(t("app.detect.no_problems"), classes="finding-none", markup=False))
+            return
+        widgets: list[Static] = []
+        for finding in findings:
+            severity = finding.severity if finding.severity in SEVERITIES else "info"
+            icon = t(f"app.severity.{severity}")
+            title = Content.from_markup("$icon $title", icon=icon, title=finding.title)
+            widgets.append(Static(title, classes=f"finding-title -{severity}"))
+            widgets.append(Static(Content(finding.why), classes="finding-why"))
+        self.mount_all(widgets)
+
+    def clear(self) -> None:
+        self.remove_children()

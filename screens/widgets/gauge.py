@@ -1,0 +1,40 @@
+"""A one-line gauge: label, a bar that fills the width, a value; coloured by level."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widget import Widget
+
+from wizard.monitor_view import bar
+
+LEVELS = ("ok", "warn", "hot", "na")
+
+
+class Gauge(Widget):
+    """`Gauge("GPU").set(72.0, "72%", "ok")`; the level becomes a -ok/-warn/-hot/-na class."""
+
+    DEFAULT_CSS = """
+    Gauge { height: 1; width: 1fr; }
+    """
+
+    def __init__(self, label: str, *, label_width: int = 7, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.label = label
+        self.label_width = label_width
+        self.percent: float | None = None
+        self.text = ""
+
+    def set(self, percent: float | None, text: str, level: str) -> None:
+        self.percent, self.text = percent, text
+        for name in LEVELS:
+            self.set_class(name == level, f"-{name}")
+        self.refresh()
+
+    def render(self) -> Text:
+        width = self.size.width
+        value = f" {self.text}"
+        room = max(0, width - self.label_width - len(value))
+        line = Text(f"{self.label:<{self.label_width}.{self.label_width}}", style="bold")
+        line.append(bar(self.percent, room))
+        line.append(value)
+        return line

@@ -1,0 +1,100 @@
+"""The plan's steps while it runs: status, how long it took, the title and where it runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.widgets import Static
+
+from wizard.text import t
+
+STATUSES = ("pending", "running", "waiting", "skipped", "done", "failed")
+ICON = {"pending": "·", "running": "▶", "waiting": "⏸", "skipped": "↷", "done": "✓", "failed": "✖"}
+STYLE = {
+    "pending": "$text-muted",
+    "running": "$accent bold",
+    "waiting": "$warning bold",
+    "skipped": "$text-muted",
+    "done": "$success",
+    "failed": "$error bold",
+}
+WHERE = {"root": "ROOT", "windows-host": "WINDOWS", "user": ""}
+
+
+def clock_text(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+class RunStepList(Vertical):
+    """One row per step (wizard.plan.Step): status and time on the left, the title wrapping beside."""
+
+    DEFAULT_CSS = """
+    RunStepList { height: auto; }
+    RunStepList > Horizontal { height: auto; }
+    RunStepList .step-status { width: 23; }
+    RunStepList .step-title { width: 1fr; }
+    """
+
+    def __init__(self, steps: Sequence[Any], clock: Callable[[], float], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.steps = list(steps)
+        self.clock = clock
+        self.status: dict[str, str] = {s.id: "pending" for s in self.steps}
+        self.started: dict[str, float] = {}
+        self.took: dict[str, float] = {}
+
+    def compose(self) -> ComposeResult:
+        for n in range(1, len(self.steps) + 1):
+            with Horizontal(id=f"step-{n}"):
+                yield Static("", classes="step-status")
+                yield Static("", classes="step-title")
+
+    def on_mount(self) -> None:
+        self.redraw()
+
+    def set_status(self, step_id: str, status: str) -> None:
+        now = self.clock()
+        if status == "running" and self.status.get(step_id) != "waiting":
+            self.started[step_id] = now
+            self.took.pop(step_id, None)
+        elif status in ("done", "failed", "skipped") and step_id in self.started:
+            self.took[step_id] = now - self.started[step_id]
+        self.status[step_id] = status
+        self.redraw()
+
+    def redraw(self) -> None:
+        now = self.clock()
+        width = max(len(t(f"app.run.status_{status}")) for status in STATUSES)
+        for n, step in enumerate(self.steps, start=1):
+            status = self.status.get(step.id, "pending")
+            if step.id in self.took:
+                timing = clock_text(self.took[step.id])
+            elif status in ("running", "waiting") and step.id in self.started:
+                timing = clock_text(now - self.started[step.id])
+            else:
+                timing = ""
+            style = STYLE[status]
+            row = self.query_one(f"#step-{n}", Horizontal)
+            row.query_one(".step-status", Static).update(
+                Content.from_markup(
+                    f"[{style}]$icon $label[/] [$text-muted]$timing[/]",
+                    icon=ICON[status],
+                    label=t(f"app.run.status_{status}").ljust(width),
+                    timing=timing.rjust(4),
+                )
+            )
+            row.query_one(".step-title", Static).update(
+                Content.from_markup(
+                    f"[{style}]$n. $title[/] [$error]$where[/]",
+                    n=str(n),
+                    title=step.title,
+                    where=WHERE.get(step.where, ""),
+                )
+            )

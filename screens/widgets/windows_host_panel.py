@@ -1,0 +1,70 @@
+"""A windows-host step: the PowerShell command to copy, and "I ran it" to run the check."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Button, Static
+
+from wizard.text import t
+
+
+class WindowsHostPanel(Vertical):
+    DEFAULT_CSS = """
+    WindowsHostPanel {
+        height: auto;
+        border: round $warning;
+        border-title-color: $warning;
+        padding: 0 1;
+    }
+    WindowsHostPanel > #windows-command { color: $accent; text-style: bold; }
+    WindowsHostPanel > #windows-intro { color: $text-muted; margin-top: 1; }
+    WindowsHostPanel Horizontal { height: auto; margin-top: 1; }
+    WindowsHostPanel Button { margin-right: 2; width: auto; }
+    """
+
+    class RanIt(Message):
+        """The user says the Windows command ran: time to run the check."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.commands: list[str] = []
+        self.border_title = t("app.run.windows_title")
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="windows-command")
+        yield Static("", id="windows-manual")
+        with Horizontal():
+            yield Button(t("app.run.ran_it"), id="windows-ran", variant="primary", compact=True)
+            yield Button(t("app.run.copy"), id="windows-copy", compact=True)
+        yield Static(t("app.run.windows_intro"), id="windows-intro", markup=False)
+
+    def show(self, commands: list[str], manual: str | None = None) -> None:
+        """`commands` are PowerShell lines to copy; `manual` what to do by hand instead."""
+        self.commands = list(commands)
+        command = self.query_one("#windows-command", Static)
+        command.update(Content("\n".join(f"PS> {c}" for c in self.commands)))
+        command.display = bool(self.commands)
+        self.query_one("#windows-copy", Button).display = bool(self.commands)
+        text = self.query_one("#windows-manual", Static)
+        text.update(Content(manual or ""))
+        text.display = bool(manual)
+        self.query_one("#windows-ran", Button).disabled = False
+
+    def checking(self) -> None:
+        self.query_one("#windows-ran", Button).disabled = True
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "windows-copy":
+            self.copy()
+        elif event.button.id == "windows-ran":
+            self.post_message(self.RanIt())
+
+    def copy(self) -> None:
+        if not self.commands:
+            return
+        self.app.copy_to_clipboard("\n".join(self.commands))
+        self.notify(t("app.run.copied"))

@@ -1,0 +1,111 @@
+"""The wizard app made deterministic for snapshots: no cursor blink, a frozen clock,
+no resume offer unless asked, and helpers that walk the flow like a user would."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import App
+from textual.pilot import Pilot
+
+from screens.app import WizardApp
+from screens.password_modal import PasswordModal
+from screens.run_screen import RunScreen
+from screens.widgets.step_log import StepLog
+from screens.widgets.windows_host_panel import WindowsHostPanel
+from wizard.demo import load_demo
+
+DEMO = "wsl2-rtx4060-laptop"
+FROZEN = 1_000.0
+
+
+def build_app(profile: str | None = DEMO, **kwargs: Any) -> WizardApp:
+    kwargs.setdefault("blink", False)
+    kwargs.setdefault("clock", lambda: FROZEN)
+    kwargs.setdefault("offer_resume", False)
+    return WizardApp(load_demo(profile) if profile else None, **kwargs)
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Let workers finish and their messages land."""
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+async def to_detect(pilot: Pilot[Any]) -> None:
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def to_choose(pilot: Pilot[Any]) -> None:
+    await to_detect(pilot)
+    await pilot.press("n")
+    await settle(pilot)
+
+
+async def to_plan(pilot: Pilot[Any]) -> None:
+    await to_choose(pilot)
+    await pilot.press("p")
+    await settle(pilot)
+
+
+async def to_run(pilot: Pilot[Any]) -> None:
+    """Start the run; its worker waits for the user at times, so do not wait for it here."""
+    await to_plan(pilot)
+    await pilot.press("r")
+    await pilot.pause()
+
+
+async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Pause until `condition()` holds (then once more, so the screen shows it)."""
+    for _ in range(int(timeout / 0.05)):
+        if condition():
+            await pilot.pause(0.05)
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("condition not reached")
+
+
+def run_screen(app: App[Any]) -> RunScreen:
+    return next(s for s in app.screen_stack if isinstance(s, RunScreen))
+
+
+async def to_windows_step(pilot: Pilot[Any]) -> None:
+    """WSL2 demo: the run waits at its first windows-host step."""
+    await to_run(pilot)
+    await wait_until(pilot, lambda: run_screen(pilot.app).query_one(WindowsHostPanel).display)
+
+
+async def to_password(pilot: Pilot[Any]) -> None:
+    await to_run(pilot)
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, PasswordModal))
+
+
+async def to_finished(pilot: Pilot[Any]) -> None:
+    await to_password(pilot)
+    await pilot.press(*"secret", "enter")
+    await wait_until(pilot, lambda: run_screen(pilot.app).state == "finished")
+    await log_settled(pilot)
+
+
+async def to_restart(pilot: Pilot[Any]) -> None:
+    await to_password(pilot)
+    await pilot.press(*"secret", "enter")
+    await wait_until(pilot, lambda: run_screen(pilot.app).state == "restart")
+    await log_settled(pilot)
+
+
+async def to_failed(pilot: Pilot[Any]) -> None:
+    await to_run(pilot)
+    await wait_until(pilot, lambda: run_screen(pilot.app).state == "failed")
+    await log_settled(pilot)
+
+
+async def log_settled(pilot: Pilot[Any]) -> None:
+    """The live log scrolls to its end after a refresh: let that happen before a snapshot."""
+    log = run_screen(pilot.app).query_one(StepLog)
+    await pilot.pause(0.1)
+    log.scroll_end(animate=False, immediate=True)
+    await pilot.pause()

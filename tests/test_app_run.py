@@ -1,0 +1,289 @@
+"""Pilot tests of the whole flow on demo profiles, with commands simulated: a happy path,
+a failing step with retry, resume after an interruption, and a WSL2 windows-host step."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Button, DataTable
+
+from screens.app import WizardApp
+from screens.choose_screen import ChooseScreen
+from screens.confirm_quit_modal import ConfirmQuitModal
+from screens.doctor_modal import DoctorModal
+from screens.password_modal import PasswordModal
+from screens.plan_screen import PlanScreen
+from screens.resume_modal import ResumeModal
+from screens.run_screen import RunScreen
+from screens.widgets.windows_host_panel import WindowsHostPanel
+from tests.apps.flaky_runner import FlakyRunner
+from tests.apps.screen_text import screen_text
+from tests.apps.wizard_app import build_app, settle, to_choose, to_plan, to_run
+
+
+async def wait_for(pilot: Pilot[Any], condition: Any, timeout: float = 10.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if condition():
+            await pilot.pause(0.05)  # let the screen catch up with what was posted
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("condition not reached")
+
+
+def statuses(app: WizardApp) -> dict[str, str]:
+    screen = app.screen_stack[-1]
+    if not isinstance(screen, RunScreen):
+        screen = next(s for s in app.screen_stack if isinstance(s, RunScreen))
+    from screens.widgets.run_step_list import RunStepList
+
+    return dict(screen.query_one(RunStepList).status)
+
+
+async def test_choose_preselects_the_recommended_row_and_explains_the_others() -> None:
+    app = build_app("ubuntu-20.04-gtx1080-driver470")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await to_choose(pilot)
+        screen = app.screen
+        assert isinstance(screen, ChooseScreen)
+        rec = app.session.recommendation
+        assert rec is not None and rec.recommended is not None
+        table = screen.query_one(DataTable)
+        assert table.cursor_row == rec.candidates.index(rec.recommended)
+        seen = screen_text(app)
+        assert f"Recommended: TensorFlow {rec.recommended.set.tensorflow}" in seen
+        bad = next(c for c in rec.candidates if not c.ok)
+        assert (bad.reasons and bad.reasons[0][:30] in seen.replace("\n", " ")) or table.row_count > 20
+        # A row that cannot work is refused with its reason.
+        table.move_cursor(row=rec.candidates.index(bad))
+        await pilot.press("p")
+        await pilot.pause()
+        assert isinstance(app.screen, ChooseScreen)
+
+
+async def test_choose_another_python_and_method_asks_the_resolver_again() -> None:
+    app = build_app("ubuntu-22.04-rtx3090-cuda11.8")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_choose(pilot)
+        first = app.session.recommendation
+        assert first is not None and first.recommended is not None
+        assert first.recommended.set.method == "pip-and-cuda"
+        app.screen.query_one("#choose-method").value = "conda"  # type: ignore[attr-defined]
+        await settle(pilot)
+        second = app.session.recommendation
+        assert second is not first and second is not None and second.recommended is not None
+        assert second.recommended.set.method == "conda"
+
+
+async def test_plan_shows_commands_markers_and_toggles_optional_steps() -> None:
+    app = build_app("wsl2-rtx4060-laptop")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_plan(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlanScreen)
+        plan = app.session.plan
+        assert plan is not None
+        seen = screen_text(app)
+        assert "WINDOWS" in seen and "ROOT" in seen and "GB" in seen
+        optional = next(s for s in plan.steps if s.optional)
+        table = screen.query_one(DataTable)
+        table.move_cursor(row=[s.id for s in plan.steps].index(optional.id))
+        await pilot.pause()
+        assert "Why" in screen_text(app)
+        before = optional.enabled
+        await pilot.press("space")
+        assert app.session.plan.step(optional.id).enabled is (not before)
+        # A required step does not toggle.
+        table.move_cursor(row=0)
+        await pilot.press("space")
+        assert app.session.plan.step(plan.steps[0].id).enabled
+
+
+async def test_plan_exports_the_script(tmp_path: Any, monkeypatch: Any) -> None:
+    monkeypatch.chdir(tmp_path)
+    app = build_app("ubuntu-22.04-rtx3090-cuda11.8")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await to_plan(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+    script = tmp_path / "tf-gpu-wizard-install.sh"
+    text = script.read_text()
+    assert text.startswith("#!/usr/bin/env bash") and "set -euo pipefail" in text
+    assert "tensorflow[and-cuda]" in text
+
+
+async def test_happy_path_to_the_monitor() -> None:
+    app = build_app("ubuntu-20.04-gtx1080-driver470")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await to_run(pilot)
+        # The root step asks for the password once, labelled simulated.
+        await wait_for(pilot, lambda: isinstance(app.screen, PasswordModal))
+        assert "Password needed" in screen_text(app) and "SIMULATED" in screen_text(app)
+        await pilot.press(*"secret", "enter")
+        run = next(s for s in app.screen_stack if isinstance(s, RunScreen))
+        await wait_for(pilot, lambda: run.state == "finished")
+        await pilot.pause()
+        assert set(statuses(app).values()) == {"done"}
+        seen = screen_text(app)
+        assert "All steps finished" in seen and "SIMULATED" in seen
+        assert "secret" not in seen
+        assert not app.session.step_running
+        await pilot.press("m")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "MonitorScreen"
+
+
+async def test_a_failing_step_offers_doctor_and_retry() -> None:
+    factory = functools.partial(FlakyRunner, fail_once=["tensorflow"])
+    app = build_app("ubuntu-22.04-rtx3090-cuda11.8", runner_factory=factory)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await to_run(pilot)
+        run = app.screen
+        assert isinstance(run, RunScreen)
+        await wait_for(pilot, lambda: run.state == "failed")
+        await pilot.pause()
+        assert statuses(app)["tensorflow"] == "failed"
+        assert statuses(app)["verify"] == "pending"
+        seen = screen_text(app)
+        assert "No matching distribution found" in seen
+        assert run.query_one("#retry", Button).display and run.query_one("#doctor", Button).display
+        assert not run.query_one("#skip", Button).display  # a required step cannot be skipped
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(app.screen, DoctorModal)
+        await pilot.press("escape")
+        await pilot.press("r")
+        await wait_for(pilot, lambda: run.state == "finished")
+        await pilot.pause()
+        assert set(statuses(app).values()) == {"done"}
+
+
+async def test_wsl2_windows_host_step_waits_for_i_ran_it() -> None:
+    app = build_app("wsl2-rtx4060-laptop")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await to_run(pilot)
+        run = app.screen
+        assert isinstance(run, RunScreen)
+        panel = run.query_one(WindowsHostPanel)
+        await wait_for(pilot, lambda: panel.display)
+        assert statuses(app)["windows-driver"] == "waiting"
+        assert "Run this in Windows PowerShell" in screen_text(app)
+        await pilot.click("#windows-ran")
+        await wait_for(pilot, lambda: statuses(app)["windows-driver"] == "done" and panel.display)
+        await pilot.pause()
+        assert "PS> wsl --update" in screen_text(app)
+        await pilot.press("c")  # copy the command
+        await pilot.pause()
+        await pilot.click("#windows-ran")
+        # wsl --update needs a `wsl --shutdown`: the run stops and says how to resume.
+        await wait_for(pilot, lambda: run.state == "restart")
+        await pilot.pause()
+        seen = screen_text(app)
+        assert "wsl --shutdown" in seen and "tf-gpu-wizard again" in seen
+        assert run.query_one("#continue", Button).display  # simulated: continue in place
+
+
+async def test_resume_after_a_reboot() -> None:
+    app = build_app("ubuntu-24.04-rtx4090-fresh")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await to_run(pilot)
+        await wait_for(pilot, lambda: isinstance(app.screen, PasswordModal))
+        await pilot.press(*"pw", "enter")
+        run = next(s for s in app.screen_stack if isinstance(s, RunScreen))
+        await wait_for(pilot, lambda: run.state == "restart")
+        assert "Restart the computer" in screen_text(app)
+        await pilot.press("ctrl+q")  # nothing runs now: quits at once
+    assert app.return_code == 0
+
+    # Next start (same state directory): the run is offered first.
+    again = build_app("ubuntu-24.04-rtx4090-fresh", offer_resume=True)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(again.screen, ResumeModal))
+        assert "Resume the interrupted run?" in screen_text(again)
+        assert "step 1 of 5" in screen_text(again)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: any(isinstance(s, RunScreen) for s in again.screen_stack))
+        run = next(s for s in again.screen_stack if isinstance(s, RunScreen))
+        await wait_for(
+            pilot, lambda: run.state in ("finished", "failed") or isinstance(again.screen, PasswordModal)
+        )
+        if isinstance(again.screen, PasswordModal):
+            await pilot.press(*"pw", "enter")
+        await wait_for(pilot, lambda: run.state == "finished")
+        assert statuses(again)["driver"] == "done"
+
+
+async def test_ctrl_q_while_a_step_runs_asks_first_then_resume_is_offered() -> None:
+    app = build_app("wsl2-rtx4060-laptop")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await to_run(pilot)
+        run = app.screen
+        assert isinstance(run, RunScreen)
+        await wait_for(pilot, lambda: run.query_one(WindowsHostPanel).display)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmQuitModal)
+        await pilot.press("n")
+        assert app.screen is run and run.state == "running"
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.return_code == 0
+
+    again = build_app("wsl2-rtx4060-laptop", offer_resume=True)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(again.screen, ResumeModal))
+        await pilot.press("n")  # start over instead
+        await pilot.pause()
+        assert type(again.screen).__name__ == "WelcomeScreen"
+
+
+async def test_a_failed_optional_step_can_be_skipped() -> None:
+    factory = functools.partial(FlakyRunner, fail_once=["wslconfig"], match=None)
+    app = build_app("wsl2-rtx4060-laptop", runner_factory=factory)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await to_plan(pilot)
+        plan = app.session.plan
+        assert plan is not None and not plan.step("wslconfig").enabled
+        app.screen.query_one(DataTable).move_cursor(row=[s.id for s in plan.steps].index("wslconfig"))
+        await pilot.press("space")  # the optional .wslconfig step, switched on
+        assert app.session.plan.step("wslconfig").enabled
+        await pilot.press("r")
+        run = next(s for s in app.screen_stack if isinstance(s, RunScreen))
+        panel = run.query_one(WindowsHostPanel)
+        # Windows steps until the run gets to the .wslconfig step (a simulated restart on the way).
+        for _ in range(6):
+            await wait_for(pilot, lambda: run.state in ("failed", "restart") or panel.display)
+            if run.state == "failed":
+                break
+            if run.state == "restart":
+                await pilot.click("#continue")
+            else:
+                await pilot.click("#windows-ran")
+            await pilot.pause(0.1)
+        assert run.state == "failed" and statuses(app)["wslconfig"] == "failed"
+        assert run.query_one("#skip", Button).display
+        await pilot.press("s")
+        # A simulated run shows finished Windows steps again (their checks cannot run here).
+        for _ in range(8):
+            await wait_for(
+                pilot,
+                lambda: (
+                    run.state in ("finished", "restart")
+                    or panel.display
+                    or isinstance(app.screen, PasswordModal)
+                ),
+            )
+            if run.state == "finished":
+                break
+            if isinstance(app.screen, PasswordModal):
+                await pilot.press(*"pw", "enter")
+            elif run.state == "restart":
+                await pilot.click("#continue")
+            else:
+                await pilot.click("#windows-ran")
+            await pilot.pause(0.1)
+        assert statuses(app)["wslconfig"] == "skipped"
+        assert statuses(app)["verify"] == "done"
