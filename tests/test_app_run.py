@@ -156,7 +156,9 @@ async def test_a_failing_step_offers_doctor_and_retry() -> None:
         await pilot.press("r")
         await wait_for(pilot, lambda: run.state == "finished")
         await pilot.pause()
-        assert set(statuses(app).values()) == {"done"}
+        # The retry redoes the failed step; the steps before it were already done.
+        assert statuses(app)["tensorflow"] == "done" and statuses(app)["verify"] == "done"
+        assert set(statuses(app).values()) <= {"done", "skipped"}
 
 
 async def test_wsl2_windows_host_step_waits_for_i_ran_it() -> None:

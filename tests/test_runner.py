@@ -356,6 +356,22 @@ def test_simulated_restart_resumes_on_the_next_run(tmp_path: Path) -> None:
     assert rec.statuses() == {"d": "done", "e": "done"}
 
 
+def test_simulated_resume_does_not_redo_finished_steps(tmp_path: Path) -> None:
+    plan = make_plan(
+        touch_step("a", tmp_path / "a"),
+        touch_step("d", tmp_path / "d", restart="reboot"),
+        touch_step("e", tmp_path / "e"),
+        simulated=True,
+    )
+    assert Runner(plan, Recorder()).run().outcome == "restart"
+    rec = Recorder()
+    assert Runner(plan, rec).run().outcome == "finished"
+    assert rec.statuses() == {"a": "skipped", "d": "done", "e": "done"}
+    again = Recorder()
+    assert Runner(plan, again).run().outcome == "finished"
+    assert set(again.statuses().values()) == {"skipped"}  # a finished demo changes nothing
+
+
 def test_runner_never_needs_the_real_sudo_when_root() -> None:
     session = SudoSession(sudo="/nonexistent", is_root=True)
     assert session.ready and session.wrap(["id"]).argv == ["id"]

@@ -434,9 +434,12 @@ class Runner:
 
     def _check(self, step: Step, *, before: bool) -> bool:
         if self.simulate:
-            # A demo shows every step doing its work; the checks afterwards pass.
+            # The simulated machine is what the journal says: a step it finished stays done
+            # (so a resumed demo does not redo it); the checks after a step pass.
             self._write_log(f"{SIM} check ({'before' if before else 'after'}): {step.check.shell()}")
-            return not before
+            if not before:
+                return True
+            return self._state is not None and self._state.record(step.id).status in (DONE, SKIPPED)
         try:
             proc = subprocess.run(
                 list(step.check.argv),
@@ -498,7 +501,12 @@ class Runner:
             state = None
         if state is None or state.finished:
             # A finished plan run again starts clean: every check runs, nothing is assumed.
-            state = RunState(plan=self.plan)
+            previous, state = state, RunState(plan=self.plan)
+            if self.simulate and previous is not None:
+                # A demo has no machine to check: what the last run finished stays finished.
+                for step_id, rec in previous.steps.items():
+                    if rec.status in (DONE, SKIPPED):
+                        state.record(step_id).status = SKIPPED
         for step in self.plan.active_steps:
             state.record(step.id)
         self._state = state
