@@ -26,7 +26,9 @@ class ChooseScreen(WizardScreen):
     CSS = style_text(["choose.tcss"])
     BINDINGS = [
         Binding("p", "use", t("app.key.plan")),
+        Binding("a", "toggle_all", t("app.key.all_rows")),
     ]
+    show_all = False
 
     class Ready(Message):
         def __init__(self, recommendation: Any) -> None:
@@ -131,7 +133,7 @@ class ChooseScreen(WizardScreen):
             line += "\n" + t("app.choose.unlock", hint=rec.unlock_hint)
         self.query_one("#choose-summary", Static).update(line)
         table = self.query_one(CandidateTable)
-        table.show(rec)
+        table.show(rec, self.show_all)
         self._detail(table.highlighted())
         self.query_one("#use", Button).disabled = table.highlighted() is None
 
@@ -149,6 +151,13 @@ class ChooseScreen(WizardScreen):
         mark = t("app.choose.mark_ok") if cand.ok else t("app.choose.mark_bad")
         detail.set_class(not cand.ok, "error-text")
         detail.update("\n".join(f"{mark} {line}" if i == 0 else f"  {line}" for i, line in enumerate(lines)))
+
+    def action_toggle_all(self) -> None:
+        """Every release x method, or only the rows worth reading (the default)."""
+        self.show_all = not self.show_all
+        rec = self.session.recommendation
+        if rec is not None:
+            self._show(rec)
 
     # ---- the student's choices ------------------------------------------
     @on(DataTable.RowHighlighted, "#candidates")

@@ -15,7 +15,7 @@ from screens.help_screen import HelpScreen
 from screens.welcome_screen import WelcomeScreen
 from screens.widgets.simulated_banner import SimulatedBanner
 from tests.apps.screen_text import screen_text
-from tests.apps.wizard_app import build_app, settle, to_detect
+from tests.apps.wizard_app import build_app, settle, to_choose, to_detect
 from tests.machines import NATIVE_PROC_VERSION, UBUNTU_2204, context, tree
 from wizard.nvml import ErrorKind
 from wizard.nvml_fake import FakeNvml
@@ -160,3 +160,24 @@ async def test_escape_goes_back_a_screen() -> None:
         await to_detect(pilot)
         await pilot.press("escape")
         assert isinstance(app.screen, WelcomeScreen)
+
+
+async def test_choose_shows_the_rows_worth_reading_and_all_on_a() -> None:
+    from screens.widgets.candidate_table import CandidateTable
+
+    app = build_app("ubuntu-20.04-gtx1080-driver470")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await to_choose(pilot)
+        table = app.screen.query_one(CandidateTable)
+        rec = app.session.recommendation
+        assert rec is not None and rec.recommended is not None
+        assert table.highlighted() is rec.recommended  # preselected
+        few = table.row_count
+        assert few < len(rec.candidates)
+        assert "driver 470.256.02 supports CUDA up to 11.4" in screen_text(app)  # why TF 2.21 is out
+        await pilot.press("a")
+        await settle(pilot)
+        assert table.row_count == len(rec.candidates)
+        await pilot.press("a")
+        await settle(pilot)
+        assert table.row_count == few

@@ -75,7 +75,9 @@ def test_detect_loads_only_what_it_needs() -> None:
         "heavy = [m for m in ('wizard.runner', 'wizard.monitor', 'wizard.plan', 'wizard.bench', 'textual') if m in sys.modules]\n"
         "assert not heavy, heavy\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
     assert result.returncode == 0, result.stderr
 
 

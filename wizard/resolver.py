@@ -38,7 +38,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from wizard.choice import Candidate, Recommendation, VersionSet
+from wizard.choice import METHODS, Candidate, Recommendation, VersionSet
 from wizard.knowledge import KnowledgeBase, Release, driver_text, load_knowledge
 from wizard.profile import MachineProfile
 from wizard.text import t
@@ -705,3 +705,38 @@ def required_driver(candidate: Candidate, platform: str, kb: KnowledgeBase | Non
         return None
     floor = required_floor(kb, rel, candidate.set.method, platform)
     return driver_text(floor) if floor else None
+
+
+# ---- the rows worth showing --------------------------------------------------------
+# A table of every release x method buries the reasons; the CLI and the app show the
+# recommendation, the best other fitting set of each method, and the newest blocked
+# set of each method, so a student sees why nothing newer was chosen.
+USEFUL_ROWS = 14
+
+
+def useful_candidates(rec: Recommendation, show_all: bool = False) -> list[Candidate]:
+    """The rows worth a student's attention: the recommendation; the best other
+    fitting set of each method; and, per method, the newest set that does not
+    fit but is at least as new as the recommendation, so its reason shows why
+    nothing newer was chosen."""
+    if show_all:
+        return list(rec.candidates)
+    best = rec.recommended
+    rows: list[Candidate] = [best] if best else []
+    for method in METHODS:
+        fitting = [c for c in rec.candidates if c.ok and c.set.method == method and c is not best]
+        if fitting:
+            rows.append(fitting[0])
+    for method in METHODS:
+        blocked = [
+            c
+            for c in rec.candidates
+            if not c.ok and c.set.method == method and (best is None or _newer_or_same(c, best))
+        ]
+        if blocked:
+            rows.append(max(blocked, key=lambda c: Version(c.set.tensorflow)))
+    return rows[:USEFUL_ROWS]
+
+
+def _newer_or_same(a: Candidate, b: Candidate) -> bool:
+    return Version(a.set.tensorflow) >= Version(b.set.tensorflow)

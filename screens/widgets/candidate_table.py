@@ -38,9 +38,11 @@ class CandidateTable(DataTable[Text]):
         self.add_column(t(c + "col_cudnn"), key="cudnn")
         self.add_column(t(c + "col_why"), key="why")
 
-    def show(self, rec: Recommendation) -> None:
+    def show(self, rec: Recommendation, show_all: bool = False) -> None:
+        from wizard.resolver import useful_candidates
+
         self.clear()
-        self.candidates = list(rec.candidates)
+        self.candidates = useful_candidates(rec, show_all)
         best_row = 0
         for row, cand in enumerate(self.candidates):
             recommended = rec.recommended is not None and cand is rec.recommended

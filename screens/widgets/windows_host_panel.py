@@ -52,6 +52,11 @@ class WindowsHostPanel(Vertical):
         text.update(Content(manual or ""))
         text.display = bool(manual)
         self.query_one("#windows-ran", Button).disabled = False
+        # A step with nothing to paste (install a driver from a web page) is done by hand.
+        by_hand = not self.commands
+        self.border_title = t("app.run.manual_title" if by_hand else "app.run.windows_title")
+        intro = t("app.run.manual_intro" if by_hand else "app.run.windows_intro")
+        self.query_one("#windows-intro", Static).update(Content(intro))
 
     def checking(self) -> None:
         self.query_one("#windows-ran", Button).disabled = True

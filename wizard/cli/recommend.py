@@ -5,17 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from packaging.version import Version
-
-from wizard.choice import METHODS, Candidate, Recommendation
+from wizard.choice import METHODS, Recommendation
+from wizard.resolver import useful_candidates
 from wizard.text import t
 
 if TYPE_CHECKING:
     from rich.console import Console
-
-# The human table shows the recommended row, every other row that fits, and the
-# best blocked row of each release, so a student sees why newer ones do not fit.
-DEFAULT_ROWS = 14
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -55,34 +50,6 @@ def run(args: argparse.Namespace) -> int:
     return 0 if rec.recommended else 1
 
 
-def visible_rows(rec: Recommendation, show_all: bool = False) -> list[Candidate]:
-    """The rows worth a student's attention: the recommendation; the best other
-    fitting set of each method; and, per method, the newest set that does not
-    fit but is at least as new as the recommendation, so its reason shows why
-    nothing newer was chosen."""
-    if show_all:
-        return list(rec.candidates)
-    best = rec.recommended
-    rows: list[Candidate] = [best] if best else []
-    for method in METHODS:
-        fitting = [c for c in rec.candidates if c.ok and c.set.method == method and c is not best]
-        if fitting:
-            rows.append(fitting[0])
-    for method in METHODS:
-        blocked = [
-            c
-            for c in rec.candidates
-            if not c.ok and c.set.method == method and (best is None or _newer_or_same(c, best))
-        ]
-        if blocked:
-            rows.append(max(blocked, key=lambda c: Version(c.set.tensorflow)))
-    return rows[:DEFAULT_ROWS]
-
-
-def _newer_or_same(a: Candidate, b: Candidate) -> bool:
-    return Version(a.set.tensorflow) >= Version(b.set.tensorflow)
-
-
 # Below this width the reasons column would be squeezed to a few letters a line;
 # the reasons then go under the table, numbered like the rows.
 WIDE_ENOUGH = 110
@@ -101,7 +68,7 @@ def render(rec: Recommendation, console: Console, *, simulated: bool = False, sh
         table.add_column("#", justify="right", style="dim")
     for key in keys:
         table.add_column(t(f"recommend.{key}"), overflow="fold")
-    rows = visible_rows(rec, show_all)
+    rows = useful_candidates(rec, show_all)
     for number, cand in enumerate(rows, 1):
         is_best = cand is rec.recommended
         status = (
