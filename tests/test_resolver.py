@@ -92,7 +92,7 @@ CASES = [
         "2.14",
         "pip-and-cuda",
         "3.9",
-        says=("Python 3.8 is not supported by TF 2.14 (3.9-3.11)",),
+        says=("uses Python 3.9: TF 2.14 supports 3.9-3.11, not your Python 3.8",),
         hint=("upgrade the driver to >= 525.60.13 to get TF 2.21",),
         elsewhere={
             (
@@ -259,7 +259,7 @@ CASES = [
         "2.10",
         "conda",
         "3.10",
-        says=("Python 3.12 is not supported by TF 2.10 (3.7-3.10)",),
+        says=("uses Python 3.10: TF 2.10 supports 3.7-3.10, not your Python 3.12",),
         hint=("WSL2",),
         elsewhere={("2.21", "pip-and-cuda"): "GPU support on native Windows ended with TF 2.10: use WSL2"},
     ),
@@ -294,7 +294,7 @@ CASES = [
         "2.21",
         "cpu",
         "3.13",
-        says=("Python 3.14 is not supported by TF 2.21 (3.10-3.13)",),
+        says=("uses Python 3.13: TF 2.21 supports 3.10-3.13, not your Python 3.14",),
     ),
     Case("no-gpu-py38", machine(python="3.8.10"), "2.13", "cpu", "3.8"),
     Case("no-gpu-py39", machine(python="3.9.18"), "2.20", "cpu", "3.9"),
@@ -320,7 +320,7 @@ CASES = [
         "2.15",
         "pip-and-cuda",
         "3.11",
-        says=("Python 3.12 is not supported by TF 2.15 (3.9-3.11)",),
+        says=("uses Python 3.11: TF 2.15 supports 3.9-3.11, not your Python 3.12",),
         kwargs={"tf": "2.15"},
     ),
     Case(

@@ -268,7 +268,13 @@ def _choose_python(ev: _Eval, facts: Facts, rel: Release, method: str, forced: V
         # The nearest supported Python is the smallest change (ties: the newer one).
         ev.python = min(supported, key=lambda p: (abs(p.minor - current.minor), -p.minor))
         ev.caveats.append(
-            t("recommend.python_unsupported", python=current, tf=_series(rel), range=rel.python_range())
+            t(
+                "recommend.python_switch",
+                python=ev.python,
+                current=current,
+                tf=_series(rel),
+                range=rel.python_range(),
+            )
         )
     ev.python_change = _python_how(ev.python, facts, method)
 
