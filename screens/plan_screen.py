@@ -94,6 +94,7 @@ class PlanScreen(WizardScreen):
             t(
                 "app.plan.summary",
                 count=len(plan.active_steps),
+                off=_off_text(len(plan.steps) - len(plan.active_steps)),
                 download=size_text(plan.download_mib),
                 venv=plan.venv,
             )
@@ -166,7 +167,7 @@ class PlanScreen(WizardScreen):
         from wizard.plan import PlanError
         from wizard.script import render_script
 
-        target = Path.cwd() / SCRIPT_NAME
+        target = _free_name(Path.cwd() / SCRIPT_NAME)
         try:
             target.write_text(render_script(plan), encoding="utf-8")
             target.chmod(0o755)
@@ -180,3 +181,16 @@ class PlanScreen(WizardScreen):
         if self.session.plan is None:
             return
         self.wizard.go_run()
+
+
+def _free_name(path: Path) -> Path:
+    """Never overwrite an earlier export (or anything else): add -2, -3, ... instead."""
+    candidate, n = path, 1
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+    return candidate
+
+
+def _off_text(off: int) -> str:
+    return t("app.plan.summary_off", off=off) if off else ""

@@ -334,3 +334,17 @@ def test_autoplay_loops_through_the_phases() -> None:
     signal = PhaseSignal(autoplay=True)
     utils = [signal.load().gpu for _ in range(60)]
     assert min(utils) < 10 and max(utils) > 90
+
+
+def test_simulated_machine_without_nvidia_hardware_blames_no_driver() -> None:
+    from wizard.demo import load_demo
+    from wizard.monitor import make_sampler
+
+    for name in ("macos-arm64", "no-nvidia-gpu"):
+        sampler = make_sampler(load_demo(name))
+        sample = sampler.sample()
+        assert sample.gpus == []
+        assert sample.no_gpu_reason is not None and "has no NVIDIA GPU" in sample.no_gpu_reason
+    fresh = make_sampler(load_demo("ubuntu-24.04-rtx4090-fresh"))
+    reason = fresh.sample().no_gpu_reason
+    assert reason is not None and "driver" in reason  # a GPU is there; its driver is missing

@@ -36,7 +36,7 @@ def test_plan_method_and_tf_selectors(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_plan_with_nothing_that_fits_says_why(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["plan", "--profile", "macos-arm64", "--method", "pip-and-cuda"]) == 1
+    assert main(["plan", "--profile", "macos-arm64", "--method", "pip-and-cuda"]) == 2
     assert "no version set fits" in capsys.readouterr().err
 
 
@@ -59,3 +59,18 @@ def test_apply_simulated_stops_for_the_reboot_and_resumes(capsys: pytest.Capture
     out = capsys.readouterr().out
     assert "Resuming" in out and "All steps are done." in out
     assert "matmul on" in out
+
+
+def test_asked_for_release_or_python_that_does_not_exist_is_an_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["plan", "--profile", "wsl2-rtx4060-laptop", "--tf", "9.9"]) == 2
+    assert "TensorFlow 9.9 is not in the knowledge base" in capsys.readouterr().err
+    assert main(["plan", "--profile", "wsl2-rtx4060-laptop", "--python", "2.7"]) == 2
+    assert "--python 2.7 is not a Python 3 version" in capsys.readouterr().err
+
+
+def test_script_for_native_windows_is_a_plain_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--profile", "windows11-rtx3070", "--script"]) == 2
+    err = capsys.readouterr().err
+    assert "bash script for Linux and WSL2" in err and "Traceback" not in err

@@ -148,6 +148,9 @@ class SimulatedSource:
     def open(self) -> SourceInfo:
         info = self.inner.open()
         info.simulated = True
+        if not self.profile.has_nvidia_gpu:
+            # No NVIDIA hardware at all (a Mac, Intel graphics): no driver to blame.
+            info.no_gpu_reason = t("monitor.no_gpu.no_nvidia")
         info.notes.insert(0, t("monitor.sim.label", name=self.profile.label or "demo"))
         return info
 
@@ -156,7 +159,10 @@ class SimulatedSource:
         self._tick += 1
         for i, gpu in enumerate(self.fake.gpus):
             self._drive(i, gpu, load)
-        return self.inner.read()
+        gpus, reason = self.inner.read()
+        if reason and not self.profile.has_nvidia_gpu:
+            reason = t("monitor.no_gpu.no_nvidia")
+        return gpus, reason
 
     def close(self) -> None:
         self.inner.close()

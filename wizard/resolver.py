@@ -89,7 +89,7 @@ def read_facts(profile: MachineProfile, kb: KnowledgeBase) -> Facts:
     notes: list[str] = []
     platform = profile.platform if isinstance(profile.platform, str) else "unknown"
     arch = _ARCH_ALIASES.get(str(profile.arch).lower(), str(profile.arch).lower() or "unknown")
-    python = _python_version(getattr(profile.python, "version", None))
+    python = python_series(getattr(profile.python, "version", None))
     if python is None:
         notes.append(t("recommend.note_python_unknown", value=getattr(profile.python, "version", None)))
     windows = platform in ("wsl2", "windows")
@@ -128,7 +128,8 @@ def normalize_driver(value: object) -> Version | None:
     return v if v.major >= 100 else None
 
 
-def _python_version(value: object) -> Version | None:
+def python_series(value: object) -> Version | None:
+    """ "3.11.7" -> 3.11; None for anything that is not a Python 3 version."""
     m = re.match(r"^\s*(\d+)\.(\d+)", str(value))
     if not m:
         return None
@@ -534,7 +535,7 @@ def recommend(
     kb = kb or load_knowledge()
     facts = read_facts(profile, kb)
     notes = list(facts.notes)
-    forced_python = _python_version(python) if python else None
+    forced_python = python_series(python) if python else None
     if python and forced_python is None:
         notes.append(t("recommend.note_python_arg", value=python))
     releases = list(kb.releases)

@@ -42,12 +42,28 @@ def pick(rec: Recommendation, method: str | None) -> Candidate | None:
     return rec.recommended
 
 
+def _check_selectors(args: argparse.Namespace) -> None:
+    """An asked-for release or Python that does not exist is an error here, not a note:
+    the person would otherwise get a plan for something else without noticing."""
+    from wizard.knowledge import load_knowledge
+    from wizard.resolver import python_series
+
+    tf, python = getattr(args, "tf", None), getattr(args, "python", None)
+    kb = load_knowledge()
+    if tf and kb.release(tf) is None:
+        known = ", ".join(r.series for r in kb.releases)
+        raise PlanError(t("recommend.note_tf_unknown", tf=tf, known=known))
+    if python and python_series(python) is None:
+        raise PlanError(t("plan.cli.bad_python", value=python))
+
+
 def plan_from_args(args: argparse.Namespace) -> tuple[MachineProfile, Plan]:
     from wizard.cli.common import load_profile_arg
     from wizard.plan import build_plan
     from wizard.resolver import recommend
 
     profile = load_profile_arg(args)
+    _check_selectors(args)
     method = getattr(args, "method", None)
     rec = recommend(
         profile, prefer_method=method, tf=getattr(args, "tf", None), python=getattr(args, "python", None)
@@ -62,17 +78,19 @@ def plan_from_args(args: argparse.Namespace) -> tuple[MachineProfile, Plan]:
 def run(args: argparse.Namespace) -> int:
     try:
         _, plan = plan_from_args(args)
+        if args.script:
+            from wizard.script import render_script
+
+            script = render_script(plan)
     except PlanError as exc:
         print(f"tf-gpu-wizard: {exc}", file=sys.stderr)
-        return 1
+        return 2
     if args.json:
         from wizard.cli.common import print_json
 
         print_json(plan.to_dict())
     elif args.script:
-        from wizard.script import render_script
-
-        sys.stdout.write(render_script(plan))
+        sys.stdout.write(script)
     else:
         from wizard.plan_view import format_plan
 
