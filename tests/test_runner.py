@@ -372,6 +372,18 @@ def test_simulated_resume_does_not_redo_finished_steps(tmp_path: Path) -> None:
     assert set(again.statuses().values()) == {"skipped"}  # a finished demo changes nothing
 
 
+def test_simulated_run_skips_what_the_profile_shows_done(tmp_path: Path) -> None:
+    import dataclasses
+
+    done = dataclasses.replace(touch_step("driver", tmp_path / "d", where="windows-host"), presumed_done=True)
+    plan = make_plan(done, touch_step("e", tmp_path / "e"), simulated=True)
+    rec = Recorder()
+    assert Runner(plan, rec).run().outcome == "finished"
+    assert rec.statuses() == {"driver": "skipped", "e": "done"}
+    real = make_plan(dataclasses.replace(done), touch_step("e", tmp_path / "e"))
+    assert real.steps[0].presumed_done and Runner(real, Recorder()).check(real.steps[0]) is False  # real runs check
+
+
 def test_runner_never_needs_the_real_sudo_when_root() -> None:
     session = SudoSession(sudo="/nonexistent", is_root=True)
     assert session.ready and session.wrap(["id"]).argv == ["id"]

@@ -61,6 +61,9 @@ class Step:
     confirm: str | None = None  # destructive: this question must be answered yes first
     manual: str | None = None  # what to do by hand when no command can do it (a download page)
     check_before: bool = True  # False: always run (the verify step proves by running)
+    # The profile already shows the check passing (the Windows driver is new enough). Only a
+    # simulated run uses it, since it has no machine to run the check on; real runs check.
+    presumed_done: bool = False
 
     @property
     def needs_root(self) -> bool:
@@ -102,6 +105,7 @@ class Step:
             confirm=d.get("confirm"),
             manual=d.get("manual"),
             check_before=bool(d.get("check_before", True)),
+            presumed_done=bool(d.get("presumed_done", False)),
         )
 
 

@@ -67,6 +67,7 @@ def windows_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
             manual=t("plan.windows_driver.manual", floor=floor),
             check=driver_check(floor, WSL_NVIDIA_SMI),
             download_mib=0 if driver_ok(profile, floor) else 700,
+            presumed_done=driver_ok(profile, floor),
         ),
         Step(
             id="wsl-update",
