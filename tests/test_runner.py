@@ -381,7 +381,9 @@ def test_simulated_run_skips_what_the_profile_shows_done(tmp_path: Path) -> None
     assert Runner(plan, rec).run().outcome == "finished"
     assert rec.statuses() == {"driver": "skipped", "e": "done"}
     real = make_plan(dataclasses.replace(done), touch_step("e", tmp_path / "e"))
-    assert real.steps[0].presumed_done and Runner(real, Recorder()).check(real.steps[0]) is False  # real runs check
+    assert (
+        real.steps[0].presumed_done and Runner(real, Recorder()).check(real.steps[0]) is False
+    )  # real runs check
 
 
 def test_runner_never_needs_the_real_sudo_when_root() -> None:
