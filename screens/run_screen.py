@@ -255,7 +255,7 @@ class RunScreen(WizardScreen):
 
     def on_run_screen_step_finished(self, message: StepFinished) -> None:
         status = message.result.status
-        shown = {"restart-pending": "waiting"}.get(status, status)
+        shown = {"restart-pending": "restart"}.get(status, status)
         self.query_one(RunStepList).set_status(message.step.id, shown)
         if message.step.where == "windows-host":
             self.query_one(WindowsHostPanel).display = False

@@ -21,7 +21,15 @@ def _base(argv: Sequence[str]) -> str:
 def output_for(argv: Sequence[str], profile: MachineProfile | None) -> list[str]:
     name = _base(argv)
     joined = " ".join(argv)
-    if name in ("apt-get", "ubuntu-drivers"):
+    if name == "ubuntu-drivers":
+        branch = argv[-1].rpartition(":")[2] if ":" in argv[-1] else "recommended"
+        return [
+            "Reading package lists... Done",
+            f"The following NEW packages will be installed: nvidia-driver-{branch}",
+            f"Setting up nvidia-driver-{branch} ... done",
+            "DKMS: install completed.",
+        ]
+    if name == "apt-get":
         if "update" in argv:
             return ["Hit:1 http://archive.ubuntu.com/ubuntu noble InRelease", "Reading package lists... Done"]
         pkgs = [a for a in argv if not a.startswith("-") and a not in ("apt-get", "install", "env")][-3:]

@@ -12,12 +12,21 @@ from textual.widgets import Static
 
 from wizard.text import t
 
-STATUSES = ("pending", "running", "waiting", "skipped", "done", "failed")
-ICON = {"pending": "·", "running": "▶", "waiting": "⏸", "skipped": "↷", "done": "✓", "failed": "✖"}
+STATUSES = ("pending", "running", "waiting", "restart", "skipped", "done", "failed")
+ICON = {
+    "pending": "·",
+    "running": "▶",
+    "waiting": "⏸",
+    "restart": "⟳",
+    "skipped": "↷",
+    "done": "✓",
+    "failed": "✖",
+}
 STYLE = {
     "pending": "$text-muted",
     "running": "$accent bold",
     "waiting": "$warning bold",
+    "restart": "$warning bold",
     "skipped": "$text-muted",
     "done": "$success",
     "failed": "$error bold",
