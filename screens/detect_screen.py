@@ -58,13 +58,14 @@ class DetectScreen(WizardScreen):
         with VerticalScroll(classes="body", id="detect-body"):
             yield Static(self._heading(), classes="heading", id="detect-heading")
             yield Static("", classes="status-line", id="detect-status")
+            # Problems first: on a small terminal they must not hide below the fold.
             with Horizontal(id="detect-columns"):
-                with Vertical(id="detect-profile-box"):
-                    yield ProfileView(id="detect-profile")
                 with Vertical(id="detect-problems-box"):
                     yield Static(t("app.detect.problems"), classes="section-title")
                     yield FindingsView(id="detect-findings")
                     yield Static(t("app.detect.no_gpu"), id="detect-no-gpu", classes="warning-text")
+                with Vertical(id="detect-profile-box"):
+                    yield ProfileView(id="detect-profile")
         with Horizontal(classes="button-row"):
             yield Button(t("app.detect.continue"), id="next", variant="primary", compact=True, disabled=True)
             yield Button(t("app.detect.redetect"), id="redetect", compact=True)
