@@ -22,11 +22,11 @@ def test_every_literal_app_key_exists() -> None:
 
 
 def test_keys_built_at_run_time_exist() -> None:
-    from screens.widgets.profile_view import DEFAULT_PARTS, probe_parts
     from screens.widgets.run_step_list import STATUSES
+    from wizard.probe import PARTS
 
     keys = [f"app.method.{m}" for m in METHODS]
     keys += [f"app.run.status_{s}" for s in STATUSES]
     keys += [f"app.severity.{s}" for s in ("error", "warning", "info")]
-    keys += [f"app.detect.part.{p}" for p in {*DEFAULT_PARTS, *probe_parts()}]
+    keys += [f"app.detect.part.{p}" for p in (name for name, _ in PARTS)]
     assert [k for k in keys if not has(k)] == []

@@ -38,69 +38,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _value(x: object) -> str:
-    return "unknown" if x in (None, "", "unknown") else str(x)
-
-
-def summary_rows(p: MachineProfile) -> list[tuple[str, str]]:
-    """(label, value) lines of the human summary; the app's detect screen shows the same."""
-    rows = [
-        (t("detect.row.platform"), t(f"detect.platform.{p.platform}") + f" ({_value(p.arch)})"),
-        (t("detect.row.os"), f"{_value(p.os.name)}  ·  kernel {_value(p.os.kernel)}"),
-    ]
-    env = p.python.env + (f" '{p.python.env_name}'" if p.python.env_name else "")
-    rows.append(
-        (t("detect.row.python"), f"{_value(p.python.version)}  {env}  ({_value(p.python.executable)})")
-    )
-    if p.driver:
-        rows.append(
-            (
-                t("detect.row.driver"),
-                t(
-                    "detect.driver_value",
-                    version=p.driver.version,
-                    cuda=_value(p.driver.cuda),
-                    source=p.driver.source,
-                ),
-            )
-        )
-    else:
-        rows.append((t("detect.row.driver"), t("detect.none")))
-    for g in p.gpus:
-        mem = f"{g.memory_mib} MiB" if g.memory_mib else "memory unknown"
-        rows.append(
-            (
-                t("detect.row.gpu", index=g.index),
-                f"{g.name}  ·  compute {_value(g.compute_capability)}  ·  {mem}",
-            )
-        )
-    if not p.gpus and p.nvidia_pci_devices:
-        rows.append((t("detect.row.gpus"), t("detect.pci_only", count=p.nvidia_pci_devices)))
-    elif not p.gpus:
-        rows.append((t("detect.row.gpus"), t("detect.none")))
-    toolkits = ", ".join(
-        f"{tk.version} ({tk.path}{', default' if tk.default else ''})" for tk in p.cuda_toolkits
-    )
-    rows.append((t("detect.row.cuda"), toolkits or t("detect.none_needed")))
-    rows.append(
-        (
-            t("detect.row.cudnn"),
-            ", ".join(f"{c.version} ({c.path})" for c in p.cudnn) or t("detect.none_needed"),
-        )
-    )
-    tf = p.tensorflow
-    rows.append(
-        (t("detect.row.tensorflow"), f"{tf.version} ({tf.distribution})" if tf else t("detect.not_installed"))
-    )
-    r = p.resources
-    if r.ram_mib is not None:
-        free = f"{r.home_free_mib / 1024:.0f} GiB free in home" if r.home_free_mib is not None else ""
-        rows.append(
-            (t("detect.row.resources"), f"{r.ram_mib / 1024:.0f} GiB RAM  ·  {r.cpu_count} CPUs  ·  {free}")
-        )
-    return rows
-
-
 def render(p: MachineProfile) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -113,8 +50,12 @@ def render(p: MachineProfile) -> None:
     table = Table(title=title, show_header=False, box=None, pad_edge=False, title_justify="left")
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column()
-    for label, value in summary_rows(p):
-        table.add_row(label, value)
+    from wizard.probe import PARTS
+    from wizard.profile_view import part_rows
+
+    for name, _ in PARTS:
+        for label, value in part_rows(name, p):
+            table.add_row(label, value)
     console.print(table)
     problems = find_problems(p)
     console.print()

@@ -1,0 +1,106 @@
+"""A machine profile as (label, value) rows for people, part by part.
+
+One wording for `tf-gpu-wizard detect` and the app's detect screen, which fills
+the rows in as each probe part finishes.
+"""
+
+from __future__ import annotations
+
+from wizard.profile import UNKNOWN, MachineProfile
+from wizard.text import t
+
+
+def _yes_no(value: bool | None) -> str:
+    if value is None:
+        return t("profile.value.unknown")
+    return t("profile.value.yes") if value else t("profile.value.no")
+
+
+def _known(value: str | None) -> str:
+    return value if value and value != UNKNOWN else t("profile.value.unknown")
+
+
+def _mib(value: int | None) -> str:
+    if value is None:
+        return t("profile.value.unknown")
+    return t("profile.value.mib", gib=value / 1024)
+
+
+def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
+    """What one probe part found, as (label, value) rows for people."""
+    f = "profile.field."
+    v = "profile.value."
+    if part == "platform":
+        os_name = p.os.name if p.os.name != UNKNOWN else f"{p.os.id} {p.os.version}"
+        return [
+            (t(f + "platform"), f"{p.platform} · {p.arch}"),
+            (t(f + "os"), _known(os_name.strip())),
+            (t(f + "kernel"), _known(p.os.kernel)),
+        ]
+    if part == "python":
+        env = p.python.env + (f" ({p.python.env_name})" if p.python.env_name else "")
+        return [
+            (
+                t(f + "python"),
+                t(v + "python", version=p.python.version, env=env, executable=p.python.executable),
+            ),
+            (t(f + "pip_venv"), f"pip: {_yes_no(p.python.pip)} · venv: {_yes_no(p.python.venv_module)}"),
+        ]
+    if part == "nvidia":
+        if p.driver is None:
+            rows = [(t(f + "driver"), t(v + "no_driver"))]
+        else:
+            rows = [
+                (
+                    t(f + "driver"),
+                    t(v + "driver", version=p.driver.version, cuda=p.driver.cuda, source=p.driver.source),
+                )
+            ]
+        if p.driver is None and not p.gpus and p.nvidia_pci_devices:
+            rows.append((t(f + "gpu", index=0), t(v + "pci_only", count=p.nvidia_pci_devices)))
+        for gpu in p.gpus:
+            memory = _mib(gpu.memory_mib)
+            rows.append(
+                (
+                    t(f + "gpu", index=gpu.index),
+                    t(v + "gpu", name=gpu.name, cc=gpu.compute_capability, memory=memory),
+                )
+            )
+        return rows
+    if part == "kernel":
+        if p.platform != "linux":
+            return []
+        km = p.kernel
+        rows = [
+            (
+                t(f + "modules"),
+                t(v + "modules", nvidia=_yes_no(km.nvidia_loaded), nouveau=_yes_no(km.nouveau_loaded)),
+            )
+        ]
+        if km.secure_boot is not None:
+            rows.append((t(f + "secure_boot"), _yes_no(km.secure_boot)))
+        return rows
+    if part == "cuda":
+        toolkits = ", ".join(
+            f"{tk.version}{' *' if tk.default else ''} ({tk.path})" for tk in p.cuda_toolkits
+        )
+        cudnn = ", ".join(f"{c.version} ({c.path})" for c in p.cudnn)
+        rows = [
+            (t(f + "toolkits"), toolkits or t(v + "none")),
+            (t(f + "cudnn"), cudnn or t(v + "none")),
+        ]
+        if p.libcuda:
+            rows.append((t(f + "libcuda"), ", ".join(lib.path for lib in p.libcuda)))
+        return rows
+    if part == "tensorflow":
+        tf = p.tensorflow
+        value = t(v + "not_installed") if tf is None else f"{tf.version} ({tf.distribution})"
+        return [(t(f + "tensorflow"), value)]
+    if part == "resources":
+        r = p.resources
+        return [
+            (t(f + "ram"), _mib(r.ram_mib)),
+            (t(f + "disk"), _mib(r.home_free_mib)),
+            (t(f + "cpus"), str(r.cpu_count) if r.cpu_count else t(v + "unknown")),
+        ]
+    return []
