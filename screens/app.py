@@ -83,7 +83,7 @@ class WizardApp(App[int]):
 
     def _offer_resume(self) -> None:
         """A run that stopped half-way (reboot, quit, kill -9) is offered first."""
-        from wizard.journal import unfinished
+        from wizard.run.journal import unfinished
 
         try:
             state, notice = unfinished(simulated=self.session.simulated)

@@ -11,7 +11,7 @@ from screens.widgets.simulated_banner import SimulatedBanner
 from wizard.text import t
 
 if TYPE_CHECKING:
-    from screens.app import WizardApp
+    from screens.navigator import Navigator
     from screens.session import Session
 
 
@@ -21,8 +21,8 @@ class WizardScreen(Screen[Any]):
     BINDINGS = [Binding("escape", "back", t("app.key.back"))]
 
     @property
-    def wizard(self) -> WizardApp:
-        return cast("WizardApp", self.app)
+    def wizard(self) -> Navigator:
+        return cast("Navigator", self.app)
 
     @property
     def session(self) -> Session:

@@ -41,7 +41,7 @@ class ChooseScreen(WizardScreen):
             self.error = error
 
     def compose(self) -> ComposeResult:
-        from wizard.choice import METHODS
+        from wizard.choose.choice import METHODS
         from wizard.paths import default_venv
 
         session = self.session
@@ -100,7 +100,7 @@ class ChooseScreen(WizardScreen):
         if profile is None:
             return
         try:
-            from wizard.resolver import recommend
+            from wizard.choose.resolver import recommend
 
             rec = recommend(profile, prefer_method=prefer_method, python=python)
         except Exception as exc:  # the resolver gives reasons, not exceptions; last guard for the UI

@@ -101,7 +101,7 @@ class DetectScreen(WizardScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detect")
     def detect(self, given: MachineProfile | None) -> None:
-        from wizard.findings import find_problems
+        from wizard.doctor.findings import find_problems
 
         try:
             if given is None:

@@ -41,17 +41,12 @@ from textual.worker import Worker, WorkerState
 from screens.widgets.bench_panel import BenchPanel
 from screens.widgets.gpu_panel import GpuPanel
 from screens.widgets.host_panel import HostPanel
-from wizard.bench import (
-    BenchEvent,
-    BenchPythonMissing,
-    BenchReport,
-    BenchRun,
-    SimulatedBenchRun,
-    resolve_python,
-    save_report,
-)
-from wizard.monitor import Sample, Sampler, make_sampler
-from wizard.monitor_sim import PhaseSignal
+from wizard.bench.events import BenchEvent
+from wizard.bench.report import BenchReport
+from wizard.bench.runner import BenchPythonMissing, BenchRun, SimulatedBenchRun, resolve_python, save_report
+from wizard.monitor.model import Sample
+from wizard.monitor.sampler import Sampler, make_sampler
+from wizard.monitor.sim import PhaseSignal
 from wizard.profile import MachineProfile
 from wizard.text import t
 

@@ -68,7 +68,8 @@ class PlanScreen(WizardScreen):
         if session.profile is None or session.candidate is None:
             return
         try:
-            from wizard.plan import PlanError, build_plan
+            from wizard.plan.build import build_plan
+            from wizard.plan.model import PlanError
         except ImportError as exc:
             self.post_message(self.Failed(str(exc)))
             return
@@ -164,8 +165,8 @@ class PlanScreen(WizardScreen):
         plan = self.session.plan
         if plan is None:
             return
-        from wizard.plan import PlanError
-        from wizard.script import render_script
+        from wizard.plan.model import PlanError
+        from wizard.plan.script import render_script
 
         target = _free_name(Path.cwd() / SCRIPT_NAME)
         try:

@@ -27,8 +27,8 @@ from screens.styles import style_paths, style_text
 from screens.widgets.run_step_list import RunStepList, clock_text
 from screens.widgets.step_log import StepLog
 from screens.widgets.windows_host_panel import WindowsHostPanel
-from wizard.plan import Plan, Step
-from wizard.runner import RunnerEvents, RunResult, StepResult
+from wizard.plan.model import Plan, Step
+from wizard.run.runner import RunnerEvents, RunResult, StepResult
 from wizard.text import t
 
 
@@ -164,7 +164,7 @@ class RunScreen(WizardScreen):
 
     # ---- running -------------------------------------------------------------
     def _make_runner(self) -> Any:
-        from wizard.runner import Runner
+        from wizard.run.runner import Runner
 
         factory: Callable[..., Any] = self.wizard.runner_factory or Runner
         options = dict(self.wizard.runner_options)
@@ -398,7 +398,7 @@ class RunScreen(WizardScreen):
     @on(Button.Pressed, "#doctor")
     def action_doctor(self) -> None:
         from screens.doctor_modal import DoctorModal
-        from wizard.doctor import diagnose
+        from wizard.doctor.diagnose import diagnose
 
         output = "\n".join(self.failed_output)
         self.app.push_screen(DoctorModal(diagnose(self.session.profile, output=output)))

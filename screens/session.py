@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from wizard.choice import Candidate, Recommendation
+    from wizard.choose.choice import Candidate, Recommendation
     from wizard.profile import MachineProfile
 
 

@@ -27,10 +27,10 @@ from tests.apps.wizard_app import (
     to_restart,
     to_windows_step,
 )
+from wizard.choose.resolver import recommend
 from wizard.demo import load_demo
-from wizard.plan import build_plan
-from wizard.resolver import recommend
-from wizard.runner import Runner, RunnerEvents
+from wizard.plan.build import build_plan
+from wizard.run.runner import Runner, RunnerEvents
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 LOG = Path(tempfile.gettempdir()) / "tf-gpu-wizard-snapshots" / "apply.log"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from wizard.choice import METHODS
+from wizard.choose.choice import METHODS
 from wizard.text import has
 
 SCREENS = Path(__file__).resolve().parent.parent / "screens"

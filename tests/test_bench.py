@@ -15,22 +15,19 @@ from typing import Any
 import pytest
 
 from wizard import paths
-from wizard.bench import (
-    BenchEventError,
+from wizard.bench.events import BenchEventError, parse_event, validate_event
+from wizard.bench.report import BenchReport, published_peak
+from wizard.bench.runner import (
     BenchPythonMissing,
-    BenchReport,
     BenchRun,
     SimulatedBenchRun,
-    parse_event,
-    published_peak,
     resolve_python,
     save_report,
     script_path,
-    validate_event,
 )
+from wizard.bench.sim import simulated_events
 from wizard.cli import main
 from wizard.demo import load_demo
-from wizard.monitor_sim import simulated_events
 
 GOOD: list[dict[str, Any]] = [
     {"event": "start", "schema": 1, "quick": True},
@@ -246,7 +243,7 @@ def test_the_script_imports_only_stdlib_tensorflow_and_numpy() -> None:
 
 
 def test_the_wizard_never_imports_the_script_or_tensorflow() -> None:
-    import wizard.bench  # noqa: F401
+    import wizard.bench.runner  # noqa: F401
 
     assert "tensorflow" not in sys.modules and "tf_bench" not in sys.modules
 

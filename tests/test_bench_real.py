@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from wizard.bench import BenchRun, parse_event, script_path
+from wizard.bench.events import parse_event
+from wizard.bench.runner import BenchRun, script_path
 
 CACHE = Path(os.environ.get("TF_GPU_WIZARD_TEST_CACHE", Path.home() / ".cache" / "tf-gpu-wizard-tests"))
 

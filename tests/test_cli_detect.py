@@ -72,7 +72,7 @@ def test_detect_loads_only_what_it_needs() -> None:
         "from wizard.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    main(['detect', '--json'])\n"
-        "heavy = [m for m in ('wizard.runner', 'wizard.monitor', 'wizard.plan', 'wizard.bench', 'textual') if m in sys.modules]\n"
+        "heavy = [m for m in ('wizard.run', 'wizard.monitor', 'wizard.plan', 'wizard.bench', 'textual') if m in sys.modules]\n"
         "assert not heavy, heavy\n"
     )
     result = subprocess.run(

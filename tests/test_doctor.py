@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from wizard.demo import load_demo
-from wizard.doctor import diagnose, match_output, patterns
+from wizard.doctor.diagnose import diagnose, match_output, patterns
 from wizard.text import has
 
 REAL_TEXTS = {

@@ -7,7 +7,7 @@ import copy
 import pytest
 from packaging.version import Version
 
-from wizard.knowledge import TABLES, build_knowledge, load_knowledge, read_table, validate
+from wizard.choose.knowledge import TABLES, build_knowledge, load_knowledge, read_table, validate
 
 
 @pytest.fixture(scope="module")
@@ -148,6 +148,6 @@ def test_myths_quote_the_truth_with_a_source():
     ],
 )
 def test_driver_versions_are_shown_as_nvidia_writes_them(text, shown):
-    from wizard.knowledge import driver_text
+    from wizard.choose.knowledge import driver_text
 
     assert driver_text(Version(text)) == shown

@@ -13,17 +13,11 @@ from collections.abc import Callable
 import pytest
 
 from wizard.demo import load_demo
-from wizard.monitor import (
-    FixedHost,
-    NvmlSource,
-    ProcessNames,
-    Sample,
-    Sampler,
-    cost_per_sample,
-    make_sampler,
-    running_on_wsl2,
-)
-from wizard.monitor_sim import PhaseSignal, SimulatedHost, SimulatedSource
+from wizard.monitor.host import FixedHost
+from wizard.monitor.model import Sample
+from wizard.monitor.nvml_source import NvmlSource, ProcessNames
+from wizard.monitor.sampler import Sampler, cost_per_sample, make_sampler, running_on_wsl2
+from wizard.monitor.sim import PhaseSignal, SimulatedHost, SimulatedSource
 from wizard.nvml import ErrorKind, NvmlError
 from wizard.nvml_fake import FakeGpu, FakeNvml
 from wizard.text import t
@@ -97,7 +91,7 @@ def test_one_failing_field_is_na_and_only_that_field(method: str, kind: ErrorKin
 
 def test_function_not_found_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
     sampler, _ = sampler_for([FakeGpu(errors={"fan_speed": ErrorKind.FUNCTION_NOT_FOUND})])
-    with caplog.at_level(logging.INFO, logger="wizard.monitor"):
+    with caplog.at_level(logging.INFO, logger="wizard.monitor.nvml_source"):
         for _ in range(5):
             sampler.sample()
     assert sum("fan_speed" in r.getMessage() for r in caplog.records) == 1
@@ -338,7 +332,7 @@ def test_autoplay_loops_through_the_phases() -> None:
 
 def test_simulated_machine_without_nvidia_hardware_blames_no_driver() -> None:
     from wizard.demo import load_demo
-    from wizard.monitor import make_sampler
+    from wizard.monitor.sampler import make_sampler
 
     for name in ("macos-arm64", "no-nvidia-gpu"):
         sampler = make_sampler(load_demo(name))

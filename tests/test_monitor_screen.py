@@ -14,7 +14,7 @@ from screens.widgets.bench_panel import BarChart, BenchPanel
 from screens.widgets.gpu_panel import GpuPanel
 from tests.apps.monitor_app import MonitorApp, build, fake_sampler, settle
 from wizard import paths
-from wizard.bench import SimulatedBenchRun
+from wizard.bench.runner import SimulatedBenchRun
 from wizard.demo import load_demo
 from wizard.nvml import ErrorKind
 from wizard.nvml_fake import FakeGpu

@@ -18,12 +18,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wizard.choice import Candidate, VersionSet
+from wizard.choose.choice import Candidate, VersionSet
+from wizard.choose.resolver import recommend
 from wizard.demo import demo_names, load_demo
-from wizard.plan import Plan, PlanError, build_plan, powershell_join
-from wizard.plan_view import format_plan
+from wizard.plan.build import build_plan
+from wizard.plan.model import Plan, PlanError, powershell_join
+from wizard.plan.view import format_plan
 from wizard.profile import DriverInfo, GpuInfo, LibCuda, MachineProfile
-from wizard.resolver import recommend
 from wizard.text import t
 
 GOLDEN = Path(__file__).parent / "golden" / "plans"

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from wizard.cli import main
-from wizard.journal import Journal
+from wizard.run.journal import Journal
 
 
 def test_plan_human_view(capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from wizard import shellblock
-from wizard.plan_common import DRIVER_AT_LEAST_SH, VENV_WORKS_SH
-from wizard.plan_linux import CUDA_ENV_BODY, CUDNN_VERSION_SH
-from wizard.plan_wsl import NONE_EXIST_SH, WSLCONFIG_CHECK_SH
+from wizard.plan import shellblock
+from wizard.plan.common import DRIVER_AT_LEAST_SH, VENV_WORKS_SH
+from wizard.plan.linux import CUDA_ENV_BODY, CUDNN_VERSION_SH
+from wizard.plan.wsl import NONE_EXIST_SH, WSLCONFIG_CHECK_SH
 
 
 def _exe(path: Path, text: str) -> Path:

@@ -15,7 +15,7 @@ from tests.machines import (
     ok,
     tree,
 )
-from wizard.findings import find_problems
+from wizard.doctor.findings import find_problems
 from wizard.nvml import ErrorKind, NvmlError
 from wizard.nvml_fake import FakeGpu, FakeNvml
 from wizard.probe import detect

@@ -7,9 +7,15 @@ from typing import Any
 
 import pytest
 
-from wizard.choice import Recommendation
+from wizard.choose.choice import Recommendation
+from wizard.choose.resolver import (
+    conda_packages,
+    normalize_driver,
+    pip_requirements,
+    recommend,
+    required_driver,
+)
 from wizard.profile import DriverInfo, GpuInfo, MachineProfile, OsInfo, PythonInfo
-from wizard.resolver import conda_packages, normalize_driver, pip_requirements, recommend, required_driver
 
 RTX4090 = ("NVIDIA GeForce RTX 4090", "8.9")
 RTX3090 = ("NVIDIA GeForce RTX 3090", "8.6")
@@ -475,7 +481,7 @@ def test_every_message_key_exists():
     from wizard.text import has
 
     root = Path(__file__).resolve().parent.parent / "wizard"
-    source = (root / "resolver.py").read_text() + (root / "cli" / "recommend.py").read_text()
+    source = (root / "choose" / "resolver.py").read_text() + (root / "cli" / "recommend.py").read_text()
     keys = set(re.findall(r'"recommend\.([a-z_0-9]+)"', source))
     keys |= {f"driver_missing_{w}" for w in ("linux", "windows", "unreadable")}
     keys |= {f"col_{c}" for c in ("tensorflow", "method", "python", "cuda", "cudnn", "status", "why")}

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from wizard.choose.resolver import recommend
 from wizard.cli import main
 from wizard.cli.recommend import demo_markdown
 from wizard.demo import demo_names, load_demo
-from wizard.resolver import recommend
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 START, END = "<!-- recommendations:start -->\n", "<!-- recommendations:end -->"

@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from packaging.version import Version
 
-from wizard.knowledge import load_knowledge
+from wizard.choose.knowledge import load_knowledge
+from wizard.choose.resolver import _cc_support, normalize_driver, read_facts, recommend, required_floor
 from wizard.profile import PLATFORMS, DriverInfo, GpuInfo, MachineProfile, PythonInfo
-from wizard.resolver import _cc_support, normalize_driver, read_facts, recommend, required_floor
 
 KB = load_knowledge()
 GPU_NAMES = [g.name for g in KB.gpus[::3]] + ["NVIDIA Mystery GPU", "", "unknown"]

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from tests.test_runner_helpers import PY, Recorder, make_plan, runs, touch_step
-from wizard.journal import Journal, unfinished
-from wizard.plan import Check, Step
-from wizard.runner import LineSplitter, Runner
-from wizard.sudo import SudoSession
+from wizard.plan.model import Check, Step
+from wizard.run.journal import Journal, unfinished
+from wizard.run.runner import LineSplitter, Runner
+from wizard.run.sudo import SudoSession
 
 NOT_ROOT = SudoSession(sudo="/nonexistent-sudo", is_root=True)  # runs root steps directly
 

@@ -6,9 +6,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wizard.choice import VersionSet
-from wizard.plan import Check, Plan, Step
-from wizard.runner import RunnerEvents, StepResult
+from wizard.choose.choice import VersionSet
+from wizard.plan.model import Check, Plan, Step
+from wizard.run.runner import RunnerEvents, StepResult
 
 PY = sys.executable
 TOUCH = "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('x')"

@@ -11,16 +11,16 @@ import time
 from pathlib import Path
 
 from tests.test_runner_helpers import PY, Recorder, make_plan, runs, touch_step
-from wizard.journal import Journal
-from wizard.plan import Check, Plan, Step
-from wizard.runner import Runner
-from wizard.sudo import SudoSession
+from wizard.plan.model import Check, Plan, Step
+from wizard.run.journal import Journal
+from wizard.run.runner import Runner
+from wizard.run.sudo import SudoSession
 
 DRIVER = """
 import json, sys
-from wizard.plan import Plan
-from wizard.runner import Runner
-from wizard.sudo import SudoSession
+from wizard.plan.model import Plan
+from wizard.run.runner import Runner
+from wizard.run.sudo import SudoSession
 plan = Plan.from_dict(json.load(open(sys.argv[1])))
 result = Runner(plan, sudo=SudoSession(sudo="/nonexistent", is_root=True)).run()
 print(result.outcome)

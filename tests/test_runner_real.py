@@ -13,9 +13,9 @@ import pytest
 
 from tests.test_runner_helpers import Recorder
 from wizard.cli import main
-from wizard.journal import Journal
-from wizard.plan import Plan
-from wizard.runner import Runner
+from wizard.plan.model import Plan
+from wizard.run.journal import Journal
+from wizard.run.runner import Runner
 
 
 def _site_snapshot(venv: Path) -> dict[str, float]:

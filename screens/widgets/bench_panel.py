@@ -10,7 +10,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from screens.widgets.gauge import Gauge
-from wizard.bench import PHASES, BenchReport
+from wizard.bench.events import PHASES
+from wizard.bench.report import BenchReport
 from wizard.text import t
 
 SHORT_DTYPE = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}

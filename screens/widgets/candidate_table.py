@@ -10,7 +10,7 @@ from textual.widgets import DataTable
 from wizard.text import t
 
 if TYPE_CHECKING:
-    from wizard.choice import Candidate, Recommendation
+    from wizard.choose.choice import Candidate, Recommendation
 
 
 def method_label(method: str) -> str:
@@ -39,7 +39,7 @@ class CandidateTable(DataTable[Text]):
         self.add_column(t(c + "col_why"), key="why")
 
     def show(self, rec: Recommendation, show_all: bool = False) -> None:
-        from wizard.resolver import useful_candidates
+        from wizard.choose.resolver import useful_candidates
 
         self.clear()
         self.candidates = useful_candidates(rec, show_all)

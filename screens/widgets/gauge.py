@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widget import Widget
 
-from wizard.monitor_view import bar
+from wizard.monitor.view import bar
 
 LEVELS = ("ok", "warn", "hot", "na")
 

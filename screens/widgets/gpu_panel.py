@@ -13,8 +13,8 @@ from textual.widgets import Static
 
 from screens.widgets.gauge import Gauge
 from screens.widgets.history import History
-from wizard.monitor import GpuSample
-from wizard.monitor_view import Row, gpu_rows, level, memory_text, pct, power_text, unit
+from wizard.monitor.model import GpuSample
+from wizard.monitor.view import Row, gpu_rows, level, memory_text, pct, power_text, unit
 from wizard.text import t
 
 

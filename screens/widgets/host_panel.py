@@ -8,8 +8,8 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from screens.widgets.gauge import Gauge
-from wizard.monitor import HostSample
-from wizard.monitor_view import level, pct
+from wizard.monitor.model import HostSample
+from wizard.monitor.view import level, pct
 
 CORE_BLOCKS = " ▁▂▃▄▅▆▇█"
 

@@ -10,7 +10,7 @@ from textual.widgets import DataTable
 from wizard.text import t
 
 if TYPE_CHECKING:
-    from wizard.plan import Plan, Step
+    from wizard.plan.model import Plan, Step
 
 WHERE_STYLE = {"root": "bold red", "windows-host": "bold magenta", "user": ""}
 WHERE_KEY = {"root": "where_root", "windows-host": "where_windows", "user": "where_user"}
@@ -21,7 +21,7 @@ def size_text(mib: int | None) -> str:
         return t("app.plan.unknown_size")
     if mib <= 0:
         return t("app.plan.none_size")
-    from wizard.plan_view import size_text as plan_size
+    from wizard.plan.view import size_text as plan_size
 
     return plan_size(mib)
 

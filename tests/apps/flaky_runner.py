@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from wizard.plan import Step
-from wizard.runner import Runner
+from wizard.plan.model import Step
+from wizard.run.runner import Runner
 
 FAILURE_LINES = [
     "ERROR: Could not find a version that satisfies the requirement tensorflow[and-cuda]==2.21.0",

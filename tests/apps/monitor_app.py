@@ -16,9 +16,11 @@ from textual.pilot import Pilot
 
 from screens.monitor_screen import MonitorScreen
 from wizard.assets import asset
-from wizard.bench import SimulatedBenchRun
+from wizard.bench.runner import SimulatedBenchRun
 from wizard.demo import load_demo
-from wizard.monitor import FixedHost, NvmlSource, Sampler
+from wizard.monitor.host import FixedHost
+from wizard.monitor.nvml_source import NvmlSource
+from wizard.monitor.sampler import Sampler
 from wizard.nvml import ErrorKind
 from wizard.nvml_fake import FakeGpu, FakeNvml
 

@@ -10,9 +10,10 @@ import argparse
 import getpass
 import sys
 
+from wizard.cli.common import add_profile_option
 from wizard.cli.plan import add_selectors, plan_from_args
-from wizard.plan import Plan, PlanError, Step
-from wizard.runner import DONE, FAILED, RESTART_PENDING, SKIPPED, Runner, RunnerEvents, StepResult
+from wizard.plan.model import Plan, PlanError, Step
+from wizard.run.runner import DONE, FAILED, RESTART_PENDING, SKIPPED, Runner, RunnerEvents, StepResult
 from wizard.text import t
 
 _MARK = {
@@ -25,7 +26,6 @@ _MARK = {
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from wizard.cli import add_profile_option
 
     parser = subparsers.add_parser("apply", help=t("runner.cli.help"), description=t("runner.cli.help"))
     add_profile_option(parser)
@@ -97,7 +97,7 @@ class TerminalEvents(RunnerEvents):
 
 
 def _choose_plan(args: argparse.Namespace) -> Plan:
-    from wizard.journal import unfinished
+    from wizard.run.journal import unfinished
 
     simulated = bool(getattr(args, "profile", None))
     selectors = any(getattr(args, k, None) for k in ("tf", "method", "python", "venv"))
@@ -113,7 +113,7 @@ def _choose_plan(args: argparse.Namespace) -> Plan:
 
 
 def _dry_run(plan: Plan, runner: Runner) -> int:
-    from wizard.plan_view import format_step
+    from wizard.plan.view import format_step
 
     for number, step in enumerate(plan.steps, 1):
         print()

@@ -15,24 +15,18 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
-from wizard.bench import (
-    BenchEvent,
-    BenchPythonMissing,
-    BenchReport,
-    BenchRun,
-    SimulatedBenchRun,
-    resolve_python,
-    save_report,
-)
-from wizard.monitor import make_sampler
-from wizard.monitor_sim import PhaseSignal
+from wizard.bench.events import BenchEvent
+from wizard.bench.report import BenchReport
+from wizard.bench.runner import BenchPythonMissing, BenchRun, SimulatedBenchRun, resolve_python, save_report
+from wizard.cli.common import add_profile_option
+from wizard.monitor.sampler import make_sampler
+from wizard.monitor.sim import PhaseSignal
 from wizard.text import t
 
 DEMO_PACE = 0.1  # seconds between replayed events of a simulated run, so it reads as live
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from wizard.cli import add_profile_option
 
     helptext = "benchmark TensorFlow on the GPU (and CPU) in the target Python, live"
     parser = sub.add_parser("bench", help=helptext, description=helptext)

@@ -10,6 +10,15 @@ from typing import Any
 from wizard.profile import MachineProfile
 
 
+def add_profile_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--profile",
+        metavar="NAME|FILE",
+        default=argparse.SUPPRESS,
+        help="use a saved profile or a bundled demo profile instead of detecting this machine (simulated)",
+    )
+
+
 def load_profile_arg(args: argparse.Namespace) -> MachineProfile:
     """The profile named by --profile, or this machine's, detected now."""
     ref = getattr(args, "profile", None)

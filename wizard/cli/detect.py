@@ -6,13 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from wizard.cli.common import load_profile_arg, print_json
+from wizard.cli.common import add_profile_option, load_profile_arg, print_json
 from wizard.profile import MachineProfile
 from wizard.text import t
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from wizard.cli import add_profile_option
 
     parser = sub.add_parser("detect", help=t("detect.help"), description=t("detect.help"))
     add_profile_option(parser)
@@ -43,7 +42,7 @@ def render(p: MachineProfile) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from wizard.findings import find_problems
+    from wizard.doctor.findings import find_problems
 
     console = Console()
     title = t("detect.title_simulated", label=p.label or "") if p.simulated else t("detect.title")

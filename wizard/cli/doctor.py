@@ -5,12 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from wizard.cli.common import load_profile_arg, print_json
+from wizard.cli.common import add_profile_option, load_profile_arg, print_json
 from wizard.text import t
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from wizard.cli import add_profile_option
 
     parser = sub.add_parser("doctor", help=t("doctor.help"), description=t("doctor.help"))
     add_profile_option(parser)
@@ -27,7 +26,7 @@ def _read_log(ref: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wizard.doctor import diagnose
+    from wizard.doctor.diagnose import diagnose
 
     output = None
     if args.log:

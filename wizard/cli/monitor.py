@@ -18,15 +18,16 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from wizard.monitor import GpuSample, Sample, Sampler, SourceInfo, make_sampler
-from wizard.monitor_view import bar, gpu_rows, level, memory_text, pct, power_text, unit
+from wizard.cli.common import add_profile_option
+from wizard.monitor.model import GpuSample, Sample, SourceInfo
+from wizard.monitor.sampler import Sampler, make_sampler
+from wizard.monitor.view import bar, gpu_rows, level, memory_text, pct, power_text, unit
 from wizard.text import t
 
 STYLES = {"ok": "green", "warn": "yellow", "hot": "bold red", "na": "dim"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from wizard.cli import add_profile_option
 
     helptext = "live GPU, CPU and RAM monitor (like nvitop); --json prints one sample per line"
     parser = sub.add_parser("monitor", help=helptext, description=helptext)

@@ -6,8 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from wizard.choice import METHODS, Candidate, Recommendation
-from wizard.plan import Plan, PlanError
+from wizard.choose.choice import METHODS, Candidate, Recommendation
+from wizard.cli.common import add_profile_option
+from wizard.plan.model import Plan, PlanError
 from wizard.profile import MachineProfile
 from wizard.text import t
 
@@ -21,7 +22,6 @@ def add_selectors(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from wizard.cli import add_profile_option
 
     parser = subparsers.add_parser("plan", help=t("plan.cli.help"), description=t("plan.cli.help"))
     add_profile_option(parser)
@@ -45,8 +45,8 @@ def pick(rec: Recommendation, method: str | None) -> Candidate | None:
 def _check_selectors(args: argparse.Namespace) -> None:
     """An asked-for release or Python that does not exist is an error here, not a note:
     the person would otherwise get a plan for something else without noticing."""
-    from wizard.knowledge import load_knowledge
-    from wizard.resolver import python_series
+    from wizard.choose.knowledge import load_knowledge
+    from wizard.choose.resolver import python_series
 
     tf, python = getattr(args, "tf", None), getattr(args, "python", None)
     kb = load_knowledge()
@@ -58,9 +58,9 @@ def _check_selectors(args: argparse.Namespace) -> None:
 
 
 def plan_from_args(args: argparse.Namespace) -> tuple[MachineProfile, Plan]:
+    from wizard.choose.resolver import recommend
     from wizard.cli.common import load_profile_arg
-    from wizard.plan import build_plan
-    from wizard.resolver import recommend
+    from wizard.plan.build import build_plan
 
     profile = load_profile_arg(args)
     _check_selectors(args)
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         _, plan = plan_from_args(args)
         if args.script:
-            from wizard.script import render_script
+            from wizard.plan.script import render_script
 
             script = render_script(plan)
     except PlanError as exc:
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.script:
         sys.stdout.write(script)
     else:
-        from wizard.plan_view import format_plan
+        from wizard.plan.view import format_plan
 
         sys.stdout.write(format_plan(plan))
         print()

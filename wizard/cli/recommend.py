@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from wizard.choice import METHODS, Recommendation
-from wizard.resolver import useful_candidates
+from wizard.choose.choice import METHODS, Recommendation
+from wizard.choose.resolver import useful_candidates
+from wizard.cli.common import add_profile_option
 from wizard.text import t
 
 if TYPE_CHECKING:
@@ -14,7 +15,6 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from wizard.cli import add_profile_option
 
     parser = subparsers.add_parser(
         "recommend",
@@ -31,8 +31,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from wizard.choose.resolver import recommend
     from wizard.cli.common import load_profile_arg, print_json
-    from wizard.resolver import recommend
 
     profile = load_profile_arg(args)
     rec = recommend(
@@ -131,8 +131,8 @@ def _render_summary(rec: Recommendation, console: Console) -> None:
 def demo_markdown() -> str:
     """The recommendation for every bundled demo profile, as a Markdown table
     (the README's table; tests/test_resolver_demos.py keeps it current)."""
+    from wizard.choose.resolver import recommend
     from wizard.demo import demo_names, load_demo
-    from wizard.resolver import recommend
 
     lines = [
         "| profile | recommended TF | method | python | cuda | cudnn | why / hint |",

@@ -11,8 +11,9 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from wizard.choice import Candidate
-from wizard.plan import Check, Plan, PlanInputs, Step
+from wizard.choose.choice import Candidate
+from wizard.choose.resolver import required_driver
+from wizard.plan.model import Check, Plan, PlanInputs, Step
 from wizard.profile import UNKNOWN, MachineProfile
 from wizard.text import t
 
@@ -120,7 +121,6 @@ def cuda_major(cuda: str | None) -> int:
 
 def driver_floor(candidate: Candidate, wsl: bool) -> str:
     """The resolver's (sourced) minimum driver for this set; the table above when it has none."""
-    from wizard.resolver import required_driver
 
     try:
         floor = required_driver(candidate, "wsl2" if wsl else "linux")

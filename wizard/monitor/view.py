@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wizard.monitor import GpuSample
+from wizard.monitor.model import GpuSample
 from wizard.text import t
 
 # Where a gauge turns from ok to warn to hot. Utilization is good when high, but

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from wizard.paths import ensure, state_dir
-from wizard.plan import Plan, PlanError
+from wizard.plan.model import Plan, PlanError
 from wizard.text import t
 
 JOURNAL_SCHEMA = 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 import shlex
 
 from wizard import __version__
-from wizard.plan import Plan, PlanError, Step
+from wizard.plan.model import Plan, PlanError, Step
 from wizard.text import t
 
 _PRELUDE = """\

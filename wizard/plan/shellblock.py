@@ -18,7 +18,7 @@ import shutil
 import time
 from pathlib import Path
 
-from wizard.plan import Check
+from wizard.plan.model import Check
 
 TAG = "tf-gpu-wizard"
 

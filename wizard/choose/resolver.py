@@ -38,8 +38,8 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from wizard.choice import METHODS, Candidate, Recommendation, VersionSet
-from wizard.knowledge import KnowledgeBase, Release, driver_text, load_knowledge
+from wizard.choose.choice import METHODS, Candidate, Recommendation, VersionSet
+from wizard.choose.knowledge import KnowledgeBase, Release, driver_text, load_knowledge
 from wizard.profile import MachineProfile
 from wizard.text import t
 

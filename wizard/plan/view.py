@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from wizard.plan import Plan, Step
+from wizard.plan.model import Plan, Step
 from wizard.text import t
 
 

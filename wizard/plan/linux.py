@@ -6,10 +6,9 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from wizard import shellblock
-from wizard.choice import Candidate
-from wizard.plan import Check, Plan, PlanError, PlanInputs, Step
-from wizard.plan_common import (
+from wizard.choose.choice import Candidate
+from wizard.plan import shellblock
+from wizard.plan.common import (
     SIZE_MIB,
     apt_install,
     apt_update,
@@ -23,6 +22,8 @@ from wizard.plan_common import (
     verify_step,
     version_at_least,
 )
+from wizard.plan.model import Check, Plan, PlanError, PlanInputs, Step
+from wizard.plan.wsl import windows_steps
 from wizard.profile import UNKNOWN, MachineProfile
 from wizard.text import t
 
@@ -123,8 +124,6 @@ def _debian_non_free_step(version: str) -> Step:
 def host_steps(profile: MachineProfile, inputs: PlanInputs) -> tuple[list[Step], list[str]]:
     """What the machine below Linux needs: the driver natively, the Windows side on WSL2."""
     if profile.platform == "wsl2":
-        from wizard.plan_wsl import windows_steps
-
         return windows_steps(profile, inputs), [t("plan.wsl.note")]
     return driver_steps(profile, inputs), _driver_note(profile, inputs, wsl=False)
 

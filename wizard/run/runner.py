@@ -61,12 +61,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, NoReturn
 
-from wizard import runner_sim
-from wizard.journal import Journal, Restart, RunState, StepRecord
 from wizard.paths import ensure, log_dir
-from wizard.plan import Plan, Step
+from wizard.plan.model import Plan, Step
 from wizard.profile import MachineProfile
-from wizard.sudo import SudoSession
+from wizard.run import sim as runner_sim
+from wizard.run.journal import Journal, Restart, RunState, StepRecord
+from wizard.run.sudo import SudoSession
 from wizard.text import t
 
 PENDING, RUNNING, SKIPPED, DONE, FAILED, RESTART_PENDING = (

@@ -13,7 +13,7 @@ from functools import cache
 from typing import Any
 
 from wizard.assets import asset_text
-from wizard.findings import find_problems
+from wizard.doctor.findings import find_problems
 from wizard.profile import MachineProfile
 from wizard.text import t
 from wizard.tomlcompat import tomllib

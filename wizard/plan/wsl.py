@@ -7,8 +7,8 @@ remove one that was installed.
 
 from __future__ import annotations
 
-from wizard.plan import Check, PlanInputs, Step
-from wizard.plan_common import driver_check, driver_floor, driver_ok
+from wizard.plan.common import driver_check, driver_floor, driver_ok
+from wizard.plan.model import Check, PlanInputs, Step
 from wizard.profile import MachineProfile
 from wizard.text import t
 

@@ -8,10 +8,11 @@ status 0 proves the step's result is there. The runner runs the check before
 (satisfied -> the step is skipped) and after (not satisfied -> the step failed);
 the bash export does the same with `if check; then ...`.
 
-Builders per platform and method live in `plan_linux` and `plan_conda` (the
-WSL2 host steps in `plan_wsl`) and share `plan_common`; `build_plan` picks one.
+Builders per platform and method live in `linux` and `conda` (the WSL2 host
+steps in `wsl`) and share `common`; `build.build_plan` picks one.
 Nothing here runs anything: a plan is data, JSON-serialisable so the journal
 can keep the exact plan a run started with.
+
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from wizard.choice import Candidate, VersionSet
-from wizard.profile import MachineProfile
+from wizard.choose.choice import Candidate, VersionSet
 
 WHERE = ("user", "root", "windows-host")
 RESTARTS = ("reboot", "wsl-shutdown")
@@ -205,44 +205,3 @@ def powershell_join(argv: tuple[str, ...] | list[str]) -> str:
         else:
             out.append("'" + arg.replace("'", "''") + "'")
     return " ".join(out)
-
-
-def build_plan(
-    profile: MachineProfile,
-    candidate: Candidate,
-    *,
-    venv: Path | str | None = None,
-    home: Path | str | None = None,
-) -> Plan:
-    """The steps that take this machine to `candidate`'s version set.
-
-    `venv` is the environment directory (default: paths.default_venv(), under
-    `home`); `home` defaults to the current user's (fixed in golden tests).
-    """
-    from wizard import plan_conda, plan_linux
-    from wizard.paths import default_venv
-
-    home_path = Path(home) if home is not None else Path.home()
-    if venv is None:
-        venv_path = home_path / default_venv().relative_to(Path.home())
-    else:
-        venv_path = Path(venv).expanduser()
-        if not venv_path.is_absolute():
-            venv_path = Path.cwd() / venv_path
-    inputs = PlanInputs(candidate=candidate, venv=venv_path, home=home_path)
-    method = candidate.set.method
-    if method == "cpu":
-        return plan_linux.cpu_plan(profile, inputs)
-    if profile.platform == "windows" and method == "conda":
-        return plan_conda.conda_plan(profile, inputs)
-    if profile.platform == "windows" and method == "system-cuda":
-        return plan_conda.windows_system_cuda_plan(profile, inputs)
-    if profile.platform not in ("linux", "wsl2"):
-        raise PlanError(f"GPU installs are planned for Linux and WSL2; this machine is {profile.platform}")
-    if method == "pip-and-cuda":
-        return plan_linux.pip_and_cuda_plan(profile, inputs)
-    if method == "system-cuda":
-        return plan_linux.system_cuda_plan(profile, inputs)
-    if method == "conda":
-        return plan_conda.conda_plan(profile, inputs)
-    raise PlanError(f"unknown install method {method!r}")

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from wizard.choice import Candidate
-from wizard.plan import Check, Plan, PlanInputs, Step
-from wizard.plan_common import (
+from wizard.choose.choice import Candidate
+from wizard.choose.resolver import conda_packages
+from wizard.plan.common import (
     SIZE_MIB,
     WRITE_FILE_PY,
     assemble_plan,
@@ -18,7 +18,8 @@ from wizard.plan_common import (
     venv_step,
     verify_step,
 )
-from wizard.plan_linux import host_steps
+from wizard.plan.linux import host_steps
+from wizard.plan.model import Check, Plan, PlanInputs, Step
 from wizard.profile import UNKNOWN, MachineProfile
 from wizard.text import t
 
@@ -53,7 +54,6 @@ def existing_conda(profile: MachineProfile) -> str | None:
 
 
 def cuda_packages(candidate: Candidate, cuda: str, cudnn: str) -> list[str]:
-    from wizard.resolver import conda_packages
 
     # The resolver's list is the reference; it starts with python=X, which the plan adds itself.
     specs = [s for s in conda_packages(candidate) if not s.startswith("python=")]

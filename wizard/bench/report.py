@@ -1,0 +1,170 @@
+"""The benchmark report: phases, results and TFLOP/s against the GPU's published peak."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from wizard.bench.events import PHASES, BenchEvent
+from wizard.choose.knowledge import load_knowledge
+
+# ---- the report ---------------------------------------------------------------------
+
+
+@dataclass
+class PhaseState:
+    name: str
+    status: str = "pending"  # pending | running | ok | skipped | failed
+    title: str = ""
+    done: int = 0
+    total: int = 0
+    detail: str = ""
+    seconds: float | None = None
+    reason: str | None = None
+
+
+@dataclass
+class MatmulResult:
+    device: str  # GPU | CPU | numpy
+    dtype: str
+    n: int
+    seconds: float
+    tflops: float
+    percent_of_peak: float | None = None
+
+
+@dataclass
+class TrainResult:
+    device: str  # CPU | GPU
+    xla: bool
+    batch: int
+    images_per_s: float
+
+
+@dataclass
+class BenchReport:
+    phases: dict[str, PhaseState] = field(default_factory=lambda: {p: PhaseState(p) for p in PHASES})
+    environment: dict[str, Any] | None = None
+    sanity: list[dict[str, Any]] = field(default_factory=list)
+    matmul: list[MatmulResult] = field(default_factory=list)
+    train: list[TrainResult] = field(default_factory=list)
+    speedup: dict[str, float] = field(default_factory=dict)  # "plain" | "xla" -> GPU/CPU
+    errors: list[str] = field(default_factory=list)
+    invalid_lines: list[str] = field(default_factory=list)
+    started: bool = False
+    done: bool = False
+    ok: bool | None = None
+    seconds: float | None = None
+    simulated: bool = False
+    gpu_name: str | None = None  # from the profile or TF's device details
+    peaks: dict[str, float] = field(default_factory=dict)  # dtype -> published TFLOP/s
+    monitor: dict[str, Any] | None = None  # min/mean/max over the run, if a sampler watched
+
+    @property
+    def current(self) -> PhaseState | None:
+        running = [p for p in self.phases.values() if p.status == "running"]
+        return running[-1] if running else None
+
+    def apply(self, ev: BenchEvent) -> None:
+        raw = ev.raw
+        state = self.phases.get(ev.phase) if ev.phase else None
+        if ev.event == "start":
+            self.started = True
+            self.simulated = bool(raw.get("simulated", self.simulated))
+        elif ev.event == "phase_start" and state:
+            state.status, state.title = "running", raw["title"]
+        elif ev.event == "progress" and state:
+            state.done, state.total, state.detail = raw["done"], raw["total"], str(raw.get("detail", ""))
+        elif ev.event == "phase_end" and state:
+            state.status, state.seconds, state.reason = (
+                raw["status"],
+                float(raw["seconds"]),
+                raw.get("reason"),
+            )
+        elif ev.event == "error":
+            where = f"{ev.phase}: " if ev.phase else ""
+            self.errors.append(where + raw["message"])
+        elif ev.event == "done":
+            self.done, self.ok, self.seconds = True, raw["ok"], float(raw["seconds"])
+        elif ev.event == "result":
+            self._result(raw["kind"], ev.data)
+
+    def _result(self, kind: str, d: dict[str, Any]) -> None:
+        if kind == "environment":
+            self.environment = d
+            gpus = d.get("gpus") or []
+            if gpus and not self.gpu_name and isinstance(gpus[0], dict):
+                self.gpu_name = gpus[0].get("device_name") or None
+        elif kind == "sanity":
+            self.sanity.append(d)
+        elif kind == "matmul":
+            r = MatmulResult(
+                str(d["device"]), str(d["dtype"]), int(d["n"]), float(d["seconds"]), float(d["tflops"])
+            )
+            if r.device == "GPU":
+                peak = self.peak_for(r.dtype)
+                r.percent_of_peak = 100.0 * r.tflops / peak if peak else None
+            self.matmul.append(r)
+        elif kind == "train":
+            self.train.append(
+                TrainResult(str(d["device"]), bool(d["xla"]), int(d["batch"]), float(d["images_per_s"]))
+            )
+        elif kind == "speedup":
+            self.speedup["xla" if d["xla"] else "plain"] = float(d["gpu_vs_cpu"])
+
+    def peak_for(self, dtype: str) -> float | None:
+        if dtype not in self.peaks and self.gpu_name:
+            peak = published_peak(self.gpu_name, dtype)
+            if peak:
+                self.peaks[dtype] = peak
+        return self.peaks.get(dtype)
+
+    # ---- what people want to know
+    def best(self, device: str, dtype: str = "float32") -> MatmulResult | None:
+        rows = [r for r in self.matmul if r.device == device and r.dtype == dtype]
+        return max(rows, key=lambda r: r.tflops) if rows else None
+
+    def tf_vs_numpy(self) -> float | None:
+        """TF CPU / NumPy GFLOP/s, best of each over the sizes both ran: is the benchmark sound?
+
+        Best-of, not one size: on a shared machine a single timing can be hit by
+        another process, and both libraries reach their best at large sizes.
+        """
+        tf_rows = {r.n: r.tflops for r in self.matmul if r.device == "CPU" and r.dtype == "float32"}
+        np_rows = {r.n: r.tflops for r in self.matmul if r.device == "numpy"}
+        common = set(tf_rows) & set(np_rows)
+        if not common:
+            return None
+        best_np = max(np_rows[n] for n in common)
+        return max(tf_rows[n] for n in common) / best_np if best_np else None
+
+    def train_rate(self, device: str, xla: bool = False) -> float | None:
+        rows = [r.images_per_s for r in self.train if r.device == device and r.xla == xla]
+        return rows[-1] if rows else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# ---- the published peak (assets/knowledge/gpus.toml via wizard.knowledge) ---------
+
+DTYPES = ("float32", "float16", "bfloat16")
+
+
+def published_peak(gpu_name: str, dtype: str) -> float | None:
+    """TFLOP/s NVIDIA publishes for this GPU and dtype, or None if unknown.
+
+    float32 compares with the FP32 (non-tensor) peak: the benchmark turns TF32
+    off for its float32 runs so that comparison is fair. float16 and bfloat16
+    compare with the dense FP16 tensor-core peak (FP32 accumulate), which is
+    also the dense BF16 figure on the Ampere and later GPUs that have BF16.
+    A missing or broken knowledge table only loses the percentage.
+    """
+    try:
+        gpu = load_knowledge().gpu(gpu_name)
+    except Exception:  # no table, or one that does not load: no percentage
+        return None
+    if gpu is None:
+        return None
+    peak = gpu.fp32_tflops if dtype == "float32" else gpu.fp16_tensor_tflops if dtype in DTYPES else None
+    return float(peak) if peak else None

@@ -1,0 +1,128 @@
+"""The simulated benchmark: the event stream a run on a demo profile's machine would plausibly print,
+in the same schema as assets/bench/tf_bench.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wizard.profile import MachineProfile
+
+
+def simulated_events(
+    profile: MachineProfile, peak_tflops: dict[str, float] | None = None
+) -> list[dict[str, Any]]:
+    """The event stream a benchmark run on this profile's machine would plausibly print."""
+    gpu = profile.gpus[0] if profile.gpus else None
+    try:
+        major = int(gpu.compute_capability.split(".")[0]) if gpu else 0
+    except ValueError:
+        major = 0
+    peak = peak_tflops or {}
+    ev: list[dict[str, Any]] = [{"event": "start", "schema": 1, "quick": False, "simulated": True}]
+
+    def phase(name: str, title: str, results: list[dict[str, Any]], status: str = "ok", **end: Any) -> None:
+        ev.append({"event": "phase_start", "phase": name, "title": title})
+        steps = [r for r in results if r["kind"] != "speedup"]
+        done = 0
+        for data in results:
+            kind = data.pop("kind")
+            ev.append({"event": "result", "phase": name, "kind": kind, "data": data})
+            if kind != "speedup":
+                done += 1
+                ev.append(
+                    {"event": "progress", "phase": name, "done": done, "total": len(steps), "detail": ""}
+                )
+        ev.append({"event": "phase_end", "phase": name, "status": status, "seconds": 2.0, **end})
+
+    tf_version = profile.tensorflow.version if profile.tensorflow else "2.21.0"
+    phase(
+        "environment",
+        "TensorFlow, its build and the devices it sees",
+        [
+            {
+                "kind": "environment",
+                "tf_version": tf_version,
+                "build_info": {"is_cuda_build": bool(gpu), "cuda_version": "12.5.1", "cudnn_version": "9"},
+                "devices": [{"name": "/physical_device:CPU:0", "type": "CPU"}]
+                + ([{"name": "/physical_device:GPU:0", "type": "GPU"}] if gpu else []),
+                "gpus": [
+                    {
+                        "name": "/physical_device:GPU:0",
+                        "device_name": gpu.name,
+                        "compute_capability": gpu.compute_capability,
+                    }
+                ]
+                if gpu
+                else [],
+                "memory_growth": True if gpu else None,
+            }
+        ],
+    )
+    sanity = [{"kind": "sanity", "device": "/CPU:0", "max_abs_error": 4e-5, "ok": True}]
+    if gpu:
+        sanity.append({"kind": "sanity", "device": "/GPU:0", "max_abs_error": 2e-3, "ok": True})
+    phase("sanity", "A matmul on each device, checked against NumPy", sanity)
+
+    matmul: list[dict[str, Any]] = []
+    for n in (512, 1024, 2048):
+        for device, tflops in (("numpy", 0.16), ("CPU", 0.15)):
+            matmul.append(_mm(device, "float32", n, tflops * min(1.0, n / 2048)))
+    if gpu:
+        fp32 = 0.75 * peak.get("float32", 12.0)
+        dtypes = {"float32": fp32}
+        if major >= 6:
+            dtypes["float16"] = 0.6 * peak.get("float16", 4 * fp32 if major >= 7 else 2 * fp32)
+        if major >= 8:
+            dtypes["bfloat16"] = 0.6 * peak.get("bfloat16", 4 * fp32)
+        for dtype, best in dtypes.items():
+            for n in (1024, 2048, 4096, 8192):
+                matmul.append(
+                    _mm("GPU", dtype, n, best * n**3 / (n**3 + 1024**3))
+                )  # small sizes cannot fill a GPU
+    phase("matmul", "Matrix multiply throughput (TFLOP/s)", matmul)
+
+    for name, xla, title in (
+        ("train", False, "A small Keras CNN: images per second, CPU vs GPU"),
+        ("xla", True, "The same CNN compiled with XLA (jit_compile=True)"),
+    ):
+        cpu_rate, gpu_rate = (850.0, 14500.0) if xla else (900.0, 11800.0)
+        results = [
+            {
+                "kind": "train",
+                "device": "CPU",
+                "xla": xla,
+                "batch": 128,
+                "steps": 50,
+                "images_per_s": cpu_rate,
+            }
+        ]
+        if gpu:
+            results.append(
+                {
+                    "kind": "train",
+                    "device": "GPU",
+                    "xla": xla,
+                    "batch": 128,
+                    "steps": 50,
+                    "images_per_s": gpu_rate,
+                }
+            )
+            results.append({"kind": "speedup", "xla": xla, "gpu_vs_cpu": gpu_rate / cpu_rate})
+        phase(name, title, results)
+    ev.append({"event": "done", "ok": True, "seconds": 10.0, "failed": [], "simulated": True})
+    return ev
+
+
+def _mm(device: str, dtype: str, n: int, tflops: float) -> dict[str, Any]:
+    seconds = 2.0 * n**3 / (tflops * 1e12)
+    return {
+        "kind": "matmul",
+        "device": device,
+        "dtype": dtype,
+        "n": n,
+        "seconds": seconds,
+        "tflops": tflops,
+        "gflops": tflops * 1e3,
+        "runs": 7,
+    }
