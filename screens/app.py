@@ -20,7 +20,10 @@ from textual.binding import Binding
 
 from screens.session import Session
 from screens.styles import style_paths, style_text
+from wizard.cjk import install_cjk_wrapping
 from wizard.text import t
+
+install_cjk_wrapping()  # Chinese lines break between characters, not only at spaces
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -61,9 +64,12 @@ class WizardApp(App[int]):
         offer_resume: bool = True,
         runner_options: dict[str, Any] | None = None,
         runner_factory: Callable[..., Any] | None = None,
+        mirror: str | None = None,
+        suggest_mirror: bool = True,
     ) -> None:
         super().__init__()
-        self.session = Session(profile=profile, detected=profile is not None)
+        self.session = Session(profile=profile, detected=profile is not None, mirror=mirror)
+        self.suggest_mirror = suggest_mirror  # tests turn the locale/probe suggestion off
         self.detector = detector  # None: wizard.probe.detect
         self.clock: Callable[[], float] = clock or time.monotonic
         self.blink = blink  # tests turn cursor blink off for stable snapshots
@@ -83,14 +89,21 @@ class WizardApp(App[int]):
 
     def _offer_resume(self) -> None:
         """A run that stopped half-way (reboot, quit, kill -9) is offered first."""
-        from wizard.run.journal import unfinished
+        from wizard.run.journal import journal_for, unfinished
+        from wizard.safe.lock import LockBusy, holder
 
+        profile = self.session.profile if self.session.simulated else None
+        journal = journal_for(self.session.simulated, profile)  # a demo resumes only its own runs
+        busy = holder(journal.lock_path)
+        if busy is not None:  # another apply (or app) is running it: say so, touch nothing
+            self.notify(str(LockBusy(journal.lock_path, busy or None)), severity="warning", markup=False)
+            return
         try:
-            state, notice = unfinished(simulated=self.session.simulated)
+            state, notice = unfinished(simulated=self.session.simulated, profile=profile)
         except Exception as exc:  # the journal sets bad files aside; this is the last guard
             state, notice = None, str(exc)
         if notice:
-            self.notify(notice, severity="warning", timeout=10)
+            self.notify(notice, severity="warning", timeout=10, markup=False)
         if state is None:
             return
         from screens.resume_modal import ResumeModal
@@ -99,6 +112,8 @@ class WizardApp(App[int]):
             if resume:
                 self.session.plan = state.plan
                 self.go_run()
+            elif resume is False:
+                journal.discard()  # "Start over": the next run begins fresh, nothing is offered again
 
         self.push_screen(ResumeModal(state), answered)
 
@@ -191,9 +206,9 @@ def _make_monitor(cls: type[Screen[Any]], app: WizardApp) -> Screen[Any]:
     return cls(**kwargs)
 
 
-def run_app(profile: MachineProfile | None = None) -> int:
+def run_app(profile: MachineProfile | None = None, mirror: str | None = None) -> int:
     """Start the app; returns the exit code for the command line."""
-    app = WizardApp(profile=profile, runner_options={"sim_delay": 0.15})
+    app = WizardApp(profile=profile, runner_options={"sim_delay": 0.15}, mirror=mirror)
     try:
         app.run()
     finally:

@@ -40,3 +40,14 @@ class WizardScreen(Screen[Any]):
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 2:
             self.app.pop_screen()
+
+
+def toggle_details(screen: Screen[Any], selector: str) -> None:
+    """A detail box on the whole screen, or back to its place: a short terminal shows only a
+    few lines of it, and reading a long reason or command there should not need a bigger one."""
+    if screen.maximized is not None:
+        screen.minimize()
+        return
+    box = screen.query_one(selector)
+    if screen.maximize(box, container=False):
+        box.focus()

@@ -6,16 +6,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.table import Table
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Select, Static
 
-from screens.base import WizardScreen
+from screens.base import WizardScreen, toggle_details
 from screens.styles import style_paths, style_text
 from screens.widgets.candidate_table import CandidateTable, method_label
+from screens.widgets.detail_box import DetailBox
+from screens.widgets.fit import head
+from wizard.safe.display import safe
 from wizard.text import t
 
 AUTO = "auto"
@@ -27,6 +33,7 @@ class ChooseScreen(WizardScreen):
     BINDINGS = [
         Binding("p", "use", t("app.key.plan")),
         Binding("a", "toggle_all", t("app.key.all_rows")),
+        Binding("d", "details", t("app.key.details")),
     ]
     show_all = False
 
@@ -43,6 +50,7 @@ class ChooseScreen(WizardScreen):
     def compose(self) -> ComposeResult:
         from wizard.choose.choice import METHODS
         from wizard.paths import default_venv
+        from wizard.plan.build import default_venv_for
 
         session = self.session
         yield Header()
@@ -50,7 +58,9 @@ class ChooseScreen(WizardScreen):
         yield Static(t("app.choose.heading"), classes="heading")
         yield Static(t("app.choose.working"), id="choose-summary", classes="status-line")
         yield CandidateTable(id="candidates")
-        yield Static("", id="choose-detail")
+        # The whole reason, pins and caveats: it scrolls (Tab to it, then arrows) when long.
+        with DetailBox(id="choose-detail-box"):
+            yield Static("", id="choose-detail", markup=False)
         with Vertical(id="choose-options"):
             with Horizontal(id="choose-options-1"):
                 yield Label(t("app.choose.method_label"), classes="option-label")
@@ -73,14 +83,16 @@ class ChooseScreen(WizardScreen):
                 yield python
             with Horizontal(id="choose-options-2"):
                 yield Label(t("app.choose.venv_label"), classes="option-label")
-                venv = Input(value=str(session.venv or default_venv()), compact=True, id="choose-venv")
+                default = default_venv_for(session.profile) if session.profile else default_venv()
+                venv = Input(value=str(session.venv or default), compact=True, id="choose-venv")
                 venv.cursor_blink = self.wizard.blink
                 yield venv
-        with Horizontal(classes="button-row"):
-            yield Button(t("app.choose.use"), id="use", variant="primary", compact=True, disabled=True)
+                # Beside the folder rather than on a row of its own: one more line for the detail.
+                yield Button(t("app.choose.use"), id="use", variant="primary", compact=True, disabled=True)
         yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
+        self.sub_title = t("app.choose.heading")  # the header names the screen; a short one hides the heading
         self.query_one(CandidateTable).focus()
         rec = self.session.recommendation
         if rec is not None:
@@ -113,7 +125,8 @@ class ChooseScreen(WizardScreen):
         self._show(message.recommendation)
 
     def on_choose_screen_failed(self, message: Failed) -> None:
-        self.query_one("#choose-summary", Static).update(t("app.failed", error=message.error))
+        failed = safe(t("app.failed", error=message.error), 2000)
+        self.query_one("#choose-summary", Static).update(Content(failed))
 
     def _show(self, rec: Any) -> None:
         best = rec.recommended
@@ -131,7 +144,7 @@ class ChooseScreen(WizardScreen):
             line = t("app.choose.nothing")
         if rec.unlock_hint:
             line += "\n" + t("app.choose.unlock", hint=rec.unlock_hint)
-        self.query_one("#choose-summary", Static).update(line)
+        self.query_one("#choose-summary", Static).update(Content(safe(line, 2000, multiline=True)))
         table = self.query_one(CandidateTable)
         table.show(rec, self.show_all)
         self._detail(table.highlighted())
@@ -139,18 +152,22 @@ class ChooseScreen(WizardScreen):
 
     def _detail(self, cand: Any) -> None:
         detail = self.query_one("#choose-detail", Static)
+        self.query_one("#choose-detail-box", DetailBox).scroll_home(animate=False)
         if cand is None:
             detail.update("")
             return
-        lines = list(cand.reasons) or [t("app.choose.ok")]
-        if cand.python_change:
-            lines.append(t("app.choose.python_change", change=cand.python_change))
-        if cand.constraints:
-            lines.append(t("app.choose.constraints", constraints=", ".join(cand.constraints)))
-        lines.extend(cand.constraint_reasons)
-        mark = t("app.choose.mark_ok") if cand.ok else t("app.choose.mark_bad")
         detail.set_class(not cand.ok, "error-text")
-        detail.update("\n".join(f"{mark} {line}" if i == 0 else f"  {line}" for i, line in enumerate(lines)))
+        detail.update(detail_text(cand))  # a Rich Text of safe() strings: reasons quote GPU names
+
+    def action_details(self) -> None:
+        """The whole detail of the highlighted row on the screen, and back (d or Escape)."""
+        toggle_details(self, "#choose-detail-box")
+
+    def action_back(self) -> None:
+        if self.maximized is not None:
+            self.minimize()
+            return
+        super().action_back()
 
     def action_toggle_all(self) -> None:
         """Every release x method, or only the rows worth reading (the default)."""
@@ -203,3 +220,36 @@ class ChooseScreen(WizardScreen):
             self.session.plan = None
         self.session.candidate = cand
         self.wizard.go_plan()
+
+
+def detail_text(cand: Any) -> Table:
+    """Everything about one row: plain words first, each followed by its exact terms.
+
+    The reasons (the first one marked), a different Python, the packages held back for
+    the driver (in words, then the pip constraints and why, dimmed), and how the method
+    installs (the exact package names, dimmed). A grid, so a wrapped line keeps its indent.
+    """
+    mark = t("app.choose.mark_ok") if cand.ok else t("app.choose.mark_bad")
+    lines: list[tuple[str, str]] = [(line, "") for line in cand.reasons] or [(t("app.choose.ok"), "")]
+    if cand.python_change:
+        lines.append((t("app.choose.python_change", change=cand.python_change), ""))
+    if cand.constraints:
+        lines.append((t("app.choose.pins", count=len(cand.constraints)), ""))
+        lines.append((t("app.choose.constraints", constraints=", ".join(cand.constraints)), "dim"))
+        lines.extend((reason, "dim") for reason in cand.constraint_reasons)
+    pins = list(getattr(cand, "pins", []) or [])
+    if pins:  # the exact nvidia-* wheels: in words first, then the names and versions
+        lines.append((t("app.choose.exact_pins", count=len(pins)), ""))
+        lines.append((", ".join(pins), "dim"))
+    lines.append((t(f"app.method_how.{cand.set.method}"), "dim"))
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column("mark", no_wrap=True)
+    grid.add_column("line", ratio=1, overflow="fold")  # fold: a CJK run has no spaces to wrap at
+    for i, (line, style) in enumerate(lines):
+        line = safe(line, 2000)
+        cell = Text(line, style=style)
+        short = head(line)
+        if not style and short != line:
+            cell.stylize("bold", 0, len(short))  # the plain words first; the exact terms follow
+        grid.add_row(mark if i == 0 else ("" if style else "•"), cell)
+    return grid

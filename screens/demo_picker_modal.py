@@ -40,7 +40,7 @@ class DemoPickerModal(ModalScreen[MachineProfile | None]):
         try:
             profile = load_demo(name)
         except ProfileError as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(str(exc), severity="error", markup=False)
             return
         self.dismiss(profile)
 

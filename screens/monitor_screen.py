@@ -28,10 +28,13 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from rich.cells import cell_len
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
@@ -39,6 +42,7 @@ from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
 from screens.widgets.bench_panel import BenchPanel
+from screens.widgets.fit import fit_words
 from screens.widgets.gpu_panel import GpuPanel
 from screens.widgets.host_panel import HostPanel
 from wizard.bench.events import BenchEvent
@@ -48,6 +52,7 @@ from wizard.monitor.model import Sample
 from wizard.monitor.sampler import Sampler, make_sampler
 from wizard.monitor.sim import PhaseSignal
 from wizard.profile import MachineProfile
+from wizard.safe.display import safe
 from wizard.text import t
 
 HISTORY_SECONDS = 120.0  # what the graph shows; the sampler keeps 5 minutes
@@ -134,23 +139,25 @@ class MonitorScreen(Screen[None]):
         with Horizontal(id="monitor-body"):
             with VerticalScroll(id="monitor-left"):
                 yield Static(id="monitor-notes")
-                yield Vertical(id="gpu-panels")
+                # CPU and RAM first, two lines: in sight on 80x24 however many GPUs follow.
                 yield HostPanel(id="host-panel")
+                yield Vertical(id="gpu-panels")
                 yield Static(t("monitor.field.processes"), classes="section-title", id="processes-title")
                 yield Static(id="processes-note")
                 table: DataTable[str] = DataTable(id="processes", cursor_type="none", show_cursor=False)
                 yield table
             yield BenchPanel(id="bench-panel")
-        yield Footer()
+        yield Footer(show_command_palette=False)  # its "palette" label is English-only
 
     def on_mount(self) -> None:
         self.query_one("#monitor-left").border_title = t("monitor.title")
         table = self.query_one("#processes", DataTable)
-        for key in ("gpu", "pid", "process", "gpu_mem"):
+        # The name last: a long command line gives way (between words), never the memory figure.
+        for key in ("gpu", "pid", "gpu_mem", "process"):
             table.add_column(t(f"monitor.col.{key}"), key=key)
         if self.simulated:
             self.query_one(BenchPanel).set_status(
-                t("bench.simulated") + "\n" + t("bench.not_started"), "warn"
+                t("bench.simulated_short") + "\n" + t("bench.not_started"), "warn"
             )
         self._open_sampler()
         if self.autostart_bench:
@@ -195,8 +202,13 @@ class MonitorScreen(Screen[None]):
 
     def _notes(self, notes: list[str]) -> None:
         self._shown_notes = list(notes)
+        # Said elsewhere on this screen: the banner says simulated, the process section WSL2.
+        said = {t("monitor.note.wsl2_processes")}
+        if self.simulated and self.profile is not None:
+            said.add(t("monitor.sim.label", name=self.profile.label or "demo"))
+        notes = [n for n in notes if n not in said]
         widget = self.query_one("#monitor-notes", Static)
-        widget.update("\n".join(notes))
+        widget.update(Content(safe("\n".join(notes), 4000, multiline=True)))
         widget.display = bool(notes)
 
     async def _draw(self, s: Sample) -> None:
@@ -227,7 +239,9 @@ class MonitorScreen(Screen[None]):
         elif not self.sampler.info.processes_available:
             message = t("monitor.processes_wsl2")
         elif not rows:
-            message = t("monitor.no_processes")
+            # None is a failed read, not an idle GPU.
+            unread = any(g.processes is None and not g.lost for g in s.gpus)
+            message = t("monitor.processes_na") if unread else t("monitor.no_processes")
         else:
             message = ""
         note.update(message)
@@ -235,9 +249,22 @@ class MonitorScreen(Screen[None]):
         table.display = bool(rows) and self.sampler.info.processes_available
         self.query_one("#processes-title").display = bool(s.gpus)
         table.clear()
-        for index, p in rows:
-            mem = t("monitor.na") if p.gpu_memory is None else f"{p.gpu_memory / 1024**2:.0f} MiB"
-            table.add_row(str(index), str(p.pid), p.name or "?", mem)
+        cells = [
+            (
+                str(index),
+                str(p.pid),
+                t("monitor.na") if p.gpu_memory is None else f"{p.gpu_memory / 1024**2:.0f} MiB",
+            )
+            for index, p in rows
+        ]
+        fixed = sum(
+            max([cell_len(t(f"monitor.col.{key}"))] + [cell_len(c[i]) for c in cells])
+            for i, key in enumerate(("gpu", "pid", "gpu_mem"))
+        )
+        room = max(8, table.size.width - fixed - 2 * table.cell_padding * 4 - 1)
+        for (index, pid, mem), (_, p) in zip(cells, rows, strict=True):
+            name = safe(p.name, 60) if p.name is not None else t("monitor.na")
+            table.add_row(index, pid, mem, Text(fit_words(name, room)))
 
     # ---- the benchmark
     def action_run_bench(self) -> None:
@@ -253,8 +280,9 @@ class MonitorScreen(Screen[None]):
         self.report = run.report
         self.saved = None
         self._bench_started_at = self.sampler.clock() if self.sampler is not None else None
-        label = t("bench.simulated") + "\n" if isinstance(run, SimulatedBenchRun) else ""
+        label = t("bench.simulated_short") + "\n" if isinstance(run, SimulatedBenchRun) else ""
         panel.set_status(label + t("bench.running_hint"), "warn" if label else "ok")
+        panel.set_footer("")
         panel.show(run.report)
         self._bench(run)
 
@@ -292,18 +320,17 @@ class MonitorScreen(Screen[None]):
         report = message.report
         panel = self.query_one(BenchPanel)
         panel.show(report)
-        lines = []
-        if report.simulated:
-            lines.append(t("bench.simulated"))
+        # On top: the simulated tag and any error; the verdict follows. At the end: time and file.
+        lines = [t("bench.simulated_short")] if report.simulated else []
         if report.errors:
             lines.append(t("bench.done_failed", errors="; ".join(report.errors)))
-        elif report.seconds is not None:
-            lines.append(t("bench.done_ok", seconds=report.seconds))
+        panel.set_status("\n".join(lines), "error" if report.errors else "warn")
+        footer = [t("bench.done_ok", seconds=report.seconds)] if report.seconds is not None else []
         if message.saved is not None:
-            lines.append(t("bench.saved", path=message.saved))
+            footer.append(t("bench.saved", path=message.saved))
         if message.problem:
-            lines.append(message.problem)
-        panel.set_status("\n".join(lines), "error" if report.errors else "ok")
+            footer.append(message.problem)
+        panel.set_footer("\n".join(footer))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # exit_on_error=False: a worker that fails says so here instead of killing the app.
@@ -320,5 +347,21 @@ class MonitorScreen(Screen[None]):
             threading.Thread(target=self._run.stop, name="bench-stop", daemon=True).start()
 
     def action_back(self) -> None:
+        if self._run is None:
+            self._leave()
+            return
+        # A running benchmark is minutes of work: leaving would throw it away, so ask first.
+        from screens.confirm_step_modal import ConfirmStepModal
+
+        def answered(leave: bool | None) -> None:
+            if leave:
+                self.action_stop_bench()
+                self._leave()
+
+        self.app.push_screen(
+            ConfirmStepModal(t("monitor.leave_bench.title"), t("monitor.leave_bench.question")), answered
+        )
+
+    def _leave(self) -> None:
         if len(self.app.screen_stack) > 1:
             self.app.pop_screen()

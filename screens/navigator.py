@@ -21,6 +21,7 @@ class Navigator(Protocol):
     blink: bool
     runner_options: dict[str, Any]
     runner_factory: Callable[..., Any] | None
+    suggest_mirror: bool
 
     def go_detect(self) -> None: ...
     def go_choose(self) -> None: ...

@@ -9,14 +9,17 @@ from typing import Any
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Button, DataTable, Footer, Header, Static
+from textual.widgets import Button, DataTable, Footer, Header, Label, Select, Static
 
-from screens.base import WizardScreen
+from screens.base import WizardScreen, toggle_details
 from screens.styles import style_paths, style_text
+from screens.widgets.detail_box import DetailBox
+from screens.widgets.mirror_select import MirrorSelect
 from screens.widgets.plan_step_table import PlanStepTable, size_text, where_text
+from wizard.safe.display import safe
 from wizard.text import t
 
 SCRIPT_NAME = "tf-gpu-wizard-install.sh"
@@ -29,6 +32,7 @@ class PlanScreen(WizardScreen):
         Binding("space", "toggle_step", t("app.key.toggle")),
         Binding("e", "export", t("app.key.export")),
         Binding("r", "run", t("app.key.run")),
+        Binding("d", "details", t("app.key.details")),
     ]
 
     class Built(Message):
@@ -48,19 +52,40 @@ class PlanScreen(WizardScreen):
         yield Static(t("app.plan.building"), id="plan-summary", classes="status-line")
         with Horizontal(id="plan-columns"):
             yield PlanStepTable(id="plan-steps")
-            with VerticalScroll(id="plan-detail-box"):
+            with DetailBox(id="plan-detail-box"):
                 yield Static("", id="plan-detail")
         with Horizontal(classes="button-row"):
             yield Button(t("app.plan.run"), id="run", variant="primary", compact=True, disabled=True)
             yield Button(t("app.plan.export"), id="export", compact=True, disabled=True)
+            yield Label(t("mirror.app.label"), id="plan-mirror-label")
+            yield MirrorSelect(self.session.mirror, id="plan-mirror")
         yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
+        self.sub_title = t("app.plan.heading")  # the header names the screen; a short one hides the heading
         self.query_one(PlanStepTable).focus()
         if self.session.plan is not None:
             self._show(self.session.plan)
         else:
             self.build()
+        if self.wizard.suggest_mirror and not self.session.mirror_advised:
+            self.session.mirror_advised = True
+            self.advise_mirror(probe=not self.session.simulated and self.session.mirror is None)
+
+    @work(thread=True, exit_on_error=False, group="mirror")
+    def advise_mirror(self, probe: bool) -> None:
+        """Suggest a mirror (zh_CN locale, or a speed probe of the catalogue's mirrors on a real machine)."""
+        from wizard.mirror.advice import probe_targets, suggest
+        from wizard.mirror.catalogue import load_catalogue
+        from wizard.mirror.configured import read_configured
+        from wizard.mirror.probe import probe_all
+        from wizard.text import locale_name
+
+        catalogue, configured = load_catalogue(), read_configured()
+        results = probe_all(probe_targets(catalogue, configured)) if probe and catalogue.mirrors else None
+        advice = suggest(catalogue, configured, locale=locale_name(), results=results)
+        if advice is not None and advice.reason != "default_fast":
+            self.app.call_from_thread(self.notify, advice.message, timeout=12, markup=False)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
     def build(self) -> None:
@@ -74,8 +99,13 @@ class PlanScreen(WizardScreen):
             self.post_message(self.Failed(str(exc)))
             return
         try:
+            from wizard.mirror.advice import resolve
+            from wizard.mirror.catalogue import MirrorError, load_catalogue
+            from wizard.plan.mirror import with_mirror
+
             plan = build_plan(session.profile, session.candidate, venv=session.venv)
-        except PlanError as exc:
+            plan = with_mirror(plan, resolve(session.mirror, load_catalogue()))
+        except (PlanError, MirrorError) as exc:
             self.post_message(self.Failed(str(exc)))
             return
         except Exception as exc:  # last guard for the UI
@@ -84,20 +114,31 @@ class PlanScreen(WizardScreen):
         self.post_message(self.Built(plan))
 
     def on_plan_screen_built(self, message: Built) -> None:
-        self.session.plan = message.plan
-        self._show(message.plan)
+        plan, old = message.plan, self.session.plan
+        for step in old.steps if old is not None else ():  # a rebuilt plan keeps the optional steps' switches
+            if step.optional and any(s.id == step.id and s.enabled != step.enabled for s in plan.steps):
+                plan = plan.with_enabled(step.id, step.enabled)
+        self.session.plan = plan
+        self._show(plan)
 
     def on_plan_screen_failed(self, message: Failed) -> None:
         self.query_one("#plan-summary", Static).update(Content.from_markup("[$error]$e[/]", e=message.error))
 
     def _show(self, plan: Any) -> None:
         self.query_one("#plan-summary", Static).update(
-            t(
-                "app.plan.summary",
-                count=len(plan.active_steps),
-                off=_off_text(len(plan.steps) - len(plan.active_steps)),
-                download=size_text(plan.download_mib),
-                venv=plan.venv,
+            Content(  # the venv path is data: "x[/b]" in it must not be read as markup
+                t(
+                    "app.plan.summary",
+                    count=len(plan.active_steps),
+                    off=_off_text(len(plan.steps) - len(plan.active_steps)),
+                    download=size_text(plan.download_mib),
+                    venv=safe(plan.venv, 400),
+                )
+                + (
+                    f"\n{t('mirror.app.plan_source', name=safe(self.session.mirror))}"
+                    if self.session.mirror
+                    else ""
+                )
             )
         )
         table = self.query_one(PlanStepTable)
@@ -116,26 +157,30 @@ class PlanScreen(WizardScreen):
         status = t(p + "optional") if step.optional else t(p + "required")
         head = Content.from_markup(
             "[bold]$title[/]  [$text-muted]($where · $status)[/]",
-            title=step.title,
+            title=safe(step.title, 400),
             where=where,
             status=status,
         )
         parts = [
             head,
-            Content.from_markup("[$primary bold]$h[/]\n$why", h=t(p + "why"), why=step.why),
+            Content.from_markup(
+                "[$primary bold]$h[/]  $why", h=t(p + "why"), why=safe(step.why, None, multiline=True)
+            ),
             Content.from_markup("[$primary bold]$h[/]", h=t(p + "commands")),
         ]
         prompt = "PS> " if step.where == "windows-host" else "$ "
         for line in step.command_lines():
-            parts.append(Content.from_markup("[$accent]$line[/]", line=prompt + line))
-        if step.manual:
-            parts.append(Content(step.manual))
+            parts.append(
+                Content.from_markup("[$accent]$line[/]", line=safe(prompt + line, None, multiline=True))
+            )
+        if step.manual:  # it may quote a GPU name: escapes are shown, not sent
+            parts.append(Content(safe(step.manual, None, multiline=True)))
         parts.append(
             Content.from_markup(
-                "[$primary bold]$h[/]\n$proves\n[$text-muted]$cmd[/]",
+                "[$primary bold]$h[/]  $proves\n[$text-muted]$cmd[/]",
                 h=t(p + "check"),
-                proves=step.check.proves,
-                cmd="$ " + step.check.shell(),
+                proves=safe(step.check.proves, 400),
+                cmd="$ " + safe(step.check.shell(), None, multiline=True),
             )
         )
         if step.restart == "reboot":
@@ -143,6 +188,16 @@ class PlanScreen(WizardScreen):
         elif step.restart == "wsl-shutdown":
             parts.append(Content.from_markup("[$warning]⟳ $r[/]", r=t(p + "wsl_shutdown")))
         box.update(Content("\n").join(parts))
+
+    def action_details(self) -> None:
+        """The selected step's detail on the whole screen, and back (d or Escape)."""
+        toggle_details(self, "#plan-detail-box")
+
+    def action_back(self) -> None:
+        if self.maximized is not None:
+            self.minimize()
+            return
+        super().action_back()
 
     @on(DataTable.RowHighlighted, "#plan-steps")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -170,12 +225,23 @@ class PlanScreen(WizardScreen):
 
         target = _free_name(Path.cwd() / SCRIPT_NAME)
         try:
-            target.write_text(render_script(plan), encoding="utf-8")
-            target.chmod(0o755)
+            from wizard.safe.atomic import write_text_atomic
+
+            write_text_atomic(target, render_script(plan), mode=0o755)  # whole or not at all
         except (OSError, PlanError) as exc:
-            self.notify(t("app.plan.export_failed", error=str(exc)), severity="error")
+            self.notify(t("app.plan.export_failed", error=safe(exc, 400)), severity="error", markup=False)
             return
-        self.notify(t("app.plan.exported", path=str(target)))
+        self.notify(t("app.plan.exported", path=safe(target, 400)), markup=False)
+
+    @on(Select.Changed, "#plan-mirror")
+    def _mirror_changed(self, event: Select.Changed) -> None:
+        from wizard.mirror.advice import DEFAULT
+
+        mirror = None if event.value in (DEFAULT, Select.NULL) else str(event.value)
+        if mirror != self.session.mirror:
+            self.session.mirror = mirror
+            self.query_one("#run", Button).disabled = True
+            self.build()
 
     @on(Button.Pressed, "#run")
     def action_run(self) -> None:

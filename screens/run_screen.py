@@ -9,6 +9,7 @@ messages, questions wait for the user's answer without blocking the UI.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -27,6 +28,7 @@ from screens.styles import style_paths, style_text
 from screens.widgets.run_step_list import RunStepList, clock_text
 from screens.widgets.step_log import StepLog
 from screens.widgets.windows_host_panel import WindowsHostPanel
+from wizard.paths import start_command
 from wizard.plan.model import Plan, Step
 from wizard.run.runner import RunnerEvents, RunResult, StepResult
 from wizard.text import t
@@ -269,7 +271,7 @@ class RunScreen(WizardScreen):
         self._windows_step = message.step
         self.query_one(RunStepList).set_status(message.step.id, "waiting")
         panel = self.query_one(WindowsHostPanel)
-        panel.show(message.step.command_lines(), message.step.manual)
+        panel.show(message.step.command_lines(), message.step.manual, native=self.plan.platform == "windows")
         panel.display = True
         self.add_class("-windows")
         panel.query_one("#windows-ran", Button).focus()
@@ -299,13 +301,14 @@ class RunScreen(WizardScreen):
             result.outcome, "cancelled"
         )
         if self.state == "finished":
-            self._set_notice(t("app.run.finished"), "success")
+            self._set_notice(self._finished_text(), "success")
+            self.add_class("-finished")
         elif self.state == "failed":
             self._set_notice(result.message, "error")
         elif self.state == "restart":
             self._set_notice(result.message, "warning")
         else:
-            self._set_notice(t("app.run.stopped", message=result.message), "warning")
+            self._set_notice(t("app.run.stopped", message=result.message, command=start_command()), "warning")
         if result.log_path is not None:
             self.query_one(StepLog).add(t("app.run.log", path=str(result.log_path)))
         self._update_buttons()
@@ -320,6 +323,13 @@ class RunScreen(WizardScreen):
         if self.started_at is not None:
             elapsed = clock_text(self.wizard.clock() - self.started_at)
             self.query_one("#run-elapsed", Static).update(t("app.run.elapsed", elapsed=elapsed))
+
+    def _finished_text(self) -> str:
+        """The finish: what was proven, then how to use the environment (wizard.plan.next_steps)."""
+        from wizard.plan.next_steps import next_steps
+
+        exists = None if self.plan.simulated else os.path.exists
+        return "\n".join([t("app.run.finished"), "", *next_steps(self.plan, exists=exists)])
 
     def _set_notice(self, text: str | None, kind: str = "warning") -> None:
         notice = self.query_one("#run-notice", Static)

@@ -22,6 +22,8 @@ class Session:
     prefer_method: str | None = None
     python: str | None = None
     venv: Path | None = None
+    mirror: str | None = None  # --mirror / the plan screen's package source: a catalogue name, a URL, None
+    mirror_advised: bool = False  # the mirror suggestion is shown once per session
     plan: Any = None  # wizard.plan.Plan
     resume: Any = None  # a journal the user chose to resume
     step_running: bool = False  # ctrl+q asks first while this is set

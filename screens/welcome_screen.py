@@ -32,15 +32,16 @@ class WelcomeScreen(WizardScreen):
                 with Vertical(id="welcome-what"):
                     yield Static(t("app.welcome.steps_title"), classes="section-title")
                     yield Static(t("app.welcome.steps").strip("\n"), id="welcome-steps", markup=False)
+                # What it touches comes before how long: on 80x24 it must show without scrolling.
                 with Vertical(id="welcome-touch"):
-                    yield Static(t("app.welcome.time_title"), classes="section-title")
-                    yield Static(t("app.welcome.time"), classes="para", markup=False)
                     yield Static(t("app.welcome.touch_title"), classes="section-title")
                     yield Static(
                         t("app.welcome.touch", venv=str(default_venv())), classes="para", markup=False
                     )
                     yield Static(t("app.welcome.no_touch_title"), classes="section-title")
                     yield Static(t("app.welcome.no_touch"), classes="para", markup=False)
+                    yield Static(t("app.welcome.time_title"), classes="section-title")
+                    yield Static(t("app.welcome.time"), classes="para", markup=False)
             if not session.simulated:
                 yield Static(t("app.welcome.no_gpu_hint"), classes="muted", id="welcome-demo-hint")
         with Horizontal(classes="button-row"):

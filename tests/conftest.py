@@ -3,11 +3,22 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+from wizard.text import LANG_ENV, set_language
+
+# Tests read English whatever the developer's locale; set before any screen module is
+# imported, since key bindings take their labels at import. The zh tests ask for zh.
+os.environ[LANG_ENV] = "en"
+# Plans built while tests are collected (parametrize) write the plan's programs into the wizard's
+# data folder: a throwaway one, never the real ~/.local/share. Each test then gets its own home.
+os.environ.setdefault("TF_GPU_WIZARD_HOME", tempfile.mkdtemp(prefix="tf-gpu-wizard-collect-"))
 
 settings.register_profile("ci", deadline=None, max_examples=100)
 settings.load_profile("ci")
@@ -18,4 +29,7 @@ def _wizard_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     """Never touch the real ~/.local/state: every test gets its own wizard home."""
     home = tmp_path_factory.mktemp("wizard-home")
     monkeypatch.setenv("TF_GPU_WIZARD_HOME", str(home))
+    # Screens name the command that starts the wizard again; keep it the same on every checkout.
+    monkeypatch.setenv("TF_GPU_WIZARD_START_COMMAND", "~/.local/bin/tf-gpu-wizard")
     yield home
+    set_language(None)  # a test that ran `main(["--lang", ...])` leaves the next one alone

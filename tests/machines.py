@@ -18,6 +18,7 @@ LINUX_PY = PythonFacts(
     machine="x86_64",
     has_pip=True,
     has_venv=True,
+    libc="glibc 2.35",  # Ubuntu 22.04's
 )
 
 UBUNTU_2204 = 'PRETTY_NAME="Ubuntu 22.04.4 LTS"\nNAME="Ubuntu"\nVERSION_ID="22.04"\nID=ubuntu\n'

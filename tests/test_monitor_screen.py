@@ -46,8 +46,8 @@ async def test_gpus_processes_and_a_finished_benchmark() -> None:
         assert report is not None and report.done and report.ok
         chart = screen.query_one(BarChart)
         assert [label for label, _, _ in chart.bars] == ["CPU", "GPU", "GPU+XLA"]
-        assert "faster than the CPU" in chart.caption
-        assert "Done in" in _text(app, "#bench-status")
+        assert "times as fast as the CPU" in _text(app, "#bench-verdict")  # the verdict, on top
+        assert "Done in" in _text(app, "#bench-footer")
 
 
 async def test_zero_gpus_shows_host_and_says_why() -> None:
@@ -98,7 +98,7 @@ async def test_simulated_profile_is_labelled_and_runs_a_replay() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         screen = _screen(app)
-        assert "Simulated" in _text(app, "#monitor-notes")
+        assert "SIMULATED" in _text(app, "#simulated-banner")  # once, on top: not again in the notes
         assert "SIMULATED" in _text(app, "#bench-status")
         await pilot.press("b")
         await settle(pilot)
@@ -138,7 +138,7 @@ async def test_results_are_saved_with_the_monitor_summary() -> None:
         await settle(pilot)
         screen = _screen(app)
         assert screen.saved is not None and screen.saved.parent == paths.data_dir() / "bench"
-        assert "Result saved to" in _text(app, "#bench-status")
+        assert "Result saved to" in _text(app, "#bench-footer")
 
 
 async def test_stop_key_interrupts_the_benchmark() -> None:

@@ -36,6 +36,10 @@ def test_wheel_carries_the_data_the_wizard_reads(wheel: Path) -> None:
         "assets/text/en/probe.toml",
         "assets/doctor/patterns.toml",
         "assets/bench/tf_bench.py",
+        "assets/programs/tf_gpu_check.py",
+        "assets/programs/shellblock.sh",
+        "assets/knowledge/harvest.json",
+        "assets/text/zh/app.toml",
         "assets/styles/monitor.tcss",
         "screens/app.py",
         "wizard/cli/__init__.py",
@@ -70,4 +74,10 @@ def test_installed_wheel_runs_outside_the_checkout(wheel: Path, tmp_path: Path) 
     )
     assert result.returncode == 0, result.stderr
     plan = json.loads(result.stdout)
-    assert any("tensorflow[and-cuda]" in json.dumps(step) for step in plan["steps"])
+    # The locked install: the wheel carries the harvest (its hashes) and the GPU check, which the
+    # plan names as a file in the wizard's data folder, written there from the installed wheel.
+    assert any("--require-hashes" in json.dumps(step) for step in plan["steps"])
+    verify = next(step for step in plan["steps"] if step["id"] == "verify")
+    check_file = Path(verify["commands"][0][1])
+    assert check_file.name == "tf_gpu_check.py" and check_file.is_file()
+    assert check_file.read_bytes() == (site / "assets" / "programs" / "tf_gpu_check.py").read_bytes()

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from wizard.cli import main
-from wizard.run.journal import Journal
+from wizard.demo import load_demo
+from wizard.run.journal import journal_for
 
 
 def test_plan_human_view(capsys: pytest.CaptureFixture[str]) -> None:
@@ -44,7 +45,7 @@ def test_apply_dry_run_changes_nothing(capsys: pytest.CaptureFixture[str]) -> No
     assert main(["apply", "--profile", "ubuntu-24.04-rtx5090", "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "would run" in out
-    assert not Journal(simulated=True).path.exists()
+    assert not journal_for(True, load_demo("ubuntu-24.04-rtx5090")).path.exists()
 
 
 def test_apply_simulated_stops_for_the_reboot_and_resumes(capsys: pytest.CaptureFixture[str]) -> None:
@@ -52,7 +53,7 @@ def test_apply_simulated_stops_for_the_reboot_and_resumes(capsys: pytest.Capture
     out = capsys.readouterr().out
     assert "SIMULATED $ sudo ubuntu-drivers install" in out.replace("    ", "")
     assert "Restart the computer" in out
-    state = Journal(simulated=True).load()
+    state = journal_for(True, load_demo("ubuntu-24.04-rtx4090-fresh")).load()  # the demo's own journal
     assert state is not None and state.restart is not None and not state.finished
     # Started again (after the "reboot"): the same plan resumes and finishes.
     assert main(["apply", "--profile", "ubuntu-24.04-rtx4090-fresh", "--yes"]) == 0

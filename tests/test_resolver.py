@@ -42,11 +42,12 @@ def machine(
     gpus: tuple[tuple[str, str], ...] = (),
     arch: str = "x86_64",
     pci: int | None = None,
+    glibc: str = "unknown",
 ) -> MachineProfile:
     return MachineProfile(
         platform=platform,
         arch=arch,
-        os=OsInfo(id="ubuntu", version="22.04"),
+        os=OsInfo(id="ubuntu", version="22.04", glibc=glibc),
         python=PythonInfo(version=python),
         driver=DriverInfo(version=driver, cuda=cuda or "unknown") if driver else None,
         gpus=[GpuInfo(index=i, name=n, compute_capability=cc) for i, (n, cc) in enumerate(gpus)],
@@ -65,6 +66,7 @@ class Case:
     hint: tuple[str, ...] = ()  # substrings of the unlock hint
     elsewhere: dict[tuple[str, str], str] = field(default_factory=dict)  # (tf, method) -> a reason substring
     constraints: tuple[str, ...] | None = None
+    pins: tuple[str, ...] = ()  # == pins the recommended set must carry
     kwargs: dict[str, Any] = field(default_factory=dict)
 
 
@@ -84,7 +86,8 @@ CASES = [
         "pip-and-cuda",
         "3.10",
         says=("pip installs ptxas 12.5", "supports CUDA up to 12.2"),
-        constraints=("nvidia-cuda-nvcc-cu12<12.6",),
+        constraints=(),
+        pins=("nvidia-cuda-nvcc-cu12==12.5.82", "nvidia-cudnn-cu12==9.3.0.75"),
         elsewhere={
             (
                 "2.21",
@@ -131,12 +134,20 @@ CASES = [
     Case(
         "linux-970-535",
         machine(python="3.11.4", driver="535.54.03", cuda="12.2", gpus=(GTX970,)),
-        "2.17",
+        "2.16",  # the 2.17 wheel has no sm_50 (its build_info: sm_60,sm_70,sm_80,sm_89,compute_90)
         "pip-and-cuda",
         "3.11",
         says=("pip installs ptxas 12.3",),
+        pins=("nvidia-cudnn-cu12==8.9.7.29",),
         elsewhere={
-            ("2.21", "pip-and-cuda"): "GeForce GTX 970 has compute capability 5.2; TF 2.21 wheels need >= 6.0"
+            (
+                "2.21",
+                "pip-and-cuda",
+            ): "GeForce GTX 970 has compute capability 5.2; TF 2.21 wheels need >= 6.0",
+            (
+                "2.17",
+                "pip-and-cuda",
+            ): "GeForce GTX 970 has compute capability 5.2; TF 2.17 wheels need >= 6.0",
         },
     ),
     Case(
@@ -152,7 +163,8 @@ CASES = [
         "2.21",
         "pip-and-cuda",
         "3.12",
-        constraints=("nvidia-cuda-nvcc-cu12<12.6",),
+        constraints=(),
+        pins=("nvidia-cudnn-cu12==9.3.0.75",),
     ),
     Case(
         "linux-t4-525",
@@ -173,23 +185,89 @@ CASES = [
         "2.21",
         "pip-and-cuda",
         "3.11",
-        constraints=("nvidia-cuda-nvcc-cu12<12.9",),
+        constraints=(),
     ),
     Case(
+        # 2.19-2.21 carry PTX ISA 8.5 for compute_90(a): CUDA 12.5, more than driver 550's 12.4.
         "linux-h100-550",
         machine(python="3.12.3", driver="550.54.15", cuda="12.4", gpus=(H100,)),
-        "2.21",
+        "2.18",
         "pip-and-cuda",
         "3.12",
+        hint=("upgrade the driver to >= 555.42.02 to get TF 2.21",),
+        elsewhere={
+            (
+                "2.19",
+                "pip-and-cuda",
+            ): "PTX ISA 8.5), which the driver can compile only if it supports CUDA >= 12.5"
+        },
     ),
+    Case(
+        "linux-h100-535",
+        machine(python="3.10.12", driver="535.183.01", cuda="12.2", gpus=(H100,)),
+        "2.16",
+        "pip-and-cuda",
+        "3.10",
+        says=("compute_90, compute_90a, PTX ISA 8.1",),
+        hint=("upgrade the driver to >= 555.42.02 to get TF 2.21",),
+        elsewhere={
+            (
+                "2.17",
+                "pip-and-cuda",
+            ): "CUDA >= 12.3 (driver >= 545.23.06); driver 535.183.01 supports CUDA 12.2",
+            ("2.21", "conda"): "CUDA >= 12.5 (driver >= 555.42.02)",
+        },
+    ),
+    Case(
+        "linux-960m-535-maxwell",
+        machine(
+            python="3.10.12", driver="535.183.01", cuda="12.2", gpus=(("NVIDIA GeForce GTX 960M", "5.0"),)
+        ),
+        "2.16",
+        "pip-and-cuda",
+        "3.10",
+        elsewhere={("2.17", "pip-and-cuda"): "compute capability 5.0; TF 2.17 wheels need >= 6.0"},
+    ),
+    Case(
+        "linux-1060-580-pascal",
+        machine(
+            python="3.11.2", driver="580.95.05", cuda="13.0", gpus=(("NVIDIA GeForce GTX 1060 6GB", "6.1"),)
+        ),
+        "2.21",
+        "pip-and-cuda",
+        "3.11",
+        pins=("nvidia-cudnn-cu12==9.3.0.75", "nvidia-cublas-cu12==12.5.3.2"),
+    ),
+    Case(
+        "linux-glibc-2.23",
+        machine(python="3.10.12", driver="550.90.07", cuda="12.4", gpus=(RTX3090,), glibc="2.23"),
+        "2.20",
+        "pip-and-cuda",
+        elsewhere={
+            ("2.21", "pip-and-cuda"): "TF 2.21 Linux wheels are manylinux_2_27: they need glibc >= 2.27, "
+            "this system has glibc 2.23",
+            ("2.21", "cpu"): "need glibc >= 2.27",
+        },
+    ),
+    Case("linux-glibc-2.27", machine(python="3.10.12", glibc="2.27"), "2.21", "cpu"),
     Case(
         "linux-5090-570",
         machine(python="3.12.3", driver="570.124.04", cuda="12.8", gpus=(RTX5090,)),
         "2.21",
         "pip-and-cuda",
         "3.12",
-        says=("compute capability 12.0", "compute_90"),
-        constraints=("nvidia-cuda-nvcc-cu12>=12.8,<12.9",),
+        says=("compute capability 12.0", "compute_90", "reported to fail", "#101746"),
+        constraints=(),
+        # The tested 12.5 set reaches 12.0 only through PTX; pip's 12.9 set has sm_120 code.
+        pins=(
+            "nvidia-cuda-nvcc-cu12==12.9.86",
+            "nvidia-cudnn-cu12==9.28.0.42",
+            "nvidia-cublas-cu12==12.9.3.13",
+        ),
+        elsewhere={
+            ("2.20", "pip-and-cuda"): "some of their kernels carry only compute_90a PTX",
+            ("2.16", "pip-and-cuda"): "some of their kernels carry only compute_90a PTX",
+        },
     ),
     Case(
         "linux-4090-no-driver",
@@ -233,7 +311,7 @@ CASES = [
         "2.21",
         "pip-and-cuda",
         "3.10",
-        constraints=("nvidia-cuda-nvcc-cu12<12.8",),
+        constraints=(),
     ),
     Case(
         "wsl2-below-wsl-floor",
@@ -259,22 +337,32 @@ CASES = [
         hint=("wsl --set-version",),
         elsewhere={("2.21", "pip-and-cuda"): "WSL1 has no GPU access"},
     ),
+    # Native Windows tells one story: the newest TF in WSL2 (its Ubuntu's Python 3.12, on the
+    # Windows driver), native 2.10 the alternative (see tests/test_windows_story.py).
     Case(
         "windows-3070-py312",
+        machine(platform="windows", python="3.12.8", driver="566.36", cuda="12.7", gpus=(RTX3070,)),
+        "2.21",
+        "pip-and-cuda",
+        "3.12",
+        says=("in WSL2 (Ubuntu)",),
+        elsewhere={("2.21", "conda"): "GPU support on native Windows ended with TF 2.10: use WSL2"},
+    ),
+    Case(
+        "windows-3070-py310",
+        machine(platform="windows", python="3.10.11", driver="566.36", cuda="12.7", gpus=(RTX3070,)),
+        "2.21",
+        "pip-and-cuda",
+        "3.12",
+    ),
+    Case(
+        "windows-3070-conda-asked",
         machine(platform="windows", python="3.12.8", driver="566.36", cuda="12.7", gpus=(RTX3070,)),
         "2.10",
         "conda",
         "3.10",
         says=("uses Python 3.10: TF 2.10 supports 3.7-3.10, not your Python 3.12",),
-        hint=("WSL2",),
-        elsewhere={("2.21", "pip-and-cuda"): "GPU support on native Windows ended with TF 2.10: use WSL2"},
-    ),
-    Case(
-        "windows-3070-py310",
-        machine(platform="windows", python="3.10.11", driver="566.36", cuda="12.7", gpus=(RTX3070,)),
-        "2.10",
-        "conda",
-        "3.10",
+        kwargs={"prefer_method": "conda"},
     ),
     Case("windows-no-gpu", machine(platform="windows", python="3.12.8"), "2.21", "cpu", "3.12"),
     Case(
@@ -368,6 +456,8 @@ def test_recommendation(case: Case):
         if case.constraints is not None:
             assert tuple(best.constraints) == case.constraints
             assert len(best.constraint_reasons) == len(best.constraints)
+        for pin in case.pins:
+            assert pin in best.pins, best.pins
     for text in case.hint:
         assert rec.unlock_hint and text in rec.unlock_hint, rec.unlock_hint
     for (series, method), text in case.elsewhere.items():
@@ -408,7 +498,9 @@ def test_python_change_says_how():
 
 def test_pip_requirements_and_conda_packages():
     rec = recommend(machine(driver="550.90.07", cuda="12.4", gpus=(RTX3090,)))
-    assert pip_requirements(rec.recommended) == ["tensorflow[and-cuda]==2.21.0"]
+    reqs = pip_requirements(rec.recommended)
+    assert reqs[0] == "tensorflow==2.21.0" and "nvidia-cudnn-cu12==9.3.0.75" in reqs
+    assert all("==" in r for r in reqs) and len(reqs) == 13  # TensorFlow + every nvidia-* wheel
     conda = _find(rec, "2.21", "conda")
     assert pip_requirements(conda) == ["tensorflow==2.21.0"]
     assert "cuda-version=12.5" in conda_packages(conda) and "cudnn=9.3" in conda_packages(conda)

@@ -8,8 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from packaging.version import Version
 
+from wizard.choose.gpucode import fit
 from wizard.choose.knowledge import load_knowledge
-from wizard.choose.resolver import _cc_support, normalize_driver, read_facts, recommend, required_floor
+from wizard.choose.resolver import normalize_driver, read_facts, recommend, required_floor
 from wizard.profile import PLATFORMS, DriverInfo, GpuInfo, MachineProfile, PythonInfo
 
 KB = load_knowledge()
@@ -75,13 +76,15 @@ profiles = st.builds(
 def _ruled_out(profile: MachineProfile, rec_set: Any) -> list[str]:
     """Every table that would forbid the recommended set on this machine."""
     facts = read_facts(profile, KB)
+    # Native Windows' pip-and-cuda set is the one it sets up in WSL2: judged by WSL2's tables.
+    platform = "wsl2" if facts.platform == "windows" and rec_set.method == "pip-and-cuda" else facts.platform
     rel = KB.release(rec_set.tensorflow)
     problems = []
     if rel is None:
         return ["release not in tensorflow.toml"]
     if Version(rec_set.python) not in rel.python:
         problems.append("python outside the release's range")
-    wheel = KB.wheel(facts.platform, facts.arch, rel)
+    wheel = KB.wheel(platform, facts.arch, rel)
     if wheel is None and facts.platform in ("linux", "wsl2", "wsl1", "windows", "macos"):
         problems.append("no wheel for the platform")
     if rec_set.method == "cpu":
@@ -95,9 +98,11 @@ def _ruled_out(profile: MachineProfile, rec_set: Any) -> list[str]:
     build = KB.build(rel)
     known = [g.cc for g in facts.gpus if g.cc is not None]
     if build and known and len(known) == len(facts.gpus):
-        if all(_cc_support(cc, build.sass, build.ptx) == "none" for cc in known):
-            problems.append("no GPU has a supported compute capability")
-    floor = required_floor(KB, rel, rec_set.method, facts.platform)
+        if not any(
+            fit(cc, build.sass_archs, build.ptx, facts.driver_cuda, every_ptx=True).runs for cc in known
+        ):
+            problems.append("no GPU runs this build's code (machine code, or PTX with a new enough driver)")
+    floor = required_floor(KB, rel, rec_set.method, platform)
     if floor is not None and facts.driver is not None and facts.driver < floor:
         problems.append(f"driver {facts.driver} below {floor}")
     return problems

@@ -58,3 +58,24 @@ def test_cpu_plan_for_real_then_again_changes_nothing(
     assert not any(line.startswith("$ ") and " pip install" in line for line in rec.lines)
     assert _site_snapshot(venv) == before
     print(f"\ncpu plan: first apply {first_s:.0f} s, second apply {second_s:.0f} s")
+
+    # A kill during pip's unpack: TensorFlow's metadata stays, most of its files are gone. The next
+    # apply must not call that done: the step's check fails, the step reinstalls, the verify passes.
+    site = next(venv.glob("lib/python*/site-packages"))
+    files = sorted(p for p in (site / "tensorflow").rglob("*") if p.is_file())
+    for f in files[: len(files) * 2 // 3]:
+        f.unlink()
+    assert next(site.glob("tensorflow_cpu-*.dist-info")).is_dir()
+    started = time.monotonic()
+    rc = main(["apply", "--method", "cpu", "--venv", str(venv), "--yes"])  # the same plan, checked again
+    repair_s = time.monotonic() - started
+    out = capsys.readouterr().out
+    assert rc == 0, out[-3000:]
+    assert "damaged" in out and "matmul on" in out
+    repaired = Journal().load()
+    assert repaired is not None and repaired.finished
+    assert repaired.steps["tensorflow"].status == "done" and repaired.steps["verify"].status == "done"
+    assert all(f.exists() for f in files)
+    print(
+        f"cpu plan: damaged TensorFlow ({len(files) * 2 // 3} of {len(files)} files deleted) repaired in {repair_s:.0f} s"
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from importlib import resources
 from importlib.abc import Traversable
+from pathlib import Path
 
 
 def asset(path: str) -> Traversable:
@@ -22,3 +23,9 @@ def list_assets(folder: str) -> list[str]:
     if not node.is_dir():
         return []
     return sorted(child.name for child in node.iterdir())
+
+
+def asset_file(path: str) -> Path:
+    """A shipped file's place on disk, for a plan command that copies or runs it (a wheel
+    and a checkout both unpack the assets package into a real folder)."""
+    return Path(str(asset(path)))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from wizard.assets import asset_text, list_assets
 from wizard.profile import MachineProfile, ProfileError
+from wizard.text import t
 
 
 @dataclass(frozen=True)
@@ -32,12 +33,12 @@ def load_demo(name: str) -> MachineProfile:
         text = asset_text(f"profiles/{name}.json")
     except FileNotFoundError:
         raise ProfileError(
-            f"no demo profile named {name!r} (try one of: {', '.join(demo_names())})"
+            t("profile.error.no_demo", name=repr(name), names=", ".join(demo_names()))
         ) from None
     try:
         profile = MachineProfile.from_json(text)
     except ProfileError as exc:
-        raise ProfileError(f"demo profile {name}: {exc}") from None
+        raise ProfileError(t("profile.error.demo", name=name, error=exc)) from None
     profile.simulated = True
     return profile
 

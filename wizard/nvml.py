@@ -107,10 +107,9 @@ def shadowing_pynvml() -> str | None:
         dist = metadata.distribution("pynvml")
     except metadata.PackageNotFoundError:
         return None
-    return (
-        f"the deprecated 'pynvml' package {dist.version} is installed and may shadow nvidia-ml-py; "
-        "run: pip uninstall pynvml && pip install --force-reinstall nvidia-ml-py"
-    )
+    from wizard.text import t
+
+    return t("monitor.note.pynvml", version=dist.version)
 
 
 class PynvmlBackend:

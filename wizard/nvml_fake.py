@@ -1,12 +1,14 @@
 """A fake NVML for tests and demo profiles: same methods as `NvmlBackend`.
 
 Each GPU is a `FakeGpu`; `errors` maps a method name to the `ErrorKind` it
-raises for that GPU, `lost_after` makes the GPU vanish after N calls, and
+raises for that GPU, `delays` to the seconds it takes to answer (a hung
+driver call), `lost_after` makes the GPU vanish after N calls, and
 `init_error` simulates a missing library or driver.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from wizard.nvml import CLOCK_SM, ErrorKind, NvmlError
@@ -32,6 +34,7 @@ class FakeGpu:
     throttle: int = 0x1
     procs: list[tuple[int, int | None]] = field(default_factory=list)
     errors: dict[str, ErrorKind] = field(default_factory=dict)
+    delays: dict[str, float] = field(default_factory=dict)  # method -> seconds before it answers
     lost_after: int | None = None  # calls before NVML_ERROR_GPU_IS_LOST
 
 
@@ -63,6 +66,8 @@ class FakeNvml:
         self._per_gpu_calls[i] = n
         if gpu.lost_after is not None and n > gpu.lost_after:
             raise NvmlError(ErrorKind.GPU_LOST, "GPU is lost")
+        if method in gpu.delays:
+            time.sleep(gpu.delays[method])
         if method in gpu.errors:
             raise NvmlError(gpu.errors[method])
         return gpu

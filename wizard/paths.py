@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from platformdirs import PlatformDirs
@@ -28,6 +29,16 @@ def log_dir() -> Path:
     return _override("logs", _DIRS.user_log_dir)
 
 
+def config_dir() -> Path:
+    """The user's settings (mirrors.toml)."""
+    return _override("config", _DIRS.user_config_dir)
+
+
+def system_config_dir() -> Path:
+    """Settings lab IT gives every user of a machine (mirrors.toml)."""
+    return _override("etc", "/etc/tf-gpu-wizard")
+
+
 def default_venv() -> Path:
     return Path.home() / ".venvs" / "tf-gpu"
 
@@ -35,3 +46,32 @@ def default_venv() -> Path:
 def ensure(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+# install.sh writes this line into the launcher it puts in ~/.local/bin.
+LAUNCHER_MARK = "# tf-gpu-wizard launcher, written by install.sh"
+
+
+def launcher() -> Path:
+    return Path.home() / ".local" / "bin" / "tf-gpu-wizard"
+
+
+def start_command() -> str:
+    """What a person types to start this wizard again: the launcher install.sh wrote for this
+    installation (~/.local/bin/tf-gpu-wizard), else this installation's entry point by its
+    full path (a bare name would depend on PATH, which nothing may have set).
+    TF_GPU_WIZARD_START_COMMAND overrides it: a packager's own launcher, and tests, whose
+    screens must not show the checkout's path."""
+    override = os.environ.get("TF_GPU_WIZARD_START_COMMAND")
+    if override:
+        return override
+    scripts = "Scripts" if os.name == "nt" else "bin"
+    own = Path(sys.prefix) / scripts / ("tf-gpu-wizard.exe" if os.name == "nt" else "tf-gpu-wizard")
+    try:
+        with open(launcher(), encoding="utf-8", errors="replace") as fh:
+            text = fh.read(4096)
+    except OSError:
+        text = ""
+    if LAUNCHER_MARK in text and str(own) in text:
+        return "~/.local/bin/tf-gpu-wizard"
+    return str(own) if own.exists() else "tf-gpu-wizard"

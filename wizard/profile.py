@@ -4,17 +4,32 @@ Plain dataclasses that round-trip through JSON. Loading is forgiving on purpose:
 unknown fields are ignored and missing ones become "unknown", so a profile saved
 by an older or newer wizard still loads. Only a file that is not JSON, not an
 object, or carries another schema number is refused, with one clear message.
+
+Profiles are data from outside (a file someone sent, a hand-edited demo), so the
+loader also bounds them: a file over MAX_BYTES, not UTF-8, nested past what JSON
+can parse, or with an integer of thousands of digits is refused with one line;
+text is cut to MAX_TEXT characters, lone surrogates become U+FFFD, lists keep at
+most MAX_ITEMS entries, and integers outside +-2**53 fall back to the default.
+Control characters stay in the data (a path may hold them); whatever shows them
+goes through wizard.safe.display.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, get_args, get_type_hints
 
+from wizard.text import t
+
 SCHEMA = 1
 UNKNOWN = "unknown"
+MAX_BYTES = 4 << 20  # a real profile is a few KiB
+MAX_TEXT = 4096  # PATH_MAX; a GPU name is under 100
+MAX_ITEMS = 1024  # GPUs, toolkits, libcuda copies, notes
+MAX_INT = 1 << 53
 PLATFORMS = ("linux", "wsl2", "wsl1", "windows", "macos", UNKNOWN)
 
 
@@ -28,6 +43,9 @@ class OsInfo:
     version: str = UNKNOWN
     kernel: str = UNKNOWN
     name: str = UNKNOWN  # PRETTY_NAME, for people
+    glibc: str = UNKNOWN  # "2.35" (os.confstr CS_GNU_LIBC_VERSION): manylinux wheels need a minimum
+    # Debian: the archive URI its apt sources already use (the plan's non-free line reuses it)
+    apt_mirror: str = UNKNOWN
 
 
 @dataclass
@@ -38,6 +56,14 @@ class PythonInfo:
     env_name: str | None = None
     pip: bool | None = None
     venv_module: bool | None = None  # python3-venv / ensurepip usable
+    uv: str | None = None  # uv's path when installed: the plan then makes the env with uv
+    uv_version: str | None = None
+    # pip's index settings (config files, PIP_*), passed on to uv, which does not read them
+    pip_index_url: str | None = None
+    pip_extra_index_urls: str | None = None  # space-separated, as in pip.conf
+    pip_find_links: str | None = None  # space-separated
+    pip_index_private: bool = False  # an index URL holds a password: not kept; the plan uses pip
+    uv_index_configured: bool = False  # uv.toml / UV_INDEX_URL name uv's own index: pip's is not passed
 
 
 @dataclass
@@ -129,17 +155,18 @@ class MachineProfile:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
 
     def save(self, path: Path) -> None:
-        path.write_text(self.to_json() + "\n", encoding="utf-8")
+        """Whole or not at all (wizard.safe.atomic.WriteError, an OSError, when the disk refuses)."""
+        from wizard.safe.atomic import write_text_atomic
+
+        write_text_atomic(path, self.to_json() + "\n")
 
     @classmethod
     def from_dict(cls, data: Any) -> MachineProfile:
         if not isinstance(data, dict):
-            raise ProfileError("a profile must be a JSON object")
+            raise ProfileError(t("profile.error.not_object"))
         schema = data.get("schema", SCHEMA)
         if type(schema) is not int or schema != SCHEMA:
-            raise ProfileError(
-                f"profile schema {schema!r} is not supported (this wizard reads schema {SCHEMA})"
-            )
+            raise ProfileError(t("profile.error.schema", schema=repr(schema), supported=SCHEMA))
         return _build(cls, data)
 
     @classmethod
@@ -147,22 +174,33 @@ class MachineProfile:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            where = f"line {exc.lineno}, column {exc.colno}"
-            raise ProfileError(f"not valid JSON ({where}: {exc.msg})") from None
+            raise ProfileError(
+                t("profile.error.json", line=exc.lineno, column=exc.colno, error=exc.msg)
+            ) from None
+        except RecursionError:
+            raise ProfileError(t("profile.error.too_deep")) from None
+        except ValueError as exc:  # an integer of more than 4300 digits
+            raise ProfileError(t("profile.error.bad_number", error=str(exc)[:120])) from None
         return cls.from_dict(data)
 
     @classmethod
     def load(cls, path: Path) -> MachineProfile:
+        from wizard.safe.atomic import TooLarge, read_bytes_limited
+
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_bytes_limited(path, MAX_BYTES).decode("utf-8")
         except FileNotFoundError:
-            raise ProfileError(f"{path}: no such file") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ProfileError(f"{path}: cannot be read ({exc})") from None
+            raise ProfileError(t("profile.error.no_file", path=path)) from None
+        except TooLarge:
+            raise ProfileError(t("profile.error.too_large", path=path, limit=MAX_BYTES >> 20)) from None
+        except UnicodeDecodeError as exc:
+            raise ProfileError(t("profile.error.not_utf8", path=path, offset=exc.start)) from None
+        except OSError as exc:
+            raise ProfileError(t("profile.error.unreadable", path=path, error=exc)) from None
         try:
             return cls.from_json(text)
         except ProfileError as exc:
-            raise ProfileError(f"{path}: {exc}") from None
+            raise ProfileError(t("profile.error.in_file", path=path, error=exc)) from None
 
     # ---- convenience for every later step ------------------------------
     @property
@@ -195,6 +233,12 @@ _LISTS: dict[str, type] = {
 
 
 _MISSING = object()
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(value: str) -> str:
+    """At most MAX_TEXT characters, no lone surrogates (they cannot be written as UTF-8)."""
+    return _SURROGATE.sub("\ufffd", value[:MAX_TEXT])
 
 
 def _coerce(value: Any, hint: Any) -> Any:
@@ -205,11 +249,11 @@ def _coerce(value: Any, hint: Any) -> Any:
     if bool in args and isinstance(value, bool):
         return value
     if int in args and isinstance(value, int) and not isinstance(value, bool):
-        return value
+        return value if -MAX_INT <= value <= MAX_INT else _MISSING
     if int in args and isinstance(value, float) and value.is_integer() and str not in args:
-        return int(value)
+        return int(value) if -MAX_INT <= value <= MAX_INT else _MISSING
     if str in args and isinstance(value, str):
-        return value
+        return clean_text(value)
     return _MISSING
 
 
@@ -229,15 +273,16 @@ def _build(cls: type, data: dict[str, Any]) -> Any:
             continue
         if cls is MachineProfile and name in _LISTS:
             if isinstance(value, list):
-                kwargs[name] = [_build(_LISTS[name], v) for v in value if isinstance(v, dict)]
+                kwargs[name] = [_build(_LISTS[name], v) for v in value[:MAX_ITEMS] if isinstance(v, dict)]
             continue
         if name in ("notes", "ld_library_path"):
-            if isinstance(value, list):
-                kwargs[name] = [str(v) for v in value]
+            if isinstance(value, list):  # text only: str() of a nested list can recurse without end
+                kwargs[name] = [clean_text(v) for v in value[:MAX_ITEMS] if isinstance(v, str)]
             continue
         if name == "probe_layers":
             if isinstance(value, dict):
-                kwargs[name] = {str(k): str(v) for k, v in value.items()}
+                items = list(value.items())[:MAX_ITEMS]
+                kwargs[name] = {clean_text(k): clean_text(v) for k, v in items if isinstance(v, str)}
             continue
         coerced = _coerce(value, hints[name])
         if coerced is not _MISSING:

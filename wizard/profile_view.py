@@ -9,6 +9,8 @@ from __future__ import annotations
 from wizard.profile import UNKNOWN, MachineProfile
 from wizard.text import t
 
+SOURCE_KEYS = {"nvml": "nvml", "nvidia-smi": "nvidia_smi", "proc": "proc"}
+
 
 def _yes_no(value: bool | None) -> str:
     if value is None:
@@ -24,6 +26,12 @@ def _mib(value: int | None) -> str:
     if value is None:
         return t("profile.value.unknown")
     return t("profile.value.mib", gib=value / 1024)
+
+
+def _source(source: str) -> str:
+    """Where the driver version was read, in words (the probe's name for it in brackets)."""
+    key = SOURCE_KEYS.get(source)
+    return t(f"profile.source.{key}") if key else source
 
 
 def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
@@ -44,7 +52,10 @@ def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
                 t(f + "python"),
                 t(v + "python", version=p.python.version, env=env, executable=p.python.executable),
             ),
-            (t(f + "pip_venv"), f"pip: {_yes_no(p.python.pip)} · venv: {_yes_no(p.python.venv_module)}"),
+            (
+                t(f + "pip_venv"),
+                t(v + "pip_venv", pip=_yes_no(p.python.pip), venv=_yes_no(p.python.venv_module)),
+            ),
         ]
     if part == "nvidia":
         if p.driver is None:
@@ -53,7 +64,12 @@ def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
             rows = [
                 (
                     t(f + "driver"),
-                    t(v + "driver", version=p.driver.version, cuda=p.driver.cuda, source=p.driver.source),
+                    t(
+                        v + "driver",
+                        version=p.driver.version,
+                        cuda=p.driver.cuda,
+                        source=_source(p.driver.source),
+                    ),
                 )
             ]
         if p.driver is None and not p.gpus and p.nvidia_pci_devices:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 
 @dataclass(frozen=True)
@@ -31,28 +33,36 @@ class CommandResult:
 CommandRunner = Callable[[Sequence[str], float], CommandResult]
 
 
+MAX_OUTPUT = 4 << 20  # bytes kept of a command's stdout and of its stderr
+
+
 def run_command(argv: Sequence[str], timeout: float) -> CommandResult:
-    """Run argv (never through a shell) with a timeout; never raises."""
+    """Run argv (never through a shell) with a timeout; never raises. The output goes to temp
+    files and only the first MAX_OUTPUT bytes of each are read back, so a command that floods its
+    output (or a hostile stand-in) cannot fill the wizard's memory."""
     exe = shutil.which(argv[0])
     if exe is None:
         return CommandResult(127, missing=True)
-    try:
-        proc = subprocess.run(
-            [exe, *argv[1:]],
-            capture_output=True,
-            timeout=timeout,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-    except subprocess.TimeoutExpired:
-        return CommandResult(124, timed_out=True)
-    except OSError as exc:
-        return CommandResult(126, stderr=str(exc), missing=True)
-    return CommandResult(
-        proc.returncode,
-        proc.stdout.decode("utf-8", "replace"),
-        proc.stderr.decode("utf-8", "replace"),
-    )
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        try:
+            proc = subprocess.run(
+                [exe, *argv[1:]],
+                stdout=out,
+                stderr=err,
+                timeout=timeout,
+                check=False,
+                stdin=subprocess.DEVNULL,
+            )
+        except subprocess.TimeoutExpired:
+            return CommandResult(124, timed_out=True)
+        except OSError as exc:
+            return CommandResult(126, stderr=str(exc), missing=True)
+        return CommandResult(proc.returncode, _head(out), _head(err))
+
+
+def _head(fh: IO[bytes]) -> str:
+    fh.seek(0)
+    return fh.read(MAX_OUTPUT).decode("utf-8", "replace")
 
 
 @dataclass

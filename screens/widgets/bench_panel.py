@@ -1,20 +1,31 @@
-"""The benchmark beside the monitor: phases, progress, results table, CPU-vs-GPU bars."""
+"""The benchmark beside the monitor: the verdict first, then phases, CNN images/s and matmul TFLOP/s.
+
+Ordered for a small terminal: what the run proved (the verdict) on top, where it cannot
+scroll out of sight; the phases fold into one line once they all passed; the details
+follow, and the saved file comes last.
+"""
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
 from screens.widgets.gauge import Gauge
 from wizard.bench.events import PHASES
 from wizard.bench.report import BenchReport
+from wizard.bench.verdict import verdict
+from wizard.safe.display import safe
 from wizard.text import t
 
 SHORT_DTYPE = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
+NO_PEAK = "–"  # no published peak to compare with (a CPU, NumPy, a laptop GPU): explained below the table
+LEVELS = ("ok", "warn", "error")
 
 
 class BarChart(Widget):
@@ -39,11 +50,12 @@ class BarChart(Widget):
     def render(self) -> Text:
         width = self.size.width
         top = max((v for _, v, _ in self.bars), default=0.0) or 1.0
+        label_width = max((cell_len(label) for label, _, _ in self.bars), default=0)
         lines = []
         for label, value, style in self.bars:
             number = f" {value:,.0f}"
-            room = max(1, width - 9 - len(number))
-            line = Text(f"{label:<8.8} ", style="bold")
+            room = max(1, width - label_width - 1 - cell_len(number))
+            line = Text(label + " " * (label_width - cell_len(label) + 1), style="bold")
             line.append("█" * max(1, round(room * value / top)), style=style)
             line.append(number)
             lines.append(line)
@@ -57,34 +69,61 @@ class BenchPanel(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Static(t("bench.not_started"), id="bench-status")
+        yield Static(id="bench-verdict")
         yield Static(id="bench-phases")
         yield Gauge("", label_width=0, id="bench-progress")
-        yield Static(id="bench-results")
         yield Static(t("bench.bar_chart"), id="bench-chart-title", classes="section-title")
         yield BarChart(id="bench-chart")
+        yield Static(id="bench-results")
+        yield Static(t("bench.no_peak", dash=NO_PEAK), id="bench-no-peak", classes="muted")
+        yield Static(id="bench-footer", classes="muted")
 
     def on_mount(self) -> None:
         self.border_title = t("bench.title")
         # Nothing to show before the first run: no empty gauge, no empty chart.
-        for selector in ("#bench-progress", "#bench-chart-title", "#bench-results"):
+        for selector in (
+            "#bench-verdict",
+            "#bench-progress",
+            "#bench-chart-title",
+            "#bench-results",
+            "#bench-no-peak",
+            "#bench-footer",
+        ):
             self.query_one(selector).display = False
         self.query_one("#bench-phases", Static).update(self._phase_lines(BenchReport()))  # what will happen
 
     def set_status(self, text: str, level: str = "ok") -> None:
         status = self.query_one("#bench-status", Static)
-        status.update(text)
-        for name in ("ok", "warn", "error"):
+        status.update(Content(safe(text, 2000, multiline=True)))  # errors quote the script: not markup
+        status.display = bool(text)
+        for name in LEVELS:
             status.set_class(name == level, f"-{name}")
 
+    def set_footer(self, text: str) -> None:
+        """The end of the panel: how long the run took and where its result was saved."""
+        footer = self.query_one("#bench-footer", Static)
+        footer.update(Content(safe(text, 2000, multiline=True)))  # a path is data: not markup
+        footer.display = bool(text)
+
     def show(self, report: BenchReport) -> None:
+        self._verdict(report)
         self._phases(report)
         self._table(report)
         self._chart(report)
 
+    def _verdict(self, report: BenchReport) -> None:
+        widget = self.query_one("#bench-verdict", Static)
+        found = verdict(report)
+        widget.display = found is not None
+        if found is not None:
+            widget.update(Content(found.text))
+            for name in LEVELS:
+                widget.set_class(name == found.level, f"-{name}")
+
     def _phases(self, report: BenchReport) -> None:
-        self.query_one("#bench-progress").display = True
-        self.query_one("#bench-phases", Static).update(self._phase_lines(report))
         gauge = self.query_one("#bench-progress", Gauge)
+        gauge.display = not report.done
+        self.query_one("#bench-phases", Static).update(self._phase_lines(report))
         current = report.current
         if current is not None and current.total:
             gauge.set(100.0 * current.done / current.total, f"{current.done}/{current.total}", "ok")
@@ -95,16 +134,20 @@ class BenchPanel(VerticalScroll):
 
     @staticmethod
     def _phase_lines(report: BenchReport) -> Text:
+        states = [report.phases[name] for name in PHASES]
+        if report.done and all(s.status in ("ok", "skipped") for s in states):
+            # All passed: one line, so the results below stay in sight on a small terminal.
+            seconds = sum(s.seconds or 0.0 for s in states)
+            return Text(t("bench.all_phases_ok", count=len(states), seconds=seconds), style="green")
         lines = Text()
-        for i, name in enumerate(PHASES):
-            state = report.phases[name]
+        for i, state in enumerate(states):
             mark = t(f"bench.status.{state.status}")
             style = {"ok": "green", "failed": "red", "running": "bold", "skipped": "dim"}.get(
                 state.status, "dim"
             )
             if i:
                 lines.append("\n")
-            lines.append(f"{mark} {t('bench.phase.' + name)}", style=style)
+            lines.append(f"{mark} {t('bench.phase.' + state.name)}", style=style)
             if state.seconds is not None:
                 lines.append(f"  {state.seconds:.1f} s", style="dim")
         return lines
@@ -114,27 +157,33 @@ class BenchPanel(VerticalScroll):
         # DataTable would scroll sideways at 80 columns.
         table = Table(box=None, pad_edge=False, padding=(0, 1), collapse_padding=True, header_style="bold")
         for col in ("device", "dtype", "n", "tflops", "peak"):
-            table.add_column(t(f"bench.col.{col}"), justify="left" if col in ("device", "dtype") else "right")
+            table.add_column(
+                t(f"bench.col.{col}"),
+                justify="left" if col in ("device", "dtype") else "right",
+                no_wrap=True,
+            )
         # The best size per device and type: what a student compares. The JSON has every size.
         seen: set[tuple[str, str]] = set()
+        dashes = False
         for r in report.matmul:
             key = (r.device, r.dtype)
             if key in seen or report.best(r.device, r.dtype) is not r:
                 continue
             seen.add(key)
-            peak = "" if r.percent_of_peak is None else f"{r.percent_of_peak:.0f}%"
+            dashes = dashes or r.percent_of_peak is None
+            peak = NO_PEAK if r.percent_of_peak is None else f"{r.percent_of_peak:.0f}%"
             table.add_row(r.device, SHORT_DTYPE.get(r.dtype, r.dtype), str(r.n), f"{r.tflops:.2f}", peak)
         widget = self.query_one("#bench-results", Static)
         widget.update(table if seen else "")
         widget.display = bool(seen)
+        self.query_one("#bench-no-peak").display = dashes
 
     def _chart(self, report: BenchReport) -> None:
         bars: list[tuple[str, float, str]] = []
+        # The GPU+XLA bar shows what jit_compile adds; a CPU-only run has the CPU bar alone.
         for device, xla, label in (("CPU", False, "CPU"), ("GPU", False, "GPU"), ("GPU", True, "GPU+XLA")):
             rate = report.train_rate(device, xla)
             if rate is not None:
                 bars.append((label, rate, "green" if device == "GPU" else "yellow"))
-        speedup = report.speedup.get("plain")
-        caption = t("bench.speedup", x=speedup) if speedup else ""
-        self.query_one("#bench-chart", BarChart).set(bars, caption)
+        self.query_one("#bench-chart", BarChart).set(bars)
         self.query_one("#bench-chart-title").display = bool(bars)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.widget import Widget
 
@@ -17,10 +18,11 @@ class Gauge(Widget):
     Gauge { height: 1; width: 1fr; }
     """
 
-    def __init__(self, label: str, *, label_width: int = 7, id: str | None = None) -> None:
+    def __init__(self, label: str, *, label_width: int | None = 7, id: str | None = None) -> None:
         super().__init__(id=id)
         self.label = label
-        self.label_width = label_width
+        # In cells (a CJK character takes two); None: the label's own width and a space.
+        self.label_width = cell_len(label) + 1 if label_width is None else label_width
         self.percent: float | None = None
         self.text = ""
 
@@ -33,8 +35,8 @@ class Gauge(Widget):
     def render(self) -> Text:
         width = self.size.width
         value = f" {self.text}"
-        room = max(0, width - self.label_width - len(value))
-        line = Text(f"{self.label:<{self.label_width}.{self.label_width}}", style="bold")
+        room = max(0, width - self.label_width - cell_len(value))
+        line = Text(set_cell_size(self.label, self.label_width), style="bold")
         line.append(bar(self.percent, room))
         line.append(value)
         return line

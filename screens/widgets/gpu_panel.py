@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.content import Content
 from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
@@ -15,6 +17,7 @@ from screens.widgets.gauge import Gauge
 from screens.widgets.history import History
 from wizard.monitor.model import GpuSample
 from wizard.monitor.view import Row, gpu_rows, level, memory_text, pct, power_text, unit
+from wizard.safe.display import safe
 from wizard.text import t
 
 
@@ -65,17 +68,25 @@ class GpuPanel(Vertical):
         self.index = index
 
     def compose(self) -> ComposeResult:
-        yield Gauge(t("monitor.field.util_gpu"), id="util")
-        yield Gauge(t("monitor.field.mem"), id="mem")
-        yield Gauge(t("monitor.field.temperature"), id="temp")
-        yield Gauge(t("monitor.field.power"), id="power")
+        labels = {key: t(f"monitor.field.{key}") for key in ("util_gpu", "mem", "temperature", "power")}
+        # One label column for the four gauges, as wide as the widest label in this language.
+        width = max(cell_len(label) for label in labels.values()) + 1
+        yield Gauge(labels["util_gpu"], label_width=width, id="util")
+        yield Gauge(labels["mem"], label_width=width, id="mem")
+        yield Gauge(labels["temperature"], label_width=width, id="temp")
+        yield Gauge(labels["power"], label_width=width, id="power")
         yield History(id="history")
         yield Facts(id="facts", classes="gpu-facts")
         yield Static(id="lost", classes="gpu-lost")
 
     def show(self, g: GpuSample, history: Sequence[float]) -> None:
-        name = (g.name or "?").replace("NVIDIA ", "")
-        self.border_title = f"GPU {g.index} · {name}"
+        # The model without the brand words, so it fits the border whole ("RTX 4060 Laptop GPU").
+        name = (
+            safe(g.name, 60).replace("NVIDIA ", "").replace("GeForce ", "")
+            if g.name is not None
+            else t("monitor.na")
+        )
+        self.border_title = Content(f"GPU {g.index} · {name}")  # a GPU name is data, not markup
         self.set_class(g.lost, "-lost")
         if g.lost:
             self.query_one("#lost", Static).update(t("monitor.lost", index=g.index))

@@ -4,28 +4,36 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from screens.widgets.gauge import Gauge
 from wizard.monitor.model import HostSample
 from wizard.monitor.view import level, pct
+from wizard.text import t
 
 CORE_BLOCKS = " ▁▂▃▄▅▆▇█"
 
 
 class HostPanel(Vertical):
-    def compose(self) -> ComposeResult:
-        from wizard.text import t
+    """Two lines: CPU and RAM side by side, then one block per core."""
 
-        yield Gauge(t("monitor.cpu"), id="cpu")
+    DEFAULT_CSS = """
+    HostPanel > Horizontal { height: 1; }
+    HostPanel > Horizontal > Gauge { width: 1fr; }
+    HostPanel > Horizontal > #cpu { margin-right: 2; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield Gauge(t("monitor.cpu"), label_width=None, id="cpu")
+            yield Gauge(t("monitor.ram"), label_width=None, id="ram")
         yield Static(id="cores", classes="cores")
-        yield Gauge(t("monitor.ram"), id="ram")
 
     def show(self, host: HostSample) -> None:
         self.query_one("#cpu", Gauge).set(host.cpu_mean, pct(host.cpu_mean), level("cpu", host.cpu_mean))
         # One block per core shows a single busy thread (a CPU-bound input pipeline) at a glance.
-        cores = Text("cores  ", style="dim")
+        cores = Text(t("monitor.cores") + " ", style="dim")
         for c in host.cpu_percent[:64]:
             cores.append(CORE_BLOCKS[min(8, int(c / 100 * 8 + 0.5))], style=_core_style(c))
         if len(host.cpu_percent) > 64:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.text import Text
+from textual.events import Resize
 from textual.widgets import DataTable
 
+from wizard.safe.display import safe
 from wizard.text import t
 
 if TYPE_CHECKING:
@@ -14,6 +17,9 @@ if TYPE_CHECKING:
 
 WHERE_STYLE = {"root": "bold red", "windows-host": "bold magenta", "user": ""}
 WHERE_KEY = {"root": "where_root", "windows-host": "where_windows", "user": "where_user"}
+RESTART_KEY = {"reboot": "then_reboot", "wsl-shutdown": "then_wsl_shutdown"}
+FIXED = ("on", "num", "where", "size")
+MIN_TITLE = 16
 
 
 def size_text(mib: int | None) -> str:
@@ -30,7 +36,18 @@ def where_text(where: str) -> Text:
     return Text(t(f"app.plan.{WHERE_KEY.get(where, 'where_user')}"), style=WHERE_STYLE.get(where, ""))
 
 
+def title_text(step: Step) -> str:
+    """The step's title, and in words what follows it (a restart), never a bare symbol."""
+    title = safe(step.title, 400)
+    key = RESTART_KEY.get(step.restart or "")
+    return f"{title} · {t('app.plan.' + key)}" if key else title
+
+
 class PlanStepTable(DataTable[Text]):
+    """Every title whole: the title column takes the width the others leave and a long
+    title wraps onto more lines between words, so `tensorflow-cpu==2.21.0` is never cut
+    into another version."""
+
     DEFAULT_CSS = """
     PlanStepTable { height: 1fr; min-height: 5; }
     """
@@ -38,33 +55,56 @@ class PlanStepTable(DataTable[Text]):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(cursor_type="row", **kwargs)  # type: ignore[arg-type]
         self.steps: list[Step] = []
-
-    def on_mount(self) -> None:
-        p = "app.plan."
-        self.add_column(t(p + "col_on"), key="on", width=3)
-        self.add_column(t(p + "col_num"), key="num", width=2)
-        self.add_column(t(p + "col_where"), key="where")
-        self.add_column(t(p + "col_size"), key="size")
-        self.add_column(t(p + "col_title"), key="title")
+        self._plan: Plan | None = None
+        self._fixed = 0
+        self._title_width = 0
 
     def show(self, plan: Plan) -> None:
         row = self.cursor_row
-        self.clear()
+        self._plan = plan
+        self.clear(columns=True)
         self.steps = list(plan.steps)
-        for i, step in enumerate(self.steps, start=1):
-            style = "" if step.enabled else "dim strike"
-            on = "[x]" if step.enabled else "[ ]"
-            title = step.title + ("  ⟳" if step.restart else "")
-            self.add_row(
-                Text(on if step.optional else "[•]", style="" if step.optional else "dim"),
-                Text(str(i), style=style),
-                where_text(step.where),
-                Text(size_text(step.download_mib), style=style),
-                Text(title, style=style),
-                key=step.id,
-            )
+        p = "app.plan."
+        rows = [self._cells(i, step) for i, step in enumerate(self.steps, start=1)]
+        widths = {key: cell_len(t(p + "col_" + key)) for key in FIXED}
+        for cells in rows:
+            for key, cell in zip(FIXED, cells, strict=True):
+                widths[key] = max(widths[key], cell.cell_len)
+        for key in FIXED:
+            self.add_column(t(p + "col_" + key), key=key, width=widths[key])
+        titles = [title_text(step) for step in self.steps]
+        self._fixed = sum(widths.values())
+        # Never narrower than the longest word: a word is only ever moved whole to the next line.
+        longest = max((cell_len(w) for title in titles for w in title.split()), default=0)
+        self._title_width = max(self._room(self._fixed), longest, MIN_TITLE)
+        self.add_column(t(p + "col_title"), key="title", width=self._title_width)
+        console = self.app.console
+        for step, cells, title in zip(self.steps, rows, titles, strict=True):
+            text = Text(title, style="" if step.enabled else "dim strike")
+            height = len(text.wrap(console, self._title_width))
+            self.add_row(*cells, text, key=step.id, height=max(1, height))
         if self.steps:
             self.move_cursor(row=max(0, min(row, len(self.steps) - 1)), animate=False)
+
+    @staticmethod
+    def _cells(n: int, step: Step) -> list[Text]:
+        style = "" if step.enabled else "dim strike"
+        on = "[x]" if step.enabled else "[ ]"
+        return [
+            Text(on if step.optional else "[•]", style="" if step.optional else "dim"),
+            Text(str(n), style=style),
+            where_text(step.where),
+            Text(size_text(step.download_mib), style=style),
+        ]
+
+    def _room(self, fixed: int) -> int:
+        """Cells left for the titles, a vertical scrollbar's width kept free."""
+        width = self.size.width - self.styles.scrollbar_size_vertical
+        return width - fixed - 2 * self.cell_padding * (len(FIXED) + 1)
+
+    def on_resize(self, event: Resize) -> None:
+        if self._plan is not None and max(self._room(self._fixed), MIN_TITLE) != self._title_width:
+            self.show(self._plan)
 
     def highlighted(self) -> Step | None:
         if not self.steps or not 0 <= self.cursor_row < len(self.steps):

@@ -11,6 +11,7 @@ from textual.widgets import Static
 from wizard.probe import PARTS
 from wizard.profile import MachineProfile
 from wizard.profile_view import part_rows
+from wizard.safe.display import text as safe_text
 from wizard.text import t
 
 
@@ -39,5 +40,5 @@ class ProfileView(Static):
                 )
                 continue
             for label, value in part_rows(part, profile):
-                table.add_row(label, value)
+                table.add_row(Text(label), safe_text(value, limit=400))  # data, never markup
         self.update(table)

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Static
 
+from wizard.safe.display import safe
 from wizard.text import t
 
 STATUSES = ("pending", "running", "waiting", "restart", "skipped", "done", "failed")
@@ -60,9 +62,14 @@ class RunStepList(Vertical):
         self.took: dict[str, float] = {}
 
     def compose(self) -> ComposeResult:
+        # The status column is as wide as the longest status in cells (a Chinese one is 2 a character):
+        # icon, space, status, space, time (4), and a gap.
+        width = max(cell_len(t(f"app.run.status_{status}")) for status in STATUSES) + 8
         for n in range(1, len(self.steps) + 1):
             with Horizontal(id=f"step-{n}"):
-                yield Static("", classes="step-status")
+                status = Static("", classes="step-status")
+                status.styles.width = width
+                yield status
                 yield Static("", classes="step-title")
 
     def on_mount(self) -> None:
@@ -80,7 +87,8 @@ class RunStepList(Vertical):
 
     def redraw(self) -> None:
         now = self.clock()
-        width = max(len(t(f"app.run.status_{status}")) for status in STATUSES)
+        labels = {status: t(f"app.run.status_{status}") for status in STATUSES}
+        width = max(cell_len(label) for label in labels.values())
         for n, step in enumerate(self.steps, start=1):
             status = self.status.get(step.id, "pending")
             if step.id in self.took:
@@ -95,7 +103,7 @@ class RunStepList(Vertical):
                 Content.from_markup(
                     f"[{style}]$icon $label[/] [$text-muted]$timing[/]",
                     icon=ICON[status],
-                    label=t(f"app.run.status_{status}").ljust(width),
+                    label=labels[status] + " " * (width - cell_len(labels[status])),
                     timing=timing.rjust(4),
                 )
             )
@@ -103,7 +111,7 @@ class RunStepList(Vertical):
                 Content.from_markup(
                     f"[{style}]$n. $title[/] [$error]$where[/]",
                     n=str(n),
-                    title=step.title,
+                    title=safe(step.title, 400),
                     where=WHERE.get(step.where, ""),
                 )
             )

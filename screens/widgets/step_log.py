@@ -8,6 +8,8 @@ from typing import Any
 from textual.events import Resize
 from textual.widgets import RichLog
 
+from wizard.safe.display import safe
+
 MAX_LINES = 2000
 
 
@@ -22,6 +24,7 @@ class StepLog(RichLog):
         self._wrapped_at = 0
 
     def add(self, line: str) -> None:
+        line = safe(line, 4000, multiline=True)  # command output and paths: escapes shown, not sent
         self.texts.append(line)
         self.write(line)
 

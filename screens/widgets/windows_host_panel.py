@@ -8,6 +8,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, Static
 
+from wizard.safe.display import safe
 from wizard.text import t
 
 
@@ -41,21 +42,23 @@ class WindowsHostPanel(Vertical):
             yield Button(t("app.run.copy"), id="windows-copy", compact=True)
         yield Static(t("app.run.windows_intro"), id="windows-intro", markup=False)
 
-    def show(self, commands: list[str], manual: str | None = None) -> None:
-        """`commands` are PowerShell lines to copy; `manual` what to do by hand instead."""
+    def show(self, commands: list[str], manual: str | None = None, native: bool = False) -> None:
+        """`commands` are PowerShell lines to copy; `manual` what to do by hand instead;
+        `native`: the wizard runs on Windows itself (it checks there, not from inside WSL)."""
         self.commands = list(commands)
         command = self.query_one("#windows-command", Static)
-        command.update(Content("\n".join(f"PS> {c}" for c in self.commands)))
+        command.update(Content(safe("\n".join(f"PS> {c}" for c in self.commands), None, multiline=True)))
         command.display = bool(self.commands)
         self.query_one("#windows-copy", Button).display = bool(self.commands)
         text = self.query_one("#windows-manual", Static)
-        text.update(Content(manual or ""))
+        text.update(Content(safe(manual or "", 2000, multiline=True)))  # may quote a GPU name
         text.display = bool(manual)
         self.query_one("#windows-ran", Button).disabled = False
         # A step with nothing to paste (install a driver from a web page) is done by hand.
         by_hand = not self.commands
         self.border_title = t("app.run.manual_title" if by_hand else "app.run.windows_title")
-        intro = t("app.run.manual_intro" if by_hand else "app.run.windows_intro")
+        windows_intro = "app.run.windows_intro_native" if native else "app.run.windows_intro"
+        intro = t("app.run.manual_intro" if by_hand else windows_intro)
         self.query_one("#windows-intro", Static).update(Content(intro))
 
     def checking(self) -> None:

@@ -24,6 +24,7 @@ def build_app(profile: str | None = DEMO, **kwargs: Any) -> WizardApp:
     kwargs.setdefault("blink", False)
     kwargs.setdefault("clock", lambda: FROZEN)
     kwargs.setdefault("offer_resume", False)
+    kwargs.setdefault("suggest_mirror", False)  # no locale- or network-dependent notice
     return WizardApp(load_demo(profile) if profile else None, **kwargs)
 
 

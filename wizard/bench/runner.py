@@ -219,5 +219,8 @@ def save_report(report: BenchReport, directory: Path | None = None) -> Path:
     while path.exists():  # two runs in one second (tests) must not overwrite each other
         n += 1
         path = folder / f"bench-{stamp}{suffix}-{n}.json"
-    path.write_text(json.dumps(report.to_dict(), indent=2, default=str) + "\n", encoding="utf-8")
+    from wizard.safe.atomic import write_text_atomic
+
+    # Whole or not at all: a full disk raises WriteError (an OSError, one line) and leaves nothing.
+    write_text_atomic(path, json.dumps(report.to_dict(), indent=2, default=str) + "\n")
     return path

@@ -1,12 +1,37 @@
 """The simulated benchmark: the event stream a run on a demo profile's machine would plausibly print,
 in the same schema as assets/bench/tf_bench.py.
+
+The numbers follow the machine: the GPU's FP32 speed (NVIDIA's published peak, or a rough
+figure for its class: wizard.monitor.gpu_class) sets its matmul and CNN rates, and the CPU
+core count sets the CPU's. Deterministic: the same profile always gives the same run.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from wizard.monitor.gpu_class import gpu_class
 from wizard.profile import MachineProfile
+
+# The small CNN does not scale with raw FLOPs: an RTX 3090 (35.6 TFLOP/s) trains about
+# 11,800 images/s, a GTX 1080 (8.9) about 5,200; rate = GPU_RATE * TFLOP/s ** GPU_EXPONENT.
+GPU_RATE, GPU_EXPONENT = 1400.0, 0.6
+XLA_GAIN = 1.25  # fused kernels: the XLA run is this much faster on the GPU
+CPU_RATE_16 = 900.0  # images/s on a 16-core CPU; other core counts scale as cores ** 0.6
+CPU_MATMUL_16 = 0.16  # NumPy float32 TFLOP/s on 16 cores at n=2048
+
+
+def cpu_scale(profile: MachineProfile) -> float:
+    cores = profile.resources.cpu_count or 8
+    return (max(1, cores) / 16) ** 0.6
+
+
+def gpu_images_per_s(profile: MachineProfile) -> float | None:
+    """What the simulated CNN trains on this profile's first GPU (None: no GPU)."""
+    if not profile.gpus:
+        return None
+    g = profile.gpus[0]
+    return round(GPU_RATE * gpu_class(g.name, g.compute_capability).fp32_tflops ** GPU_EXPONENT, -1)
 
 
 def simulated_events(
@@ -64,12 +89,13 @@ def simulated_events(
         sanity.append({"kind": "sanity", "device": "/GPU:0", "max_abs_error": 2e-3, "ok": True})
     phase("sanity", "A matmul on each device, checked against NumPy", sanity)
 
+    cpu = cpu_scale(profile)
     matmul: list[dict[str, Any]] = []
     for n in (512, 1024, 2048):
-        for device, tflops in (("numpy", 0.16), ("CPU", 0.15)):
-            matmul.append(_mm(device, "float32", n, tflops * min(1.0, n / 2048)))
+        for device, share in (("numpy", 1.0), ("CPU", 15 / 16)):
+            matmul.append(_mm(device, "float32", n, CPU_MATMUL_16 * cpu * share * min(1.0, n / 2048)))
     if gpu:
-        fp32 = 0.75 * peak.get("float32", 12.0)
+        fp32 = 0.75 * peak.get("float32", gpu_class(gpu.name, gpu.compute_capability).fp32_tflops)
         dtypes = {"float32": fp32}
         if major >= 6:
             dtypes["float16"] = 0.6 * peak.get("float16", 4 * fp32 if major >= 7 else 2 * fp32)
@@ -86,7 +112,8 @@ def simulated_events(
         ("train", False, "A small Keras CNN: images per second, CPU vs GPU"),
         ("xla", True, "The same CNN compiled with XLA (jit_compile=True)"),
     ):
-        cpu_rate, gpu_rate = (850.0, 14500.0) if xla else (900.0, 11800.0)
+        cpu_rate = round(CPU_RATE_16 * cpu * (0.95 if xla else 1.0), -1)
+        gpu_rate = (gpu_images_per_s(profile) or 0.0) * (XLA_GAIN if xla else 1.0)
         results = [
             {
                 "kind": "train",

@@ -33,6 +33,13 @@ class Candidate:
         None  # "install Python 3.12 (deadsnakes / pyenv / conda)" when not the current one
     )
     rank: int = 0  # 0 = best
+    # pip-and-cuda: every nvidia-* wheel as "name==version", the one set chosen for this GPU
+    # and driver; what Choose and Plan show and what the lock installs.
+    pins: list[str] = field(default_factory=list)
+    min_driver: str | None = None  # the driver this set needs here ("545.23.06"); None for cpu
+    # "compute_90" when a GPU here runs this set only through PTX the driver compiles on the
+    # first start (the plan then sizes the CUDA cache); None when machine code fits.
+    jit_ptx: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = self.set.to_dict()
@@ -43,6 +50,9 @@ class Candidate:
             constraint_reasons=list(self.constraint_reasons),
             python_change=self.python_change,
             rank=self.rank,
+            pins=list(self.pins),
+            min_driver=self.min_driver,
+            jit_ptx=self.jit_ptx,
         )
         return d
 

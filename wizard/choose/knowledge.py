@@ -24,6 +24,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from wizard.assets import asset_text
+from wizard.choose.harvest import Arch, Harvest, Ptx, load_harvest
 from wizard.tomlcompat import tomllib
 
 CONFIDENCE = ("verified", "secondary", "unverified")
@@ -53,6 +54,7 @@ class Release(Sourced):
     python: SpecifierSet
     cuda: Version
     cudnn: Version
+    glibc: Version  # the Linux x86_64 wheels' manylinux tag: the oldest glibc they load on
 
     @property
     def series(self) -> str:
@@ -105,16 +107,21 @@ class AndCudaExtra(Sourced):
 class ComputeBuild(Sourced):
     tensorflow: SpecifierSet
     sass: tuple[Version, ...]
-    ptx: tuple[Version, ...]
+    ptx: tuple[Ptx, ...]  # PTX per arch with its ISA; arch-specific (9.0a) entries too
 
     @property
     def minimum(self) -> Version:
-        return min((*self.sass, *self.ptx))
+        return min((*self.sass, *(p.arch.cc for p in self.ptx if not p.arch.specific)))
+
+    @property
+    def sass_archs(self) -> tuple[Arch, ...]:
+        return tuple(Arch(v) for v in self.sass)
 
     def label(self) -> str:
-        parts = [f"sm_{v.major}{v.minor}" for v in self.sass] + [
-            f"compute_{v.major}{v.minor}" for v in self.ptx
-        ]
+        """The list as build_info's cuda_compute_capabilities writes it: sm_60,...,compute_90."""
+        parts = [f"sm_{v.major}{v.minor}" for v in self.sass]
+        for arch in sorted({p.arch for p in self.ptx if not p.arch.specific}):
+            parts.append(arch.label(ptx=True))
         return ",".join(parts)
 
 
@@ -156,6 +163,7 @@ class Architecture(Sourced):
     cc_max: Version
     last_driver_branch: int | None
     ptxas_cuda: Version | None
+    reports: tuple[str, ...] = ()  # issues reporting pip TensorFlow failing on these GPUs
 
     def covers(self, cc: Version) -> bool:
         return self.cc_min <= cc <= self.cc_max
@@ -182,6 +190,7 @@ class KnowledgeBase:
     gpus: tuple[Gpu, ...]
     architectures: tuple[Architecture, ...]
     myths: tuple[Myth, ...]
+    harvest: Harvest = field(default_factory=lambda: Harvest(date=None), compare=False, repr=False)
     _gpu_index: dict[str, Gpu] = field(default_factory=dict, compare=False, repr=False)
 
     # ---- look-ups the resolver uses ----------------------------------------
@@ -259,10 +268,10 @@ def read_table(name: str) -> dict[str, Any]:
 @cache
 def load_knowledge() -> KnowledgeBase:
     """All tables, parsed once per process."""
-    return build_knowledge({name: read_table(name) for name in TABLES})
+    return build_knowledge({name: read_table(name) for name in TABLES}, load_harvest())
 
 
-def build_knowledge(raw: Mapping[str, Mapping[str, Any]]) -> KnowledgeBase:
+def build_knowledge(raw: Mapping[str, Mapping[str, Any]], harvest: Harvest | None = None) -> KnowledgeBase:
     """Typed rows from raw tables; raises KnowledgeError naming the bad row."""
     releases = _rows(raw, "tensorflow", "release", _release)
     gpus = _rows(raw, "gpus", "gpu", _gpu)
@@ -277,6 +286,7 @@ def build_knowledge(raw: Mapping[str, Mapping[str, Any]]) -> KnowledgeBase:
         gpus=tuple(gpus),
         architectures=tuple(_rows(raw, "architectures", "arch", _arch)),
         myths=tuple(_rows(raw, "myths", "myth", _myth)),
+        harvest=harvest or Harvest(date=None),
         _gpu_index={gpu_key(g.name): g for g in gpus},
     )
     return kb
@@ -309,6 +319,7 @@ def _release(row: Mapping[str, Any]) -> Release:
         python=SpecifierSet(row["python"]),
         cuda=Version(row["cuda"]),
         cudnn=Version(row["cudnn"]),
+        glibc=Version(row["glibc"]),
         **_sourced(row),
     )
 
@@ -334,10 +345,19 @@ def _extra(row: Mapping[str, Any]) -> AndCudaExtra:
 
 
 def _build(row: Mapping[str, Any]) -> ComputeBuild:
+    archs, isas = list(row["ptx"]), list(row["ptx_isa"])
+    if len(archs) != len(isas):
+        raise ValueError("ptx and ptx_isa must have one entry each")
+    ptx = []
+    for arch, isa in zip(archs, isas, strict=True):
+        parsed = Arch.parse("compute_" + str(arch).replace(".", ""))
+        if parsed is None:
+            raise ValueError(f"ptx arch {arch!r} is not like 9.0 or 9.0a")
+        ptx.append(Ptx(parsed, Version(isa)))
     return ComputeBuild(
         tensorflow=SpecifierSet(row["tensorflow"]),
         sass=tuple(Version(v) for v in row["sass"]),
-        ptx=tuple(Version(v) for v in row["ptx"]),
+        ptx=tuple(ptx),
         **_sourced(row),
     )
 
@@ -394,6 +414,7 @@ def _arch(row: Mapping[str, Any]) -> Architecture:
         cc_max=Version(row["cc_max"]),
         last_driver_branch=int(branch) if branch is not None else None,
         ptxas_cuda=Version(ptxas) if ptxas is not None else None,
+        reports=tuple(str(r) for r in row.get("pip_tensorflow_reports", [])),
         **_sourced(row),
     )
 
@@ -501,8 +522,9 @@ def _check_builds(kb: KnowledgeBase) -> Iterable[str]:
     for b in kb.builds:
         if list(b.sass) != sorted(b.sass) or not b.ptx:
             yield f"compute.toml: {b.tensorflow}: sass must be sorted and ptx non-empty"
-        if b.sass and max(b.ptx) < max(b.sass):
-            yield f"compute.toml: {b.tensorflow}: PTX {max(b.ptx)} is older than the newest SASS"
+        newest_ptx = max(p.arch.cc for p in b.ptx) if b.ptx else None
+        if b.sass and newest_ptx is not None and newest_ptx < max(b.sass):
+            yield f"compute.toml: {b.tensorflow}: PTX {newest_ptx} is older than the newest SASS"
 
 
 def _check_toolkits(kb: KnowledgeBase) -> Iterable[str]:

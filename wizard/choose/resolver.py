@@ -17,7 +17,8 @@ choice the way the plan's --method / --tf options do.
 Helpers for the plan:
 
     pip_requirements(candidate) -> list[str]
-        the exact pip requirement strings, e.g. ['tensorflow[and-cuda]==2.21.0'];
+        the exact pip requirement strings: TensorFlow and, for pip-and-cuda, every nvidia-*
+        wheel pinned with == (candidate.pins, the set wheelset.py chose for this GPU);
         candidate.constraints are the pip *constraint* lines (a -c file) beside them.
     conda_packages(candidate) -> list[str]
         conda-forge specs for the `conda` method, e.g. ['python=3.10', 'cudatoolkit=11.2', 'cudnn=8.1'].
@@ -34,12 +35,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from packaging.requirements import Requirement
-from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from wizard.choose.choice import METHODS, Candidate, Recommendation, VersionSet
-from wizard.choose.knowledge import KnowledgeBase, Release, driver_text, load_knowledge
+from wizard.choose.gpucode import PTX_DRIVER_TOO_OLD, SASS, Fit, fit
+from wizard.choose.knowledge import ComputeBuild, KnowledgeBase, Release, driver_text, load_knowledge
+from wizard.choose.wheelset import GpuTarget, WheelSet, choose_set, tested_set
 from wizard.profile import MachineProfile
 from wizard.text import t
 
@@ -79,6 +80,7 @@ class Facts:
     has_gpu: bool
     notes: tuple[str, ...] = ()
     driver_reported: bool = False  # a driver answered, but its version could not be read
+    glibc: Version | None = None  # the C library TensorFlow's manylinux wheels load against
 
     @property
     def windows_driver(self) -> bool:
@@ -107,19 +109,26 @@ def read_facts(profile: MachineProfile, kb: KnowledgeBase) -> Facts:
     gpus = tuple(sorted(_gpu_facts(profile, kb), key=_gpu_sort_key))
     has_gpu = bool(gpus) or _positive(profile.nvidia_pci_devices)
     reported = profile.driver is not None and driver is None and driver_text not in ("", "unknown", "None")
+    glibc = glibc_version(getattr(profile.os, "glibc", None))
     return Facts(
-        platform, arch, python, driver, driver_text, driver_cuda, gpus, has_gpu, tuple(notes), reported
+        platform, arch, python, driver, driver_text, driver_cuda, gpus, has_gpu, tuple(notes), reported, glibc
     )
+
+
+def glibc_version(value: object) -> Version | None:
+    """'2.35' or 'glibc 2.35' (os.confstr's form) -> 2.35; None for anything else."""
+    m = re.search(r"(\d+)\.(\d+)", str(value or ""))
+    return Version(f"{m.group(1)}.{m.group(2)}") if m and m.group(1) == "2" else None
 
 
 def normalize_driver(value: object) -> Version | None:
     """'470.256.02' -> Version; Windows' '32.0.15.6636' -> 566.36; junk -> None."""
     text = str(value).strip()
-    m = re.fullmatch(r"\d{2}\.\d+\.(\d+)\.(\d+)", text)
+    m = re.fullmatch(r"\d{2}\.\d+\.(\d+)\.(\d+)", text, re.ASCII)
     if m:  # Windows driver store form: the last five digits are the NVIDIA version
         digits = (m.group(1) + m.group(2).zfill(4))[-5:]
         text = f"{digits[:3]}.{digits[3:]}"
-    if not re.fullmatch(r"\d{2,4}(\.\d{1,4}){0,3}", text):
+    if not re.fullmatch(r"\d{2,4}(\.\d{1,4}){0,3}", text, re.ASCII):
         return None
     try:
         v = Version(text)
@@ -130,7 +139,7 @@ def normalize_driver(value: object) -> Version | None:
 
 def python_series(value: object) -> Version | None:
     """ "3.11.7" -> 3.11; None for anything that is not a Python 3 version."""
-    m = re.match(r"^\s*(\d+)\.(\d+)", str(value))
+    m = re.match(r"^\s*(\d+)\.(\d+)", str(value), re.ASCII)  # "٣.١٠" is not a version
     if not m:
         return None
     v = Version(f"{m.group(1)}.{m.group(2)}")
@@ -138,12 +147,12 @@ def python_series(value: object) -> Version | None:
 
 
 def _cuda_version(value: object) -> Version | None:
-    m = re.fullmatch(r"\s*(\d{1,2})\.(\d{1,2})(\.\d+)?\s*", str(value))
+    m = re.fullmatch(r"\s*(\d{1,2})\.(\d{1,2})(\.\d+)?\s*", str(value), re.ASCII)
     return Version(f"{m.group(1)}.{m.group(2)}") if m else None
 
 
 def _cc(value: object) -> Version | None:
-    m = re.fullmatch(r"\s*(\d{1,2})\.(\d)\s*", str(value))
+    m = re.fullmatch(r"\s*(\d{1,2})\.(\d)\s*", str(value), re.ASCII)
     return Version(f"{m.group(1)}.{m.group(2)}") if m else None
 
 
@@ -195,18 +204,36 @@ class _Eval:
     python: Version | None = None
     python_change: str | None = None
     needs_driver: Version | None = None
+    gpus: list[GpuTarget] = field(default_factory=list)  # the GPUs this release can use
+    wheel_set: WheelSet | None = None  # pip-and-cuda: the nvidia-* wheels pinned with ==
+    jit_ptx: str | None = None  # "compute_90": a GPU here runs this release only through PTX
 
     def block(self, kind: str, text: str) -> None:
         self.blockers.append((kind, text))
+
+    def need_driver(self, floor: Version) -> None:
+        if self.needs_driver is None or floor > self.needs_driver:
+            self.needs_driver = floor
 
 
 def _series(rel: Release) -> str:
     return rel.series
 
 
+# The Python of the Ubuntu that `wsl --install` brings today (24.04).
+WSL_UBUNTU_PYTHON = Version("3.12")
+
+
 def evaluate(
     facts: Facts, kb: KnowledgeBase, rel: Release, method: str, forced_python: Version | None
 ) -> _Eval:
+    if facts.platform == "windows" and method == "pip-and-cuda" and facts.has_gpu:
+        # Native Windows has TensorFlow on the GPU only up to 2.10; newer sets run in WSL2 on
+        # the same Windows driver. Judge the set as it will be there; the plan sets WSL2 up.
+        there = Facts(**{**facts.__dict__, "platform": "wsl2", "python": WSL_UBUNTU_PYTHON, "glibc": None})
+        ev = evaluate(there, kb, rel, method, forced_python)
+        ev.caveats.insert(0, t("recommend.windows_via_wsl2", tf=_series(rel)))
+        return ev
     ev = _Eval()
     _check_platform(ev, facts, kb, rel, method)
     _choose_python(ev, facts, rel, method, forced_python)
@@ -226,6 +253,11 @@ def _check_platform(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: Release, me
         ev.block(
             "platform", t("recommend.no_wheel", tf=_series(rel), platform=facts.platform, arch=facts.arch)
         )
+        return
+    if facts.glibc is not None and facts.platform in ("linux", "wsl2", "wsl1") and facts.glibc < rel.glibc:
+        tag = f"{rel.glibc.major}_{rel.glibc.minor}"
+        text = t("recommend.glibc_too_old", tf=_series(rel), tag=tag, need=rel.glibc, have=facts.glibc)
+        ev.block("platform", text)
         return
     if method == "cpu":
         return
@@ -302,7 +334,7 @@ def _check_gpu_method(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: Release, 
     _check_compute_capability(ev, facts, kb, rel)
     _check_driver(ev, facts, kb, rel, method)
     if method == "pip-and-cuda":
-        _driver_aware_pins(ev, facts, kb, rel)
+        _pin_wheels(ev, facts, kb, rel)
 
 
 def _check_compute_capability(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: Release) -> None:
@@ -312,17 +344,21 @@ def _check_compute_capability(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: R
     if not facts.gpus:
         ev.caveats.append(t("recommend.cc_unknown", name="the NVIDIA GPU"))
         return
-    usable = []
+    usable: list[GpuFact] = []
+    driver_blocked: list[tuple[GpuFact, Fit]] = []
     for gpu in facts.gpus:
         if gpu.cc is None:
             ev.caveats.append(t("recommend.cc_unknown", name=gpu.name))
             usable.append(gpu)
             continue
-        kind = _cc_support(gpu.cc, build.sass, build.ptx)
-        if kind == "sass":
+        got = fit(gpu.cc, build.sass_archs, build.ptx, facts.driver_cuda, every_ptx=True)
+        if got.kind == SASS:
             usable.append(gpu)
-        elif kind == "ptx":
+        elif got.kind == PTX_DRIVER_TOO_OLD:
+            driver_blocked.append((gpu, got))
+        elif got.runs:
             usable.append(gpu)
+            ev.jit_ptx = got.via
             ev.caveats.append(
                 t(
                     "recommend.cc_ptx_jit",
@@ -330,16 +366,38 @@ def _check_compute_capability(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: R
                     cc=gpu.cc,
                     tf=_series(rel),
                     sass=_cc_label(max(build.sass)),
-                    ptx=_cc_label(max(p for p in build.ptx if p <= gpu.cc), ptx=True),
+                    ptx=got.via,
+                    isa=got.isa,
                 )
             )
-    unusable = [g for g in facts.gpus if g not in usable]
-    if not usable:
-        gpu = unusable[0]
-        ev.block(
-            "cc", t("recommend.cc_too_old", name=gpu.name, cc=gpu.cc, tf=_series(rel), minimum=build.minimum)
+            if got.needs_cuda is not None:  # the driver must compile this PTX: its floor counts
+                _need_cuda_driver(ev, facts, kb, got.needs_cuda)
+    for gpu, got in driver_blocked:
+        assert got.needs_cuda is not None
+        floor = _cuda_driver_floor(kb, got.needs_cuda, facts.windows_driver)
+        text = t(
+            "recommend.cc_ptx_driver",
+            name=gpu.name,
+            cc=gpu.cc,
+            tf=_series(rel),
+            ptx=got.via,
+            isa=got.isa,
+            cuda=got.needs_cuda,
+            floor=driver_text(floor) if floor else "?",
+            driver=facts.driver_text or "?",
+            driver_cuda=facts.driver_cuda,
         )
-    elif unusable:
+        if usable:
+            ev.caveats.append(text)
+        else:
+            ev.block("driver", text)
+            if floor is not None:
+                ev.need_driver(floor)
+    unusable = [g for g in facts.gpus if g not in usable and all(g is not d for d, _ in driver_blocked)]
+    if not usable and not driver_blocked:
+        gpu = unusable[0]
+        ev.block("cc", _no_code_text(gpu, build, rel, facts))
+    elif usable:
         for gpu in unusable:
             ev.caveats.append(
                 t(
@@ -350,16 +408,55 @@ def _check_compute_capability(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: R
                     minimum=build.minimum,
                 )
             )
+    ev.gpus = [GpuTarget(g.name, g.cc) for g in usable if g.cc is not None]
+    _reported_failures(ev, facts, kb)
 
 
-def _cc_support(cc: Version, sass: tuple[Version, ...], ptx: tuple[Version, ...]) -> str:
-    """'sass' when machine code runs as is (same major, not newer minor), 'ptx'
-    when the driver can JIT-compile portable code for it, else 'none'."""
-    if any(s.major == cc.major and s.minor <= cc.minor for s in sass):
-        return "sass"
-    if any(p <= cc for p in ptx):
-        return "ptx"
-    return "none"
+def _no_code_text(gpu: GpuFact, build: ComputeBuild, rel: Release, facts: Facts) -> str:
+    """Why a GPU cannot run a release: too old, or (Blackwell on 2.16-2.20) some kernels
+    carry only PTX specific to another architecture."""
+    if gpu.cc is not None and gpu.cc >= build.minimum:
+        got = fit(gpu.cc, build.sass_archs, build.ptx, facts.driver_cuda, every_ptx=True)
+        if got.missing:
+            return t(
+                "recommend.cc_ptx_partial",
+                name=gpu.name,
+                cc=gpu.cc,
+                tf=_series(rel),
+                ptx=got.via,
+                missing=got.missing,
+            )
+    return t("recommend.cc_too_old", name=gpu.name, cc=gpu.cc, tf=_series(rel), minimum=build.minimum)
+
+
+def _reported_failures(ev: _Eval, facts: Facts, kb: KnowledgeBase) -> None:
+    """GPUs on which pip TensorFlow is reported to fail (Blackwell): the evidence and what to expect."""
+    for gpu in facts.gpus:
+        arch = kb.architecture(gpu.cc) if gpu.cc else None
+        if arch is not None and arch.reports:
+            ev.caveats.append(
+                t(
+                    "recommend.reported_fail",
+                    name=gpu.name,
+                    cc=gpu.cc,
+                    arch=arch.name,
+                    reports=", ".join(arch.reports),
+                )
+            )
+            return
+
+
+def _cuda_driver_floor(kb: KnowledgeBase, cuda: Version, windows: bool) -> Version | None:
+    row = kb.toolkit(cuda)
+    if row is None:
+        return None
+    return row.windows if windows else row.linux
+
+
+def _need_cuda_driver(ev: _Eval, facts: Facts, kb: KnowledgeBase, cuda: Version) -> None:
+    floor = _cuda_driver_floor(kb, cuda, facts.windows_driver)
+    if floor is not None:
+        ev.need_driver(floor)
 
 
 def _cc_label(cc: Version, ptx: bool = False) -> str:
@@ -388,14 +485,14 @@ def _check_driver(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: Release, meth
     floor = required_floor(kb, rel, method, facts.platform)
     if floor is None:
         return
-    ev.needs_driver = floor
+    ev.need_driver(floor)
     what = (
         t("recommend.needs_toolkit", cuda=rel.cuda)
         if method == "system-cuda"
         else t("recommend.needs_tf_cuda", tf=_series(rel), major=rel.cuda_major)
     )
     if facts.driver is None:
-        _no_driver(ev, facts, kb, floor, what)
+        _no_driver(ev, facts, kb, ev.needs_driver or floor, what)
         return
     if facts.driver >= floor:
         return
@@ -439,86 +536,41 @@ def _arch_name(facts: Facts, kb: KnowledgeBase) -> str:
     return "this"
 
 
-def _driver_aware_pins(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: Release) -> None:
-    """Keep pip's ptxas (nvidia-cuda-nvcc-cuXX) no newer than the driver's CUDA.
-
-    XLA compiles kernels with that ptxas; when it is newer than the driver, TF
-    warns and disables parallel compilation (and, for PTX the driver must JIT,
-    the driver refuses code from a newer toolchain). Under minor-version
-    compatibility the other nvidia-* libraries run on any driver of the major."""
-    extra = kb.extra(rel)
-    nvcc = extra.nvcc if extra else None
-    cuda = facts.driver_cuda
-    if extra is None or nvcc is None or cuda is None or cuda.major > extra.cuda_major:
+def _pin_wheels(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: Release) -> None:
+    """Choose the nvidia-* set pinned with == for the GPUs this release can use (wheelset)."""
+    if any(kind in ("cc", "platform", "method") for kind, _ in ev.blockers):
         return
-    if cuda.major < extra.cuda_major:
-        return  # the driver check already blocked it
-    cap = Version(f"{cuda.major}.{cuda.minor + 1}")
-    lowest = _lowest(nvcc)
-    need = _ptxas_needed(facts, kb)
-    pins = []
-    if lowest is not None and lowest >= cap:
-        # Even the oldest ptxas the extra allows is newer than the driver: keep it
-        # at that oldest one (closest to the driver) and say what it costs.
+    choice = choose_set(kb, rel, ev.gpus, facts.driver_cuda)
+    if choice.wset is None:
+        return
+    ev.wheel_set = choice.wset
+    for problem in choice.blockers:
+        ev.block("driver" if problem.kind == "driver" else "cc", problem.text)
+    ev.caveats.extend(p.text for p in choice.caveats)
+    tested = tested_set(kb, rel)
+    if choice.wset.origin != "tested" and tested is not None:
+        changed = [line for line in choice.wset.lines() if line not in tested.lines()]
         ev.caveats.append(
-            t("recommend.ptxas_newer", lowest=_mm(lowest), cuda=cuda, driver=facts.driver_text or "?")
+            t(
+                f"recommend.wheels_{choice.wset.origin}",
+                tf=_series(rel),
+                cuda=choice.wset.cuda or "?",
+                cudnn=choice.wset.cudnn or "?",
+                pins=", ".join(changed),
+            )
         )
-        closest = Version(f"{lowest.major}.{lowest.minor + 1}")
-        if _allows(nvcc.specifier, closest):
-            pins.append(f"<{closest}")
-            ev.constraint_reasons.append(
-                t("recommend.pin_nvcc_closest_reason", name=nvcc.name, cap=closest, cuda=cuda)
-            )
-    elif _allows(nvcc.specifier, cap):
-        pins.append(f"<{cap}")
-        ev.constraint_reasons.append(t("recommend.pin_nvcc_reason", name=nvcc.name, cap=cap, cuda=cuda))
-    if need is not None and (lowest is None or lowest < need):
-        if need >= cap:
-            ev.block("driver", t("recommend.ptxas_gpu_driver", cuda=cuda, need=need))
-            return
-        if _allows(nvcc.specifier, need):
-            pins.insert(0, f">={need}")
-            ev.constraint_reasons.append(t("recommend.pin_nvcc_gpu_reason", name=nvcc.name, need=need))
-        else:
+    nvcc = choice.wset.version("nvidia-cuda-nvcc")
+    cuda = facts.driver_cuda
+    if nvcc is not None and cuda is not None and cuda.major == Version(nvcc).major:
+        ptxas = Version(_mm(Version(nvcc)))
+        if ptxas > cuda:
             ev.caveats.append(
-                t("recommend.ptxas_too_old_for_gpu", tf=_series(rel), lowest=_mm(lowest), need=need)
+                t("recommend.ptxas_newer", lowest=_mm(ptxas), cuda=cuda, driver=facts.driver_text or "?")
             )
-    if pins:
-        # One constraint line per package, so its reasons are joined into one.
-        ev.constraints.append(f"{nvcc.name}{','.join(pins)}")
-        ev.constraint_reasons[:] = ["; ".join(ev.constraint_reasons)]
-
-
-def _lowest(req: Requirement) -> Version | None:
-    versions = [Version(s.version) for s in req.specifier if s.operator in ("==", ">=", "~=", "===")]
-    return min(versions) if versions else None
-
-
-def _allows(spec: SpecifierSet, version: Version) -> bool:
-    """Does `spec` admit some version >= `version`? Checked on a grid of CUDA-like
-    versions plus the specifier's own bounds, so == pins and ranges both work."""
-    grid = [
-        Version(f"{major}.{minor}.{micro}")
-        for major in (11, 12, 13)
-        for minor in range(21)
-        for micro in (0, 999)
-    ]
-    grid += [Version(s.version) for s in spec if "*" not in s.version]
-    return any(v >= version and spec.contains(v, prereleases=True) for v in grid)
 
 
 def _mm(v: Version | None) -> str:
     return "?" if v is None else f"{v.major}.{v.minor}"
-
-
-def _ptxas_needed(facts: Facts, kb: KnowledgeBase) -> Version | None:
-    """The oldest ptxas that can build code for every GPU here (Blackwell: 12.8)."""
-    needs = []
-    for gpu in facts.gpus:
-        arch = kb.architecture(gpu.cc) if gpu.cc else None
-        if arch and arch.ptxas_cuda is not None:
-            needs.append(arch.ptxas_cuda)
-    return max(needs) if needs else None
 
 
 # ---- the whole recommendation -------------------------------------------------------
@@ -569,11 +621,13 @@ def recommend(
 
 def _candidate(rel: Release, method: str, ev: _Eval) -> Candidate:
     gpu = method != "cpu"
+    wheels = ev.wheel_set if method == "pip-and-cuda" else None
+    # What is shown is what gets installed: for pip wheels, the pinned runtime and cuDNN.
     vs = VersionSet(
         tensorflow=str(rel.version),
         python=str(ev.python) if ev.python else "",
-        cuda=_mm(rel.cuda) if gpu else None,
-        cudnn=_mm(rel.cudnn) if gpu else None,
+        cuda=(wheels.cuda if wheels and wheels.cuda else _mm(rel.cuda)) if gpu else None,
+        cudnn=(wheels.cudnn if wheels and wheels.cudnn else _mm(rel.cudnn)) if gpu else None,
         method=method,
     )
     return Candidate(
@@ -583,6 +637,9 @@ def _candidate(rel: Release, method: str, ev: _Eval) -> Candidate:
         constraints=list(ev.constraints) if not ev.blockers else [],
         constraint_reasons=list(ev.constraint_reasons) if not ev.blockers else [],
         python_change=ev.python_change,
+        pins=wheels.lines() if wheels else [],
+        min_driver=driver_text(ev.needs_driver) if gpu and ev.needs_driver else None,
+        jit_ptx=ev.jit_ptx if gpu else None,
     )
 
 
@@ -668,6 +725,8 @@ def pip_requirements(candidate: Candidate, kb: KnowledgeBase | None = None) -> l
     version = candidate.set.tensorflow
     if candidate.set.method != "pip-and-cuda":
         return [f"tensorflow=={version}"]
+    if candidate.pins:  # the one nvidia-* set chosen for this GPU and driver, every wheel ==
+        return [f"tensorflow=={version}", *candidate.pins]
     kb = kb or load_knowledge()
     rel = kb.release(version)
     extra = kb.extra(rel) if rel else None
@@ -711,6 +770,12 @@ def required_driver(candidate: Candidate, platform: str, kb: KnowledgeBase | Non
     if rel is None:
         return None
     floor = required_floor(kb, rel, candidate.set.method, platform)
+    # The resolver's floor for this GPU (PTX the driver must compile) when it is higher.
+    if candidate.min_driver and floor is not None and platform in ("linux", "wsl2", "windows"):
+        try:
+            floor = max(floor, Version(candidate.min_driver))
+        except InvalidVersion:
+            pass
     return driver_text(floor) if floor else None
 
 

@@ -2,27 +2,34 @@
 
 An unfinished run (stopped for a reboot, by Ctrl-C, or killed) is resumed with
 the exact plan it started with, unless a selector or --new asks for another.
+One run at a time: a second `apply` while one runs (here or in the app) says
+which process holds it and changes nothing. A demo profile resumes only its
+own runs. Text from commands and profiles is printed with control characters
+made visible (wizard.safe.display).
 """
 
 from __future__ import annotations
 
 import argparse
 import getpass
+import os
 import sys
 
 from wizard.cli.common import add_profile_option
 from wizard.cli.plan import add_selectors, plan_from_args
 from wizard.plan.model import Plan, PlanError, Step
+from wizard.profile import MachineProfile
 from wizard.run.runner import DONE, FAILED, RESTART_PENDING, SKIPPED, Runner, RunnerEvents, StepResult
+from wizard.safe.display import safe
 from wizard.text import t
 
 _MARK = {
     DONE: "done",
     SKIPPED: "skipped",
-    FAILED: "FAILED",
-    RESTART_PENDING: "restart needed",
+    FAILED: "failed",
+    RESTART_PENDING: "restart",
     "pending": "stopped",
-}
+}  # runner status -> runner.cli.mark.<key>
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,22 +58,31 @@ class TerminalEvents(RunnerEvents):
 
     def step_started(self, step: Step, index: int, total: int) -> None:
         self._end_progress()
-        where = {"root": " [sudo]", "windows-host": " [Windows]"}.get(step.where, "")
-        print(f"\n==> [{index + 1}/{total}] {step.title}{where}", flush=True)
+        where = {"root": "runner.cli.where_root", "windows-host": "runner.cli.where_windows"}.get(step.where)
+        line = t(
+            "runner.cli.step",
+            number=index + 1,
+            total=total,
+            title=safe(step.title, 400),
+            where=t(where) if where else "",
+        )
+        print("\n" + line, flush=True)
 
     def output_line(self, step: Step, line: str, progress: bool = False) -> None:
         if progress:
             if self.tty:  # overwrite in place, like the command itself would
-                sys.stdout.write("\r" + line[:200] + "\x1b[K")
+                sys.stdout.write("\r" + safe(line, 200) + "\x1b[K")
                 sys.stdout.flush()
                 self._progress_shown = True
             return
         self._end_progress()
-        print("    " + line.replace("\n", "\n      "), flush=True)
+        print("    " + safe(line, 4000, multiline=True).replace("\n", "\n      "), flush=True)
 
     def step_finished(self, step: Step, result: StepResult) -> None:
         self._end_progress()
-        print(f"    [{_MARK.get(result.status, result.status)}] {result.message}", flush=True)
+        mark = _MARK.get(result.status)
+        message = safe(result.message, 4000, multiline=True)
+        print(f"    [{t('runner.cli.mark.' + mark) if mark else result.status}] {message}", flush=True)
 
     def needs_password(self, step: Step, attempt: int) -> str | None:
         if self.simulated:
@@ -79,13 +95,13 @@ class TerminalEvents(RunnerEvents):
 
     def confirm(self, step: Step, question: str) -> bool:
         try:
-            answer = input(f"{question} [y/N] ")
+            answer = input(t("runner.cli.yes_no", question=question))
         except EOFError:
             return False
         return answer.strip().lower() in ("y", "yes")
 
     def wait_for_windows_host(self, step: Step, text: str) -> bool:
-        print(text)
+        print(safe(text, None, multiline=True))
         try:
             answer = input(t("runner.cli.ran_it"))
         except EOFError:
@@ -96,13 +112,13 @@ class TerminalEvents(RunnerEvents):
         print(f"\n{message}", flush=True)
 
 
-def _choose_plan(args: argparse.Namespace) -> Plan:
+def _choose_plan(args: argparse.Namespace, profile: MachineProfile | None = None) -> Plan:
     from wizard.run.journal import unfinished
 
     simulated = bool(getattr(args, "profile", None))
-    selectors = any(getattr(args, k, None) for k in ("tf", "method", "python", "venv"))
+    selectors = any(getattr(args, k, None) for k in ("tf", "method", "python", "venv", "mirror", "enable"))
     if not args.new and not selectors:
-        state, notice = unfinished(simulated=simulated)
+        state, notice = unfinished(simulated=simulated, profile=profile)
         if notice:
             print(notice, file=sys.stderr)
         if state is not None:
@@ -117,28 +133,51 @@ def _dry_run(plan: Plan, runner: Runner) -> int:
 
     for number, step in enumerate(plan.steps, 1):
         print()
-        print("\n".join(format_step(step, number)))
+        print(safe("\n".join(format_step(step, number)), None, multiline=True))
         if not step.enabled:
             state = t("runner.cli.would_leave_out")
         elif plan.simulated or not step.check_before:
             state = t("runner.cli.would_run")
         else:
             state = t("runner.cli.would_skip") if runner.check(step) else t("runner.cli.would_run")
-        print(f"    -> {state}")
+        print(t("runner.cli.would", state=state))
     return 0
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        plan = _choose_plan(args)
-    except PlanError as exc:
-        print(f"tf-gpu-wizard: {exc}", file=sys.stderr)
-        return 1
+    from wizard.run.journal import journal_for
+    from wizard.safe.atomic import WriteError
+    from wizard.safe.lock import LockBusy, RunLock
+
     profile = None
-    if plan.simulated:
+    if getattr(args, "profile", None):
         from wizard.cli.common import load_profile_arg
 
-        profile = load_profile_arg(args)
+        profile = load_profile_arg(args)  # a demo's resume state is its own
+    # Taken before the journal is read: a run in progress is neither resumed nor disturbed.
+    lock = RunLock(journal_for(profile is not None, profile).lock_path)
+    if not args.dry_run:
+        try:
+            lock.acquire()
+        except (LockBusy, WriteError) as exc:
+            print(t("cli.error", error=exc), file=sys.stderr)
+            return 1
+    try:
+        return _apply(args, profile)
+    except WriteError as exc:  # the state dir is read-only or full: one line, nothing half-written
+        print(t("cli.error", error=exc), file=sys.stderr)
+        return 1
+    finally:
+        lock.release()
+
+
+def _apply(args: argparse.Namespace, profile: MachineProfile | None) -> int:
+    try:
+        plan = _choose_plan(args, profile)
+    except PlanError as exc:
+        print(t("cli.error", error=exc), file=sys.stderr)
+        return 1
+    if plan.simulated:
         print(t("plan.view.simulated"))
     events = TerminalEvents(simulated=plan.simulated)
     runner = Runner(plan, events, assume_yes=args.yes, profile=profile, sim_delay=0.0)
@@ -146,9 +185,15 @@ def run(args: argparse.Namespace) -> int:
         return _dry_run(plan, runner)
     result = runner.run()
     if runner.notice:
-        print(runner.notice, file=sys.stderr)
+        print(safe(runner.notice, 2000), file=sys.stderr)
     print()
-    print(result.message)
+    print(safe(result.message, 4000, multiline=True))
     if result.log_path:
         print(t("runner.cli.log", path=str(result.log_path)))
+    if result.outcome == "finished":
+        from wizard.plan.next_steps import next_steps
+
+        # The last lines a student reads: how to use what was just built.
+        print()
+        print("\n".join(next_steps(plan, exists=None if plan.simulated else os.path.exists)))
     return {"finished": 0, "restart": 0, "cancelled": 130}.get(result.outcome, 1)

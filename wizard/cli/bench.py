@@ -11,30 +11,35 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from wizard.bench.events import BenchEvent
 from wizard.bench.report import BenchReport
 from wizard.bench.runner import BenchPythonMissing, BenchRun, SimulatedBenchRun, resolve_python, save_report
+from wizard.bench.verdict import verdict
 from wizard.cli.common import add_profile_option
 from wizard.monitor.sampler import make_sampler
 from wizard.monitor.sim import PhaseSignal
-from wizard.text import t
+from wizard.text import has, t
 
 DEMO_PACE = 0.1  # seconds between replayed events of a simulated run, so it reads as live
+NO_PEAK = "–"  # no published peak for this device (a CPU, NumPy, a GPU without a figure)
+VERDICT_STYLE = {"ok": "bold green", "warn": "bold yellow", "error": "bold red"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
 
-    helptext = "benchmark TensorFlow on the GPU (and CPU) in the target Python, live"
+    helptext = t("bench.cli.help")
     parser = sub.add_parser("bench", help=helptext, description=helptext)
     add_profile_option(parser)
-    parser.add_argument("--python", metavar="PATH", help="the Python whose TensorFlow to benchmark")
-    parser.add_argument("--json", action="store_true", help="print the benchmark's events, one JSON per line")
-    parser.add_argument("--quick", action="store_true", help="small sizes and few runs (a quick check)")
-    parser.add_argument("--no-xla", action="store_true", help="skip the XLA phase")
+    parser.add_argument("--python", metavar="PATH", help=t("bench.cli.python_help"))
+    parser.add_argument("--json", action="store_true", help=t("bench.cli.json_help"))
+    parser.add_argument("--quick", action="store_true", help=t("bench.cli.quick_help"))
+    parser.add_argument("--no-xla", action="store_true", help=t("bench.cli.no_xla_help"))
     parser.set_defaults(func=run)
 
 
@@ -53,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             python = resolve_python(args.python)
         except BenchPythonMissing as exc:
-            print(f"tf-gpu-wizard: {exc}", file=sys.stderr)
+            print(t("cli.error", error=exc), file=sys.stderr)
             return 2
         run_ = BenchRun(python, quick=args.quick, xla=not args.no_xla)
         console.print(t("bench.running", python=python), style="dim")
@@ -61,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     sampler = make_sampler(profile, signal=signal)
     started = sampler.clock()
     sampler.start(interval=0.5)
+    printer = ProgressPrinter(console)
     try:
         for ev in run_.events():
             signal.feed(ev.raw)
@@ -68,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
                 sys.stdout.write(json.dumps(ev.raw) + "\n")
                 sys.stdout.flush()
             else:
-                _show(console, ev)
+                printer.show(ev)
     except KeyboardInterrupt:
         run_.stop()
         console.print(t("bench.stopped"))
@@ -80,33 +86,91 @@ def run(args: argparse.Namespace) -> int:
     path = save_report(report)
     if not args.json:
         console.print(results_table(report))
+        console.print(train_table(report))
+        found = verdict(report)
+        if found is not None:  # the one line to read, after the tables so it is the last thing seen
+            console.print(Text(found.text, style=VERDICT_STYLE[found.level]))
         for line in summary_lines(report):
-            console.print(line)
+            console.print(Text(line))
         if report.invalid_lines:
             console.print(t("bench.invalid_lines", count=len(report.invalid_lines)), style="yellow")
-    console.print(t("bench.saved", path=path), style="dim")
+    console.print(Text(t("bench.saved", path=path), style="dim"), soft_wrap=True)  # a path stays whole
     return 0 if report.ok else 1
 
 
-def _show(console: Console, ev: BenchEvent) -> None:
-    raw = ev.raw
-    if ev.event == "phase_start":
-        console.print(f"[bold]▶ {t('bench.phase.' + str(ev.phase))}[/]  [dim]{raw['title']}[/]")
-    elif ev.event == "progress":
-        console.print(
-            f"   {raw['done']}/{raw['total']}  {raw.get('detail', '')}", style="dim", highlight=False
+class ProgressPrinter:
+    """Prints the live run one line per step, each result on its own counter line.
+
+    The script reports a result and then its progress ("3/14"); printed as they come, every
+    counter would sit under the result before it, and a detail-less counter would be a bare
+    "3/14" in a log file. Here the result waits for its counter and they print together.
+    """
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.pending: str | None = None
+
+    def show(self, ev: BenchEvent) -> None:
+        raw = ev.raw
+        if ev.event == "phase_start":
+            self._flush()
+            # The script's own title is English; a known phase reads in the user's language.
+            about = t(f"bench.about.{ev.phase}") if has(f"bench.about.{ev.phase}") else str(raw["title"])
+            line = Text.assemble((f"▶ {t('bench.phase.' + str(ev.phase))}", "bold"), "  ", (about, "dim"))
+            self.console.print(line)
+        elif ev.event == "result":
+            text = result_text(str(raw["kind"]), ev.data)
+            if raw["kind"] == "speedup":  # a summary of the phase, with no counter of its own
+                self._flush()
+                self._line(f"  {text}", "bold")
+            elif text:
+                self._flush()
+                self.pending = text
+        elif ev.event == "progress":
+            what = self.pending or str(raw.get("detail") or "") or t(f"bench.phase.{ev.phase}")
+            width = len(str(raw["total"]))
+            self._line(f"  [{raw['done']:>{width}}/{raw['total']}] {what}")
+            self.pending = None
+        elif ev.event == "phase_end":
+            self._flush()
+            mark = t(f"bench.status.{raw['status']}")
+            reason = f"  {raw['reason']}" if raw.get("reason") else ""
+            self._line(f"  {mark} {raw['seconds']:.1f} s{reason}")
+        elif ev.event == "error":
+            self._flush()
+            self._line(f"  ✗ {raw['message']}", "red")
+
+    def _flush(self) -> None:
+        if self.pending is not None:
+            self._line(f"  {self.pending}")
+            self.pending = None
+
+    def _line(self, text: str, style: str = "") -> None:
+        self.console.print(Text(text, style=style))  # data (GPU names, errors): never markup
+
+
+def result_text(kind: str, d: dict[str, Any]) -> str:
+    """One result as the live run prints it; "" for a kind with nothing to say on its own.
+
+    The fields were checked by wizard.bench.events (numbers are numbers) before they get here."""
+    if kind == "environment":
+        gpus = d.get("gpus")
+        return t(
+            "bench.line.environment",
+            tf=d.get("tf_version", "?"),
+            gpus=len(gpus) if isinstance(gpus, list) else 0,
         )
-    elif ev.event == "phase_end":
-        mark = t(f"bench.status.{raw['status']}")
-        reason = f"  {raw['reason']}" if raw.get("reason") else ""
-        console.print(f"  {mark} {raw['seconds']:.1f} s{reason}", highlight=False)
-    elif ev.event == "error":
-        console.print(f"  ✗ {raw['message']}", style="red", highlight=False)
-    elif ev.event == "result" and raw["kind"] == "matmul":
-        d = ev.data
-        console.print(
-            f"   {d['device']:>5} {d['dtype']:<8} {d['n']:>5}  {d['tflops']:.2f} TFLOP/s", highlight=False
-        )
+    if kind == "sanity":
+        key = "bench.line.sanity_ok" if d.get("ok") else "bench.line.sanity_bad"
+        return t(key, device=d.get("device", "?"), error=float(d.get("max_abs_error") or 0.0))
+    if kind == "matmul":
+        return f"{d['device']:>5} {d['dtype']:<8} {d['n']:>5}  {float(d['tflops']):8.2f} TFLOP/s"
+    if kind == "train":
+        key = "bench.line.train_xla" if d.get("xla") else "bench.line.train"
+        return t(key, device=d.get("device", "?"), rate=float(d.get("images_per_s") or 0.0))
+    if kind == "speedup":
+        return t("bench.line.speedup", x=float(d.get("gpu_vs_cpu") or 0.0))
+    return ""
 
 
 def results_table(report: BenchReport) -> Table:
@@ -114,16 +178,30 @@ def results_table(report: BenchReport) -> Table:
     for key in ("device", "dtype", "n", "tflops", "peak"):
         table.add_column(t(f"bench.col.{key}"), justify="right" if key in ("n", "tflops", "peak") else "left")
     for r in report.matmul:
-        peak = "" if r.percent_of_peak is None else f"{r.percent_of_peak:.0f}%"
+        peak = NO_PEAK if r.percent_of_peak is None else f"{r.percent_of_peak:.0f}%"
         table.add_row(r.device, r.dtype, str(r.n), f"{r.tflops:.2f}", peak)
+    if any(r.percent_of_peak is None for r in report.matmul):
+        table.caption = t("bench.no_peak", dash=NO_PEAK)
+    return table
+
+
+def train_table(report: BenchReport) -> Table:
+    """Images per second of the CNN on each device, without and with XLA."""
+    table = Table(title=t("bench.bar_chart"), box=None, header_style="bold")
+    table.add_column(t("bench.col.device"))
+    table.add_column(t("bench.col.plain"), justify="right")
+    table.add_column(t("bench.col.xla"), justify="right")
+    for device in ("CPU", "GPU"):
+        plain, xla = report.train_rate(device), report.train_rate(device, xla=True)
+        if plain is None and xla is None:
+            continue
+        table.add_row(device, *("–" if v is None else f"{v:,.0f}" for v in (plain, xla)))
     return table
 
 
 def summary_lines(report: BenchReport) -> list[str]:
     """The few sentences a student should read: speed-up, soundness, problems."""
     lines = []
-    if report.speedup.get("plain"):
-        lines.append(t("bench.speedup", x=report.speedup["plain"]))
     best = report.best("GPU")
     if best is not None and best.percent_of_peak is not None:
         lines.append(

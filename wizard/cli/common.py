@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from wizard.profile import MachineProfile
+from wizard.text import t
 
 
 def add_profile_option(parser: argparse.ArgumentParser) -> None:
@@ -15,7 +16,7 @@ def add_profile_option(parser: argparse.ArgumentParser) -> None:
         "--profile",
         metavar="NAME|FILE",
         default=argparse.SUPPRESS,
-        help="use a saved profile or a bundled demo profile instead of detecting this machine (simulated)",
+        help=t("cli.profile_help"),
     )
 
 

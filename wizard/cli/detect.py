@@ -43,10 +43,14 @@ def render(p: MachineProfile) -> None:
     from rich.text import Text
 
     from wizard.doctor.findings import find_problems
+    from wizard.safe.display import safe
+    from wizard.safe.display import text as safe_text
 
     console = Console()
     title = t("detect.title_simulated", label=p.label or "") if p.simulated else t("detect.title")
-    table = Table(title=title, show_header=False, box=None, pad_edge=False, title_justify="left")
+    table = Table(
+        title=safe_text(title, limit=400), show_header=False, box=None, pad_edge=False, title_justify="left"
+    )
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column()
     from wizard.probe import PARTS
@@ -54,7 +58,8 @@ def render(p: MachineProfile) -> None:
 
     for name, _ in PARTS:
         for label, value in part_rows(name, p):
-            table.add_row(label, value)
+            # Data, not markup: a venv under "x[/b]" or an escape sequence in a GPU name is shown as is.
+            table.add_row(Text(label), safe_text(value, limit=400))
     console.print(table)
     problems = find_problems(p)
     console.print()
@@ -63,8 +68,8 @@ def render(p: MachineProfile) -> None:
     style = {"error": "bold red", "warning": "yellow", "info": "blue"}
     for f in problems:
         line = Text()
-        line.append(f"{t('detect.severity.' + f.severity)}: {f.title}", style=style[f.severity])
-        line.append(f"\n    {f.why}", style="dim")
+        line.append(f"{t('detect.severity.' + f.severity)}: {safe(f.title, 400)}", style=style[f.severity])
+        line.append(f"\n    {safe(f.why, 1000)}", style="dim")
         console.print(line)
     known = {f.title for f in problems}
     extra = [n for n in p.notes if n not in known]
@@ -72,4 +77,4 @@ def render(p: MachineProfile) -> None:
         console.print()
         console.print(Text(t("detect.notes"), style="bold"))
         for note in extra:
-            console.print(Text(f"  · {note}", style="dim"))
+            console.print(Text(f"  · {safe(note, 1000)}", style="dim"))

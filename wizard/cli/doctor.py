@@ -1,54 +1,193 @@
-"""`tf-gpu-wizard doctor [--log FILE|-] [--json]`: known failures and their fixes."""
+"""`tf-gpu-wizard doctor [--log FILE|-] [--run CMD...] [--venv DIR] [--json]`: known failures, fixed.
+
+Without --log/--run the doctor reports what `detect` finds on this machine (or on --profile), with
+the fix. --log reads a bounded view of a log (wizard.doctor.logread); --run runs a command in the
+target environment and diagnoses its output as it comes (wizard.doctor.live).
+
+Exit status: 0 nothing harmful found, 1 a harmful problem found (or the --run command failed),
+2 bad input (a log that cannot be read, a command that cannot start, --log with --run).
+"""
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wizard.cli.common import add_profile_option, load_profile_arg, print_json
 from wizard.text import t
 
-
-def register(sub: argparse._SubParsersAction) -> None:
-
-    parser = sub.add_parser("doctor", help=t("doctor.help"), description=t("doctor.help"))
-    add_profile_option(parser)
-    parser.add_argument("--log", metavar="FILE", help=t("doctor.log_help"))
-    parser.add_argument("--json", action="store_true", help=t("doctor.json_help"))
-    parser.set_defaults(func=run)
-
-
-def _read_log(ref: str) -> str:
-    if ref == "-":
-        return sys.stdin.read()
-    with open(ref, encoding="utf-8", errors="replace") as fh:
-        return fh.read()
-
-
-def run(args: argparse.Namespace) -> int:
-    from wizard.doctor.diagnose import diagnose
-
-    output = None
-    if args.log:
-        try:
-            output = _read_log(args.log)
-        except OSError as exc:
-            print(f"tf-gpu-wizard: cannot read {args.log}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
-    found = diagnose(load_profile_arg(args), output)
-    if args.json:
-        print_json([d.to_dict() for d in found])
-        return 0
+if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
-    console = Console()
-    if not found:
-        console.print(Text(t("doctor.none_found"), style="green"))
-    for d in found:
-        console.print(Text(d.title, style="bold red"))
-        console.print(Text(f"  {d.why}", style="dim"))
-        console.print(Text(f"  {d.evidence}", style="dim italic"))
-        console.print(Text(f"  {t('doctor.fix')}: {d.fix}", style="cyan"))
+    from wizard.doctor.catalogue import LineMatcher
+    from wizard.doctor.diagnose import Diagnosis
+
+EXIT_OK, EXIT_HARMFUL, EXIT_BAD_INPUT = 0, 1, 2
+STYLE = {"error": "bold red", "warning": "yellow", "info": "blue", "harmless": "dim"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from wizard.paths import default_venv
+
+    parser = sub.add_parser(
+        "doctor",
+        help=t("doctor.help"),
+        description=t("doctor.help"),
+        epilog=t("doctor.exit_codes"),
+    )
+    add_profile_option(parser)
+    parser.add_argument("--log", metavar="FILE", help=t("doctor.log_help"))
+    parser.add_argument("--venv", metavar="DIR", help=t("doctor.venv_help", venv=default_venv()))
+    parser.add_argument("--json", action="store_true", help=t("doctor.json_help"))
+    # Last, and taking the rest of the line: `doctor --run python train.py --epochs 3`.
+    parser.add_argument("--run", nargs=argparse.REMAINDER, metavar="CMD", help=t("doctor.run_help"))
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from wizard.doctor.catalogue import LineMatcher
+
+    console = Console(stderr=bool(args.json))  # with --json, stdout is for the JSON only
+    if args.log and args.run is not None:
+        print(t("doctor.log_and_run"), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.run is not None:
+        return _run_command(args, console)
+    matcher = LineMatcher()
+    if args.log:
+        from wizard.doctor.logread import read_log
+        from wizard.safe.display import safe
+
+        try:
+            log = read_log(args.log)
+        except OSError as exc:
+            print(t("cli.cannot_read", path=safe(args.log), error=exc.strerror or exc), file=sys.stderr)
+            return EXIT_BAD_INPUT
+        for number, line in log.lines:
+            matcher.feed(line, number)
+        if log.truncated and not args.json:
+            console.print(_plain(t("doctor.log_tail_note", size=_size(log.tail_bytes)), "dim"))
+        if log.stopped and not args.json:
+            console.print(_plain(t("doctor.log_stopped_note", size=_size(log.scanned)), "dim"))
+    found = _report(args, matcher, console, output_given=bool(args.log))
+    return EXIT_HARMFUL if any(d.harmful for d in found) else EXIT_OK
+
+
+def _report(
+    args: argparse.Namespace,
+    matcher: LineMatcher,
+    console: Console,
+    *,
+    output_given: bool,
+    extra: dict[str, object] | None = None,
+) -> list[Diagnosis]:
+    from wizard.doctor.diagnose import from_hits
+
+    found = from_hits(matcher.hits.values(), load_profile_arg(args))
+    if args.json:
+        items = [d.to_dict() for d in found]
+        print_json(items if extra is None else {**extra, "diagnoses": items})
+    else:
+        render(console, found, output_given=output_given)
+    return found
+
+
+def _run_command(args: argparse.Namespace, console: Console) -> int:
+    from wizard.doctor.catalogue import LineMatcher
+    from wizard.doctor.live import CannotStart, WatchedRun, target_env
+    from wizard.paths import default_venv
+    from wizard.safe.display import safe
+
+    if not args.run:
+        print(t("doctor.run_missing"), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    venv = Path(args.venv).expanduser() if args.venv else default_venv()
+    env = target_env(venv)
+    try:
+        watched = WatchedRun(args.run, env)
+    except CannotStart as exc:
+        print(t("doctor.run_cannot_start", command=safe(args.run[0]), error=safe(str(exc))), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    # Shown before it starts: the exact program and arguments, and where it runs.
+    console.print(_plain(t("doctor.running", command=safe(shlex.join(watched.argv), limit=500)), "bold"))
+    if env.get("VIRTUAL_ENV"):
+        console.print(_plain(t("doctor.running_in", venv=safe(venv)), "dim"))
+    else:
+        console.print(_plain(t("doctor.run_no_venv", venv=safe(venv)), "dim"))
+    matcher = LineMatcher()
+    interrupted = False
+    try:
+        for number, line in watched.lines():
+            console.print(_plain(safe(line, limit=None), "dim"))
+            hit = matcher.feed(line, number)
+            if hit is not None and hit.pattern.harmful:
+                console.print(
+                    _plain(t("doctor.live_hit", title=t(f"doctor.{hit.pattern.id}.title")), "bold red")
+                )
+    except CannotStart as exc:
+        print(t("doctor.run_cannot_start", command=safe(args.run[0]), error=safe(str(exc))), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        interrupted = True
+        watched.stop()
+        console.print(_plain(t("doctor.run_interrupted"), "yellow"))
+    code = watched.returncode
+    console.print()
+    console.print(_plain(t("doctor.run_exit", code=code), "bold" if code == 0 else "bold red"))
+    extra: dict[str, object] = {"command": watched.argv, "exit_status": code, "interrupted": interrupted}
+    found = _report(args, matcher, console, output_given=True, extra=extra)
+    failed = code != 0 or interrupted
+    return EXIT_HARMFUL if failed or any(d.harmful for d in found) else EXIT_OK
+
+
+def render(console: Console, found: list[Diagnosis], *, output_given: bool) -> None:
+    """Harmful problems and notes first, then 'not recognised' when the text held nothing known,
+    then the harmless messages, labelled. Every line is Rich Text made safe (control characters
+    visible), never markup: titles and evidence may carry a GPU name, a path or a log line."""
+    from wizard.doctor.diagnose import recognised_in_output
+    from wizard.safe.display import text
+
+    def show(value: str, style: str, limit: int | None = None) -> None:
+        console.print(text(value, style, limit=limit))
+
+    serious = [d for d in found if d.severity != "harmless"]
+    harmless = [d for d in found if d.severity == "harmless"]
+    if not serious and not output_given:
+        show(t("doctor.none_found"), "green")
+    for d in serious:
+        label = t("doctor.note_label") + ": " if d.severity == "info" else ""
+        show(label + d.title, STYLE.get(d.severity, "bold"))
+        show(f"  {d.why}", "dim")
+        show(f"  {d.evidence}", "dim italic", limit=400)
+        show("  " + t("doctor.fix_line", fix=d.fix), "cyan")
+        if d.for_this_machine:
+            show("  " + t("doctor.machine_fix_line", fix=d.for_this_machine), "cyan")
+        show("  " + t("doctor.source_line", source=d.seen_in), "dim")
         console.print()
-    return 0
+    if output_given and not recognised_in_output(found):
+        show(t("doctor.not_recognised"), "yellow")
+        show("  " + t("doctor.not_recognised_next"), "yellow")
+        console.print()
+    if harmless:
+        show(t("doctor.harmless_intro"), "dim")
+        for d in harmless:
+            show(f"  {t('doctor.harmless_label')} · {d.title}", "dim")
+            show(f"    {d.why}", "dim")
+            show(f"    {d.evidence}", "dim italic", limit=400)
+
+
+def _plain(message: str, style: str = "") -> Text:
+    """Our own catalogue text as Rich Text: never parsed as markup (it may hold [brackets])."""
+    from rich.text import Text
+
+    return Text(message, style=style)
+
+
+def _size(n: int) -> str:
+    return f"{n / (1 << 20):.0f} MiB" if n >= 1 << 20 else f"{n / 1024:.0f} KiB"

@@ -22,6 +22,7 @@ from wizard.cli.common import add_profile_option
 from wizard.monitor.model import GpuSample, Sample, SourceInfo
 from wizard.monitor.sampler import Sampler, make_sampler
 from wizard.monitor.view import bar, gpu_rows, level, memory_text, pct, power_text, unit
+from wizard.safe.display import safe
 from wizard.text import t
 
 STYLES = {"ok": "green", "warn": "yellow", "hot": "bold red", "na": "dim"}
@@ -29,21 +30,21 @@ STYLES = {"ok": "green", "warn": "yellow", "hot": "bold red", "na": "dim"}
 
 def register(sub: argparse._SubParsersAction) -> None:
 
-    helptext = "live GPU, CPU and RAM monitor (like nvitop); --json prints one sample per line"
+    helptext = t("monitor.cli.help")
     parser = sub.add_parser("monitor", help=helptext, description=helptext)
     add_profile_option(parser)
     parser.add_argument(
-        "--interval", type=_positive, default=1.0, metavar="S", help="seconds between samples"
+        "--interval", type=_positive, default=1.0, metavar="S", help=t("monitor.cli.interval_help")
     )
-    parser.add_argument("--count", type=int, default=None, metavar="N", help="stop after N samples")
-    parser.add_argument("--json", action="store_true", help="one JSON sample per line")
+    parser.add_argument("--count", type=int, default=None, metavar="N", help=t("monitor.cli.count_help"))
+    parser.add_argument("--json", action="store_true", help=t("monitor.cli.json_help"))
     parser.set_defaults(func=run)
 
 
 def _positive(text: str) -> float:
     value = float(text)
     if value <= 0:
-        raise argparse.ArgumentTypeError("must be > 0")
+        raise argparse.ArgumentTypeError(t("monitor.cli.not_positive"))
     return value
 
 
@@ -116,9 +117,9 @@ def render(s: Sample, info: SourceInfo) -> RenderableType:
     if info.simulated:
         parts.append(Text(t("monitor.simulated_tag"), style="bold reverse magenta"))
     for note in info.notes:
-        parts.append(Text(note, style="yellow"))
+        parts.append(Text(safe(note, 1000), style="yellow"))
     if s.no_gpu_reason:
-        parts.append(Text(s.no_gpu_reason, style="yellow"))
+        parts.append(Text(safe(s.no_gpu_reason, 1000), style="yellow"))
     if s.gpus:
         parts.extend(_gpu_lines(g) for g in s.gpus)
         procs = _process_table(s, info)
@@ -129,19 +130,36 @@ def render(s: Sample, info: SourceInfo) -> RenderableType:
     if len(host.cpu_percent) <= 16:  # per core, while that still fits on a line
         cpu.append(" ".join(f"{c:.0f}" for c in host.cpu_percent), style="dim")
     elif host.cpu_percent:
-        cpu.append(f"max {max(host.cpu_percent):.0f}% of {len(host.cpu_percent)} cores", style="dim")
+        busiest = t("monitor.cli.cpu_max", percent=max(host.cpu_percent), cores=len(host.cpu_percent))
+        cpu.append(busiest, style="dim")
     ram_text = f"{t('monitor.ram')} {host.ram_used / 1024**3:.1f}/{host.ram_total / 1024**3:.1f} GiB"
     ram = Text(ram_text, style=STYLES[level("ram", host.ram_percent)])
     parts.append(Text.assemble(cpu, "   ", ram))
     return Group(*parts)
 
 
+NAME_WIDTH = 19  # "RTX 4060 Laptop GPU" whole
+
+
+def _fit(name: str, width: int) -> str:
+    """The GPU's name, or as many whole words of it as fit and "…": never "RTX 4060 Laptop GP"."""
+    if len(name) <= width:
+        return name
+    out = ""
+    for word in name.split():
+        if len(f"{out} {word}".strip()) + 1 > width:
+            break
+        out = f"{out} {word}".strip()
+    return (out or name[: width - 1]) + "…"
+
+
 def _gpu_lines(g: GpuSample) -> Text:
     """Two lines per GPU, so eleven fields fit in 80 columns."""
     if g.lost:
-        return Text(f"{g.index} {g.name or '?'}  " + t("monitor.lost", index=g.index), style="bold red")
-    name = (g.name or "?").replace("NVIDIA ", "").replace("GeForce ", "")
-    line = Text(f"{g.index} {name:<18.18} ", style="bold")
+        name = safe(g.name, 60) if g.name is not None else t("monitor.na")
+        return Text(f"{g.index} {name}  " + t("monitor.lost", index=g.index), style="bold red")
+    name = safe(g.name, 60).replace("NVIDIA ", "").replace("GeForce ", "") if g.name else t("monitor.na")
+    line = Text(f"{g.index} {_fit(name, NAME_WIDTH):<{NAME_WIDTH}} ", style="bold")
     line.append(f"GPU {pct(g.util_gpu):>4} ", style=STYLES[level("util", g.util_gpu)])
     line.append(bar(g.util_gpu, 10) + "  ", style=STYLES[level("util", g.util_gpu)])
     line.append(f"{memory_text(g)}  ", style=STYLES[level("mem", g.mem_percent)])
@@ -160,11 +178,14 @@ def _process_table(s: Sample, info: SourceInfo) -> RenderableType | None:
         return Text(t("monitor.processes_wsl2"), style="dim")
     rows = [(g.index, p) for g in s.gpus for p in g.processes or []]
     if not rows:
-        return Text(t("monitor.no_processes"), style="dim")
+        # None is a failed read, not an idle GPU: say N/A rather than "no process".
+        unread = any(g.processes is None and not g.lost for g in s.gpus)
+        return Text(t("monitor.processes_na") if unread else t("monitor.no_processes"), style="dim")
     table = Table(box=None, pad_edge=False, header_style="bold")
     for col in ("GPU", t("monitor.field.pid"), t("monitor.field.process"), t("monitor.field.gpu_mem")):
         table.add_column(col)
     for index, p in rows:
         mem = t("monitor.na") if p.gpu_memory is None else f"{p.gpu_memory / 1024**2:.0f} MiB"
-        table.add_row(str(index), str(p.pid), p.name or "?", mem)
+        name = safe(p.name, 60) if p.name is not None else t("monitor.na")
+        table.add_row(str(index), str(p.pid), Text(name), mem)
     return table

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from wizard.choose.choice import METHODS, Candidate, Recommendation
 from wizard.cli.common import add_profile_option
+from wizard.mirror.catalogue import Mirror
+from wizard.plan.mirror import with_mirror
 from wizard.plan.model import Plan, PlanError
 from wizard.profile import MachineProfile
 from wizard.text import t
@@ -19,6 +21,12 @@ def add_selectors(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", choices=METHODS, default=None, help=t("plan.cli.method_help"))
     parser.add_argument("--python", metavar="3.N", default=None, help=t("plan.cli.python_help"))
     parser.add_argument("--venv", metavar="PATH", type=Path, default=None, help=t("plan.cli.venv_help"))
+    parser.add_argument(
+        "--mirror", metavar="NAME|URL", default=argparse.SUPPRESS, help=t("mirror.cli.option_help")
+    )
+    parser.add_argument(
+        "--with", dest="enable", metavar="STEP", action="append", default=None, help=t("plan.cli.with_help")
+    )
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -72,7 +80,40 @@ def plan_from_args(args: argparse.Namespace) -> tuple[MachineProfile, Plan]:
     if cand is None:
         reasons = [r for c in rec.candidates[:3] for r in c.reasons[:1]]
         raise PlanError(t("plan.cli.no_set", reasons="; ".join(reasons) or t("plan.view.no_candidate")))
-    return profile, build_plan(profile, cand, venv=getattr(args, "venv", None))
+    plan = build_plan(profile, cand, venv=getattr(args, "venv", None))
+    for step_id in getattr(args, "enable", None) or ():  # optional steps switched on: --with jupyter
+        optional = [s.id for s in plan.steps if s.optional]
+        if step_id not in optional:
+            raise PlanError(t("plan.cli.not_optional", step=step_id, optional=", ".join(optional) or "-"))
+        plan = plan.with_enabled(step_id, True)
+    return profile, with_mirror(plan, chosen_mirror(args))
+
+
+def chosen_mirror(args: argparse.Namespace) -> Mirror | None:
+    """The mirror --mirror names (catalogue name, URL, or default -> None)."""
+    from wizard.mirror.advice import resolve
+    from wizard.mirror.catalogue import MirrorError, load_catalogue
+
+    ref = getattr(args, "mirror", None)
+    if ref is None:
+        return None
+    try:
+        return resolve(ref, load_catalogue())
+    except MirrorError as exc:
+        raise PlanError(str(exc)) from None
+
+
+def mirror_advice(args: argparse.Namespace) -> str | None:
+    """A line suggesting a mirror (zh_CN locale) when none was asked for; never probes the network."""
+    if getattr(args, "mirror", None) is not None:
+        return None
+    from wizard.mirror.advice import suggest
+    from wizard.mirror.catalogue import load_catalogue
+    from wizard.mirror.configured import read_configured
+    from wizard.text import locale_name
+
+    advice = suggest(load_catalogue(), read_configured(), locale=locale_name())
+    return advice.message if advice else None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,8 +124,11 @@ def run(args: argparse.Namespace) -> int:
 
             script = render_script(plan)
     except PlanError as exc:
-        print(f"tf-gpu-wizard: {exc}", file=sys.stderr)
+        print(t("cli.error", error=exc), file=sys.stderr)
         return 2
+    advice = None if args.json else mirror_advice(args)
+    if advice:
+        print(advice, file=sys.stderr)
     if args.json:
         from wizard.cli.common import print_json
 
@@ -93,8 +137,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(script)
     else:
         from wizard.plan.view import format_plan
+        from wizard.safe.display import visible
 
-        sys.stdout.write(format_plan(plan))
+        sys.stdout.write(visible(format_plan(plan), multiline=True))  # a GPU name may hold escapes
         print()
         print(t("plan.view.script_hint"))
     return 0

@@ -12,21 +12,22 @@ from wizard.text import t
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.text import Text
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     parser = subparsers.add_parser(
         "recommend",
-        help="which TensorFlow / Python / CUDA set fits this machine, and why the others do not",
-        description="Rank every TensorFlow release x install method for this machine (or a saved profile).",
+        help=t("recommend.cli.help"),
+        description=t("recommend.cli.description"),
     )
     add_profile_option(parser)
-    parser.add_argument("--json", action="store_true", help="print the recommendation as JSON")
-    parser.add_argument("--method", choices=METHODS, default=None, help="prefer this install method")
-    parser.add_argument("--tf", metavar="X.Y", default=None, help="only consider this TensorFlow release")
-    parser.add_argument("--python", metavar="3.N", default=None, help="the Python the environment must use")
-    parser.add_argument("--all", action="store_true", help="show every candidate, not only the useful ones")
+    parser.add_argument("--json", action="store_true", help=t("recommend.cli.json_help"))
+    parser.add_argument("--method", choices=METHODS, default=None, help=t("recommend.cli.method_help"))
+    parser.add_argument("--tf", metavar="X.Y", default=None, help=t("recommend.cli.tf_help"))
+    parser.add_argument("--python", metavar="3.N", default=None, help=t("recommend.cli.python_help"))
+    parser.add_argument("--all", action="store_true", help=t("recommend.cli.all_help"))
     parser.set_defaults(func=run)
 
 
@@ -55,8 +56,15 @@ def run(args: argparse.Namespace) -> int:
 WIDE_ENOUGH = 110
 
 
+def _shown(value: str, style: str = "") -> Text:
+    """Data as text: control characters visible, never markup, never run through Rich's highlighter
+    (which took minutes on a 100,000-character GPU name); long text is cut."""
+    from wizard.safe.display import text
+
+    return text(value, style, limit=4000, multiline=True)
+
+
 def render(rec: Recommendation, console: Console, *, simulated: bool = False, show_all: bool = False) -> None:
-    from rich.markup import escape
     from rich.table import Table
 
     wide = console.width >= WIDE_ENOUGH
@@ -74,7 +82,7 @@ def render(rec: Recommendation, console: Console, *, simulated: bool = False, sh
         status = (
             t("recommend.recommended") if is_best else t("recommend.fits" if cand.ok else "recommend.no_fit")
         )
-        cells = [
+        cells: list[str | Text] = [
             cand.set.tensorflow,
             cand.set.method,
             cand.set.python or "-",
@@ -82,7 +90,7 @@ def render(rec: Recommendation, console: Console, *, simulated: bool = False, sh
             cand.set.cudnn or "-",
             status,
         ]
-        cells = [*cells, "\n".join(cand.reasons)] if wide else [str(number), *cells]
+        cells = [*cells, _shown("\n".join(cand.reasons))] if wide else [str(number), *cells]
         table.add_row(*cells, style="bold green" if is_best else (None if cand.ok else "dim"))
     console.print(table)
     if not wide:
@@ -91,7 +99,7 @@ def render(rec: Recommendation, console: Console, *, simulated: bool = False, sh
         reasons.add_column()
         for number, cand in enumerate(rows, 1):
             for reason in cand.reasons:
-                reasons.add_row(str(number), escape(reason), style=None if cand.ok else "dim")
+                reasons.add_row(str(number), _shown(reason), style=None if cand.ok else "dim")
         console.print(reasons)
     hidden = len(rec.candidates) - len(rows)
     if hidden > 0 and not show_all:
@@ -100,8 +108,6 @@ def render(rec: Recommendation, console: Console, *, simulated: bool = False, sh
 
 
 def _render_summary(rec: Recommendation, console: Console) -> None:
-    from rich.markup import escape
-
     best = rec.recommended
     if best is None:
         console.print(t("recommend.nothing_fits"), style="bold red")
@@ -111,18 +117,21 @@ def _render_summary(rec: Recommendation, console: Console) -> None:
         )
         if best.set.cuda:
             line += t("recommend.best_cuda", cuda=best.set.cuda, cudnn=best.set.cudnn)
-        console.print(escape(line), style="bold green")
+        console.print(_shown(line, "bold green"))
         if best.python_change:
-            console.print(escape(t("recommend.python_change", how=best.python_change)))
+            console.print(_shown(t("recommend.python_change", how=best.python_change)))
         if best.constraints:
             console.print(t("recommend.constraints"))
             for line, why in zip(best.constraints, best.constraint_reasons, strict=False):
-                console.print(f"  {escape(line)}")
-                console.print(f"    {escape(why)}", style="dim")
+                console.print(_shown(f"  {line}"))
+                console.print(_shown(f"    {why}", "dim"))
+        if best.pins:  # the one nvidia-* set pinned with == for this GPU and driver
+            console.print(t("recommend.pins"))
+            console.print(_shown("  " + " ".join(best.pins), "dim"))
     if rec.unlock_hint:
-        console.print(escape(t("recommend.hint", hint=rec.unlock_hint)), style="yellow")
+        console.print(_shown(t("recommend.hint", hint=rec.unlock_hint), "yellow"))
     for note in rec.notes:
-        console.print(f"  {escape(note)}", style="dim")
+        console.print(_shown(f"  {note}", "dim"))
 
 
 # ---- the README table ---------------------------------------------------------------

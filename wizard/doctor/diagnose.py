@@ -1,98 +1,190 @@
-"""The doctor: recognise known failures in a profile or in output, and offer the fix.
+"""The doctor: recognise known failures in a machine profile and in output, and give the fix.
 
-Two sources: the profile's findings (wizard.findings) and known error texts in
-step output or logs (assets/doctor/patterns.toml, each pattern naming where the
-text was seen). The texts a person reads live in assets/text/en/doctor.toml.
+Two sources, ranked together:
+  * output: known error texts in a log, a pasted session or a running command's output
+    (assets/doctor/patterns.toml via wizard.doctor.catalogue; each row names where the text was seen);
+  * profile: every problem `detect` reports (wizard.doctor.findings), so doctor and detect agree.
+
+Ranking: harmful causes seen in the output (what just failed), then the machine's errors, then
+harmful symptoms in the output (consequences the causes explain), then the machine's warnings,
+then notes, then the harmless messages, labelled so. The texts a person reads live in
+assets/text/<lang>/doctor.toml; `sharpen` adds what is specific to this machine.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from functools import cache
 from typing import Any
 
-from wizard.assets import asset_text
-from wizard.doctor.findings import find_problems
+from wizard.doctor.catalogue import HARMFUL, HARMLESS, Hit, LineMatcher, Pattern, pattern, patterns
+from wizard.doctor.findings import Finding, find_problems
+from wizard.doctor.sharpen import Sharpener
 from wizard.profile import MachineProfile
-from wizard.text import t
-from wizard.tomlcompat import tomllib
+from wizard.text import has, t
 
-# Profile findings that the doctor can also offer a fix for.
+# Every finding `detect` can report, and the diagnosis the doctor gives for it. A finding missing
+# here still reaches the user (as itself, see _from_finding): doctor never hides what detect says.
 FINDING_TO_DIAGNOSIS = {
+    "wsl1": "wsl1",
+    "native-windows": "native-windows",
+    "macos": "macos",
     "linux-driver-in-wsl": "linux-driver-in-wsl",
     "gpu-without-driver": "no-device",
     "no-driver-wsl2": "no-device",
+    "no-nvidia-gpu": "no-nvidia-gpu",
     "driver-no-gpus": "no-device",
-    "cpu-only-tf": "cpu-only-wheel",
-    "no-venv": "no-venv-module",
+    "nouveau": "nouveau",
+    "reboot-needed": "driver-library-mismatch",
     "secure-boot": "secure-boot-module",
+    "unknown-cc": "unknown-cc",
+    "ld-library-path": "ld-library-path",
+    "no-venv": "no-venv-module",
+    "cpu-only-tf": "cpu-only-wheel",
+    "low-disk": "low-disk",
+    "newest-tf-driver": "newest-tf-driver",
+    "newest-tf-gpu-old": "newest-tf-gpu-old",
+    "python-too-old": "python-too-old",
 }
 
+SEVERITIES = ("error", "warning", "info", "harmless")
+DETECT_SOURCE = "tf-gpu-wizard detect"
 
-@dataclass(frozen=True)
-class Pattern:
-    id: str
-    regexes: tuple[re.Pattern[str], ...]
-    seen_in: str
+# The order of the report (lower first): see the module docstring.
+_TIER_OUTPUT_CAUSE, _TIER_PROFILE_ERROR, _TIER_OUTPUT_SYMPTOM = 0, 1, 2
+_TIER_PROFILE_WARNING, _TIER_PROFILE_INFO, _TIER_HARMLESS = 3, 4, 5
 
 
 @dataclass(frozen=True)
 class Diagnosis:
     id: str
     title: str
-    why: str
-    fix: str
-    evidence: str  # the output line that matched, or the profile finding's title
+    why: str  # the cause in plain words
+    fix: str  # what to do, as a command where one exists
+    evidence: str  # "seen in the output: <line>", or what detect found on this machine (raw data)
+    harmful: bool = True
+    severity: str = "error"  # error | warning | info | harmless
+    family: str = ""
+    line: int | None = None  # line number of the evidence (negative: counted from the end of a log)
+    origin: str = "output"  # output | profile
+    seen_in: str = ""  # the source: where this text was seen (issues, guides), or "tf-gpu-wizard detect"
+    for_this_machine: str = ""  # the fix made specific with this machine's profile ("" when nothing to add)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-@cache
-def patterns() -> tuple[Pattern, ...]:
-    data = tomllib.loads(asset_text("doctor/patterns.toml"))
-    return tuple(
-        Pattern(
-            id=row["id"],
-            regexes=tuple(re.compile(rx, re.IGNORECASE) for rx in row["regex"]),
-            seen_in=row["seen_in"],
-        )
-        for row in data["pattern"]
+def _texts(diag_id: str) -> tuple[str, str, str]:
+    return t(f"doctor.{diag_id}.title"), t(f"doctor.{diag_id}.why"), t(f"doctor.{diag_id}.fix")
+
+
+def _from_hit(hit: Hit, sharpen: Sharpener | None) -> Diagnosis:
+    p = hit.pattern
+    title, why, fix = _texts(p.id)
+    return Diagnosis(
+        id=p.id,
+        title=title,
+        why=why,
+        fix=fix,
+        evidence=t("doctor.matched", line=hit.line),
+        harmful=p.harmful,
+        severity="error" if p.harmful else "harmless",
+        family=p.family,
+        line=hit.number,
+        origin="output",
+        seen_in=p.seen_in,
+        for_this_machine=sharpen(p.id) if sharpen and p.harmful else "",
     )
 
 
-def _diagnosis(diag_id: str, evidence: str) -> Diagnosis:
+def _from_finding(finding: Finding, sharpen: Sharpener | None) -> Diagnosis:
+    diag_id = FINDING_TO_DIAGNOSIS.get(finding.key, "")
+    evidence = t("doctor.detected", title=finding.title, why=finding.why)
+    harmful = finding.severity in ("error", "warning")
+    row = pattern(diag_id) if diag_id else None
+    if diag_id and has(f"doctor.{diag_id}.title"):
+        title, why, fix = _texts(diag_id)
+    else:  # a finding the doctor has no text for yet: say what detect says
+        diag_id = f"finding-{finding.key}"
+        title, why, fix = finding.title, finding.why, t("doctor.finding_fix")
     return Diagnosis(
         id=diag_id,
-        title=t(f"doctor.{diag_id}.title"),
-        why=t(f"doctor.{diag_id}.why"),
-        fix=t(f"doctor.{diag_id}.fix"),
+        title=title,
+        why=why,
+        fix=fix,
         evidence=evidence,
+        harmful=harmful,
+        severity=finding.severity,
+        family=row.family if row else "machine",
+        line=None,
+        origin="profile",
+        seen_in=DETECT_SOURCE,
+        for_this_machine=sharpen(diag_id) if sharpen and harmful else "",
     )
+
+
+def _tier(d: Diagnosis, symptom: bool) -> int:
+    if d.origin == "output":
+        if not d.harmful:
+            return _TIER_HARMLESS
+        return _TIER_OUTPUT_SYMPTOM if symptom else _TIER_OUTPUT_CAUSE
+    return {"error": _TIER_PROFILE_ERROR, "warning": _TIER_PROFILE_WARNING}.get(
+        d.severity, _TIER_PROFILE_INFO
+    )
+
+
+def from_hits(hits: Iterable[Hit], profile: MachineProfile | None = None) -> list[Diagnosis]:
+    """The report for the hits of a LineMatcher plus the profile's findings, ranked, each id once."""
+    sharpen = Sharpener(profile) if profile is not None else None
+    ranked: list[tuple[int, int, Diagnosis]] = []
+    seen: set[str] = set()
+    for order, hit in enumerate(sorted(hits, key=lambda h: (h.pattern.tier, h.position))):
+        d = _from_hit(hit, sharpen)
+        seen.add(d.id)
+        ranked.append((_tier(d, hit.pattern.tier not in (HARMFUL, HARMLESS)), order, d))
+    if profile is not None:
+        for order, finding in enumerate(find_problems(profile), start=len(ranked)):
+            d = _from_finding(finding, sharpen)
+            if d.id not in seen:
+                seen.add(d.id)
+                ranked.append((_tier(d, False), order, d))
+    return [d for _, _, d in sorted(ranked, key=lambda item: (item[0], item[1]))]
 
 
 def match_output(text: str) -> list[Diagnosis]:
-    """Known failures in `text`, in the order of their first appearance, each once."""
-    found: dict[str, tuple[int, str]] = {}
-    lines = text.splitlines()
-    for pattern in patterns():
-        for number, line in enumerate(lines):
-            if any(rx.search(line) for rx in pattern.regexes):
-                found[pattern.id] = (number, line.strip()[:200])
-                break
-    ordered = sorted(found.items(), key=lambda item: item[1][0])
-    return [_diagnosis(diag_id, t("doctor.matched", line=line)) for diag_id, (_, line) in ordered]
+    """Known failures in `text` (a log or a whole pasted session), ranked, harmless ones last."""
+    matcher = LineMatcher()
+    matcher.feed_text(text)
+    return from_hits(matcher.hits.values())
 
 
 def diagnose(profile: MachineProfile | None = None, output: str | None = None) -> list[Diagnosis]:
-    """Everything the doctor recognises: output matches first (they are what just failed)."""
-    result = match_output(output) if output else []
-    seen = {d.id for d in result}
-    if profile is not None:
-        for finding in find_problems(profile):
-            diag_id = FINDING_TO_DIAGNOSIS.get(finding.key)
-            if diag_id and diag_id not in seen:
-                seen.add(diag_id)
-                result.append(_diagnosis(diag_id, finding.title))
-    return result
+    """Everything the doctor recognises in `output` and on the machine `profile` describes."""
+    matcher = LineMatcher()
+    if output:
+        matcher.feed_text(output)
+    return from_hits(matcher.hits.values(), profile)
+
+
+def harmful(found: Iterable[Diagnosis]) -> list[Diagnosis]:
+    return [d for d in found if d.harmful]
+
+
+def recognised_in_output(found: Iterable[Diagnosis]) -> bool:
+    """True when the output held at least one harmful text the doctor knows."""
+    return any(d.harmful and d.origin == "output" for d in found)
+
+
+__all__ = [
+    "DETECT_SOURCE",
+    "FINDING_TO_DIAGNOSIS",
+    "SEVERITIES",
+    "Diagnosis",
+    "Pattern",
+    "diagnose",
+    "from_hits",
+    "harmful",
+    "match_output",
+    "patterns",
+    "recognised_in_output",
+]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from wizard.doctor.newest import newest_tf_problems
 from wizard.profile import MachineProfile
 from wizard.text import t
 
@@ -74,4 +75,6 @@ def find_problems(p: MachineProfile) -> list[Finding]:
     free = p.resources.home_free_mib
     if free is not None and free < LOW_DISK_MIB:
         out.append(_f("low-disk", "warning", free_gib=round(free / 1024, 1)))
+    # The newest TensorFlow out of reach (an old driver, an old GPU) or a Python to add.
+    out.extend(_f(key, severity, **fields) for key, severity, fields in newest_tf_problems(p))
     return out

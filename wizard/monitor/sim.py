@@ -15,6 +15,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from wizard.monitor.gpu_class import gpu_class
 from wizard.monitor.model import GpuSample, HostSample, SourceInfo
 from wizard.monitor.nvml_source import NvmlSource
 from wizard.nvml import ErrorKind
@@ -110,11 +111,14 @@ def _fake_gpus(profile: MachineProfile) -> list[FakeGpu]:
         except ValueError:
             major, minor = 0, 0
         total = (g.memory_mib or 8192) * 1024**2
+        # The GPU's own board power, so a GTX 1080 and an RTX 5090 do not both show 170 W.
+        watts = gpu_class(g.name, g.compute_capability).watts
         gpus.append(
             FakeGpu(
                 name=g.name,
                 cc=(major, minor),
                 memory_total=total,
+                power_limit_mw=watts * 1000,
                 uuid=g.uuid or f"GPU-simulated-{g.index}",
                 pci_bus_id=g.pci_bus_id or f"00000000:0{g.index + 1}:00.0",
             )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from wizard.monitor.model import GpuSample
-from wizard.text import t
+from wizard.text import has, t
 
 # Where a gauge turns from ok to warn to hot. Utilization is good when high, but
 # memory, temperature and power near their limits are worth a glance.
@@ -76,15 +76,31 @@ def gpu_rows(g: GpuSample) -> list[Row]:
     clocks = f"{unit(g.sm_clock, '')}/{unit(g.sm_clock_max, ' MHz')}"
     mem_clocks = f"{unit(g.mem_clock, '')}/{unit(g.mem_clock_max, ' MHz')}"
     pcie = f"{unit(_mb(g.pcie_rx_kbs), '', '{:.0f}')}/{unit(_mb(g.pcie_tx_kbs), ' MB/s', '{:.0f}')}"
-    throttle = na() if g.throttle is None else (", ".join(g.throttle) or "none")
+    throttle = (
+        na() if g.throttle is None else (", ".join(map(_reason, g.throttle)) or t("monitor.throttle.none"))
+    )
     return [
         Row(t("monitor.field.sm_clock"), clocks),
         Row(t("monitor.field.mem_clock"), mem_clocks),
         Row(t("monitor.field.fan"), pct(g.fan)),
-        Row(t("monitor.field.pstate"), na() if g.pstate is None else f"P{g.pstate}"),
+        Row(t("monitor.field.pstate"), pstate_text(g.pstate)),
         Row(t("monitor.field.pcie"), pcie),
         Row(t("monitor.field.throttle"), throttle, "warn" if g.throttle and g.throttle != ["idle"] else "ok"),
     ]
+
+
+def pstate_text(pstate: int | None) -> str:
+    """NVIDIA's performance state in words, the P-number kept: P0 is flat out, P8 idles."""
+    if pstate is None:
+        return na()
+    word = "busy" if pstate <= 2 else "idle" if pstate >= 8 else "medium"
+    return t(f"monitor.pstate.{word}", p=pstate)
+
+
+def _reason(name: str) -> str:
+    """An NVML throttle reason in the user's language (the JSON keeps NVML's own name)."""
+    key = "monitor.throttle." + name.replace(" ", "_")
+    return t(key) if has(key) else name
 
 
 def _mb(kbs: int | None) -> float | None:

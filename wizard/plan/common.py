@@ -7,13 +7,17 @@ spaces or quotes, or an odd GPU name, cannot turn into shell code.
 
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import replace
+from pathlib import PurePath
 
 from packaging.version import InvalidVersion, Version
 
 from wizard.choose.choice import Candidate
 from wizard.choose.resolver import required_driver
+from wizard.plan.gpucheck import check_args, check_script
+from wizard.plan.installer import PIP, Installer, choose_installer
 from wizard.plan.model import Check, Plan, PlanInputs, Step
+from wizard.plan.programs import program
 from wizard.profile import UNKNOWN, MachineProfile
 from wizard.text import t
 
@@ -50,25 +54,25 @@ DRIVER_AT_LEAST_SH = (
 # ships the venv module without ensurepip's wheels until python3-venv is installed).
 VENV_WORKS_SH = 'd=$(mktemp -d) && "$1" -m venv "$d/v" >/dev/null 2>&1; r=$?; rm -rf "$d"; exit "$r"'
 
+# One line, like every program a plan shows: pasted from `plan` it must run as printed.
 VENV_OK_PY = (
-    "import sys\n"
-    'want = tuple(int(p) for p in sys.argv[1].split("."))\n'
-    "import pip  # noqa: F401  (pip must be usable in the venv)\n"
-    "sys.exit(0 if sys.prefix != sys.base_prefix and sys.version_info[:2] == want else 1)\n"
+    "import importlib.util, sys; want = tuple(int(p) for p in sys.argv[1].split('.')); "
+    "sys.exit(0 if sys.prefix != sys.base_prefix and sys.version_info[:2] == want "
+    "and importlib.util.find_spec('pip') else 1)"
 )
 
-# Arguments "name==version" (exact) or "name" (installed at all).
-DISTS_OK_PY = (
-    "import sys\n"
-    "from importlib.metadata import PackageNotFoundError, version\n"
-    "def ok(arg):\n"
-    '    name, _, want = arg.partition("==")\n'
-    "    try:\n"
-    "        have = version(name)\n"
-    "    except PackageNotFoundError:\n"
-    "        return False\n"
-    "    return not want or have == want\n"
-    "sys.exit(0 if all(ok(a) for a in sys.argv[1:]) else 1)\n"
+# "check REQ..." exits 0 when every requirement ("name[extras]==version" or "name") is installed with
+# every file pip recorded for it and for the packages it needs, present and of the recorded size: a
+# kill during pip's unpack leaves the metadata of a package whose files are gone, and that must not
+# pass. "repair REQ..." uninstalls the damaged ones (so the pip install that follows reinstalls them).
+INSTALLED_OK = "installed_ok.py"
+
+# Writes its arguments after the path as the file's lines, whole or not at all (temp, fsync, rename).
+WRITE_LINES_PY = (
+    "import os, pathlib, sys; p = pathlib.Path(sys.argv[1]); p.parent.mkdir(parents=True, exist_ok=True); "
+    "tmp = p.with_name(p.name + '.tmp'); f = open(tmp, 'w', encoding='utf-8'); "
+    "f.write(''.join(a + chr(10) for a in sys.argv[2:])); f.flush(); os.fsync(f.fileno()); f.close(); "
+    "os.replace(tmp, p)"
 )
 
 WRITE_FILE_PY = (
@@ -77,33 +81,11 @@ WRITE_FILE_PY = (
 )
 
 # Run in the target environment's Python, never imported by the wizard.
-VERIFY_GPU_PY = (
-    "import os, sys\n"
-    'os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")\n'
-    "import tensorflow as tf\n"
-    'print("TensorFlow", tf.__version__)\n'
-    'gpus = tf.config.list_physical_devices("GPU")\n'
-    "for gpu in gpus:\n"
-    '    print("GPU:", gpu.name, tf.config.experimental.get_device_details(gpu).get("device_name", ""))\n'
-    "if not gpus:\n"
-    '    print("FAILED: TensorFlow sees no GPU")\n'
-    "    sys.exit(1)\n"
-    'with tf.device("/GPU:0"):\n'
-    "    a = tf.random.uniform((1024, 1024))\n"
-    "    b = tf.matmul(a, a)\n"
-    'print("matmul on", b.device, "ok, sum =", float(tf.reduce_sum(b)))\n'
-    'sys.exit(0 if "GPU" in b.device else 1)\n'
-)
-
+# One line (pasted from `plan` it runs as printed); a CPU set has no GPU to place it elsewhere.
 VERIFY_CPU_PY = (
-    "import os, sys\n"
-    'os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")\n'
-    "import tensorflow as tf\n"
-    'print("TensorFlow", tf.__version__)\n'
-    'with tf.device("/CPU:0"):\n'
-    "    a = tf.random.uniform((512, 512))\n"
-    "    b = tf.matmul(a, a)\n"
-    'print("matmul on", b.device, "ok, sum =", float(tf.reduce_sum(b)))\n'
+    "import os; os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1'); import tensorflow as tf; "
+    "print('TensorFlow', tf.__version__); a = tf.random.uniform((512, 512)); b = tf.matmul(a, a); "
+    "print('matmul on', b.device, 'ok, sum =', float(tf.reduce_sum(b)))"
 )
 
 
@@ -144,7 +126,7 @@ def driver_ok(profile: MachineProfile, floor: str) -> bool:
     return profile.driver is not None and version_at_least(profile.driver.version, floor)
 
 
-def env_python(env_dir: Path, windows: bool = False) -> str:
+def env_python(env_dir: PurePath, windows: bool = False) -> str:
     return str(env_dir / "Scripts" / "python.exe") if windows else str(env_dir / "bin" / "python")
 
 
@@ -160,9 +142,15 @@ def needs_python_change(profile: MachineProfile, candidate: Candidate) -> bool:
     return mm(profile.python.version) != candidate.set.python
 
 
-def python_steps(profile: MachineProfile, candidate: Candidate) -> list[Step]:
+def python_steps(
+    profile: MachineProfile, candidate: Candidate, installer: Installer | None = None
+) -> list[Step]:
     """Install the wanted Python when it is not the current one, and venv/pip tooling."""
     want = candidate.set.python
+    installer = installer or choose_installer(profile)
+    if installer.is_uv:
+        # uv makes venvs without ensurepip and brings a Python of its own: no root needed.
+        return [_uv_python_step(installer, want)] if needs_python_change(profile, candidate) else []
     py = base_python(profile, want)
     check = Check(("bash", "-c", VENV_WORKS_SH, "_", py), t("plan.python.proves", python=py))
     if needs_python_change(profile, candidate):
@@ -191,6 +179,19 @@ def _python_step(profile: MachineProfile, want: str, check: Check) -> Step:
         commands=commands,
         check=check,
         manual=manual,
+        download_mib=SIZE_MIB["python"],
+    )
+
+
+def _uv_python_step(installer: Installer, want: str) -> Step:
+    """Python `want` from uv: a standalone build in the home directory, no root, no PPA."""
+    return Step(
+        id="python",
+        title=t("plan.python.title", version=want),
+        why=t("plan.python.why_uv", version=want),
+        where="user",
+        commands=(installer.python_install_command(want),),
+        check=Check(installer.python_find_command(want), t("plan.python.proves_uv", version=want)),
         download_mib=SIZE_MIB["python"],
     )
 
@@ -225,20 +226,29 @@ def apt_update() -> tuple[str, ...]:
     return ("apt-get", "update")
 
 
-def venv_step(profile: MachineProfile, inputs: PlanInputs, windows: bool = False) -> Step:
+def venv_step(
+    profile: MachineProfile, inputs: PlanInputs, windows: bool = False, installer: Installer | None = None
+) -> Step:
     want = inputs.candidate.set.python
     py = env_python(inputs.venv, windows)
-    # The Windows launcher picks the minor version; python3.X does not exist there.
-    creator = ("py", f"-{want}") if windows else (base_python(profile, want),)
+    installer = PIP if windows else (installer or choose_installer(profile))
+    if windows:
+        # The Windows launcher picks the minor version; python3.X does not exist there.
+        commands: tuple[tuple[str, ...], ...] = (
+            ("py", f"-{want}", "-m", "venv", str(inputs.venv)),
+            (py, "-m", "pip", "install", "--upgrade", "pip"),
+        )
+    else:
+        creator = base_python(profile, want)
+        if installer.is_uv and creator == f"python{want}":
+            creator = want  # a version: uv finds that Python, or the one it installed
+        commands = installer.venv_commands(creator, str(inputs.venv), py)
     return Step(
         id="venv",
-        title=t("plan.venv.title"),
+        title=t("plan.venv.title_uv" if installer.is_uv else "plan.venv.title"),
         why=t("plan.venv.why", path=str(inputs.venv)),
         where="user",
-        commands=(
-            (*creator, "-m", "venv", str(inputs.venv)),
-            (py, "-m", "pip", "install", "--upgrade", "pip"),
-        ),
+        commands=commands,
         check=Check((py, "-c", VENV_OK_PY, want), t("plan.venv.proves", path=str(inputs.venv), version=want)),
         download_mib=SIZE_MIB["pip"],
     )
@@ -257,6 +267,21 @@ def constraints_for(candidate: Candidate) -> list[str]:
     return lines
 
 
+def constraint_commands(
+    cand: Candidate, inputs: PlanInputs, py: str
+) -> tuple[list[tuple[str, ...]], list[str], str]:
+    """The pip constraints this set needs, as (commands that write them, install options, why text)."""
+    constraints = constraints_for(cand)
+    if not constraints:
+        return [], [], ""
+    cfile = str(inputs.venv / "tf-gpu-wizard-constraints.txt")
+    reasons = list(cand.constraint_reasons)
+    if len(constraints) > len(cand.constraints):
+        reasons.append(t("plan.tensorflow.numpy_reason"))
+    why = " " + t("plan.tensorflow.why_constraints", reasons=" ".join(reasons))
+    return [(py, "-c", WRITE_LINES_PY, cfile, *constraints)], ["-c", cfile], why
+
+
 def tensorflow_step(
     profile: MachineProfile,
     inputs: PlanInputs,
@@ -264,36 +289,39 @@ def tensorflow_step(
     extra: str = "",
     distribution: str = "tensorflow",
     python: str | None = None,
+    installer: Installer | None = None,
 ) -> Step:
-    """pip install TensorFlow into the environment, with the resolver's constraints file."""
+    """pip (or uv) install TensorFlow into the environment, with the resolver's constraints file."""
     cand = inputs.candidate
     py = python or env_python(inputs.venv, profile.platform == "windows")
     requirement = f"{distribution}{extra}=={cand.set.tensorflow}"
     commands: list[tuple[str, ...]] = []
-    install = [py, "-m", "pip", "install"]
+    installer = installer or choose_installer(profile)
+    install = list(installer.install_command(py))
     why = t(f"plan.tensorflow.why{'_and_cuda' if extra else ''}", version=cand.set.tensorflow)
-    constraints = constraints_for(cand)
-    if constraints:
-        cfile = str(inputs.venv / "tf-gpu-wizard-constraints.txt")
-        text = "".join(f"{line}\n" for line in constraints)
-        commands.append((py, "-c", WRITE_FILE_PY, cfile, text))
-        install += ["-c", cfile]
-        reasons = list(cand.constraint_reasons)
-        if len(constraints) > len(cand.constraints):
-            reasons.append(t("plan.tensorflow.numpy_reason"))
-        why += " " + t("plan.tensorflow.why_constraints", reasons=" ".join(reasons))
+    written, options, reasons = constraint_commands(cand, inputs, py)
+    commands += written
+    install += options
+    why += reasons
     commands.append((*install, requirement))
     wanted = [f"{distribution}=={cand.set.tensorflow}"]
     if extra == "[and-cuda]":
         wanted.append(f"nvidia-cudnn-cu{cuda_major(cand.set.cuda)}")
     size = SIZE_MIB.get(distribution, SIZE_MIB["tensorflow"]) + (SIZE_MIB["and-cuda"] if extra else 0)
+    # The requirement with its extra: the check follows the [and-cuda] wheels too.
+    checked = [requirement, *wanted[1:]]
+    # First: a package an interrupted pip left half-unpacked is uninstalled, so pip puts it back.
+    commands.insert(0, (py, program(INSTALLED_OK), "repair", *checked))
     return Step(
         id="tensorflow",
-        title=t("plan.tensorflow.title", requirement=requirement),
+        title=t(f"plan.tensorflow.title{'_uv' if installer.is_uv else ''}", requirement=requirement),
         why=why,
         where="user",
         commands=tuple(commands),
-        check=Check((py, "-c", DISTS_OK_PY, *wanted), t("plan.tensorflow.proves", what=", ".join(wanted))),
+        check=Check(
+            (py, program(INSTALLED_OK), "check", *checked),
+            t("plan.tensorflow.proves", what=", ".join(wanted)),
+        ),
         download_mib=size,
     )
 
@@ -305,10 +333,15 @@ def verify_step(
     prefix: tuple[str, ...] = (),
     windows: bool = False,
     python: str | None = None,
+    driver_cuda: str | None = None,
 ) -> Step:
-    """Run a matmul in the new environment; the command is its own check."""
+    """The GPU check (assets/checks/tf_gpu_check.py) or a CPU matmul; the command is its own
+    check, so the runner runs it once."""
     py = python or env_python(inputs.venv, windows)
-    argv = (*prefix, py, "-c", VERIFY_GPU_PY if gpu else VERIFY_CPU_PY)
+    if gpu:
+        argv = (*prefix, py, check_script(), *check_args(inputs.candidate, driver_cuda))
+    else:
+        argv = (*prefix, py, "-c", VERIFY_CPU_PY)
     return Step(
         id="verify",
         title=t("plan.verify.title_gpu" if gpu else "plan.verify.title_cpu"),
@@ -340,6 +373,8 @@ def assemble_plan(profile: MachineProfile, inputs: PlanInputs, steps: list[Step]
     ids = [s.id for s in steps]
     assert len(ids) == len(set(ids)), f"duplicate step ids: {ids}"
     windows = profile.platform == "windows"
+    if windows:  # typed in PowerShell: its quoting, its prompt
+        steps = [replace(s, console="powershell") for s in steps]
     return Plan(
         set=inputs.candidate.set,
         platform=profile.platform,

@@ -4,13 +4,13 @@ from conda-forge; TensorFlow from pip inside the environment; environment.yml ex
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from wizard.choose.choice import Candidate
 from wizard.choose.resolver import conda_packages
 from wizard.plan.common import (
     SIZE_MIB,
-    WRITE_FILE_PY,
+    WRITE_LINES_PY,
     assemble_plan,
     cuda_major,
     env_python,
@@ -18,6 +18,7 @@ from wizard.plan.common import (
     venv_step,
     verify_step,
 )
+from wizard.plan.last_mile import CUDA_CACHE_BYTES, last_mile_steps
 from wizard.plan.linux import host_steps
 from wizard.plan.model import Check, Plan, PlanInputs, Step
 from wizard.profile import UNKNOWN, MachineProfile
@@ -99,6 +100,14 @@ def conda_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     steps.append(_conda_activate_step(inputs))
     steps.append(tensorflow_step(profile, inputs))
     steps.append(_conda_verify_step(conda, inputs))
+    steps += last_mile_steps(
+        inputs,
+        gpu=True,
+        python=env_python(inputs.venv),
+        run_prefix=_conda_run(conda, inputs),
+        run_python="python",
+        activate_block=False,  # conda: the activate.d script sets it (see _conda_activate_step)
+    )
     yml = _environment_yml(inputs)
     steps.append(_environment_yml_step(conda, inputs, ("test", "-s", yml)))
     return assemble_plan(profile, inputs, steps, notes)
@@ -124,6 +133,15 @@ def windows_conda_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     python = str(inputs.venv / "python.exe")  # a conda env on Windows keeps python.exe at its top
     steps.append(tensorflow_step(profile, inputs, python=python))
     steps.append(_conda_verify_step(conda, inputs))
+    steps += last_mile_steps(
+        inputs,
+        gpu=True,
+        python=python,
+        run_prefix=_conda_run(conda, inputs),
+        run_python="python",
+        activate_block=False,
+        jupyter=False,
+    )
     steps.append(_environment_yml_step(conda, inputs, _exists_argv(checker, _environment_yml(inputs))))
     plan = assemble_plan(profile, inputs, steps, notes)
     return replace(plan, python=python)
@@ -166,6 +184,7 @@ def windows_system_cuda_plan(profile: MachineProfile, inputs: PlanInputs) -> Pla
     steps.append(venv_step(profile, inputs, windows=True))
     steps.append(tensorflow_step(profile, inputs))
     steps.append(verify_step(inputs, gpu=True, windows=True))
+    steps += last_mile_steps(inputs, gpu=True, python=env_python(inputs.venv, True), jupyter=False)
     return assemble_plan(profile, inputs, steps, [t("plan.conda.windows_note")])
 
 
@@ -184,7 +203,7 @@ def _environment_yml(inputs: PlanInputs) -> str:
 
 
 def _miniforge_step(
-    base: Path,
+    base: PurePath,
     conda: str,
     check_argv: tuple[str, ...],
     *,
@@ -238,20 +257,29 @@ def _conda_env_step(
 
 def _conda_activate_step(inputs: PlanInputs) -> Step:
     activate = str(inputs.venv / "etc" / "conda" / "activate.d" / "tf-gpu-wizard.sh")
+    lines = ACTIVATE_BODY.splitlines()
+    why = t("plan.conda_activate.why")
+    if inputs.candidate.jit_ptx:
+        # This GPU runs the set through PTX: keep the driver's compiled kernels (see last_mile).
+        lines.append(f"export CUDA_CACHE_MAXSIZE={CUDA_CACHE_BYTES}")
+        why += " " + t("plan.conda_activate.why_cache", ptx=inputs.candidate.jit_ptx)
     return Step(
         id="conda-activate",
         title=t("plan.conda_activate.title"),
-        why=t("plan.conda_activate.why"),
+        why=why,
         where="user",
-        commands=((env_python(inputs.venv), "-c", WRITE_FILE_PY, activate, ACTIVATE_BODY),),
+        commands=((env_python(inputs.venv), "-c", WRITE_LINES_PY, activate, *lines),),
         check=Check(("test", "-f", activate), t("plan.conda_activate.proves", path=activate)),
     )
 
 
-def _conda_verify_step(conda: str, inputs: PlanInputs) -> Step:
+def _conda_run(conda: str, inputs: PlanInputs) -> tuple[str, ...]:
     # `conda run` activates the env (the activate.d script included), as the student's shell will.
-    run = (conda, "run", "--no-capture-output", "-p", str(inputs.venv))
-    return verify_step(inputs, gpu=True, prefix=run, python="python")
+    return (conda, "run", "--no-capture-output", "-p", str(inputs.venv))
+
+
+def _conda_verify_step(conda: str, inputs: PlanInputs) -> Step:
+    return verify_step(inputs, gpu=True, prefix=_conda_run(conda, inputs), python="python")
 
 
 def _environment_yml_step(conda: str, inputs: PlanInputs, check_argv: tuple[str, ...]) -> Step:

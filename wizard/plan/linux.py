@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from packaging.version import Version
 
 from wizard.choose.choice import Candidate
+from wizard.choose.lock import lock_for
 from wizard.plan import shellblock
 from wizard.plan.common import (
     SIZE_MIB,
@@ -16,12 +18,17 @@ from wizard.plan.common import (
     driver_check,
     driver_floor,
     driver_ok,
+    env_python,
     python_steps,
     tensorflow_step,
     venv_step,
     verify_step,
     version_at_least,
 )
+from wizard.plan.gpucheck import known_driver_cuda
+from wizard.plan.installer import PIP, choose_installer
+from wizard.plan.last_mile import last_mile_steps
+from wizard.plan.locked import locked_tensorflow_step
 from wizard.plan.model import Check, Plan, PlanError, PlanInputs, Step
 from wizard.plan.wsl import windows_steps
 from wizard.profile import UNKNOWN, MachineProfile
@@ -36,20 +43,19 @@ CUDA_ENV_BODY = (
     'export PATH="/usr/local/cuda/bin${PATH:+:$PATH}"\n'
     'export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"\n'
 )
-# The verify runs outside an interactive shell, so it sets what the ~/.bashrc block sets.
-CUDA_ENV_EXEC_SH = CUDA_ENV_BODY + 'exec "$@"'
+# The verify runs outside an interactive shell, so it sets what the ~/.bashrc block sets
+# (on one line, as every program a plan shows: pasted from `plan` it runs as printed).
+CUDA_ENV_EXEC_SH = CUDA_ENV_BODY.replace("\n", "; ") + 'exec "$@"'
 
 CUDNN_VERSION_SH = (
-    'v=$(dpkg-query -W -f="\\${Version}" "$1" 2>/dev/null) || exit 1\n'
-    'case "$v" in "$2"*) exit 0 ;; esac\n'
+    'v=$(dpkg-query -W -f="\\${Version}" "$1" 2>/dev/null) || exit 1; '
+    'case "$v" in "$2"*) exit 0 ;; esac; '
     "exit 1"
 )
 CUDA_DEFAULT_SH = 'test "$(readlink -f /usr/local/cuda)" = "$(readlink -f "$1")"'
 WRITE_AS_ROOT_SH = 'printf "%s\\n" "$2" > "$1"'
-KEYRING_SH = (
-    'set -e; d=$(mktemp -d); curl -fsSLo "$d/cuda-keyring.deb" "$1"; '
-    'dpkg -i "$d/cuda-keyring.deb"; rm -rf "$d"'
-)
+# apt offers this package from some configured repository (a Candidate other than "(none)").
+APT_CANDIDATE_SH = 'apt-cache policy "$1" 2>/dev/null | grep -Eq "Candidate: [0-9]"'
 
 
 def driver_branch(floor: str) -> str:
@@ -82,7 +88,7 @@ def driver_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
         headers = "linux-headers-arm64" if profile.arch == "aarch64" else "linux-headers-amd64"
         install = apt_install(headers, "nvidia-driver", "firmware-misc-nonfree")
         return [
-            _debian_non_free_step(version),
+            _debian_non_free_step(profile),
             _driver_step(floor, t("plan.driver.title_debian"), why, (install,)),
         ]
     manual = t("plan.driver.manual", floor=floor)
@@ -106,18 +112,36 @@ def _driver_step(
     )
 
 
-def _debian_non_free_step(version: str) -> Step:
-    """Debian's driver packages live in non-free, which a default install does not enable."""
-    codename = DEBIAN_CODENAMES.get(version.split(".")[0], "bookworm")
+def _debian_non_free_step(profile: MachineProfile) -> Step:
+    """Debian's driver packages live in non-free, which a default install does not enable.
+    The line reuses the archive mirror the machine's apt sources already name; with none
+    found the step is done by hand (no mirror is guessed)."""
+    major = profile.os.version.split(".")[0]
+    codename = DEBIAN_CODENAMES.get(major, "bookworm")
     sources = "/etc/apt/sources.list.d/tf-gpu-wizard-non-free.list"
-    line = f"deb http://deb.debian.org/debian {codename} main contrib non-free non-free-firmware"
+    # non-free-firmware exists from bookworm (12) on.
+    components = "main contrib non-free" + (" non-free-firmware" if codename != "bullseye" else "")
+    mirror = profile.os.apt_mirror
+    check = Check(("apt-cache", "show", "nvidia-driver"), t("plan.debian_non_free.proves"))
+    # Data from the machine goes into a root-owned apt file: one plain URI or nothing.
+    if not re.fullmatch(r"(https?|file|cdrom):[A-Za-z0-9+.:/_~%@=-]+", mirror):
+        return Step(
+            id="debian-non-free",
+            title=t("plan.debian_non_free.title"),
+            why=t("plan.debian_non_free.why_manual"),
+            where="root",
+            commands=(),
+            check=check,
+            manual=t("plan.debian_non_free.manual", codename=codename, components=components),
+        )
+    line = f"deb {mirror} {codename} {components}"
     return Step(
         id="debian-non-free",
         title=t("plan.debian_non_free.title"),
-        why=t("plan.debian_non_free.why", file=sources),
+        why=t("plan.debian_non_free.why", file=sources, mirror=mirror),
         where="root",
         commands=(("bash", "-c", WRITE_AS_ROOT_SH, "_", sources, line), apt_update()),
-        check=Check(("apt-cache", "show", "nvidia-driver"), t("plan.debian_non_free.proves")),
+        check=check,
     )
 
 
@@ -140,8 +164,15 @@ def pip_and_cuda_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     steps, notes = host_steps(profile, inputs)
     steps += python_steps(profile, inputs.candidate)
     steps.append(venv_step(profile, inputs))
-    steps.append(tensorflow_step(profile, inputs, extra="[and-cuda]"))
-    steps.append(verify_step(inputs, gpu=True))
+    lock = lock_for(inputs.candidate)
+    if lock is not None:
+        steps.append(locked_tensorflow_step(profile, inputs, lock))
+    else:
+        steps.append(tensorflow_step(profile, inputs, extra="[and-cuda]"))
+    steps.append(verify_step(inputs, gpu=True, driver_cuda=known_driver_cuda(profile, steps)))
+    steps += last_mile_steps(
+        inputs, gpu=True, python=env_python(inputs.venv), installer=choose_installer(profile)
+    )
     return assemble_plan(profile, inputs, steps, notes)
 
 
@@ -164,30 +195,45 @@ def system_cuda_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     bashrc = inputs.home / ".bashrc"
     steps, notes = host_steps(profile, inputs)
     steps += [
-        _cuda_repo_step(profile),
+        _cuda_repo_step(profile, cuda),
         _cuda_toolkit_step(cand, cuda, cuda_dir),
         _cudnn_step(cuda, cudnn),
         _cuda_default_step(profile, cuda, cuda_dir),
-        _shell_env_step(bashrc),
+        _shell_env_step(Path(bashrc)),
     ]
     steps += python_steps(profile, cand)
     steps.append(venv_step(profile, inputs))
     steps.append(tensorflow_step(profile, inputs))
-    steps.append(verify_step(inputs, gpu=True, prefix=("bash", "-c", CUDA_ENV_EXEC_SH, "_")))
+    cuda_env = ("bash", "-c", CUDA_ENV_EXEC_SH, "_")
+    driver_cuda = known_driver_cuda(profile, steps)
+    steps.append(verify_step(inputs, gpu=True, prefix=cuda_env, driver_cuda=driver_cuda))
+    steps += last_mile_steps(
+        inputs,
+        gpu=True,
+        python=env_python(inputs.venv),
+        installer=choose_installer(profile),
+        run_prefix=cuda_env,
+    )
     notes.append(t("plan.shell_env.remove_note", file=str(bashrc)))
     return assemble_plan(profile, inputs, steps, notes)
 
 
-def _cuda_repo_step(profile: MachineProfile) -> Step:
+def _cuda_repo_step(profile: MachineProfile, cuda: str) -> Step:
+    """NVIDIA's CUDA apt repository, by hand: we name no package host, and the machine's own apt
+    configuration names none for CUDA until its owner adds it. Satisfied (skipped) when apt
+    already offers the toolkit package."""
     repo_arch = "sbsa" if profile.arch == "aarch64" else "x86_64"
-    repo = f"https://developer.download.nvidia.com/compute/cuda/repos/{cuda_repo_name(profile)}/{repo_arch}/"
+    toolkit = "cuda-toolkit-" + cuda.replace(".", "-")
     return Step(
         id="cuda-repo",
         title=t("plan.cuda_repo.title"),
-        why=t("plan.cuda_repo.why", repo=repo),
+        why=t("plan.cuda_repo.why", package=toolkit),
         where="root",
-        commands=(("bash", "-c", KEYRING_SH, "_", repo + "cuda-keyring_1.1-1_all.deb"), apt_update()),
-        check=Check(("dpkg", "-s", "cuda-keyring"), t("plan.cuda_repo.proves")),
+        commands=(),
+        check=Check(
+            ("bash", "-c", APT_CANDIDATE_SH, "_", toolkit), t("plan.cuda_repo.proves", package=toolkit)
+        ),
+        manual=t("plan.cuda_repo.manual", repo=cuda_repo_name(profile), arch=repo_arch),
     )
 
 
@@ -266,5 +312,12 @@ def cpu_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     steps.append(venv_step(profile, inputs, windows=windows))
     steps.append(tensorflow_step(profile, inputs, distribution=distribution))
     steps.append(verify_step(inputs, gpu=False, windows=windows))
+    steps += last_mile_steps(
+        inputs,
+        gpu=False,
+        python=env_python(inputs.venv, windows),
+        installer=PIP if windows else choose_installer(profile),
+        jupyter=profile.platform in ("linux", "wsl2", "wsl1"),
+    )
     notes = [t("plan.cpu.note")] if profile.has_nvidia_gpu else []
     return assemble_plan(profile, inputs, steps, notes)

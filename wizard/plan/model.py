@@ -21,7 +21,7 @@ import hashlib
 import json
 import shlex
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
+from pathlib import PurePath
 from typing import Any
 
 from wizard.choose.choice import Candidate, VersionSet
@@ -64,6 +64,9 @@ class Step:
     # The profile already shows the check passing (the Windows driver is new enough). Only a
     # simulated run uses it, since it has no machine to run the check on; real runs check.
     presumed_done: bool = False
+    # The shell a person types the commands in: "powershell" for every step of a native
+    # Windows plan (its paths and quoting are PowerShell's), "posix" elsewhere.
+    console: str = "posix"
 
     @property
     def needs_root(self) -> bool:
@@ -75,8 +78,8 @@ class Step:
         return bool(self.commands) and self.commands[-1] == self.check.argv
 
     def command_lines(self) -> list[str]:
-        """Commands as a person would type them (PowerShell quoting for windows-host)."""
-        if self.where == "windows-host":
+        """Commands as a person would type them (PowerShell quoting for Windows)."""
+        if self.where == "windows-host" or self.console == "powershell":
             return [powershell_join(c) for c in self.commands]
         prefix = ("sudo",) if self.where == "root" else ()
         return [shlex.join(prefix + c) for c in self.commands]
@@ -106,6 +109,7 @@ class Step:
             manual=d.get("manual"),
             check_before=bool(d.get("check_before", True)),
             presumed_done=bool(d.get("presumed_done", False)),
+            console=str(d.get("console", "posix")),
         )
 
 
@@ -187,8 +191,8 @@ class PlanInputs:
     """Everything a builder needs besides the profile; paths are absolute."""
 
     candidate: Candidate
-    venv: Path
-    home: Path
+    venv: PurePath  # a PureWindowsPath for a Windows machine's plan made on another system
+    home: PurePath
     extra_notes: list[str] = field(default_factory=list)
 
 

@@ -5,10 +5,20 @@
     # <<< tf-gpu-wizard cuda <<<
 
 The same operations exist twice on purpose: as Python (`add_block`, `remove_block`,
-used by the wizard itself and by tests) and as small bash programs (`ADD_SH`,
-`REMOVE_SH`) that plan steps and the exported script run, with the file, the
-markers and the body passed as arguments, never pasted into the program.
+used by the wizard itself and by tests) and as small bash programs (assets/programs/
+shellblock.sh) that plan steps and the exported script run, with the file, the
+markers and the block's lines passed as arguments (one each, so a printed command
+stays one line), never pasted into the program.
 A test holds the two to the same result.
+
+The file is never appended to in place: the whole new file is written to a temp
+file beside it, synced and renamed over it, so a kill at any moment leaves the
+old file or the new one, with the block complete or absent. A symlinked file is
+written through the link. The block counts as there only when its start marker
+is followed by its end marker (the check too): a start marker alone, left by an
+older version killed half-way, is not a block. Removal takes exactly the lines
+from a start marker to its end marker, and a start marker with no end marker
+after it is removed alone, so the user's own lines after it always stay.
 """
 
 from __future__ import annotations
@@ -19,24 +29,14 @@ import time
 from pathlib import Path
 
 from wizard.plan.model import Check
+from wizard.plan.programs import program
+from wizard.safe.atomic import write_text_atomic
 
 TAG = "tf-gpu-wizard"
 
-ADD_SH = """\
-f=$1 begin=$2 end=$3 body=$4
-if [ -f "$f" ] && grep -qxF -- "$begin" "$f"; then exit 0; fi
-if [ -f "$f" ]; then cp -p -- "$f" "$f.tf-gpu-wizard-$(date +%Y%m%d-%H%M%S).bak"; fi
-{ printf "\\n%s\\n" "$begin"; printf "%s" "$body"; printf "%s\\n" "$end"; } >> "$f"
-"""
+COMPLETE_AWK = r"$0 == b { open = 1; next } open && $0 == e { found = 1 } END { exit !found }"
 
-REMOVE_SH = """\
-f=$1 begin=$2 end=$3
-[ -f "$f" ] && grep -qxF -- "$begin" "$f" || exit 0
-cp -p -- "$f" "$f.tf-gpu-wizard-$(date +%Y%m%d-%H%M%S).bak"
-awk -v b="$begin" -v e="$end" \\
-  "\\$0 == b {skip = 1; next} skip && \\$0 == e {skip = 0; next} !skip" "$f" > "$f.tmp-$$"
-mv -- "$f.tmp-$$" "$f"
-"""
+PROGRAM = "shellblock.sh"  # assets/programs: the same block logic in bash, for plan steps
 
 
 def markers(name: str) -> tuple[str, str]:
@@ -54,25 +54,71 @@ def backup_suffix() -> str:
 def add_command(path: Path, name: str, body: str) -> tuple[str, ...]:
     begin, end = markers(name)
     # The backup's date is taken by the shell at run time, not frozen into the plan.
-    return ("bash", "-c", ADD_SH, "_", str(path), begin, end, _normal_body(body))
+    return ("bash", program(PROGRAM), "add", str(path), begin, end, *_normal_body(body).splitlines())
 
 
 def remove_command(path: Path, name: str) -> tuple[str, ...]:
     begin, end = markers(name)
-    return ("bash", "-c", REMOVE_SH, "_", str(path), begin, end)
+    return ("bash", program(PROGRAM), "remove", str(path), begin, end)
 
 
 def present_check(path: Path, name: str) -> Check:
-    begin, _ = markers(name)
-    return Check(("grep", "-qxF", "--", begin, str(path)), f"{path} has the {TAG} {name} block")
+    begin, end = markers(name)
+    return Check(
+        ("awk", "-v", f"b={begin}", "-v", f"e={end}", COMPLETE_AWK, str(path)),
+        f"{path} has the {TAG} {name} block",
+    )
+
+
+def _read(path: Path) -> str:
+    # surrogateescape: bytes that are not UTF-8 (a Latin-1 comment) are written back unchanged.
+    return path.read_bytes().decode("utf-8", "surrogateescape")
+
+
+def _strip(lines: list[str], begin: str, end: str) -> list[str]:
+    """Every line but the blocks, and but start markers that have no end marker after them."""
+    stop: dict[int, int] = {}
+    open_at: int | None = None
+    for n, line in enumerate(lines):
+        bare = line.rstrip("\n")
+        if bare == begin:
+            open_at = n
+        elif bare == end and open_at is not None:
+            stop[open_at], open_at = n, None
+    kept: list[str] = []
+    skip_to: int | None = None
+    for n, line in enumerate(lines):
+        if skip_to is not None:
+            if n == skip_to:
+                skip_to = None
+            continue
+        if n in stop:
+            skip_to = stop[n]
+            continue
+        if line.rstrip("\n") == begin:
+            continue
+        kept.append(line)
+    return kept
 
 
 def has_block(path: Path, name: str) -> bool:
-    begin, _ = markers(name)
+    """A complete block: the start marker, then the end marker."""
+    begin, end = markers(name)
     try:
-        return begin in path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = _read(path).splitlines()
     except OSError:
         return False
+    opened = False
+    for line in lines:
+        if line == begin:
+            opened = True
+        elif opened and line == end:
+            return True
+    return False
+
+
+def _target(path: Path) -> Path:
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
 def _backup(path: Path) -> Path:
@@ -81,44 +127,33 @@ def _backup(path: Path) -> Path:
     return backup
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    if path.exists():
-        shutil.copymode(path, tmp)
-    os.replace(tmp, path)
-
-
 def add_block(path: Path, name: str, body: str) -> bool:
-    """Append the block unless it is there; back up an existing file first. True if changed."""
+    """Add the block unless it is there; back up an existing file first. True if changed."""
     if has_block(path, name):
         return False
+    path = _target(path)
     begin, end = markers(name)
     old = ""
     if path.exists():
         _backup(path)
-        old = path.read_text(encoding="utf-8", errors="replace")
-    _write_atomic(path, f"{old}\n{begin}\n{_normal_body(body)}{end}\n")
+        old = "".join(_strip(_read(path).splitlines(keepends=True), begin, end))
+        if old and not old.endswith("\n"):
+            old += "\n"
+    write_text_atomic(path, f"{old}\n{begin}\n{_normal_body(body)}{end}\n")
     return True
 
 
 def remove_block(path: Path, name: str) -> bool:
-    """Delete the block (markers included), after a backup. True if changed."""
-    if not has_block(path, name):
+    """Delete exactly the block (markers included), after a backup. True if changed."""
+    begin, _ = markers(name)
+    path = _target(path)
+    try:
+        lines = _read(path).splitlines(keepends=True)
+    except OSError:
         return False
-    begin, end = markers(name)
+    if not any(line.rstrip("\n") == begin for line in lines):
+        return False
+    _, end = markers(name)
     _backup(path)
-    kept: list[str] = []
-    skip = False
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True):
-        bare = line.rstrip("\n")
-        if bare == begin:
-            skip = True
-            continue
-        if skip and bare == end:
-            skip = False
-            continue
-        if not skip:
-            kept.append(line)
-    _write_atomic(path, "".join(kept))
+    write_text_atomic(path, "".join(_strip(lines, begin, end)))
     return True

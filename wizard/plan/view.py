@@ -46,7 +46,7 @@ def format_step(step: Step, number: int, width: int = 100) -> list[str]:
     lines += _wrap(t("plan.view.why", text=step.why), ind, width)
     if step.manual:
         lines += _wrap(t("plan.view.manual", text=step.manual), ind, width)
-    prompt = "PS> " if step.where == "windows-host" else "$ "
+    prompt = "PS> " if step.where == "windows-host" or step.console == "powershell" else "$ "
     for command in step.command_lines():
         first, *rest = command.split("\n")
         lines.append(f"{ind}{prompt}{first}")

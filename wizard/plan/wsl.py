@@ -7,39 +7,23 @@ remove one that was installed.
 
 from __future__ import annotations
 
+import re
+
 from wizard.plan.common import driver_check, driver_floor, driver_ok
 from wizard.plan.model import Check, PlanInputs, Step
+from wizard.plan.programs import program
 from wizard.profile import MachineProfile
 from wizard.text import t
 
 WSL_NVIDIA_SMI = "/usr/lib/wsl/lib/nvidia-smi"
 WSL_GPU_SH = "test -e /dev/dxg && test -e /usr/lib/wsl/lib/libcuda.so.1"
 
-# Purge the packages that own the given files; keep their names for a reinstall.
-REMOVE_DRIVER_SH = """\
-mapfile -t pkgs < <(dpkg -S "$@" 2>/dev/null | cut -d: -f1 | sed "s/, /\\n/g" | sort -u)
-if [ "${#pkgs[@]}" -gt 0 ]; then
-  printf "%s\\n" "${pkgs[@]}" > /var/backups/tf-gpu-wizard-removed-nvidia-packages.txt
-  env DEBIAN_FRONTEND=noninteractive apt-get purge -y "${pkgs[@]}"
-fi
-for p in "$@"; do
-  if [ -e "$p" ]; then
-    echo "still there (not from a package, maybe from the NVIDIA .run installer: try nvidia-uninstall): $p"
-  fi
-done
-"""
+# assets/programs: purge the packages that own exact files (patterns refused), keeping their names.
+REMOVE_DRIVER = "remove_linux_driver.sh"
 NONE_EXIST_SH = 'for p in "$@"; do if [ -e "$p" ]; then exit 1; fi; done'
 
-# .wslconfig lives in the Windows home; reach it through WSL interop (cmd.exe, wslpath).
-WSLCONFIG_SH = """\
-set -e
-win=$(cmd.exe /c "echo %USERPROFILE%" 2>/dev/null | tr -d "\\r")
-dir=$(wslpath -u "$win")
-f="$dir/.wslconfig"
-if [ -f "$f" ]; then cp -p -- "$f" "$f.tf-gpu-wizard-$(date +%Y%m%d-%H%M%S).bak"; fi
-printf "[wsl2]\\nmemory=%sGB\\nprocessors=%s\\n" "$1" "$2" > "$f"
-echo "wrote $f"
-"""
+# assets/programs: memory= and processors= merged into [wsl2]; every other line kept.
+WSLCONFIG = "wslconfig.sh"
 # After `wsl --shutdown` the VM has the new limits: all processors, and at least 90% of the memory.
 WSLCONFIG_CHECK_SH = (
     '[ "$(nproc)" -eq "$2" ] && kib=$(awk "/^MemTotal:/ {print \\$2}" /proc/meminfo) '
@@ -47,11 +31,33 @@ WSLCONFIG_CHECK_SH = (
 )
 
 
-def linux_driver_files(profile: MachineProfile) -> list[str]:
-    """libcuda copies outside /usr/lib/wsl/lib: a Linux driver installed inside WSL."""
-    return sorted(
-        {lib.path for lib in profile.libcuda if not lib.inside_wsl_lib and "/stubs/" not in lib.path}
+_PATTERN_CHARS = re.compile(r"[*?\[\]\\]")
+
+
+def exact_path(path: str) -> bool:
+    """One absolute file, nothing dpkg could read as a pattern, nothing odd to pass to a root command."""
+    return (
+        path.startswith("/")
+        and not _PATTERN_CHARS.search(path)
+        and path.isprintable()
+        and ".." not in path.split("/")
+        and len(path) < 4096
     )
+
+
+def linux_driver_files(profile: MachineProfile) -> list[str]:
+    """libcuda copies outside /usr/lib/wsl/lib: a Linux driver installed inside WSL. Exact paths only."""
+    return sorted(
+        {
+            lib.path
+            for lib in profile.libcuda
+            if not lib.inside_wsl_lib and "/stubs/" not in lib.path and exact_path(lib.path)
+        }
+    )
+
+
+def _gpu_name(profile: MachineProfile) -> str:
+    return profile.gpus[0].name if profile.gpus else t("plan.windows_driver.your_gpu")
 
 
 def windows_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
@@ -64,8 +70,10 @@ def windows_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
             why=t("plan.windows_driver.why", floor=floor, have=have),
             where="windows-host",
             commands=(),
-            manual=t("plan.windows_driver.manual", floor=floor),
+            manual=t("plan.windows_driver.manual", floor=floor, gpu=_gpu_name(profile)),
             check=driver_check(floor, WSL_NVIDIA_SMI),
+            # WSL maps the Windows driver's files when it starts: it sees a new one after a restart.
+            restart="wsl-shutdown",
             download_mib=0 if driver_ok(profile, floor) else 700,
             presumed_done=driver_ok(profile, floor),
         ),
@@ -90,7 +98,7 @@ def windows_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
                 title=t("plan.wslconfig.title", memory=memory_gb, cpus=cpus),
                 why=t("plan.wslconfig.why", memory=memory_gb, cpus=cpus),
                 where="user",
-                commands=(("bash", "-c", WSLCONFIG_SH, "_", str(memory_gb), str(cpus)),),
+                commands=(("bash", program(WSLCONFIG), str(memory_gb), str(cpus)),),
                 check=Check(
                     ("bash", "-c", WSLCONFIG_CHECK_SH, "_", str(memory_gb), str(cpus)),
                     t("plan.wslconfig.proves", memory=memory_gb, cpus=cpus),
@@ -108,7 +116,7 @@ def windows_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
                 title=t("plan.remove_linux_driver.title"),
                 why=t("plan.remove_linux_driver.why", files=", ".join(files)),
                 where="root",
-                commands=(("bash", "-c", REMOVE_DRIVER_SH, "_", *files),),
+                commands=(("bash", program(REMOVE_DRIVER), *files),),
                 check=Check(("bash", "-c", NONE_EXIST_SH, "_", *files), t("plan.remove_linux_driver.proves")),
                 confirm=t("plan.remove_linux_driver.confirm", files=", ".join(files)),
             )

@@ -23,6 +23,7 @@ class PythonFacts:
     machine: str  # platform.machine()
     has_pip: bool
     has_venv: bool  # venv + ensurepip usable (Debian splits ensurepip into python3-venv)
+    libc: str = ""  # os.confstr("CS_GNU_LIBC_VERSION"): "glibc 2.35"; "" off glibc (musl, macOS, Windows)
 
 
 def running_python() -> PythonFacts:
@@ -44,7 +45,17 @@ def running_python() -> PythonFacts:
         machine=platform.machine(),
         has_pip=has("pip"),
         has_venv=has("venv") and has("ensurepip"),
+        libc=_libc(),
     )
+
+
+def _libc() -> str:
+    import os
+
+    try:
+        return os.confstr("CS_GNU_LIBC_VERSION") or ""
+    except (AttributeError, ValueError, OSError):  # no confstr (Windows) or no such name (musl, macOS)
+        return ""
 
 
 def installed_version(name: str) -> str | None:

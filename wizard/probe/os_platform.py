@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from wizard.probe.context import ProbeContext
 from wizard.profile import MachineProfile
 from wizard.text import t
 
 WSL_LIB = "/usr/lib/wsl/lib"
+APT_SOURCES_D = "/etc/apt/sources.list.d"
 
 
 def parse_os_release(text: str) -> dict[str, str]:
@@ -22,6 +25,61 @@ def parse_os_release(text: str) -> dict[str, str]:
             value = value[1:-1]
         out[key.strip()] = value
     return out
+
+
+def glibc_of(libc: str) -> str:
+    """'glibc 2.35' -> '2.35'; 'unknown' for another C library (TensorFlow's wheels need glibc)."""
+    name, _, version = libc.strip().partition(" ")
+    return version if name == "glibc" and version else "unknown"
+
+
+def debian_mirror(ctx: ProbeContext) -> str | None:
+    """The URI of the Debian archive in the machine's apt sources (one-line .list files and
+    deb822 .sources files alike); None when none names one."""
+    files = ["/etc/apt/sources.list"]
+    for pattern in ("*.list", "*.sources"):
+        files += sorted(ctx.system.glob(APT_SOURCES_D, pattern))
+    for path in files:
+        text = ctx.system.read_text(path) or ""
+        found = _deb822_uri(text) if path.endswith(".sources") else _list_uri(text)
+        if found:
+            return found
+    return None
+
+
+def _is_archive(uri: str, suite: str) -> bool:
+    # The main archive, not the security archive or a backports/updates suite of it.
+    return uri.rstrip("/").endswith("/debian") and "-" not in suite and "/" not in suite
+
+
+def _list_uri(text: str) -> str | None:
+    for line in text.splitlines():
+        words = line.split("#", 1)[0].split()
+        if words[:1] != ["deb"]:
+            continue
+        words = words[1:]
+        if words and words[0].startswith("["):  # [arch=amd64 signed-by=...] options
+            while words and not words[0].endswith("]"):
+                words = words[1:]
+            words = words[1:]
+        if len(words) >= 2 and _is_archive(words[0], words[1]):
+            return words[0].rstrip("/")
+    return None
+
+
+def _deb822_uri(text: str) -> str | None:
+    for stanza in re.split(r"\n\s*\n", text):
+        fields: dict[str, str] = {}
+        for line in stanza.splitlines():
+            key, sep, value = line.partition(":")
+            if sep and not line.startswith((" ", "\t", "#")):
+                fields[key.strip().lower()] = value.strip()
+        if "deb" not in fields.get("types", "").split() or fields.get("enabled", "yes").lower() == "no":
+            continue
+        for uri in fields.get("uris", "").split():
+            if any(_is_archive(uri, suite) for suite in fields.get("suites", "").split()):
+                return uri.rstrip("/")
+    return None
 
 
 def _linux_flavour(ctx: ProbeContext, kernel: str, proc_version: str) -> str:
@@ -60,6 +118,7 @@ def probe_platform(ctx: ProbeContext, profile: MachineProfile) -> str:
         kernel = parts[2] if len(parts) > 2 else ""
     profile.os.kernel = kernel or "unknown"
     profile.platform = _linux_flavour(ctx, kernel, proc_version)
+    profile.os.glibc = glibc_of(py.libc)
 
     release = ctx.system.read_text("/etc/os-release") or ctx.system.read_text("/usr/lib/os-release")
     if release is None:
@@ -69,6 +128,8 @@ def probe_platform(ctx: ProbeContext, profile: MachineProfile) -> str:
         profile.os.id = info.get("ID", "unknown") or "unknown"
         profile.os.version = info.get("VERSION_ID", "unknown") or "unknown"
         profile.os.name = info.get("PRETTY_NAME", profile.os.id)
+        if profile.os.id == "debian":
+            profile.os.apt_mirror = debian_mirror(ctx) or "unknown"
     if profile.platform == "wsl1":
         distro = ctx.system.environ.get("WSL_DISTRO_NAME", "<distro>")
         ctx.note(t("probe.wsl1", distro=distro))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import PurePath
 
 from wizard.probe.context import ProbeContext
+from wizard.probe.installers import probe_installers
 from wizard.profile import MachineProfile
 from wizard.text import t
 
@@ -28,6 +29,7 @@ def probe_python(ctx: ProbeContext, profile: MachineProfile) -> str:
         info.env_name = PurePath(py.prefix).name
     else:
         info.env = "system"
+    probe_installers(ctx, info)
     if not py.has_venv and profile.platform in ("linux", "wsl2"):
         ctx.note(t("probe.no_venv_module", version=".".join(py.version.split(".")[:2])))
     return "python"

@@ -1,29 +1,44 @@
 """The resume journal: which step of which plan got how far, kept in the user state dir.
 
 One JSON file holds the exact plan a run started with and one record per step.
-It is rewritten after every change through a temp file and `os.replace`, so a
-reboot, Ctrl-C or kill -9 leaves either the old or the new version, never half
-of one. A file that cannot be read back (truncated by a full disk, edited by
-hand) is renamed aside with a clear notice and the run starts fresh: the
+It is rewritten whole after every change (wizard.safe.atomic: temp file, fsync,
+rename), so a reboot, Ctrl-C or kill -9 leaves either the old or the new
+version, never half of one, and a full or read-only disk leaves the old one and
+no temp file. A file that cannot be used (not UTF-8, not JSON, nested too deep,
+larger than MAX_BYTES, wrong shapes, a plan whose fingerprint does not match its
+steps) is renamed aside with a one-line notice and the run starts fresh: the
 steps' checks, not the journal, decide what is already done, so nothing is
 lost. Passwords are never given to this module.
+
+Real runs share one journal (run.json). A simulated run keeps one per demo or
+saved profile (run-simulated-<profile>.json), so one demo never offers to
+resume another's run; `journal_for(simulated, profile)` picks the file and
+`Journal.discard()` is "Start over". The lock that keeps runs one at a time
+sits beside the journal (`Journal.lock_path`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from wizard.paths import ensure, state_dir
-from wizard.plan.model import Plan, PlanError
+from wizard.paths import state_dir
+from wizard.plan.model import RESTARTS, Plan
+from wizard.safe.atomic import WriteError, read_bytes_limited, write_text_atomic
 from wizard.text import t
+
+if TYPE_CHECKING:
+    from wizard.profile import MachineProfile
 
 JOURNAL_SCHEMA = 1
 STATUSES = ("pending", "running", "skipped", "done", "failed", "restart-pending")
+MAX_BYTES = 8 << 20  # a plan with its records is tens of KiB; anything near this is damage
 
 
 def now() -> str:
@@ -79,73 +94,166 @@ class RunState:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> RunState:
+    def from_dict(cls, d: Any) -> RunState:
+        """Strict: any wrong shape or type raises (ValueError, TypeError, KeyError, ...)."""
         if not isinstance(d, dict) or d.get("schema") != JOURNAL_SCHEMA:
             raise ValueError("unknown journal schema")
-        steps = {str(k): StepRecord(**v) for k, v in d["steps"].items()}
-        for rec in steps.values():
-            if rec.status not in STATUSES:
-                raise ValueError(f"unknown step status {rec.status!r}")
-        restart = Restart(**d["restart"]) if d.get("restart") else None
+        raw_plan = d["plan"]
+        if not isinstance(raw_plan, dict):
+            raise ValueError("the plan is not an object")
+        plan = Plan.from_dict(raw_plan)
+        if raw_plan.get("id") != plan.id:
+            raise ValueError("the plan does not match its fingerprint")
+        raw_steps = d["steps"]
+        if not isinstance(raw_steps, dict):
+            raise ValueError("the step records are not an object")
+        steps = {_text(k, "step id"): _record(v) for k, v in raw_steps.items()}
+        restart = _restart(d["restart"]) if d.get("restart") is not None else None
         return cls(
-            plan=Plan.from_dict(d["plan"]),
+            plan=plan,
             steps=steps,
             restart=restart,
-            started=str(d.get("started", "")),
-            updated=str(d.get("updated", "")),
-            finished=bool(d.get("finished", False)),
+            started=_text(d.get("started", ""), "started"),
+            updated=_text(d.get("updated", ""), "updated"),
+            finished=d.get("finished", False) is True,
         )
+
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{what} is not text")
+    return value
+
+
+def _record(v: Any) -> StepRecord:
+    if not isinstance(v, dict):
+        raise ValueError("a step record is not an object")
+    rec = StepRecord(**v)  # unknown keys: TypeError
+    if rec.status not in STATUSES:
+        raise ValueError(f"unknown step status {rec.status!r}")
+    _text(rec.message, "message")
+    _text(rec.updated, "updated")
+    if rec.pid is not None and not (type(rec.pid) is int and 1 < rec.pid < 1 << 22):
+        raise ValueError("a process id is not a process id")
+    if rec.argv_sha is not None and not re.fullmatch(r"[0-9a-f]{64}", _text(rec.argv_sha, "argv_sha")):
+        raise ValueError("a command fingerprint is damaged")
+    return rec
+
+
+def _restart(v: Any) -> Restart:
+    if not isinstance(v, dict):
+        raise ValueError("the restart record is not an object")
+    restart = Restart(**v)
+    if restart.kind not in RESTARTS:
+        raise ValueError(f"unknown restart {restart.kind!r}")
+    _text(restart.step, "restart step")
+    _text(restart.boot_id, "boot id")
+    return restart
+
+
+def profile_key(profile: MachineProfile | None) -> str | None:
+    """A short, stable, file-name-safe name for a (demo or saved) profile's own journal."""
+    if profile is None:
+        return None
+    facts = [
+        profile.label or "",
+        profile.platform,
+        profile.os.id,
+        profile.os.version,
+        profile.python.version,
+        profile.driver.version if profile.driver else "",
+        *(g.name for g in profile.gpus),
+    ]
+    digest = hashlib.sha256("\0".join(facts).encode("utf-8", "backslashreplace")).hexdigest()[:10]
+    slug = re.sub(r"[^a-z0-9]+", "-", (profile.label or profile.platform).lower(), flags=re.ASCII).strip("-")
+    return f"{slug[:40]}-{digest}" if slug else digest
 
 
 class Journal:
     """The journal file: `load()` what is there, `save()` after every change."""
 
-    def __init__(self, path: Path | None = None, *, simulated: bool = False) -> None:
-        # Demo runs get their own file so they never disturb a real run waiting for a reboot.
-        name = "run-simulated.json" if simulated else "run.json"
-        self.path = path or state_dir() / name
-        self.notice: str | None = None  # set when a corrupt file was set aside
+    def __init__(self, path: Path | None = None, *, simulated: bool = False, key: str | None = None) -> None:
+        # Demo runs get their own file per profile so they never disturb a real run waiting
+        # for a reboot, nor each other.
+        if path is None:
+            name = (f"run-simulated-{key}.json" if key else "run-simulated.json") if simulated else "run.json"
+            path = state_dir() / name
+        self.path = path
+        self.simulated = simulated
+        self.notice: str | None = None  # set when a damaged file was set aside
+
+    @property
+    def lock_path(self) -> Path:
+        """One run at a time per journal: real runs share state/run.lock."""
+        return self.path.with_suffix(".lock")
 
     def load(self) -> RunState | None:
         try:
-            text = self.path.read_text(encoding="utf-8")
+            raw = read_bytes_limited(self.path, MAX_BYTES)
         except FileNotFoundError:
             return None
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # unreadable, a folder, TooLarge
             self._set_aside(str(exc))
             return None
         try:
-            return RunState.from_dict(json.loads(text))
-        except (ValueError, KeyError, TypeError, PlanError) as exc:
-            self._set_aside(str(exc) or type(exc).__name__)
+            # RecursionError (deep nesting), UnicodeDecodeError, AttributeError, ...: any damage.
+            return RunState.from_dict(json.loads(raw.decode("utf-8")))
+        except Exception as exc:
+            self._set_aside(f"{type(exc).__name__}: {exc}"[:200])
             return None
 
     def save(self, state: RunState) -> None:
+        """WriteError (one line) when the state dir is read-only or full; the old file stays."""
         state.updated = now()
-        ensure(self.path.parent)
-        tmp = self.path.with_name(f"{self.path.name}.tmp-{os.getpid()}")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(state.to_dict(), fh, indent=1, ensure_ascii=False)
-            fh.flush()
-            os.fsync(fh.fileno())  # survive a power cut at the reboot, not only kill -9
-        os.replace(tmp, self.path)
+        # ensure_ascii: a lone surrogate from a hostile profile is written as an escape, not a crash.
+        text = json.dumps(state.to_dict(), indent=1, ensure_ascii=True)
+        write_text_atomic(self.path, text + "\n", make_parents=True, mode=0o600)
 
     def set_aside(self, reason: str) -> Path | None:
         """Rename the file out of the way (kept for a bug report); returns the new name."""
-        if not self.path.exists():
+        if not self.path.exists() and not self.path.is_symlink():
             return None
         target = self.path.with_name(f"{self.path.stem}.{reason}-{time.strftime('%Y%m%d-%H%M%S')}.json")
-        os.replace(self.path, target)
+        n = 1
+        while target.exists():
+            n += 1
+            target = target.with_name(f"{self.path.stem}.{reason}-{time.strftime('%Y%m%d-%H%M%S')}-{n}.json")
+        try:
+            os.replace(self.path, target)
+        except OSError as exc:
+            raise WriteError(target, exc) from None
         return target
 
+    def discard(self) -> None:
+        """Start over: the next run begins fresh (a real run's file is kept aside, a demo's goes)."""
+        try:
+            if self.simulated:
+                self.path.unlink(missing_ok=True)
+            else:
+                self.set_aside("discarded")
+        except (OSError, WriteError):
+            pass  # the next run sets aside what it cannot use anyway
+
     def _set_aside(self, why: str) -> None:
-        target = self.set_aside("corrupt")
-        self.notice = t("runner.journal_corrupt", path=str(self.path), moved=str(target), why=why)
+        from wizard.safe.display import safe
+
+        try:
+            moved = str(self.set_aside("corrupt"))
+        except WriteError as exc:
+            moved = exc.message
+        self.notice = t("runner.journal_corrupt", path=str(self.path), moved=moved, why=safe(why, 200))
 
 
-def unfinished(simulated: bool = False) -> tuple[RunState | None, str | None]:
+def journal_for(simulated: bool, profile: MachineProfile | None = None) -> Journal:
+    """The journal a run of this kind uses: run.json, or the demo profile's own."""
+    return Journal(simulated=simulated, key=profile_key(profile) if simulated else None)
+
+
+def unfinished(
+    simulated: bool = False, profile: MachineProfile | None = None
+) -> tuple[RunState | None, str | None]:
     """The run to offer to resume (None when there is none) and a notice for the user, if any."""
-    journal = Journal(simulated=simulated)
+    journal = journal_for(simulated, profile)
     state = journal.load()
     if state is not None and state.finished:
         state = None

@@ -24,8 +24,9 @@ methods are called from the thread that called `run()`; the app forwards them wi
     needs_restart(step, kind, message)         "reboot" or "wsl-shutdown"; the run then stops
                                                with outcome "restart" and resumes on the next run
 
-`run()` returns a `RunResult`: outcome finished | failed | restart | cancelled, the
-failed step, a message saying what failed and what to do, the log path. Statuses
+`run()` returns a `RunResult`: outcome finished | failed | restart | cancelled | locked,
+the failed step, a message saying what failed and what to do, the log path. "locked":
+another process is running a plan (one run at a time); nothing was touched. Statuses
 of every step are in `runner.statuses` (pending|running|skipped|done|failed|
 restart-pending). To retry after a failure call `run()` again (on a new Runner or
 the same one); `run(skip={"step-id"})` leaves out steps the user chose to skip
@@ -40,8 +41,17 @@ Behaviour
 - Output (stdout and stderr merged) is decoded as UTF-8 with replacement, ANSI
   escapes dropped, `\\r` progress folded; it goes to the callback and to a log
   file in wizard.paths.log_dir(). The sudo password never does (see wizard.sudo).
-- The journal (wizard.journal) is saved after every change: kill -9, Ctrl-C or a
+- The journal (wizard.run.journal) is saved after every change: kill -9, Ctrl-C or a
   reboot resume where it stopped; re-running a finished plan only runs checks.
+- One run at a time: `run()` holds an flock beside the journal (wizard.safe.lock); a
+  second run, in this or another process, returns outcome "locked" naming the pid
+  and touches nothing (not the journal, not the first run's commands).
+- A command left running by a killed run (it has its own session) is stopped before
+  anything else: SIGTERM, up to LEFTOVER_GRACE_S to finish, then SIGKILL. Its step is
+  then checked like any other, never presumed done; one that cannot be stopped (it
+  belongs to root) stops the run with a message.
+- A read-only or full state dir stops the run with one line (wizard.safe.atomic.WriteError),
+  never a traceback; the journal on disk stays as it was.
 - simulate=True (demo profiles): nothing is executed; commands are shown and the
   output is made up, every line prefixed "SIMULATED".
 """
@@ -61,12 +71,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, NoReturn
 
-from wizard.paths import ensure, log_dir
+from wizard.paths import ensure, log_dir, start_command
 from wizard.plan.model import Plan, Step
 from wizard.profile import MachineProfile
 from wizard.run import sim as runner_sim
-from wizard.run.journal import Journal, Restart, RunState, StepRecord
+from wizard.run.journal import Journal, Restart, RunState, StepRecord, journal_for
+from wizard.run.progress import InstallProgress, install_progress, wait_readable
 from wizard.run.sudo import SudoSession
+from wizard.safe.atomic import WriteError
+from wizard.safe.lock import LockBusy, RunLock
 from wizard.text import t
 
 PENDING, RUNNING, SKIPPED, DONE, FAILED, RESTART_PENDING = (
@@ -78,6 +91,8 @@ PENDING, RUNNING, SKIPPED, DONE, FAILED, RESTART_PENDING = (
     "restart-pending",
 )
 CHECK_TIMEOUT_S = 300.0
+LEFTOVER_GRACE_S = 15.0  # pip finishing the file it unpacks, apt releasing its lock
+INTERRUPT_GRACE_S = 5.0  # Ctrl-C: a command gets this long to stop on SIGTERM before SIGKILL
 SIM = "SIMULATED"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 
@@ -201,7 +216,7 @@ class Runner:
         self.plan = plan
         self.events = events or RunnerEvents()
         self.simulate = plan.simulated if simulate is None else simulate
-        self.journal = journal or Journal(simulated=self.simulate)
+        self.journal = journal or journal_for(self.simulate, profile)
         self.assume_yes = assume_yes
         self.confirm_root = confirm_root
         self.sudo = sudo or SudoSession()
@@ -219,6 +234,8 @@ class Runner:
         self._state: RunState | None = None
         self._tail: list[str] = []
         self._password_asked = False
+        self._log_broken = False
+        self.leftover_grace_s = LEFTOVER_GRACE_S
 
     # ---- public -------------------------------------------------------------
     def cancel(self) -> None:
@@ -242,8 +259,27 @@ class Runner:
 
     def run(self, skip: Iterable[str] = ()) -> RunResult:
         self._cancel.clear()
-        skip = set(skip)
-        state = self._open_state()
+        lock = RunLock(self.journal.lock_path)
+        try:
+            lock.acquire()
+        except LockBusy as busy:
+            return RunResult("locked", str(busy), None, None, dict(self.statuses))
+        except WriteError as exc:
+            return RunResult("failed", str(exc), None, None, dict(self.statuses))
+        try:
+            return self._run_locked(set(skip))
+        except WriteError as exc:  # the state dir is read-only or full: one line, nothing half-written
+            self._write_log(str(exc))
+            self._close_log()
+            return self._result("failed", str(exc))
+        finally:
+            lock.release()
+
+    def _run_locked(self, skip: set[str]) -> RunResult:
+        try:
+            state = self._open_state()
+        except _Stop as stop:
+            return self._result(stop.outcome, stop.message, stop.step)
         self._open_log()
         steps = self.plan.active_steps
         try:
@@ -322,7 +358,8 @@ class Runner:
         raise _Stop("restart", message, step)
 
     def _restart_message(self, kind: str) -> str:
-        return t("runner.restart_wsl" if kind == "wsl-shutdown" else "runner.restart_reboot")
+        key = "runner.restart_wsl" if kind == "wsl-shutdown" else "runner.restart_reboot"
+        return t(key, command=start_command())  # the launcher or full path: PATH may not have it
 
     def manual_text(self, step: Step) -> str:
         """What the person does for a windows-host or by-hand step, ready to show or print."""
@@ -369,11 +406,12 @@ class Runner:
     def _execute(self, step: Step, argv: Sequence[str]) -> int:
         shown = self._shown(step, argv)
         if self.simulate:
-            self._emit(step, f"{SIM} $ {shown}", False)
+            sim = t("app.simulated_short")  # the user's word for it; the log keeps SIM
+            self._emit(step, f"{sim} $ {shown}", False)
             for line in runner_sim.output_for(argv, self.profile):
                 if self.sim_delay:
                     time.sleep(self.sim_delay)
-                self._emit(step, f"{SIM} {line}", False)
+                self._emit(step, f"{sim} {line}", False)
             return 0
         self._emit(step, f"$ {shown}", False)
         wrapped = self.sudo.wrap(argv) if step.needs_root else None
@@ -393,35 +431,43 @@ class Runner:
             return 127
         with self._lock:
             self._proc = proc
-        self._note_process(step, proc.pid, real_argv)
         try:
+            self._note_process(step, proc.pid, real_argv)
             if stdin_data is not None and proc.stdin is not None:
                 try:
                     proc.stdin.write(stdin_data)
                     proc.stdin.close()
                 except BrokenPipeError:
                     pass
-            self._pump(step, proc)
+            self._pump(step, proc, install_progress(argv, self.plan.venv))
             return proc.wait()
         except BaseException:
-            # Ctrl-C in the CLI: do not leave the command running on its own.
-            _kill_group(proc, signal.SIGTERM)
+            # Ctrl-C in the CLI (or the journal could not be saved): do not leave the command
+            # running on its own, and give it a moment to finish the file it writes.
+            stop_group(proc.pid, INTERRUPT_GRACE_S)
             raise
         finally:
             with self._lock:
                 self._proc = None
             self._note_process(step, None, [])
 
-    def _pump(self, step: Step, proc: subprocess.Popen[bytes]) -> None:
+    def _pump(self, step: Step, proc: subprocess.Popen[bytes], watch: InstallProgress | None = None) -> None:
         assert proc.stdout is not None
         splitter = LineSplitter()
         last_progress = 0.0
         fd = proc.stdout.fileno()
         while True:
+            # A silent install gets a heartbeat line (wizard.run.progress) every few seconds.
+            if watch is not None and not wait_readable(fd, 1.0):
+                if watch.due():
+                    self._emit(step, watch.heartbeat(), False)
+                continue
             chunk = os.read(fd, 65536)
             if not chunk:
                 break
             for line, progress in splitter.feed(chunk):
+                if watch is not None:
+                    watch.saw(line)
                 if progress:
                     now = time.monotonic()
                     if now - last_progress < 0.2:
@@ -499,6 +545,7 @@ class Runner:
         state = self.journal.load()
         self.notice = self.journal.notice
         if state is not None and state.plan.id != self.plan.id:
+            self._stop_leftovers(state)  # another plan's command must not run beside this one
             self.journal.set_aside("replaced")
             state = None
         if state is None or state.finished:
@@ -523,7 +570,9 @@ class Runner:
         self._save()
 
     def _stop_leftovers(self, state: RunState) -> None:
-        """A command of a killed run may still be running (it has its own session): stop it."""
+        """A command of a killed run may still be running (it has its own session): stop it,
+        wait for it to end, and leave its step to be checked. One that cannot be stopped
+        stops this run: two commands must never work on one install at once."""
         for step_id, rec in state.steps.items():
             if rec.pid is None:
                 continue
@@ -532,12 +581,12 @@ class Runner:
             except OSError:
                 cmdline = b""
             if cmdline and _argv_sha(cmdline.decode("utf-8", "replace").split("\0")[:-1]) == rec.argv_sha:
-                try:
-                    os.killpg(rec.pid, signal.SIGTERM)
-                    self.notice = t("runner.leftover_stopped", step=step_id, pid=rec.pid)
-                except OSError:
-                    pass
+                if not stop_group(rec.pid, self.leftover_grace_s):
+                    raise _Stop("failed", t("runner.leftover_running", step=step_id, pid=rec.pid))
+                self.notice = t("runner.leftover_stopped", step=step_id, pid=rec.pid)
             rec.pid, rec.argv_sha = None, None
+            if rec.status == RUNNING:
+                rec.status = PENDING  # checked again before anything is assumed
 
     def _record(self, step_id: str, status: str, message: str = "") -> None:
         assert self._state is not None
@@ -549,11 +598,18 @@ class Runner:
             self.journal.save(self._state)
 
     def _open_log(self) -> None:
-        if self.log_path is None:
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            self.log_path = ensure(log_dir()) / f"apply-{stamp}{'-simulated' if self.simulate else ''}.log"
-        ensure(self.log_path.parent)
-        self._log = open(self.log_path, "a", encoding="utf-8")  # closed in run()
+        # The log is appended line by line (a stream, not a document); a log that cannot be
+        # written costs the log, never the run.
+        try:
+            if self.log_path is None:
+                stamp = time.strftime("%Y%m%d-%H%M%S")
+                suffix = "-simulated" if self.simulate else ""
+                self.log_path = ensure(log_dir()) / f"apply-{stamp}{suffix}.log"
+            ensure(self.log_path.parent)
+            self._log = open(self.log_path, "a", encoding="utf-8", errors="backslashreplace")
+        except OSError as exc:
+            self._log_failed(exc)
+            return
         self._write_log(
             f"# tf-gpu-wizard apply {time.strftime('%Y-%m-%d %H:%M:%S')} plan {self.plan.id}"
             f"{' ' + SIM if self.simulate else ''}"
@@ -561,17 +617,79 @@ class Runner:
 
     def _write_log(self, line: str) -> None:
         if self._log is not None:
-            self._log.write(line + "\n")
-            self._log.flush()
+            try:
+                self._log.write(line + "\n")
+                self._log.flush()
+            except OSError as exc:
+                self._log_failed(exc)
+
+    def _log_failed(self, exc: OSError) -> None:
+        self._close_log()
+        if not self._log_broken:
+            self._log_broken = True
+            self.notice = WriteError(self.log_path or log_dir(), exc).message
+        self.log_path = None
 
     def _close_log(self) -> None:
-        if self._log is not None:
-            self._log.close()
-            self._log = None
+        log, self._log = self._log, None
+        if log is not None:
+            try:
+                log.close()
+            except OSError:
+                pass
 
 
 def _argv_sha(argv: Sequence[str]) -> str:
     return hashlib.sha256("\0".join(argv).encode("utf-8", "replace")).hexdigest()
+
+
+def _group_alive(pgid: int) -> bool:
+    """Any process of the group still running (zombies waiting for a parent do not count)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # there, and not ours to signal (root through sudo)
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return True
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()  # after "pid (comm) "; comm may hold spaces
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+            return True
+    return False
+
+
+def _wait_gone(pgid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while _group_alive(pgid):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def stop_group(pgid: int, grace: float) -> bool:
+    """SIGTERM to a process group, up to `grace` seconds to end, then SIGKILL. True when it is gone."""
+    if not hasattr(os, "killpg"):
+        return True
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return not _group_alive(pgid)
+        if _wait_gone(pgid, wait):
+            return True
+    return False
 
 
 def _kill_group(proc: subprocess.Popen[bytes], sig: int) -> None:

@@ -31,7 +31,8 @@ def output_for(argv: Sequence[str], profile: MachineProfile | None) -> list[str]
         ]
     if name == "apt-get":
         if "update" in argv:
-            return ["Hit:1 http://archive.ubuntu.com/ubuntu noble InRelease", "Reading package lists... Done"]
+            # No archive host is named: the real run reads the machine's own apt sources.
+            return ["Hit:1 (the mirror in /etc/apt/sources.list) InRelease", "Reading package lists... Done"]
         pkgs = [a for a in argv if not a.startswith("-") and a not in ("apt-get", "install", "env")][-3:]
         return [
             "Reading package lists... Done",
@@ -45,6 +46,8 @@ def output_for(argv: Sequence[str], profile: MachineProfile | None) -> list[str]
         return [f"Collecting {req}", f"  Downloading {name}-...whl", f"Successfully installed {req}"]
     if "-m" in argv and "venv" in argv:
         return []
+    if any(a.endswith("tf_gpu_check.py") for a in argv):
+        return _gpu_check_lines(profile)
     if "tf.config.list_physical_devices" in joined:
         gpus = [g.name for g in profile.gpus] if profile else []
         lines = ["TensorFlow (simulated)"]
@@ -55,3 +58,19 @@ def output_for(argv: Sequence[str], profile: MachineProfile | None) -> list[str]
     if name == "conda":
         return ["Collecting package metadata (repodata.json): done", "Solving environment: done", "done"]
     return ["ok"]
+
+
+def _gpu_check_lines(profile: MachineProfile | None) -> list[str]:
+    """What assets/checks/tf_gpu_check.py prints on a machine where it passes (JSON lines)."""
+    import json
+
+    gpus = [(g.name, g.compute_capability) for g in profile.gpus] if profile else []
+    events: list[dict[str, object]] = [
+        {"event": "start", "message": "checking TensorFlow on the GPU (simulated)"}
+    ]
+    for i, (name, cc) in enumerate(gpus or [("NVIDIA GPU", "?")]):
+        events.append({"event": "gpu", "message": f"GPU {i}: {name}, compute capability {cc}"})
+    for op in ("matmul", "conv2d_forward", "conv2d_input_grad", "conv2d_filter_grad"):
+        events.append({"event": "op", "op": op, "ok": True, "message": f"{op} on GPU:0 agrees with the CPU"})
+    events.append({"event": "done", "ok": True, "message": "the GPU check passed"})
+    return [json.dumps({**e, "check": "tf_gpu_check"}) for e in events]

@@ -8,7 +8,11 @@ by sudo and never reaches the command's own stdin. It is never put in argv
 (the process list), the environment, a log or the journal.
 
 When sudo needs no password (NOPASSWD, or the wizard already runs as root)
-nothing is asked at all.
+nothing is asked at all: `sudo -n true` is tried first, before any password is
+asked for, checked or sent, because with a NOPASSWD rule sudo would not read the
+line and it would reach the command's stdin instead. As a second guard the
+command runs as `sh -c 'exec "$@" </dev/null'`: whatever sudo leaves unread on
+stdin is never the command's input.
 """
 
 from __future__ import annotations
@@ -17,6 +21,9 @@ import os
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+# The command never reads what sudo left on stdin (a password sudo did not need).
+STDIN_GUARD = ("/bin/sh", "-c", 'exec "$@" </dev/null', "sh")
 
 
 @dataclass
@@ -39,7 +46,7 @@ class SudoSession:
     @property
     def ready(self) -> bool:
         """True when root commands can run now without asking anything."""
-        return self.is_root or self._password is not None or self.passwordless()
+        return self.is_root or self.passwordless() or self._password is not None
 
     def passwordless(self) -> bool:
         if self._passwordless is None:
@@ -47,7 +54,9 @@ class SudoSession:
         return self._passwordless
 
     def try_password(self, password: str) -> bool:
-        """Check the password with sudo; keep it only when it works."""
+        """Check the password with sudo; keep it only when it works. With NOPASSWD it is not sent."""
+        if self.is_root or self.passwordless():
+            return True
         if "\n" in password or "\r" in password:
             return False
         if self._sudo_ok(["-k", "-S", "-p", "", "true"], password.encode() + b"\n"):
@@ -61,8 +70,10 @@ class SudoSession:
     def wrap(self, argv: Sequence[str]) -> Wrapped:
         if self.is_root:
             return Wrapped(list(argv), None)
-        if self._password is not None:
-            return Wrapped([self.sudo, "-k", "-S", "-p", "", "--", *argv], self._password.encode() + b"\n")
+        if self._password is not None and not self.passwordless():
+            return Wrapped(
+                [self.sudo, "-k", "-S", "-p", "", "--", *STDIN_GUARD, *argv], self._password.encode() + b"\n"
+            )
         return Wrapped([self.sudo, "-n", "--", *argv], None)
 
     def _sudo_ok(self, args: list[str], stdin: bytes | None) -> bool:

@@ -1,0 +1,3 @@
+from maint.harvest.cli import main
+
+raise SystemExit(main())

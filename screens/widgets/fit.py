@@ -1,0 +1,51 @@
+"""Text fitted to a width in terminal cells (a CJK character takes two), cut only between words.
+
+A version or a package name is one word, so it is shown whole or not at all: a cut
+`tensorflow-cpu==2.2` reads as another release.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.cells import cell_len
+
+ELLIPSIS = "…"
+# Where a reason's short head ends: the first colon or semicolon (ASCII or full-width).
+_HEAD_END = re.compile(r": |; |：|；")
+
+
+def head(text: str) -> str:
+    """The words before the first ': ' or '; ', the short form of a reason."""
+    return _HEAD_END.split(text, maxsplit=1)[0].strip()
+
+
+def _is_wide(word: str) -> bool:
+    return cell_len(word) > len(word)
+
+
+def fit_words(text: str, width: int) -> str:
+    """`text` when it fits in `width` cells, else as many whole words as fit, then '…'.
+
+    A first word that is too long is cut by characters only when it is CJK text (where
+    each character is a word); an ASCII token is never split.
+    """
+    if cell_len(text) <= width:
+        return text
+    if width <= 1:
+        return ELLIPSIS[:width]
+    out = ""
+    for word in text.split(" "):
+        candidate = f"{out} {word}" if out else word
+        if cell_len(candidate) + 1 > width:
+            break
+        out = candidate
+    if not out:
+        first = text.split(" ")[0]
+        if not _is_wide(first):
+            return ELLIPSIS
+        for char in first:
+            if cell_len(out + char) + 1 > width:
+                break
+            out += char
+    return out.rstrip(" ,;:，；：") + ELLIPSIS

@@ -1,0 +1,160 @@
+"""A stand-in for TensorFlow with the few calls tf_gpu_check.py makes, for tests without a GPU.
+
+It plays a machine, set by environment variables, so the check meets the real faults:
+    FAKE_TF_CAPS      build_info cuda_compute_capabilities, comma-separated ("" = CPU build)
+    FAKE_TF_GPUS      "name=9.0;name=8.6" (empty: TensorFlow sees no GPU)
+    FAKE_TF_FAULT     "" | "wrong-conv" (the GPU's conv gradient is off) | "raise-matmul"
+                      (CUDA_ERROR_INVALID_PTX) | "no-gpu-kernel" (a placement error)
+    FAKE_TF_CALLS     a file; each import appends one line (how many times the check ran)
+Values are small lists, whatever shape is asked for: the check compares GPU with CPU.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+
+__version__ = "2.21.0"
+
+if os.environ.get("FAKE_TF_CALLS"):
+    with open(os.environ["FAKE_TF_CALLS"], "a", encoding="utf-8") as _f:
+        _f.write("import\n")
+
+_CAPS = [c for c in os.environ.get("FAKE_TF_CAPS", "").split(",") if c]
+_FAULT = os.environ.get("FAKE_TF_FAULT", "")
+_device = ["/job:localhost/replica:0/task:0/device:CPU:0"]
+
+
+class _Device:
+    def __init__(self, name: str, details: dict) -> None:
+        self.name = name
+        self.details = details
+
+
+def _gpus() -> list[_Device]:
+    out = []
+    for i, item in enumerate(x for x in os.environ.get("FAKE_TF_GPUS", "").split(";") if x):
+        name, _, cc = item.partition("=")
+        major, minor = (int(p) for p in cc.split("."))
+        out.append(
+            _Device(f"/physical_device:GPU:{i}", {"device_name": name, "compute_capability": (major, minor)})
+        )
+    return out
+
+
+class InternalError(Exception):
+    pass
+
+
+class InvalidArgumentError(Exception):
+    pass
+
+
+class _Tensor:
+    def __init__(self, values: list, device: str) -> None:
+        self.values = values
+        self.device = device
+
+    def numpy(self) -> list:
+        return list(self.values)
+
+    def __mul__(self, other: object) -> _Tensor:
+        factor = other.values if isinstance(other, _Tensor) else [other] * len(self.values)
+        return _Tensor([a * b for a, b in zip(self.values, factor, strict=False)], self.device)
+
+    __rmul__ = __mul__
+
+
+def _on_gpu() -> bool:
+    return "GPU" in _device[-1]
+
+
+class sysconfig:
+    @staticmethod
+    def get_build_info() -> dict:
+        return {
+            "is_cuda_build": bool(_CAPS),
+            "cuda_version": "12.5.1",
+            "cudnn_version": "9",
+            "cuda_compute_capabilities": list(_CAPS),
+        }
+
+
+class test:
+    @staticmethod
+    def is_built_with_cuda() -> bool:
+        return bool(_CAPS)
+
+
+class _Experimental:
+    @staticmethod
+    def get_device_details(device: _Device) -> dict:
+        return dict(device.details)
+
+
+class config:
+    experimental = _Experimental()
+
+    @staticmethod
+    def list_physical_devices(kind: str) -> list[_Device]:
+        return _gpus() if kind == "GPU" and _CAPS else []
+
+    @staticmethod
+    def set_soft_device_placement(on: bool) -> None:
+        pass
+
+
+@contextmanager
+def device(name: str):
+    full = "/job:localhost/replica:0/task:0/device:" + name.strip("/").upper()
+    _device.append(full)
+    try:
+        yield
+    finally:
+        _device.pop()
+
+
+class random:
+    @staticmethod
+    def stateless_uniform(shape, seed, minval=0.0, maxval=1.0) -> _Tensor:
+        return _Tensor([0.25 * (seed[0] + k) for k in range(4)], _device[-1])
+
+    @staticmethod
+    def stateless_normal(shape, seed) -> _Tensor:
+        return _Tensor([0.5 * (seed[1] - k) for k in range(4)], _device[-1])
+
+
+def matmul(a: _Tensor, b: _Tensor) -> _Tensor:
+    if _FAULT == "no-gpu-kernel" and _on_gpu():
+        raise InvalidArgumentError(
+            "Cannot assign a device for operation MatMul: Could not satisfy explicit device specification "
+            "'/device:GPU:0' because no supported kernel for GPU devices is available."
+        )
+    if _FAULT == "raise-matmul" and _on_gpu():
+        raise InternalError("'cuModuleLoadData(&module, data)' failed with 'CUDA_ERROR_INVALID_PTX'\nmore")
+    return _Tensor([x * y for x, y in zip(a.values, b.values, strict=False)], _device[-1])
+
+
+def reduce_sum(t: _Tensor) -> _Tensor:
+    return _Tensor([sum(t.values)], _device[-1])
+
+
+class nn:
+    @staticmethod
+    def conv2d(x: _Tensor, w: _Tensor, strides=1, padding="SAME") -> _Tensor:
+        return _Tensor([a + b for a, b in zip(x.values, w.values, strict=False)], _device[-1])
+
+
+class GradientTape:
+    def __enter__(self) -> GradientTape:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def watch(self, tensors: object) -> None:
+        pass
+
+    def gradient(self, loss: _Tensor, sources: list[_Tensor]) -> list[_Tensor]:
+        off = 0.5 if _FAULT == "wrong-conv" and _on_gpu() else 0.0
+        return [_Tensor([2.0 * v + off for v in s.values], _device[-1]) for s in sources]

@@ -1,0 +1,65 @@
+"""The Plan screen's package source: the catalogue's mirrors in a list, the plan rebuilt on the
+chosen one (every pip install gets its index), --mirror passed to the app, and the suggestion
+shown to a zh_CN user. The catalogue is the test's own (TF_GPU_WIZARD_HOME)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.widgets import Select
+
+from tests.apps.screen_text import screen_text
+from tests.apps.wizard_app import build_app, settle, to_plan
+from wizard.mirror.catalogue import add_mirror
+
+INDEX = "http://127.0.0.1:8999/simple"
+
+
+def _pip_installs(plan: Any) -> list[tuple[str, ...]]:
+    return [c for s in plan.steps for c in s.commands if c[1:4] == ("-m", "pip", "install")]
+
+
+async def test_choosing_a_mirror_rebuilds_the_plan_on_its_index() -> None:
+    add_mirror("lab", INDEX, None)
+    app = build_app("wsl2-rtx4060-laptop")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_plan(pilot)
+        select = app.screen.query_one("#plan-mirror", Select)
+        assert [value for _, value in select._options] == ["default", "lab"]
+        before = app.session.plan
+        assert all("--index-url" not in c for c in _pip_installs(before))
+        select.value = "lab"
+        await settle(pilot)
+        plan = app.session.plan
+        assert plan is not before and app.session.mirror == "lab"
+        assert _pip_installs(plan) and all(c[4:6] == ("--index-url", INDEX) for c in _pip_installs(plan))
+        assert "lab" in screen_text(app)
+        select.value = "default"
+        await settle(pilot)
+        assert all("--index-url" not in c for c in _pip_installs(app.session.plan))
+
+
+async def test_mirror_given_to_the_app_is_used_and_preselected() -> None:
+    add_mirror("lab", INDEX, None)
+    app = build_app("wsl2-rtx4060-laptop", mirror="lab")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_plan(pilot)
+        assert app.screen.query_one("#plan-mirror", Select).value == "lab"
+        assert all(c[4:6] == ("--index-url", INDEX) for c in _pip_installs(app.session.plan))
+
+
+@pytest.mark.parametrize(("locale", "suggested"), [("zh_CN.UTF-8", True), ("en_US.UTF-8", False)])
+async def test_a_zh_cn_user_is_told_about_the_mirror(
+    monkeypatch: pytest.MonkeyPatch, locale: str, suggested: bool
+) -> None:
+    monkeypatch.setenv("LANG", locale)
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    add_mirror("lab", INDEX, None)
+    app = build_app("wsl2-rtx4060-laptop", suggest_mirror=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_plan(pilot)
+        await settle(pilot)
+        shown = [str(n.message) for n in app._notifications]
+        assert any("--mirror lab" in m for m in shown) == suggested

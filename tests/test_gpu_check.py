@@ -1,0 +1,250 @@
+"""The GPU check (assets/checks/tf_gpu_check.py): its rules, its output, and that the plan runs it once.
+
+Without a GPU here, the check meets the faults through tests/fake_tf, a stand-in TensorFlow
+that plays a machine (a GPU, a build, a wrong kernel) set by environment variables: the
+check's own code runs unchanged in a subprocess, as the plan runs it. With the cached
+CPU TensorFlow (tests/test_bench_real.py builds it) the real library runs too (slow).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.test_runner_helpers import Recorder, make_plan
+from wizard.choose.choice import Candidate, VersionSet
+from wizard.doctor.diagnose import match_output
+from wizard.plan.common import verify_step
+from wizard.plan.gpucheck import check_args, check_script
+from wizard.plan.model import PlanInputs
+from wizard.run.runner import Runner
+
+FAKE_TF = Path(__file__).resolve().parent / "fake_tf"
+CAPS_2_21 = "sm_60,sm_70,sm_80,sm_89,compute_90"
+
+
+def load_check():
+    spec = importlib.util.spec_from_file_location("tf_gpu_check", check_script())
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+CHECK = load_check()
+
+
+def run_check(*args: str, caps: str = CAPS_2_21, gpus: str = "", fault: str = "", **env: str):
+    environ = dict(
+        os.environ,
+        PYTHONPATH=str(FAKE_TF),
+        FAKE_TF_CAPS=caps,
+        FAKE_TF_GPUS=gpus,
+        FAKE_TF_FAULT=fault,
+        **env,
+    )
+    done = subprocess.run(
+        [sys.executable, check_script(), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environ,
+        check=False,
+    )
+    events = [json.loads(line) for line in done.stdout.splitlines()]  # every stdout line is JSON
+    return done, events
+
+
+# ---- the rules, as the check applies them --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cc", "driver", "runs"),
+    [
+        ((8, 6), (12, 2), "sass"),  # sm_80 code on 8.6
+        ((6, 1), (12, 2), "sass"),
+        ((5, 2), (13, 0), "none"),  # no sm_50 in 2.21
+        ((9, 0), (12, 2), "ptx-driver"),  # compute_90 at ISA 8.5 needs CUDA 12.5
+        ((9, 0), (12, 5), "ptx"),
+        ((12, 0), (12, 8), "ptx"),
+    ],
+)
+def test_arch_verdict_follows_the_rules(cc, driver, runs):
+    verdict = CHECK.arch_verdict(CAPS_2_21.split(","), cc, {"compute_90": (8, 5)}, driver)
+    assert verdict["runs"] == runs
+    assert verdict["ok"] is (runs in ("sass", "ptx"))
+
+
+def test_arch_specific_ptx_is_required_of_gpus_without_machine_code():
+    isas = {"compute_90": (8, 3), "compute_90a": (8, 5)}  # TF 2.19 / 2.20
+    hopper = CHECK.arch_verdict(CAPS_2_21.split(","), (9, 0), isas, (12, 5))
+    assert hopper["ok"] and hopper["isa"] == "8.5"
+    blackwell = CHECK.arch_verdict(CAPS_2_21.split(","), (12, 0), isas, (12, 8))
+    assert not blackwell["ok"] and blackwell["missing"] == "compute_90a"
+
+
+def test_relative_error_catches_nan_and_shape():
+    assert CHECK.rel_error([1.0, 2.0], [1.0, 2.0]) == 0
+    assert CHECK.rel_error([1.0, float("nan")], [1.0, 2.0]) == float("inf")
+    assert CHECK.rel_error([1.0], [1.0, 2.0]) == float("inf")
+    assert abs(CHECK.rel_error([[1.0, 2.1]], [[1.0, 2.0]]) - 0.05) < 1e-9
+
+
+def test_bad_arguments_get_one_line_and_exit_2():
+    done = subprocess.run(
+        [sys.executable, check_script(), "--ptx-isa", "ninety"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 2 and "expected like compute_90=8.3" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+# ---- the check against machines ------------------------------------------------------------
+
+
+def test_a_working_gpu_passes_with_every_op_checked():
+    done, events = run_check("--driver-cuda", "12.2", gpus="NVIDIA GeForce RTX 3060=8.6")
+    assert done.returncode == 0, done.stderr
+    ops = {e["op"]: e for e in events if e["event"] == "op"}
+    assert set(ops) == {"matmul", "conv2d_forward", "conv2d_input_grad", "conv2d_filter_grad"}
+    assert all(e["ok"] and "GPU:0" in e["device"] and e["rel_error"] <= CHECK.TOLERANCE for e in ops.values())
+    arch = next(e for e in events if e["event"] == "arch")
+    assert (arch["runs"], arch["via"]) == ("sass", "sm_80")
+    assert next(e["event"] for e in events) == "start" and events[-1] == {
+        **events[-1],
+        "event": "done",
+        "ok": True,
+    }
+    assert "FAILED" not in done.stderr
+
+
+def test_h100_on_a_535_driver_fails_on_ptx_and_the_doctor_says_why():
+    args = check_args(Candidate(VersionSet("2.21.0", "3.10", "12.5", "9.3", "pip-and-cuda"), True), "12.2")
+    assert args == ("--ptx-isa", "compute_90=8.5", "--driver-cuda", "12.2")
+    done, events = run_check(*args, gpus="NVIDIA H100 80GB HBM3=9.0")
+    assert done.returncode == 1
+    fail = next(e for e in events if e["event"] == "fail")
+    assert (
+        fail["code"] == "ptx-driver" and "CUDA >= 12.5" in fail["message"] and "CUDA 12.2" in fail["message"]
+    )
+    assert not any(e["event"] == "op" for e in events)  # no minutes of JIT before saying so
+    assert next(d.id for d in match_output(done.stdout + done.stderr)) == "ptx-too-new-for-driver"
+
+
+def test_blackwell_on_2_20_is_refused_for_its_sm_90a_only_kernels():
+    cand = Candidate(VersionSet("2.20.0", "3.12", "12.9", "9.28", "pip-and-cuda"), True)
+    done, _events = run_check(*check_args(cand, "12.8"), gpus="NVIDIA GeForce RTX 5090=12.0")
+    assert done.returncode == 1
+    assert "tf_gpu_check FAILED [arch]" in done.stderr and "compute_90a" in done.stderr
+    assert match_output(done.stderr)[0].id == "unsupported-cc"
+
+
+def test_a_wrong_convolution_gradient_fails_the_check():
+    done, events = run_check(
+        "--driver-cuda", "12.4", gpus="NVIDIA GeForce GTX 1060 6GB=6.1", fault="wrong-conv"
+    )
+    assert done.returncode == 1
+    bad = [e for e in events if e["event"] == "op" and not e["ok"]]
+    assert bad and bad[0]["op"] == "conv2d_input_grad" and bad[0]["rel_error"] > CHECK.TOLERANCE
+    assert match_output(done.stderr)[0].id == "gpu-check-wrong-result"
+
+
+def test_a_kernel_that_will_not_load_fails_with_the_cuda_error_for_the_doctor():
+    done, _ = run_check("--driver-cuda", "12.8", gpus="NVIDIA GeForce RTX 5090=12.0", fault="raise-matmul")
+    assert done.returncode == 1
+    assert "tf_gpu_check FAILED [matmul]" in done.stderr and "CUDA_ERROR_INVALID_PTX" in done.stderr
+    # The CUDA error in the line is the cause the doctor names; a failure it does not know
+    # is still recognised as the check's.
+    assert [d.id for d in match_output(done.stderr)] == ["gpu-too-new"]
+    unknown = "tf_gpu_check FAILED [conv2d]: conv2d on /GPU:0 failed: InternalError: something new"
+    assert [d.id for d in match_output(unknown)] == ["gpu-check-op-failed"]
+
+
+@pytest.mark.parametrize(
+    ("caps", "gpus", "code", "diagnosis"),
+    [("", "", "cpu-build", "cpu-only-wheel"), (CAPS_2_21, "", "no-gpu", "gpu-list-empty")],
+)
+def test_no_gpu_in_tensorflow_is_a_clear_failure(caps, gpus, code, diagnosis):
+    done, events = run_check(caps=caps, gpus=gpus)
+    assert done.returncode == 1 and events[-1]["ok"] is False
+    assert f"tf_gpu_check FAILED [{code}]" in done.stderr
+    assert match_output(done.stderr)[0].id == diagnosis
+
+
+# ---- the plan runs it, once -------------------------------------------------------------------
+
+
+def test_the_verify_step_runs_the_check_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = tmp_path / "imports"
+    for key, value in {
+        "PYTHONPATH": str(FAKE_TF),
+        "FAKE_TF_CAPS": CAPS_2_21,
+        "FAKE_TF_GPUS": "NVIDIA GeForce RTX 3090=8.6",
+        "FAKE_TF_CALLS": str(calls),
+    }.items():
+        monkeypatch.setenv(key, value)
+    cand = Candidate(VersionSet("2.21.0", "3.11", "12.5", "9.3", "pip-and-cuda"), True)
+    inputs = PlanInputs(candidate=cand, venv=tmp_path / "venv", home=tmp_path)
+    step = verify_step(inputs, gpu=True, python=sys.executable, driver_cuda="12.2")
+    assert step.commands[0][1:3] == (check_script(), "--ptx-isa")  # a file, not a `python -c` program
+    assert step.check_is_last_command and not step.check_before
+    rec = Recorder()
+    result = Runner(make_plan(step), rec, simulate=False).run()
+    assert result.outcome == "finished", (result.message, rec.lines[-5:])
+    assert rec.statuses() == {"verify": "done"}
+    assert calls.read_text().count("import") == 1
+    assert any('"event": "done"' in line and '"ok": true' in line for line in rec.lines)
+
+
+# ---- the real TensorFlow (CPU build), when the test cache has it ---------------------------------
+
+
+@pytest.mark.slow
+def test_real_tensorflow_cpu_build_is_reported_as_such() -> None:
+    from tests.test_bench_real import tensorflow_venv
+
+    py = tensorflow_venv()
+    done = subprocess.run(
+        [str(py), check_script(), "--ptx-isa", "compute_90=8.5"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
+    )
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 1
+    assert next(e for e in events if e["event"] == "tensorflow")["cuda_build"] is False
+    assert "tf_gpu_check FAILED [cpu-build]" in done.stderr
+
+
+@pytest.mark.slow
+def test_real_tensorflow_runs_the_matmul_and_conv_comparison_on_the_cpu(tmp_path: Path) -> None:
+    from tests.test_bench_real import tensorflow_venv
+
+    driver = tmp_path / "ops.py"
+    driver.write_text(
+        "import importlib.util, json, sys\n"
+        "spec = importlib.util.spec_from_file_location('c', sys.argv[1])\n"
+        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        "import tensorflow as tf\n"
+        "m.run_ops(m.Out(sys.stdout), tf, '/CPU:0')\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [str(tensorflow_venv()), str(driver), check_script()],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    ops = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert [e["op"] for e in ops] == ["matmul", "conv2d_forward", "conv2d_input_grad", "conv2d_filter_grad"]
+    assert all(e["ok"] and e["rel_error"] == 0 for e in ops)

@@ -1,0 +1,184 @@
+"""uv for the TensorFlow environment where the probe finds it, pip otherwise.
+
+The probe reads uv and pip's index settings from a fixture machine (System + CannedCommands);
+the plan then makes the environment with `uv venv` and installs with `uv pip install
+--python ENV/bin/python`, passing pip's index settings (uv does not read pip's config),
+with the same constraints file and the same checks as the pip plan.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tests.machines import context, ok, tree
+from wizard.choose.resolver import recommend
+from wizard.demo import load_demo
+from wizard.plan.build import build_plan
+from wizard.plan.installer import PIP, choose_installer
+from wizard.plan.model import Plan
+from wizard.probe.installers import probe_installers
+from wizard.profile import MachineProfile, PythonInfo
+
+HOME = "/home/student"
+UV = "/home/student/.local/bin/uv"
+
+
+def _with_uv(profile: MachineProfile, **python: object) -> MachineProfile:
+    info = replace(profile.python, uv=UV, uv_version="0.8.3", **python)  # type: ignore[arg-type]
+    return replace(profile, python=info)
+
+
+def _plan(profile: MachineProfile, method: str | None = None) -> Plan:
+    rec = recommend(profile, prefer_method=method)
+    assert rec.recommended is not None
+    return build_plan(profile, rec.recommended, home=HOME)
+
+
+def _probe(
+    tmp_path: Path, files: dict[str, str], env: dict[str, str], uv_out: str = "uv 0.8.3"
+) -> PythonInfo:
+    root = tree(tmp_path / "root", files)
+    ctx = context(root, {(UV, "--version"): ok(uv_out + "\n")}, env=env)
+    info = PythonInfo()
+    probe_installers(ctx, info)
+    return info
+
+
+def test_probe_finds_uv_in_the_home_and_reads_pips_index(tmp_path: Path) -> None:
+    files = {
+        UV: "",
+        "/etc/pip.conf": "[global]\nindex-url = https://mirror.example/simple\n",
+        f"{HOME}/.config/pip/pip.conf": (
+            "[global]\nextra-index-url =\n    https://a.example/simple\n    https://b.example/simple\n"
+            "[install]\nfind-links = /srv/wheels\n"
+        ),
+    }
+    # ~/.local/bin is not on PATH yet (a fresh uv install): it is still found.
+    info = _probe(tmp_path, files, {"PATH": "/usr/bin:/bin", "HOME": HOME})
+    assert (info.uv, info.uv_version) == (UV, "0.8.3")
+    assert info.pip_index_url == "https://mirror.example/simple"
+    assert info.pip_extra_index_urls == "https://a.example/simple https://b.example/simple"
+    assert info.pip_find_links == "/srv/wheels"
+    assert not info.pip_index_private
+
+
+def test_environment_beats_pip_conf_and_a_password_is_never_kept(tmp_path: Path) -> None:
+    files = {UV: "", "/etc/pip.conf": "[global]\nindex-url = https://mirror.example/simple\n"}
+    env = {"PATH": "/home/student/.local/bin", "HOME": HOME, "PIP_INDEX_URL": "https://ci.example/simple"}
+    assert _probe(tmp_path / "a", files, env).pip_index_url == "https://ci.example/simple"
+    env["PIP_EXTRA_INDEX_URL"] = "https://bob:s3cret@private.example/simple"
+    info = _probe(tmp_path / "b", files, env)
+    assert info.pip_index_private
+    assert "s3cret" not in repr(info)
+    assert info.pip_index_url is None and info.pip_extra_index_urls is None
+
+
+def test_uvs_own_index_is_left_to_uv(tmp_path: Path) -> None:
+    files = {
+        UV: "",
+        "/etc/pip.conf": "[global]\nindex-url = https://mirror.example/simple\n",
+        f"{HOME}/.config/uv/uv.toml": 'index-url = "https://uv-mirror.example/simple"\n',
+    }
+    info = _probe(tmp_path, files, {"PATH": "/home/student/.local/bin", "HOME": HOME})
+    assert info.uv_index_configured
+    plan = _plan(replace(load_demo("no-nvidia-gpu"), python=info))
+    install = plan.step("tensorflow").commands[-1]
+    assert install[:3] == (UV, "pip", "install")
+    assert "--index-url" not in install and "https://mirror.example/simple" not in install
+
+
+def test_a_broken_uv_is_not_used(tmp_path: Path) -> None:
+    info = _probe(tmp_path, {UV: ""}, {"PATH": "/home/student/.local/bin", "HOME": HOME}, uv_out="garbage")
+    assert info.uv is None
+
+
+def test_cpu_plan_with_uv_has_the_same_checks_and_constraints() -> None:
+    base = load_demo("no-nvidia-gpu")
+    pip_plan = _plan(base)
+    uv_plan = _plan(_with_uv(base))
+    venv = uv_plan.venv
+    assert uv_plan.step("venv").commands == (
+        (UV, "venv", "--seed", "--allow-existing", "--python", base.python.executable, venv),
+    )
+    install = uv_plan.step("tensorflow").commands[-1]
+    assert install[:5] == (UV, "pip", "install", "--python", f"{venv}/bin/python")
+    assert install[-1] == pip_plan.step("tensorflow").commands[-1][-1]  # the same requirement
+    for step_id in ("venv", "tensorflow", "verify", "hello"):
+        assert uv_plan.step(step_id).check == pip_plan.step(step_id).check, step_id
+    # Every command but the installer itself is the pip plan's.
+    pip_cmds = [c for c in pip_plan.step("tensorflow").commands if "pip" not in c[:4]]
+    uv_cmds = [c for c in uv_plan.step("tensorflow").commands if c[0] != UV]
+    assert uv_cmds == pip_cmds
+
+
+def test_uv_gets_pips_index_settings_on_its_command_line() -> None:
+    profile = _with_uv(
+        load_demo("wsl2-rtx4060-laptop"),
+        pip_index_url="https://mirror.example/simple",
+        pip_extra_index_urls="https://a.example/simple",
+        pip_find_links="/srv/wheels",
+    )
+    install = _plan(profile).step("tensorflow").commands[-1]
+    text = " ".join(install)
+    assert "--index-url https://mirror.example/simple" in text
+    assert "--extra-index-url https://a.example/simple" in text
+    assert "--find-links /srv/wheels" in text
+    assert "--index-strategy unsafe-best-match" in text  # pip's rule across several indexes
+
+
+def test_a_private_index_keeps_pip() -> None:
+    profile = _with_uv(load_demo("no-nvidia-gpu"), pip_index_private=True)
+    assert choose_installer(profile) == PIP
+    assert _plan(profile).step("tensorflow").commands[-1][1:4] == ("-m", "pip", "install")
+
+
+def test_uv_brings_the_python_without_root_or_a_ppa() -> None:
+    """Ubuntu 20.04's Python 3.8 is too old: uv installs the wanted one into the home."""
+    profile = _with_uv(load_demo("ubuntu-20.04-gtx1080-driver470"))
+    plan = _plan(profile)
+    python = plan.step("python")
+    want = plan.set.python
+    assert python.where == "user" and python.commands == ((UV, "python", "install", want),)
+    assert python.check.argv == (UV, "python", "find", want)
+    assert not any("deadsnakes" in " ".join(c) for s in plan.steps for c in s.commands)
+    assert plan.step("venv").commands[0][-3:] == ("--python", want, plan.venv)
+
+
+def test_no_venv_package_is_needed_with_uv() -> None:
+    """A stock Debian/Ubuntu Python without ensurepip: pip needs python3-venv, uv does not."""
+    base = load_demo("no-nvidia-gpu")
+    stock = replace(base, python=replace(base.python, venv_module=False, pip=False))
+    assert "python-venv" in [s.id for s in _plan(stock).steps] or base.os.id not in ("ubuntu", "debian")
+    assert "python-venv" not in [s.id for s in _plan(_with_uv(stock)).steps]
+    assert not any(s.needs_root for s in _plan(_with_uv(stock)).steps)
+
+
+@pytest.mark.slow
+def test_the_plans_uv_commands_make_a_working_environment(tmp_path: Path) -> None:
+    """The venv step's uv commands, run for real, pass the venv step's own check."""
+    uv = Path(sys.executable).parent / "uv"
+    uv_path = str(uv) if uv.exists() else shutil.which("uv")
+    if uv_path is None:
+        pytest.skip("uv is not installed (it comes with the test extra)")
+    base = load_demo("no-nvidia-gpu")
+    py = f"{sys.version_info.major}.{sys.version_info.minor}"
+    profile = replace(
+        base,
+        python=replace(base.python, version=py, executable=sys.executable, uv=uv_path, uv_version="0.8.0"),
+    )
+    rec = recommend(profile)
+    assert rec.recommended is not None
+    plan = build_plan(profile, rec.recommended, venv=tmp_path / "env")
+    step = plan.step("venv")
+    assert step.commands[0][0] == uv_path
+    assert not (tmp_path / "env").exists()
+    for argv in step.commands:
+        done = subprocess.run(list(argv), capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+    assert subprocess.run(list(step.check.argv), capture_output=True).returncode == 0

@@ -1,0 +1,86 @@
+"""Detect no longer says "No problems found" when the newest TensorFlow is out of reach: an old
+driver (Linux or the Windows one under WSL2), an old GPU, or a Python to add, each with its fix."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+
+from wizard.choose.knowledge import load_knowledge
+from wizard.demo import load_demo
+from wizard.doctor.findings import Finding, find_problems
+from wizard.profile import DriverInfo
+from wizard.text import t
+
+NEWEST = load_knowledge().releases[0].series
+
+
+def by_key(findings: list[Finding]) -> dict[str, Finding]:
+    return {f.key: f for f in findings}
+
+
+def test_an_old_linux_driver_is_a_finding_with_the_driver_to_get() -> None:
+    found = by_key(find_problems(load_demo("ubuntu-20.04-gtx1080-driver470")))
+    f = found["newest-tf-driver"]
+    assert NEWEST in f.title
+    assert "525.60.13" in f.why and "470.256.02" in f.why  # the version to get, and the one here
+    assert "ubuntu-drivers" in f.why and "reboot" in f.why  # how, and what follows
+    assert "2.14" in f.why  # what works until then
+    assert f.severity == "info"  # a way forward, not a failure: TF 2.14 trains on this GPU
+
+
+def test_an_old_windows_driver_under_wsl2_says_to_update_it_in_windows() -> None:
+    profile = copy.deepcopy(load_demo("wsl2-rtx4060-laptop"))
+    assert profile.driver is not None
+    profile.driver = DriverInfo(version="512.95", cuda="12.0", source=profile.driver.source)
+    f = by_key(find_problems(profile))["newest-tf-driver"]
+    assert "528.33" in f.why and "Windows" in f.why and "wsl --shutdown" in f.why
+    assert "ubuntu-drivers" not in f.why  # never a Linux driver inside WSL
+
+
+def test_a_current_machine_gets_no_such_finding() -> None:
+    keys = set(by_key(find_problems(load_demo("wsl2-rtx4060-laptop"))))
+    assert not keys & {"newest-tf-driver", "newest-tf-gpu-old", "python-too-old"}
+
+
+def test_a_gpu_too_old_for_the_newest_release_names_the_newest_that_runs() -> None:
+    f = by_key(find_problems(load_demo("ubuntu-22.04-gtx960m-laptop")))["newest-tf-gpu-old"]
+    assert NEWEST in f.title and "5.0" in f.why and "2.16" in f.why
+    cpu = by_key(find_problems(load_demo("ubuntu-22.04-gtx680-old")))["newest-tf-gpu-old"]
+    assert t("findings.until.gpu_cpu") in cpu.why
+
+
+def test_a_python_older_than_the_recommended_tensorflow_is_said() -> None:
+    f = by_key(find_problems(load_demo("ubuntu-20.04-gtx1080-driver470")))["python-too-old"]
+    assert "3.9" in f.title and "3.8" in f.title
+
+
+def test_platforms_with_their_own_finding_are_not_told_twice() -> None:
+    for name in ("wsl1-ubuntu-22.04", "macos-arm64", "no-nvidia-gpu"):
+        assert "newest-tf-driver" not in by_key(find_problems(load_demo(name)))
+
+
+def test_detect_cli_shows_the_finding_instead_of_no_problems() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "wizard", "--profile", "ubuntu-20.04-gtx1080-driver470", "detect"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0
+    out = " ".join(result.stdout.split())
+    assert t("findings.newest_tf_driver.title", newest=NEWEST) in out
+    assert t("detect.no_problems") not in out
+
+
+async def test_detect_screen_lists_it_under_what_needs_attention() -> None:
+    from tests.apps.screen_text import screen_text
+    from tests.apps.wizard_app import build_app, to_detect
+
+    app = build_app("ubuntu-20.04-gtx1080-driver470")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_detect(pilot)
+        seen = screen_text(app)
+        assert t("findings.newest_tf_driver.title", newest=NEWEST) in seen
+        assert t("app.detect.no_problems") not in seen

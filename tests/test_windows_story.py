@@ -1,0 +1,140 @@
+"""Native Windows tells one story (WSL2 with the newest TF, native 2.10 the alternative), with
+Windows paths and PowerShell quoting; WSL2 with an old Windows driver gets a step that says
+which driver, where to get it, and how it is checked from inside WSL."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from wizard.choose.resolver import recommend, required_driver
+from wizard.demo import load_demo
+from wizard.plan.build import build_plan
+from wizard.plan.model import Plan
+from wizard.plan.view import format_plan
+from wizard.plan.wsl import WSL_NVIDIA_SMI
+from wizard.plan.wsl_setup import DISTRO, WSL_DISTRO_PY, wsl_path
+from wizard.profile import DriverInfo
+
+WINDOWS = "windows11-rtx3070"
+
+
+def _plan(profile_name: str, method: str | None = None) -> Plan:
+    profile = load_demo(profile_name)
+    rec = recommend(profile, prefer_method=method)
+    assert rec.recommended is not None
+    return build_plan(profile, rec.recommended)
+
+
+def test_windows_recommends_wsl2_with_the_newest_tf_and_keeps_native_2_10() -> None:
+    rec = recommend(load_demo(WINDOWS))
+    best = rec.recommended
+    assert best is not None and best.set.tensorflow.startswith("2.21")
+    assert "WSL2" in best.reasons[0]
+    native = [c for c in rec.candidates if c.ok and c.set.method == "conda"]
+    assert native and native[0].set.tensorflow.startswith("2.10")
+    assert rec.unlock_hint is None  # nothing left to unlock: the recommendation is the newest
+
+
+def test_the_windows_plan_sets_up_wsl2_and_says_what_to_type() -> None:
+    plan = _plan(WINDOWS)
+    ids = [s.id for s in plan.steps]
+    assert ids == ["windows-driver", "wsl-install", "wsl-first-start", "wsl-wizard"]
+    assert all(s.where == "windows-host" for s in plan.steps)
+    install = plan.step("wsl-install")
+    assert install.command_lines() == [f"wsl --install -d {DISTRO}"]
+    assert install.restart == "reboot"
+    wizard = plan.step("wsl-wizard").command_lines()
+    assert wizard[0].startswith(f"wsl -d {DISTRO} --cd '~' -- git clone /mnt/c/Users/alex/")
+    assert wizard[1] == f"wsl -d {DISTRO} --cd '~/tf-gpu-wizard' -- ./install.sh"
+    text = format_plan(plan)
+    assert "tf-gpu-wizard plan --method conda" in text  # the alternative is named
+    assert "/root" not in text and str(Path.home()) not in text
+
+
+def test_native_windows_alternative_uses_windows_paths_and_powershell() -> None:
+    plan = _plan(WINDOWS, method="conda")
+    assert plan.set.tensorflow.startswith("2.10")
+    text = format_plan(plan)
+    assert "C:\\Users\\alex\\miniforge3" in text
+    assert "/root/" not in text and f"{Path.home()}/" not in text
+    lines = [line for s in plan.steps for line in s.command_lines()]
+    assert lines and not any("'\"'\"'" in line for line in lines)  # no POSIX quote splicing
+    assert all(line.startswith("PS> ") is False for line in lines)
+    assert "    PS> C:\\Users\\alex\\miniforge3\\Scripts\\conda.exe create" in text
+
+
+def test_wsl_distro_check_reads_wsls_utf16_listing(tmp_path: Path) -> None:
+    """The check runs `wsl --list --verbose` (UTF-16, as wsl.exe prints it)."""
+    fake = tmp_path / "wsl"
+    listing = "  NAME            STATE           VERSION\r\n* {name}    Stopped         {version}\r\n"
+
+    def check(name: str, version: str) -> int:
+        data = listing.format(name=name, version=version).encode("utf-16-le")
+        fake.write_bytes(b"#!/bin/sh\nprintf '%b' '" + "".join(f"\\{b:03o}" for b in data).encode() + b"'\n")
+        fake.chmod(0o755)
+        env = dict(os.environ, PATH=f"{tmp_path}:{os.environ['PATH']}")
+        return subprocess.run([sys.executable, "-c", WSL_DISTRO_PY, DISTRO], env=env).returncode
+
+    assert check(DISTRO, "2") == 0
+    assert check(DISTRO, "1") == 1  # WSL1 has no GPU
+    assert check("Debian", "2") == 1
+
+
+def test_wsl_path() -> None:
+    from pathlib import PureWindowsPath
+
+    assert wsl_path(PureWindowsPath("C:\\Users\\alex\\tf-gpu-wizard")) == "/mnt/c/Users/alex/tf-gpu-wizard"
+
+
+def _old_driver() -> tuple[Plan, str]:
+    profile = load_demo("wsl2-rtx4060-laptop")
+    old = replace(profile, driver=DriverInfo(version="512.78", cuda="12.0", source="windows-host"))
+    rec = recommend(old)
+    assert rec.recommended is not None
+    floor = required_driver(rec.recommended, "wsl2")
+    assert floor
+    return build_plan(old, rec.recommended), floor
+
+
+@pytest.fixture
+def old_driver_plan() -> Plan:
+    return _old_driver()[0]
+
+
+def test_old_windows_driver_gets_a_step_that_says_which_where_and_how_checked() -> None:
+    plan, floor = _old_driver()
+    step = plan.step("windows-driver")
+    assert floor in step.title  # the version to get is the resolver's
+    assert not step.presumed_done and step.where == "windows-host"
+    manual = step.manual or ""
+    assert "RTX 4060" in manual and floor in manual
+    assert "NVIDIA app" in manual and "maker's support page" in manual
+    assert "/usr/lib/wsl/lib/nvidia-smi" in manual and "libcuda" in manual
+    assert "://" not in manual  # where to get it, in words: no download host
+    assert step.restart == "wsl-shutdown"  # WSL maps the new driver when it starts again
+    assert step.check.argv[-2:] == (WSL_NVIDIA_SMI, floor)
+
+
+def test_the_driver_check_reads_wsls_nvidia_smi(old_driver_plan: Plan, tmp_path: Path) -> None:
+    """The step's check, with nvidia-smi answering the old and then a new driver."""
+    step = old_driver_plan.step("windows-driver")
+    fake = tmp_path / "nvidia-smi"
+    argv = [a if a != WSL_NVIDIA_SMI else str(fake) for a in step.check.argv]
+    for version, expected in (("512.78", 1), ("566.36", 0)):
+        fake.write_text(f"#!/bin/sh\necho {version}\n")
+        fake.chmod(0o755)
+        assert subprocess.run(argv).returncode == expected, version
+
+
+def test_the_windows_plan_ends_by_handing_over_to_the_wizard_in_ubuntu() -> None:
+    from wizard.plan.next_steps import next_steps
+
+    lines = next_steps(_plan(WINDOWS))
+    assert "Ubuntu" in lines[0]
+    assert "~/.local/bin/tf-gpu-wizard" in lines[1] and f"wsl -d {DISTRO}" in lines[1]

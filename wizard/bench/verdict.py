@@ -1,0 +1,60 @@
+"""The benchmark's verdict: the one sentence a student reads first (CLI, monitor screen, report).
+
+On a GPU, how many times the CPU's speed it trains the CNN (and with XLA); on the CPU
+alone, that TensorFlow works and how its matmul compares with NumPy's on the same CPU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wizard.bench.report import BenchReport
+from wizard.text import t
+
+
+@dataclass(frozen=True)
+class Verdict:
+    level: str  # "ok" | "warn" | "error"
+    text: str
+
+
+def gpu_speedup(report: BenchReport, xla: bool = False) -> float | None:
+    """GPU images/s over CPU images/s on the CNN, from the speedup event or the two rates."""
+    given = report.speedup.get("xla" if xla else "plain")
+    if given:
+        return given
+    gpu, cpu = report.train_rate("GPU", xla), report.train_rate("CPU", xla)
+    return gpu / cpu if gpu and cpu else None
+
+
+def best_gflops(report: BenchReport, device: str) -> float | None:
+    """The best float32 matmul on `device` ("CPU" is TensorFlow's, "numpy" NumPy's), in GFLOP/s."""
+    rows = [r.tflops for r in report.matmul if r.device == device and r.dtype == "float32"]
+    return 1000.0 * max(rows) if rows else None
+
+
+def verdict(report: BenchReport) -> Verdict | None:
+    """What the run proved so far; None until there is something to say."""
+    plain, xla = gpu_speedup(report), gpu_speedup(report, xla=True)
+    if plain is not None:
+        key = "bench.verdict.gpu" if plain >= 1.0 else "bench.verdict.gpu_slower"
+        text = t(key, x=plain)
+        if xla is not None:
+            text += t("bench.verdict.with_xla", x=xla)
+        return Verdict("ok" if plain >= 1.0 else "warn", text)
+    gpu = report.best("GPU")
+    tf_cpu, numpy = best_gflops(report, "CPU"), best_gflops(report, "numpy")
+    if not report.done:
+        return None
+    if gpu is not None:  # the GPU multiplied matrices, but the CNN did not finish
+        return Verdict("warn", t("bench.verdict.gpu_matmul_only", tflops=gpu.tflops))
+    if tf_cpu is not None:
+        numbers = (
+            t("bench.verdict.cpu", tf=tf_cpu, numpy=numpy)
+            if numpy
+            else t("bench.verdict.cpu_no_numpy", tf=tf_cpu)
+        )
+        if report.gpu_name:  # this machine has a GPU, and TensorFlow did not use it
+            return Verdict("warn", numbers + t("bench.verdict.gpu_unseen"))
+        return Verdict("ok", numbers)
+    return Verdict("error", t("bench.verdict.failed"))

@@ -1,0 +1,214 @@
+"""The catalogue of known failure texts (assets/doctor/patterns.toml) and the line matcher.
+
+    patterns() -> tuple[Pattern, ...]      the rows, in file order (specific first, harmless last)
+    matcher = LineMatcher()
+    hit = matcher.feed(line, number)        a Hit the first time an id is seen, else None
+    matcher.ranked() -> list[Hit]           harmful causes, harmful symptoms, then harmless ones
+
+Each line belongs to the first row that matches it, so a real error line is never claimed by a
+harmless row (they come last in the file) and a specific row wins over a generic one. Rows with
+`repl_after`/`repl_value` match a Python REPL echo: a value line ("[]", "False") right after the
+line that printed it.
+
+Speed: most lines of a log match nothing, and a case-insensitive regex costs ~20 µs per line in
+CPython. Each regex gets an "anchor": a literal text every match must contain (the longest, a
+rare one before a common word), found from the parsed regex. A line holding no anchor at all is
+passed over after one C-level scan; otherwise `anchor in line.lower()` skips most regexes. A
+2 MiB log tail (~15 000 TensorFlow log lines) is matched in a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from wizard.assets import asset_text
+from wizard.tomlcompat import tomllib
+
+try:  # the regex parser: re._parser on Python 3.11+, sre_parse before
+    from re import _parser as _sre_parse  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+
+MAX_LINE_CHARS = 4_000  # a longer line is cut before matching, so one huge line stays cheap
+EVIDENCE_CHARS = 200  # the evidence kept per finding
+MIN_ANCHOR = 2  # a shorter literal filters too little to be worth it
+# Words on almost every line of a TensorFlow log: a poor anchor when the regex offers another one.
+COMMON_WORDS = frozenset({"tensorflow", "gpu", "gpus", "cuda", "nvidia", "error", "library"})
+
+HARMFUL, SYMPTOM, HARMLESS = 0, 1, 2  # ranking tiers of a hit
+
+
+@dataclass(frozen=True)
+class Rule:
+    regex: re.Pattern[str]
+    anchor: str | None  # lower-case literal every match contains; None: always try the regex
+
+    def search(self, line: str, low: str) -> bool:
+        return (self.anchor is None or self.anchor in low) and self.regex.search(line) is not None
+
+
+@dataclass(frozen=True)
+class Pattern:
+    id: str
+    rules: tuple[Rule, ...]
+    seen_in: str  # where these texts were seen: public issues, the guides, library sources
+    family: str
+    harmful: bool
+    symptom: bool  # a consequence that a more specific diagnosis explains: ranked after causes
+    repl_after: tuple[re.Pattern[str], ...] = ()
+    repl_value: tuple[re.Pattern[str], ...] = ()
+
+    @property
+    def tier(self) -> int:
+        if not self.harmful:
+            return HARMLESS
+        return SYMPTOM if self.symptom else HARMFUL
+
+    def matches(self, line: str, low: str, previous: str) -> bool:
+        if any(rule.search(line, low) for rule in self.rules):
+            return True
+        return (
+            bool(self.repl_after)
+            and any(rx.search(previous) for rx in self.repl_after)
+            and any(rx.search(line) for rx in self.repl_value)
+        )
+
+
+@dataclass(frozen=True)
+class Hit:
+    pattern: Pattern
+    number: int | None  # the line number shown to people (negative: counted from the end)
+    position: int  # the order in which the lines were read
+    line: str  # the matching line, stripped and cut; raw data (make it safe before showing it)
+
+
+def _literal_runs(items: Any, runs: list[str]) -> None:
+    """Collect the literal runs that every match of this parsed (sub)pattern must contain."""
+    run: list[str] = []
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            run.append(chr(av))
+            continue
+        runs.append("".join(run))
+        run = []
+        if name == "SUBPATTERN":  # (group, add_flags, del_flags, pattern): a group that must match
+            _literal_runs(av[-1], runs)
+        elif name in ("MAX_REPEAT", "MIN_REPEAT") and av[0] >= 1:  # (min, max, item), min >= 1
+            _literal_runs(av[2], runs)
+        # BRANCH, IN, ANY, AT, NOT_LITERAL, optional repeats: nothing certain to use
+    runs.append("".join(run))
+
+
+def anchor_of(source: str) -> str | None:
+    """The longest literal every match of `source` contains, lower-cased; None if too short."""
+    try:
+        parsed = _sre_parse.parse(source, re.IGNORECASE)
+    except Exception:  # an unusual construct: no anchor, the regex is simply always tried
+        return None
+    runs = [r.lower() for r in _collect_runs(parsed) if len(r) >= MIN_ANCHOR]
+    if not runs:
+        return None
+    # The longest literal, but a rare one ("[]", ".tar.gz") before a common word ("gpu").
+    return max(runs, key=lambda r: (r.strip() not in COMMON_WORDS, len(r)))
+
+
+def _collect_runs(parsed: Any) -> list[str]:
+    runs: list[str] = []
+    _literal_runs(parsed, runs)
+    return runs
+
+
+def _compile(items: list[str]) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(x, re.IGNORECASE) for x in items)
+
+
+@cache
+def patterns() -> tuple[Pattern, ...]:
+    data = tomllib.loads(asset_text("doctor/patterns.toml"))
+    return tuple(
+        Pattern(
+            id=row["id"],
+            rules=tuple(Rule(rx, anchor_of(rx.pattern)) for rx in _compile(row["regex"])),
+            seen_in=row["seen_in"],
+            family=row.get("family", ""),
+            harmful=bool(row.get("harmful", True)),
+            symptom=bool(row.get("symptom", False)),
+            repl_after=_compile(row.get("repl_after", [])),
+            repl_value=_compile(row.get("repl_value", [])),
+        )
+        for row in data["pattern"]
+    )
+
+
+def pattern(diag_id: str) -> Pattern | None:
+    """The first row with this id (all rows of one id agree on family, harmful and symptom)."""
+    return next((p for p in patterns() if p.id == diag_id), None)
+
+
+@cache
+def _flat_rules() -> tuple[tuple[str | None, re.Pattern[str] | None, Pattern], ...]:
+    """(anchor, regex, row) for every rule in file order; (None, None, row) for a REPL row."""
+    flat: list[tuple[str | None, re.Pattern[str] | None, Pattern]] = []
+    for p in patterns():
+        flat.extend((rule.anchor, rule.regex, p) for rule in p.rules)
+        if p.repl_after:
+            flat.append((None, None, p))
+    return tuple(flat)
+
+
+@cache
+def _prefilter() -> tuple[tuple[str, ...], tuple[tuple[str | None, re.Pattern[str] | None, Pattern], ...]]:
+    """Every anchor, and the rules a line holding none of them still needs (REPL rows and
+    regexes without an anchor)."""
+    flat = _flat_rules()
+    anchors = tuple(sorted({a for a, regex, _ in flat if a is not None and regex is not None}))
+    return anchors, tuple(item for item in flat if item[0] is None)
+
+
+class LineMatcher:
+    """Reads lines one at a time (a log, a pasted session, a running command's output)."""
+
+    def __init__(self) -> None:
+        self.hits: dict[str, Hit] = {}
+        self.lines = 0
+        self._previous = ""
+        self._flat = _flat_rules()
+        self._anchors, self._unanchored = _prefilter()
+
+    def feed(self, line: str, number: int | None = None) -> Hit | None:
+        """Match one line; the Hit when it is the first line of its diagnosis, else None."""
+        line = line[:MAX_LINE_CHARS]
+        position = self.lines
+        self.lines += 1
+        low = line.lower()
+        new: Hit | None = None
+        # Most lines hold no anchor at all: `any(map(...))` tests them all at C speed, instead of
+        # a Python loop over every rule (a big regex alternation is slower still).
+        rules = self._flat if any(map(low.__contains__, self._anchors)) else self._unanchored
+        for anchor, regex, p in rules:  # flat and in file order: this loop is the hot path
+            if regex is None:  # a REPL row
+                if not p.matches(line, low, self._previous):
+                    continue
+            elif (anchor is not None and anchor not in low) or regex.search(line) is None:
+                continue
+            if p.id not in self.hits:  # the line belongs to this row; no other row sees it
+                new = Hit(
+                    p, position + 1 if number is None else number, position, line.strip()[:EVIDENCE_CHARS]
+                )
+                self.hits[p.id] = new
+            break
+        if line.strip():
+            self._previous = line
+        return new
+
+    def feed_text(self, text: str) -> None:
+        for line in text.splitlines():
+            self.feed(line)
+
+    def ranked(self) -> list[Hit]:
+        """Harmful causes, then harmful symptoms, then harmless messages; each by first appearance."""
+        return sorted(self.hits.values(), key=lambda h: (h.pattern.tier, h.position))

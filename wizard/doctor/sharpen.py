@@ -1,0 +1,91 @@
+"""The fix made specific to this machine: its driver, its GPU, the TensorFlow set chosen for it.
+
+    sharpen = Sharpener(profile)
+    sharpen("driver-too-old")  -> "This machine has NVIDIA driver 470.82.01. <unlock hint> ..." or ""
+
+The general fix (assets/text/<lang>/doctor.toml) stays as it is; this adds one or two sentences
+from the profile and from the resolver's recommendation (the driver version to get, the exact
+pip requirement). The recommendation is computed once, on first need.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from wizard.choose.choice import Recommendation
+from wizard.profile import MachineProfile
+from wizard.text import t
+
+# Which facts sharpen which diagnosis.
+DRIVER = frozenset({"driver-too-old", "ptx-too-new-for-driver", "gpu-lib-init-failed", "no-device"})
+GPU = frozenset({"unsupported-cc", "gpu-too-new", "kernel-launch-failed", "ptx-jit-slow-start"})
+INSTALL = frozenset(
+    {
+        "missing-cudart",
+        "missing-cudnn",
+        "cudnn-version-mismatch",
+        "cuda-libs-mixed",
+        "cpu-only-wheel",
+        "tensorflow-gpu-removed",
+        "python-unsupported",
+        "xla-libdevice-missing",
+        "xla-ptxas-problem",
+        "unsupported-cc",
+        "driver-too-old",
+        "ptx-too-new-for-driver",
+    }
+)
+
+
+class Sharpener:
+    def __init__(self, profile: MachineProfile) -> None:
+        self.profile = profile
+        self._rec: Recommendation | None = None
+        self._rec_done = False
+
+    def recommendation(self) -> Recommendation | None:
+        if not self._rec_done:
+            self._rec_done = True
+            try:
+                from wizard.choose.resolver import recommend
+
+                self._rec = recommend(self.profile)
+            except Exception:  # a knowledge table being edited or damaged: the general fix still stands
+                self._rec = None
+        return self._rec
+
+    def __call__(self, diag_id: str) -> str:
+        parts: list[str] = []
+        p = self.profile
+        if diag_id in DRIVER and p.driver is not None and p.driver.version not in ("", "unknown"):
+            parts.append(t("doctor.sharpen.driver", version=p.driver.version))
+            rec = self.recommendation()
+            if (
+                rec is not None
+                and rec.unlock_hint
+                and diag_id in ("driver-too-old", "ptx-too-new-for-driver")
+            ):
+                parts.append(t("doctor.sharpen.unlock", hint=rec.unlock_hint.rstrip(". ")))
+        if diag_id in GPU and p.gpus:
+            gpu = p.gpus[0]
+            parts.append(t("doctor.sharpen.gpu", name=gpu.name, cc=gpu.compute_capability))
+        if diag_id in INSTALL:
+            parts.append(self._install())
+        return " ".join(x for x in parts if x)
+
+    def _install(self) -> str:
+        rec = self.recommendation()
+        best = rec.recommended if rec is not None else None
+        if best is None:
+            return ""
+        try:
+            from wizard.choose.resolver import pip_requirements, required_driver
+
+            command = shlex.join(["pip", "install", *pip_requirements(best)])
+            need = required_driver(best, self.profile.platform) if best.set.method != "cpu" else None
+        except Exception:  # as above: never let the knowledge base stop the doctor
+            return ""
+        text = t("doctor.sharpen.install", command=command, python=best.set.python)
+        if need:
+            text += " " + t("doctor.sharpen.needs_driver", tensorflow=best.set.tensorflow, driver=need)
+        return text

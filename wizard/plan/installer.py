@@ -1,0 +1,86 @@
+"""pip or uv: the commands that make the environment and install packages into it.
+
+uv when the probe found it, pip otherwise; the same constraints file and the same
+checks either way. uv is several times faster (maint/measure_installers.py measures
+both; tensorflow-cpu 2.21.0 into a fresh env on a busy 2-core machine: pip 74-81 s,
+uv 8-12 s with a cold cache, 2 s warm). uv does not read pip's configuration, so the index settings the
+probe read from pip (a mirror, a private index, local wheels) are passed to it on the
+command line; no index is ever named here. An index URL with a password in it is not
+put on a command line: the plan then uses pip, which reads it from its own config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from packaging.version import InvalidVersion, Version
+
+from wizard.profile import MachineProfile
+
+UV_MIN = "0.4"  # `uv python`, `uv venv --seed --allow-existing`, `--index-strategy`
+
+
+@dataclass(frozen=True)
+class Installer:
+    name: str  # "uv" or "pip"
+    uv: str = ""  # uv's path
+    index_args: tuple[str, ...] = ()  # pip's index settings as uv options
+
+    @property
+    def is_uv(self) -> bool:
+        return self.name == "uv"
+
+    def venv_commands(self, creator: str, venv: str, python: str) -> tuple[tuple[str, ...], ...]:
+        """Make the environment at `venv` with `creator` (an interpreter, or for uv a version)."""
+        if self.is_uv:
+            # --seed: pip in the env too, so `pip install` works there for the student later.
+            return ((self.uv, "venv", "--seed", "--allow-existing", "--python", creator, venv),)
+        return ((creator, "-m", "venv", venv), (python, "-m", "pip", "install", "--upgrade", "pip"))
+
+    def install_command(self, python: str, *args: str) -> tuple[str, ...]:
+        """`pip install ARGS` into the environment whose interpreter is `python`."""
+        if self.is_uv:
+            return (self.uv, "pip", "install", "--python", python, *self.index_args, *args)
+        return (python, "-m", "pip", "install", *args)
+
+    def python_install_command(self, version: str) -> tuple[str, ...]:
+        """uv downloads a standalone CPython into the user's home: no root, no PPA."""
+        return (self.uv, "python", "install", version)
+
+    def python_find_command(self, version: str) -> tuple[str, ...]:
+        return (self.uv, "python", "find", version)
+
+
+PIP = Installer("pip")
+
+
+def uv_index_args(profile: MachineProfile) -> tuple[str, ...]:
+    """pip's index settings as uv options: uv then asks exactly the indexes pip would."""
+    info = profile.python
+    args: list[str] = []
+    if info.uv_index_configured:
+        return ()
+    if info.pip_index_url:
+        args += ["--index-url", info.pip_index_url]
+    extra = (info.pip_extra_index_urls or "").split()
+    for url in extra:
+        args += ["--extra-index-url", url]
+    for link in (info.pip_find_links or "").split():
+        args += ["--find-links", link]
+    if extra:
+        # pip takes the best version across all its indexes; uv's default stops at the first.
+        args += ["--index-strategy", "unsafe-best-match"]
+    return tuple(args)
+
+
+def choose_installer(profile: MachineProfile) -> Installer:
+    """uv where it is installed, new enough, and can be told pip's index without a secret."""
+    info = profile.python
+    if not info.uv or profile.platform == "windows" or info.pip_index_private:
+        return PIP
+    try:
+        if Version(info.uv_version or "0") < Version(UV_MIN):
+            return PIP
+    except InvalidVersion:
+        return PIP
+    return Installer("uv", info.uv, uv_index_args(profile))

@@ -1,0 +1,137 @@
+"""Steps that leave the new environment ready to work in, after the verify step.
+
+- `hello`: a ready hello-GPU script in the environment, proven by running it;
+- `cuda-cache`: when this GPU runs the set only through PTX, the environment's activate
+  script sets CUDA_CACHE_MAXSIZE so the driver's compiled kernels (minutes of work on the
+  first start) stay cached instead of being compiled again;
+- `jupyter` (optional, off by default): the environment as a Jupyter kernel.
+
+`next_steps` (wizard/plan/next_steps.py) tells the student about each of them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path, PurePath, PureWindowsPath
+
+from wizard.assets import asset_text
+from wizard.plan import shellblock
+from wizard.plan.common import WRITE_LINES_PY
+from wizard.plan.installer import PIP, Installer
+from wizard.plan.model import Check, PlanInputs, Step
+from wizard.text import t
+
+HELLO_ASSET = "env/hello_gpu.py"
+CUDA_CACHE_BYTES = "4294967296"  # 4 GiB: a TF build's PTX for one GPU fits, with room to spare
+CUDA_CACHE_BLOCK = "cuda-cache"
+
+# The kernel spec Jupyter would start is this environment's Python.
+KERNEL_OK_PY = (
+    "import json, os, sys; k = json.load(open(sys.argv[1], encoding='utf-8')); "
+    "sys.exit(0 if os.path.realpath(k['argv'][0]) == os.path.realpath(sys.executable) else 1)"
+)
+
+
+def _path(venv: PurePath | str) -> PurePath:
+    """The environment's folder in its own flavour: a Windows machine's plan keeps Windows paths."""
+    if isinstance(venv, PurePath):
+        return venv
+    return PureWindowsPath(venv) if re.match(r"^([A-Za-z]:\\|%)", venv) else PurePath(venv)
+
+
+def hello_path(venv: PurePath | str) -> str:
+    return str(_path(venv) / "share" / "tf-gpu-wizard" / "hello_gpu.py")
+
+
+def activate_script(venv: PurePath | str) -> str:
+    return str(_path(venv) / "bin" / "activate")
+
+
+def kernel_name(venv: PurePath | str) -> str:
+    """The Jupyter kernel's name: the environment folder's name, in the characters Jupyter allows."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", _path(venv).name).strip("-.").lower()
+    return name or "tf-gpu"
+
+
+def kernel_json(home: PurePath, venv: PurePath | str) -> str:
+    return str(home / ".local" / "share" / "jupyter" / "kernels" / kernel_name(venv) / "kernel.json")
+
+
+def hello_step(
+    inputs: PlanInputs, *, gpu: bool, python: str, run_prefix: tuple[str, ...] = (), run_python: str = ""
+) -> Step:
+    """Copy the hello script into the environment; its check runs it as the student will.
+
+    `python` copies the file; `run_prefix` + `run_python` run it (e.g. `conda run -p ENV python`)."""
+    dest = hello_path(inputs.venv)
+    argv = (*run_prefix, run_python or python, dest, *(() if gpu else ("--cpu",)))
+    # The script's lines are the writer's arguments, one word each: the command shows every
+    # line, pastes as printed, and needs nothing from this checkout.
+    lines = asset_text(HELLO_ASSET).splitlines()
+    return Step(
+        id="hello",
+        title=t("plan.hello.title_gpu" if gpu else "plan.hello.title_cpu"),
+        why=t("plan.hello.why", path=dest),
+        where="user",
+        commands=((python, "-c", WRITE_LINES_PY, dest, *lines),),
+        check=Check(argv, t("plan.hello.proves_gpu" if gpu else "plan.hello.proves_cpu", path=dest)),
+    )
+
+
+def cuda_cache_step(inputs: PlanInputs) -> Step | None:
+    """Only when the chosen set reaches this GPU through PTX (the resolver's `jit_ptx`)."""
+    ptx = inputs.candidate.jit_ptx
+    if not ptx or inputs.candidate.set.method == "cpu":
+        return None
+    activate = Path(activate_script(inputs.venv))
+    body = f"export CUDA_CACHE_MAXSIZE={CUDA_CACHE_BYTES}\n"
+    return Step(
+        id="cuda-cache",
+        title=t("plan.cuda_cache.title"),
+        why=t("plan.cuda_cache.why", ptx=ptx, path=str(activate), size="4 GB"),
+        where="user",
+        commands=(shellblock.add_command(activate, CUDA_CACHE_BLOCK, body),),
+        check=shellblock.present_check(activate, CUDA_CACHE_BLOCK),
+    )
+
+
+def jupyter_step(inputs: PlanInputs, *, python: str, installer: Installer = PIP) -> Step:
+    """Optional: ipykernel in the environment, registered for the user's Jupyter."""
+    name = kernel_name(inputs.venv)
+    display = t("plan.jupyter.display_name", tensorflow=inputs.candidate.set.tensorflow, name=name)
+    spec = kernel_json(inputs.home, inputs.venv)
+    return Step(
+        id="jupyter",
+        title=t("plan.jupyter.title"),
+        why=t("plan.jupyter.why", name=display),
+        where="user",
+        commands=(
+            installer.install_command(python, "ipykernel"),
+            (python, "-m", "ipykernel", "install", "--user", "--name", name, "--display-name", display),
+        ),
+        check=Check((python, "-c", KERNEL_OK_PY, spec), t("plan.jupyter.proves", name=display)),
+        optional=True,
+        enabled=False,
+        download_mib=30,
+    )
+
+
+def last_mile_steps(
+    inputs: PlanInputs,
+    *,
+    gpu: bool,
+    python: str,
+    installer: Installer = PIP,
+    run_prefix: tuple[str, ...] = (),
+    run_python: str = "",
+    activate_block: bool = True,
+    jupyter: bool = True,
+) -> list[Step]:
+    """The steps above, in order, for one plan (Jupyter's kernel folder is the Linux one)."""
+    steps = [hello_step(inputs, gpu=gpu, python=python, run_prefix=run_prefix, run_python=run_python)]
+    cache = cuda_cache_step(inputs) if gpu and activate_block else None
+    if cache is not None:
+        steps.append(cache)
+    if jupyter:
+        steps.append(jupyter_step(inputs, python=python, installer=installer))
+    return steps

@@ -1,0 +1,89 @@
+"""What to do with the new environment, once a plan has run: one text for the Run screen's
+finish, `apply`'s last lines and the end of the exported script.
+
+Everything is derived from the plan itself (its platform, environment, steps), so the
+three places cannot disagree: how to activate the environment, the hello script, Jupyter
+(on WSL2: Windows' browser reaches it on localhost), the interpreter for VS Code, the
+exact-versions file, and the CUDA cache when the plan sets it.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from pathlib import Path, PureWindowsPath
+
+from wizard.choose.lock import LOCK_NAME  # the exact versions with hashes, beside the environment
+from wizard.plan.last_mile import hello_path, kernel_name
+from wizard.plan.model import Plan, Step
+from wizard.plan.wsl_setup import DISTRO
+from wizard.text import t
+
+
+def lock_path(venv: str) -> str:
+    return str(Path(venv) / LOCK_NAME)
+
+
+def _step(plan: Plan, step_id: str) -> Step | None:
+    for s in plan.active_steps:
+        if s.id == step_id:
+            return s
+    return None
+
+
+def _conda(plan: Plan) -> str | None:
+    """The conda program of a conda plan (the first word of its environment step)."""
+    step = _step(plan, "conda-env")
+    return step.commands[0][0] if step and step.commands else None
+
+
+def activate_line(plan: Plan) -> str:
+    """The command that activates the environment in the student's shell."""
+    conda = _conda(plan)
+    if plan.platform == "windows":
+        if conda:
+            return f"conda activate {plan.venv}"
+        return str(PureWindowsPath(plan.venv) / "Scripts" / "activate")
+    if conda:
+        base = Path(conda).parent.parent
+        return "source " + shlex.join([str(base / "bin" / "activate"), plan.venv])
+    return "source " + shlex.quote(str(Path(plan.venv) / "bin" / "activate"))
+
+
+def next_steps(plan: Plan, exists: Callable[[str], bool] | None = None) -> list[str]:
+    """Lines for people, in order. `exists` tells whether a file is there now (a finished
+    real run); without it only what the plan itself makes is named."""
+    gpu = plan.set.method != "cpu"
+    if _step(plan, "wsl-wizard") is not None:
+        # Native Windows handed over to the wizard inside Ubuntu: the environment is made there.
+        return [t("next.title_wsl"), t("next.wsl_handover", distro=DISTRO)]
+    quote = (lambda s: s) if plan.platform == "windows" else shlex.quote
+    lines = [t("next.title"), t("next.activate", command=activate_line(plan))]
+    if _step(plan, "hello") is not None:
+        hello = hello_path(plan.venv)
+        run = f"python {quote(hello)}" + ("" if gpu else " --cpu")
+        lines.append(t("next.hello_gpu" if gpu else "next.hello_cpu", command=run))
+    conda_activate = _step(plan, "conda-activate")
+    if _step(plan, "cuda-cache") is not None or (
+        conda_activate is not None and "CUDA_CACHE_MAXSIZE" in " ".join(conda_activate.commands[0])
+    ):
+        lines.append(t("next.cuda_cache"))
+    if _step(plan, "jupyter") is not None:
+        lines.append(t("next.jupyter_kernel", name=kernel_name(plan.venv)))
+    elif any(s.id == "jupyter" for s in plan.steps):  # there, but switched off
+        lines.append(t("next.jupyter_how"))
+    else:
+        lines.append(t("next.jupyter_plain"))
+    if plan.platform == "wsl2":
+        lines.append(t("next.jupyter_wsl"))
+    lines.append(t("next.vscode", python=plan.python))
+    if plan.platform == "wsl2":
+        lines.append(t("next.vscode_wsl"))
+    lock = lock_path(plan.venv)
+    writes_lock = any(lock in argv for s in plan.active_steps for argv in s.commands)
+    if writes_lock or (exists is not None and exists(lock)):
+        lines.append(t("next.lock", path=lock))
+    env_step = _step(plan, "environment-yml")
+    if env_step is not None:
+        lines.append(t("next.environment_yml", path=str(Path(plan.venv) / "environment.yml")))
+    return lines

@@ -1,0 +1,65 @@
+"""The small programs a plan's steps run (assets/programs/), as files a command can name.
+
+A step names its program by path (`bash .../shellblock.sh add ...`, `python .../installed_ok.py
+check ...`), so every command `plan` prints pastes and runs as printed: no multi-line `-c` text.
+The files live in the wizard's data folder (`paths.data_dir()/programs`), written whole when
+missing or different, so they stay where the commands say even if the wizard is reinstalled
+elsewhere; where that folder cannot be written, the installed asset itself is named. The
+exported script carries the programs inside itself (`embedded`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from wizard.assets import asset, list_assets
+from wizard.paths import data_dir
+from wizard.safe.atomic import WriteError, write_bytes_atomic
+
+FOLDER = "programs"
+
+
+def names() -> list[str]:
+    return [n for n in list_assets(FOLDER) if n.endswith((".py", ".sh"))]
+
+
+def program_bytes(name: str) -> bytes:
+    return asset(f"{FOLDER}/{name}").read_bytes()
+
+
+def programs_dir() -> Path:
+    return data_dir() / FOLDER
+
+
+def program(name: str) -> str:
+    """The path of program `name`, written into the data folder first when it is not there as shipped."""
+    if name not in names():
+        raise KeyError(name)
+    data = program_bytes(name)
+    target = programs_dir() / name
+    try:
+        if not target.is_file() or target.read_bytes() != data:
+            write_bytes_atomic(target, data, mode=0o644, make_parents=True)
+        return str(target)
+    except (OSError, WriteError):
+        return str(asset(f"{FOLDER}/{name}"))
+
+
+def program_name(arg: str) -> str | None:
+    """`arg`'s program name when it is the path of one of ours (for the exported script)."""
+    path = Path(arg)
+    if path.name not in names():
+        return None
+    folders = {programs_dir(), Path(str(asset(FOLDER)))}
+    return path.name if path.parent in folders else None
+
+
+def embedded(argvs: list[tuple[str, ...]]) -> list[str]:
+    """The programs these commands name, in order of first use."""
+    seen: list[str] = []
+    for argv in argvs:
+        for arg in argv:
+            name = program_name(arg)
+            if name and name not in seen:
+                seen.append(name)
+    return seen

@@ -1,0 +1,141 @@
+"""Native Windows, a GPU set newer than TF 2.10: the plan sets up WSL2 and hands over.
+
+The steps run on Windows, in PowerShell, shown to copy (`windows-host`): a new enough
+Windows driver (WSL2 uses it), `wsl --install` with Ubuntu and a restart, the first
+start of Ubuntu (its own user), then the wizard copied into Ubuntu and started there
+with its install.sh; inside WSL it detects a WSL2 machine and installs TensorFlow.
+Checks run with the Windows Python that runs the wizard, on one line each.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path, PurePath, PureWindowsPath
+
+from wizard.plan.common import assemble_plan, driver_floor, driver_ok
+from wizard.plan.model import Check, Plan, PlanInputs, Step
+from wizard.profile import UNKNOWN, MachineProfile
+from wizard.text import t
+
+LINUX_VENV = "~/.venvs/tf-gpu"  # the wizard's default environment, in the Ubuntu home
+DISTRO = "Ubuntu-24.04"  # the Ubuntu `wsl --install` offers today; its Python 3.12 is what was planned
+
+# Each check is one line run by the Windows Python; a missing wsl.exe or nvidia-smi is a plain "no".
+# `wsl --list --verbose` prints UTF-16; exit 0 when the distribution is there on WSL version 2.
+WSL_DISTRO_PY = (
+    "import shutil, subprocess, sys; w = shutil.which('wsl'); "
+    "out = subprocess.run([w, '--list', '--verbose'], capture_output=True).stdout if w else b''; "
+    "text = out.decode('utf-16-le', 'replace').replace(chr(0), ''); "
+    "sys.exit(0 if any(line.replace('*', ' ').split()[:1] == [sys.argv[1]] and line.split()[-1:] == ['2'] "
+    "for line in text.splitlines()) else 1)"
+)
+# Exit 0 when a program runs inside the distribution: its first start (the Linux user) is done.
+WSL_RUNS_PY = (
+    "import shutil, subprocess, sys; w = shutil.which('wsl'); "
+    "sys.exit(subprocess.run([w, '-d', sys.argv[1], '--exec', 'true'], capture_output=True).returncode "
+    "if w else 1)"
+)
+# Exit 0 when install.sh left the launcher in the Linux home.
+WSL_WIZARD_PY = (
+    "import shutil, subprocess, sys; w = shutil.which('wsl'); "
+    "sys.exit(subprocess.run([w, '-d', sys.argv[1], '--', 'sh', '-c', "
+    "'test -x \"$HOME/.local/bin/tf-gpu-wizard\"'], capture_output=True).returncode if w else 1)"
+)
+DRIVER_OK_PY = (
+    "import shutil, subprocess, sys; n = shutil.which('nvidia-smi'); "
+    "r = subprocess.run([n, '--query-gpu=driver_version', '--format=csv,noheader'], capture_output=True, "
+    "text=True) if n else None; v = (r.stdout.split() or ['0'])[0] if r else '0'; "
+    "key = lambda s: [int(p) for p in s.split('.') if p.isdigit()]; "
+    "sys.exit(0 if r and r.returncode == 0 and key(v) >= key(sys.argv[1]) else 1)"
+)
+
+
+def windows_home(profile: MachineProfile) -> PureWindowsPath:
+    """The Windows user's folder: from the detected Python's path (C:\\Users\\NAME\\...), else
+    %USERPROFILE% (what a person types in Explorer or cmd)."""
+    exe = profile.python.executable
+    if exe not in ("", UNKNOWN):
+        parts = PureWindowsPath(exe).parts
+        if len(parts) >= 3 and parts[1].lower() == "users":
+            return PureWindowsPath(*parts[:3])
+    return PureWindowsPath("%USERPROFILE%")
+
+
+def wsl_path(path: PurePath) -> str:
+    """C:\\Users\\alex\\x -> /mnt/c/Users/alex/x: the same folder, seen from WSL."""
+    win = PureWindowsPath(path)
+    if not win.drive or not win.drive.endswith(":"):
+        return str(path).replace("\\", "/")
+    return "/mnt/" + win.drive[0].lower() + "/" + "/".join(win.parts[1:])
+
+
+def wizard_source(profile: MachineProfile) -> tuple[str, bool]:
+    """Where the wizard lives on Windows, as WSL sees it, and whether it is a git checkout.
+
+    The running checkout on a real Windows machine; for a saved or demo profile, the folder
+    a clone would have in that user's home."""
+    root = Path(__file__).resolve().parent.parent.parent
+    if os.name == "nt" and not profile.simulated:
+        return wsl_path(PureWindowsPath(root)), (root / ".git").exists()
+    return wsl_path(windows_home(profile) / "tf-gpu-wizard"), True
+
+
+def windows_to_wsl_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
+    cand = inputs.candidate
+    checker = profile.python.executable if profile.python.executable not in ("", UNKNOWN) else "python"
+    floor = driver_floor(cand, wsl=True)
+    have = profile.driver.version if profile.driver else t("plan.driver.none")
+    gpu = profile.gpus[0].name if profile.gpus else t("plan.windows_driver.your_gpu")
+    source, is_git = wizard_source(profile)
+    copy = (
+        ("wsl", "-d", DISTRO, "--cd", "~", "--", "git", "clone", source, "tf-gpu-wizard")
+        if is_git
+        else ("wsl", "-d", DISTRO, "--cd", "~", "--", "cp", "-r", source, "tf-gpu-wizard")
+    )
+    steps = [
+        Step(
+            id="windows-driver",
+            title=t("plan.windows_driver.title", floor=floor),
+            why=t("plan.wsl_setup.driver_why", floor=floor, have=have),
+            where="windows-host",
+            commands=(),
+            manual=t("plan.wsl_setup.driver_manual", floor=floor, gpu=gpu),
+            check=Check((checker, "-c", DRIVER_OK_PY, floor), t("plan.wsl_setup.driver_proves", floor=floor)),
+            download_mib=0 if driver_ok(profile, floor) else 700,
+            presumed_done=driver_ok(profile, floor),
+        ),
+        Step(
+            id="wsl-install",
+            title=t("plan.wsl_setup.install_title"),
+            why=t("plan.wsl_setup.install_why", tf=cand.set.tensorflow, distro=DISTRO),
+            where="windows-host",
+            commands=(("wsl", "--install", "-d", DISTRO),),
+            check=Check(
+                (checker, "-c", WSL_DISTRO_PY, DISTRO), t("plan.wsl_setup.install_proves", distro=DISTRO)
+            ),
+            restart="reboot",
+            download_mib=600,
+        ),
+        Step(
+            id="wsl-first-start",
+            title=t("plan.wsl_setup.user_title"),
+            why=t("plan.wsl_setup.user_why"),
+            where="windows-host",
+            commands=(),
+            manual=t("plan.wsl_setup.user_manual", distro=DISTRO),
+            check=Check((checker, "-c", WSL_RUNS_PY, DISTRO), t("plan.wsl_setup.user_proves", distro=DISTRO)),
+        ),
+        Step(
+            id="wsl-wizard",
+            title=t("plan.wsl_setup.wizard_title"),
+            why=t("plan.wsl_setup.wizard_why", tf=cand.set.tensorflow, source=source),
+            where="windows-host",
+            commands=(copy, ("wsl", "-d", DISTRO, "--cd", "~/tf-gpu-wizard", "--", "./install.sh")),
+            check=Check((checker, "-c", WSL_WIZARD_PY, DISTRO), t("plan.wsl_setup.wizard_proves")),
+        ),
+    ]
+    notes = [t("plan.wsl_setup.note_alternative"), t("plan.wsl_setup.note_inside")]
+    plan = assemble_plan(profile, inputs, steps, notes)
+    # The environment this leads to is the one the wizard inside Ubuntu makes.
+    return replace(plan, venv=LINUX_VENV, python=LINUX_VENV + "/bin/python")

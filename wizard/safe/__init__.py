@@ -1,0 +1,3 @@
+"""Shared safety helpers: whole-file atomic writes and bounded reads (`atomic`), strings from data made
+safe to show (`display`), one run at a time (`lock`). Each module's docstring is its API.
+"""
