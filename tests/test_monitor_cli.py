@@ -55,3 +55,15 @@ def test_interval_must_be_positive(capsys: Any) -> None:
     except SystemExit as exc:
         assert exc.code == 2
     assert "must be > 0" in capsys.readouterr().err
+
+
+def test_every_gpu_field_keeps_its_value_in_80_columns(capsys: Any, monkeypatch: Any) -> None:
+    from rich.cells import cell_len
+
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["--profile", "ubuntu-22.04-2x-a100-server", "monitor", "--count", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(cell_len(line.rstrip()) for line in lines) <= 80
+    clock = [line for line in lines if "Memory clock" in line]
+    assert len(clock) == 2 and all("MHz" in line.split("Memory clock", 1)[1] for line in clock)
+    assert sum(line.strip().startswith("PCIe") for line in lines) == 2  # its own indented line

@@ -147,3 +147,20 @@ def test_exported_script_comments_in_chinese_and_shellcheck_clean(tmp_path: obje
     shellcheck = Path(sys.executable).with_name("shellcheck")
     checked = subprocess.run([str(shellcheck), str(path)], capture_output=True, text=True, check=False)
     assert checked.returncode == 0, checked.stdout
+
+
+def test_lang_inside_the_students_doctor_run_command_is_theirs() -> None:
+    # `doctor --run CMD...`: a --lang after --run belongs to the student's command, not to us.
+    out = run(
+        "doctor",
+        "--profile",
+        DEMO,
+        "--run",
+        sys.executable,
+        "-c",
+        "import sys; print(sys.argv)",
+        "--lang",
+        "fr",
+    )
+    assert "'--lang', 'fr'" in out.stdout, out.stderr
+    assert "language" not in out.stderr.lower()

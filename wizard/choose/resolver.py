@@ -689,7 +689,7 @@ def _unlock_hint(
                 "recommend.hint_driver",
                 floor=driver_text(ev.needs_driver),
                 tf=rel.series,
-                method=cand.set.method,
+                method=t(f"app.method.{cand.set.method}"),  # the words the Choose screen uses
             )
     if not best_gpu:
         for cand, ev, _rel in built:

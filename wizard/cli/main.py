@@ -71,7 +71,7 @@ def language_arg(argv: Sequence[str], env: dict[str, str] | None = None) -> str 
     one wins), checked before any help text is built, since the parser's texts use it."""
     value: str | None = None
     for i, token in enumerate(argv):
-        if token == "--":
+        if token in ("--", "--run"):  # after `doctor --run` the words are the student's command
             break
         if token == "--lang":
             if i + 1 >= len(argv) or argv[i + 1].startswith("-"):

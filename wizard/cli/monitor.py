@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -139,6 +140,7 @@ def render(s: Sample, info: SourceInfo) -> RenderableType:
 
 
 NAME_WIDTH = 19  # "RTX 4060 Laptop GPU" whole
+DETAIL_WIDTH = 78
 
 
 def _fit(name: str, width: int) -> str:
@@ -165,11 +167,17 @@ def _gpu_lines(g: GpuSample) -> Text:
     line.append(f"{memory_text(g)}  ", style=STYLES[level("mem", g.mem_percent)])
     line.append(f"{unit(g.temperature, '°C')}  ", style=STYLES[level("temp", g.temperature)])
     line.append(power_text(g), style=STYLES[level("power", g.power_percent)])
-    rows = gpu_rows(g)
-    line.append("\n  ")
-    for r in rows:
+    # The other fields on indented lines of at most DETAIL_WIDTH cells, broken between fields,
+    # so that an 80-column terminal never splits "Memory clock" from its value.
+    used = DETAIL_WIDTH
+    for r in gpu_rows(g):
+        cell = cell_len(f"{r.label} {r.value}  ")
+        if used + cell > DETAIL_WIDTH:
+            line.append("\n  ")
+            used = 2
         line.append(f"{r.label} ", style="dim")
         line.append(f"{r.value}  ", style=STYLES.get(r.level, ""))
+        used += cell
     return line
 
 
