@@ -254,3 +254,28 @@ def test_pip_killed_with_sigkill_in_the_middle_of_an_unpack_is_repaired(
     assert Runner(plan, rec, sudo=NOT_ROOT, env=environ).run().outcome == "finished"
     assert rec.statuses() == {"tensorflow": "done"} and big.stat().st_size == size
     big.unlink()  # 200 MB of test data
+
+
+def test_the_check_reads_dist_info_itself_where_python_has_no_importlib_metadata(
+    env: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    # Python 3.7 (TF 2.10's oldest) has no importlib.metadata. Make the venv's Python lack it the way
+    # 3.7 does (the import fails), and the same real check must give the same answers on real damage.
+    venv, environ = env
+    plan = _plan(venv)
+    assert Runner(plan, Recorder(), sudo=NOT_ROOT, env=environ).run().outcome == "finished"
+    blocker = tmp_path / "no_metadata"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text("import sys\nsys.modules['importlib.metadata'] = None\n")
+    old = {**environ, "PYTHONPATH": str(blocker)}
+    probe = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "from importlib import metadata"], env=old, capture_output=True
+    )
+    assert probe.returncode != 0  # the fault is real: the import fails in that Python
+    assert _check(plan, old).returncode == 0, _check(plan, old).stdout
+    dep = _site(venv) / "wizdep" / "__init__.py"
+    dep.write_bytes(dep.read_bytes()[:10])
+    both = [_check(plan, e) for e in (environ, old)]
+    assert [r.returncode for r in both] == [1, 1]
+    assert all("wizdep: damaged (1 of" in r.stdout for r in both), [r.stdout for r in both]
+    assert Runner(plan, Recorder(), sudo=NOT_ROOT, env=environ).run().outcome == "finished"

@@ -12,7 +12,48 @@ import re
 import shutil
 import subprocess
 import sys
-from importlib import metadata as md
+
+try:
+    from importlib import metadata as md
+except ImportError:  # Python 3.7 (TensorFlow 2.10's oldest) has no importlib.metadata: read .dist-info
+    import csv
+    import email
+    import glob
+
+    class _File:
+        def __init__(self, base, rel, size):
+            self._path, self.size = os.path.join(base, rel), int(size) if size else None
+            self.suffix = os.path.splitext(rel)[1]
+
+        def locate(self):
+            return self._path
+
+    class _Dist:
+        def __init__(self, path):
+            self._path = path
+            with open(os.path.join(path, "METADATA"), encoding="utf-8") as f:
+                self.metadata = email.message_from_file(f)
+            self.version = self.metadata["Version"]
+            self.requires = self.metadata.get_all("Requires-Dist")
+            record, base = os.path.join(path, "RECORD"), os.path.dirname(path)
+            self.files = None
+            if os.path.exists(record):
+                with open(record, newline="", encoding="utf-8") as f:
+                    self.files = [_File(base, r[0], r[2] if len(r) > 2 else "") for r in csv.reader(f) if r]
+
+    class md:  # stands in for the module
+        class PackageNotFoundError(Exception):
+            pass
+
+        @staticmethod
+        def distribution(name):
+            key = re.sub(r"[-_.]+", "_", name).lower()
+            for folder in sys.path:
+                for info in glob.glob(os.path.join(folder or ".", "*.dist-info")):
+                    found = os.path.basename(info)[: -len(".dist-info")].rsplit("-", 1)[0]
+                    if re.sub(r"[-_.]+", "_", found).lower() == key:
+                        return _Dist(info)
+            raise md.PackageNotFoundError(name)
 
 
 def spec(text):
