@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -161,7 +162,7 @@ class DetectScreen(WizardScreen):
             nxt.focus()
 
     def _status(self, text: str) -> None:
-        self.query_one("#detect-status", Static).update(text)
+        self.query_one("#detect-status", Static).update(Text(text))  # an error message is data, not markup
 
     # ---- actions ------------------------------------------------------
     @on(Button.Pressed, "#next")

@@ -144,7 +144,9 @@ def test_install_sh_is_shellcheck_clean() -> None:
     shellcheck = Path(sys.executable).parent / "shellcheck"
     exe = str(shellcheck) if shellcheck.exists() else shutil.which("shellcheck")
     if exe is None:
-        pytest.skip("shellcheck is not installed (it comes with the test extra)")
+        pytest.fail(
+            "shellcheck is not installed, but the test extra brings it: the test environment is broken"
+        )
     out = subprocess.run([exe, str(REPO / "install.sh")], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout
 
@@ -153,7 +155,7 @@ def test_with_uv_on_a_stock_python(stock: tuple[Path, Path]) -> None:
     root, py = stock
     uv = _find_uv()
     if uv is None:
-        pytest.skip("uv is not installed (it comes with the test extra)")
+        pytest.fail("uv is not installed, but the test extra brings it: the test environment is broken")
     tools = _tools_dir(root, {"uv": Path(uv)})
     env = _env(root, tools, py)
     clone = _copy_repo(root)
@@ -241,7 +243,7 @@ def test_a_foreign_launcher_is_kept_without_a_yes(stock: tuple[Path, Path]) -> N
     root, py = stock
     uv = _find_uv()
     if uv is None:
-        pytest.skip("uv is not installed (it comes with the test extra)")
+        pytest.fail("uv is not installed, but the test extra brings it: the test environment is broken")
     tools = _tools_dir(root, {"uv": Path(uv)})
     env = _env(root, tools, py)
     env["PATH"] = f"{root / 'home' / '.local' / 'bin'}:{env['PATH']}"

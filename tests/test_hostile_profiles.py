@@ -211,3 +211,16 @@ def test_profile_fuzz_only_ever_gives_a_profile_or_a_profile_error() -> None:
         f"\nprofile fuzz: {cases} cases, {loaded} loaded, {refused} refused, {planned} planned, {elapsed:.1f} s"
     )
     assert loaded > 100 and refused > 100
+
+
+async def test_a_detection_error_with_brackets_is_shown_as_text() -> None:
+    from screens.app import WizardApp
+
+    def detector(*args: Any, **kwargs: Any) -> MachineProfile:
+        raise PermissionError(13, "Permission denied", "/home/x[/b]/[old]")
+
+    app = WizardApp(None, detector=detector, blink=False, offer_resume=False, suggest_mirror=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("enter")  # detect
+        await settle(pilot)
+        assert "/home/x[/b]/[old]" in screen_text(app).replace("\n", "")

@@ -173,7 +173,7 @@ def test_the_jupyter_step_for_real(tmp_path: Path) -> None:
     uv = Path(sys.executable).parent / "uv"
     uv_path = str(uv) if uv.exists() else shutil.which("uv")
     if uv_path is None:
-        pytest.skip("uv is not installed (it comes with the test extra)")
+        pytest.fail("uv is not installed, but the test extra brings it: the test environment is broken")
     base = load_demo("no-nvidia-gpu")
     py = f"{sys.version_info.major}.{sys.version_info.minor}"
     profile = replace(

@@ -138,3 +138,12 @@ def test_the_windows_plan_ends_by_handing_over_to_the_wizard_in_ubuntu() -> None
     lines = next_steps(_plan(WINDOWS))
     assert "Ubuntu" in lines[0]
     assert "~/.local/bin/tf-gpu-wizard" in lines[1] and f"wsl -d {DISTRO}" in lines[1]
+
+
+def test_a_native_windows_plan_has_no_bash_step_even_when_the_gpu_needs_ptx() -> None:
+    # A GPU newer than the wheel's machine code (jit_ptx) asks for the CUDA cache block in a
+    # POSIX venv's bin/activate; native Windows has neither bash nor bin/activate.
+    profile = load_demo(WINDOWS)
+    cand = next(c for c in recommend(profile, prefer_method="system-cuda").candidates if c.ok)
+    plan = build_plan(profile, replace(cand, jit_ptx="compute_80"), home="C:\\Users\\alex")
+    assert plan.steps and not [s.id for s in plan.steps for c in s.commands if c and c[0] == "bash"]

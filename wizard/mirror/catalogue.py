@@ -113,9 +113,9 @@ def _entry(name: str, data: object, origin: str) -> Mirror:
     check_name(name)
     pypi, conda, note = data.get("pypi"), data.get("conda"), data.get("note", "")
     if not all(v is None or isinstance(v, str) for v in (pypi, conda)) or not isinstance(note, str):
-        raise MirrorError(t("mirror.bad_entry", name=name, error=t("mirror.not_text")))
+        raise MirrorError(t("mirror.bad_entry", name=safe(name, 60), error=t("mirror.not_text")))
     if not pypi and not conda:
-        raise MirrorError(t("mirror.bad_entry", name=name, error=t("mirror.no_url")))
+        raise MirrorError(t("mirror.bad_entry", name=safe(name, 60), error=t("mirror.no_url")))
     try:
         return Mirror(
             name=name,

@@ -13,6 +13,7 @@ from wizard.plan import linux as plan_linux
 from wizard.plan.model import Plan, PlanError, PlanInputs
 from wizard.plan.wsl_setup import windows_home, windows_to_wsl_plan
 from wizard.profile import MachineProfile
+from wizard.text import t
 
 
 def build_plan(
@@ -54,14 +55,14 @@ def build_plan(
     if profile.platform == "windows" and method == "pip-and-cuda":
         return windows_to_wsl_plan(profile, inputs)
     if profile.platform not in ("linux", "wsl2"):
-        raise PlanError(f"GPU installs are planned for Linux and WSL2; this machine is {profile.platform}")
+        raise PlanError(t("plan.error.platform", platform=profile.platform))
     if method == "pip-and-cuda":
         return plan_linux.pip_and_cuda_plan(profile, inputs)
     if method == "system-cuda":
         return plan_linux.system_cuda_plan(profile, inputs)
     if method == "conda":
         return plan_conda.conda_plan(profile, inputs)
-    raise PlanError(f"unknown install method {method!r}")
+    raise PlanError(t("plan.error.method", method=method))
 
 
 def default_venv_for(profile: MachineProfile) -> PurePath:

@@ -75,10 +75,6 @@ WRITE_LINES_PY = (
     "os.replace(tmp, p)"
 )
 
-WRITE_FILE_PY = (
-    "import pathlib, sys; p = pathlib.Path(sys.argv[1]); p.parent.mkdir(parents=True, exist_ok=True); "
-    'p.write_text(sys.argv[2], encoding="utf-8")'
-)
 
 # Run in the target environment's Python, never imported by the wizard.
 # One line (pasted from `plan` it runs as printed); a CPU set has no GPU to place it elsewhere.

@@ -25,6 +25,7 @@ from pathlib import PurePath
 from typing import Any
 
 from wizard.choose.choice import Candidate, VersionSet
+from wizard.text import t
 
 WHERE = ("user", "root", "windows-host")
 RESTARTS = ("reboot", "wsl-shutdown")
@@ -173,7 +174,7 @@ class Plan:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Plan:
         if d.get("schema") != PLAN_SCHEMA:
-            raise PlanError(f"plan schema {d.get('schema')!r} is not supported")
+            raise PlanError(t("plan.error.schema", schema=str(d.get("schema"))))
         return cls(
             set=VersionSet(**d["set"]),
             platform=str(d["platform"]),

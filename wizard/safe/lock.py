@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 from types import TracebackType
 
@@ -77,6 +78,16 @@ def _read_pid(fd: int) -> int | None:
     return int(text) if text.isascii() and text.isdigit() and len(text) < 12 else None
 
 
+def _lock_soon(fd: int) -> None:
+    """The exclusive lock, tried twice: `holder()` takes the lock shared for a moment to look, and
+    that look must not turn away a run that starts at the same instant."""
+    try:
+        _lock(fd)
+    except BlockingIOError:
+        time.sleep(0.05)
+        _lock(fd)
+
+
 def holder(path: Path) -> int | None:
     """The pid holding the lock now, or None when it is free (or cannot be read)."""
     try:
@@ -120,7 +131,7 @@ class RunLock:
             except OSError as exc:
                 raise WriteError(self.path, exc) from None
             try:
-                _lock(fd)
+                _lock_soon(fd)
             except BlockingIOError:
                 pid = _read_pid(fd)
                 os.close(fd)
