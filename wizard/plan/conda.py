@@ -184,7 +184,7 @@ def windows_system_cuda_plan(profile: MachineProfile, inputs: PlanInputs) -> Pla
     steps.append(venv_step(profile, inputs, windows=True))
     steps.append(tensorflow_step(profile, inputs))
     steps.append(verify_step(inputs, gpu=True, windows=True))
-    # No activate block: native Windows has no bash, and its venv keeps scripts in Scripts\\.
+    # No activate block: native Windows has no bash, and its venv keeps scripts in Scripts, not bin.
     steps += last_mile_steps(
         inputs, gpu=True, python=env_python(inputs.venv, True), jupyter=False, activate_block=False
     )
