@@ -60,22 +60,38 @@ def _gpu_name(profile: MachineProfile) -> str:
     return profile.gpus[0].name if profile.gpus else t("plan.windows_driver.your_gpu")
 
 
+def windows_driver_step(
+    profile: MachineProfile, floor: str, *, why: str, manual: str, check: Check, restart: str | None = None
+) -> Step:
+    """The NVIDIA driver on Windows, installed by hand: the version to get, where, and a check
+    (from inside WSL, or from Windows before WSL exists)."""
+    ok = driver_ok(profile, floor)
+    return Step(
+        id="windows-driver",
+        title=t("plan.windows_driver.title", floor=floor),
+        why=why,
+        where="windows-host",
+        commands=(),
+        manual=manual,
+        check=check,
+        restart=restart,
+        download_mib=0 if ok else 700,
+        presumed_done=ok,
+    )
+
+
 def windows_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
     floor = driver_floor(inputs.candidate, wsl=True)
     have = profile.driver.version if profile.driver else t("plan.driver.none")
     steps = [
-        Step(
-            id="windows-driver",
-            title=t("plan.windows_driver.title", floor=floor),
+        windows_driver_step(
+            profile,
+            floor,
             why=t("plan.windows_driver.why", floor=floor, have=have),
-            where="windows-host",
-            commands=(),
             manual=t("plan.windows_driver.manual", floor=floor, gpu=_gpu_name(profile)),
             check=driver_check(floor, WSL_NVIDIA_SMI),
             # WSL maps the Windows driver's files when it starts: it sees a new one after a restart.
             restart="wsl-shutdown",
-            download_mib=0 if driver_ok(profile, floor) else 700,
-            presumed_done=driver_ok(profile, floor),
         ),
         Step(
             id="wsl-update",

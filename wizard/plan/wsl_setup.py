@@ -13,8 +13,9 @@ import os
 from dataclasses import replace
 from pathlib import Path, PurePath, PureWindowsPath
 
-from wizard.plan.common import assemble_plan, driver_floor, driver_ok
+from wizard.plan.common import assemble_plan, driver_floor
 from wizard.plan.model import Check, Plan, PlanInputs, Step
+from wizard.plan.wsl import windows_driver_step
 from wizard.profile import UNKNOWN, MachineProfile
 from wizard.text import t
 
@@ -94,16 +95,12 @@ def windows_to_wsl_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
         else ("wsl", "-d", DISTRO, "--cd", "~", "--", "cp", "-r", source, "tf-gpu-wizard")
     )
     steps = [
-        Step(
-            id="windows-driver",
-            title=t("plan.windows_driver.title", floor=floor),
+        windows_driver_step(
+            profile,
+            floor,
             why=t("plan.wsl_setup.driver_why", floor=floor, have=have),
-            where="windows-host",
-            commands=(),
             manual=t("plan.wsl_setup.driver_manual", floor=floor, gpu=gpu),
             check=Check((checker, "-c", DRIVER_OK_PY, floor), t("plan.wsl_setup.driver_proves", floor=floor)),
-            download_mib=0 if driver_ok(profile, floor) else 700,
-            presumed_done=driver_ok(profile, floor),
         ),
         Step(
             id="wsl-install",
