@@ -24,6 +24,7 @@ from wizard.plan.build import build_plan
 from wizard.plan.last_mile import CUDA_CACHE_BLOCK, KERNEL_OK_PY, hello_path
 from wizard.plan.model import Plan
 from wizard.plan.next_steps import next_steps
+from wizard.plan.programs import program
 from wizard.plan.script import render_script
 
 HOME = "/home/student"
@@ -47,7 +48,7 @@ def test_every_environment_plan_ends_with_the_hello_script(name: str) -> None:
     gpu = plan.set.method != "cpu"
     assert hello.check.argv[-1 if gpu else -2] == hello_path(plan.venv)
     assert ("--cpu" in hello.check.argv) is not gpu
-    assert hello.commands[0][-1] == asset_file("env/hello_gpu.py").read_text().splitlines()[-1]
+    assert hello.commands[0][-2] == program("hello_gpu.py")  # a file, so the command is one short line
 
 
 def test_the_hello_copy_command_writes_the_shipped_script(tmp_path: Path) -> None:
@@ -56,7 +57,7 @@ def test_the_hello_copy_command_writes_the_shipped_script(tmp_path: Path) -> Non
     argv = (sys.executable, *argv[1:])  # the environment's Python is not there in this test
     subprocess.run(argv, check=True)
     written = Path(hello_path(plan.venv))
-    assert written.read_bytes() == asset_file("env/hello_gpu.py").read_bytes()
+    assert written.read_bytes() == asset_file("programs/hello_gpu.py").read_bytes()
     assert not list(written.parent.glob("*.tmp"))
     compile(written.read_text(), str(written), "exec")
 

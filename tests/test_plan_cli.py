@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -75,3 +76,23 @@ def test_script_for_native_windows_is_a_plain_error(capsys: pytest.CaptureFixtur
     assert main(["plan", "--profile", "windows11-rtx3070", "--script"]) == 2
     err = capsys.readouterr().err
     assert "bash script for Linux and WSL2" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_plan_text_fits_the_terminal_in_cells(lang: str, capsys: Any, monkeypatch: Any) -> None:
+    # Chinese takes two cells a character: the plan is wrapped by cells at the terminal's width,
+    # and only commands (one line each, so they paste) may run past it.
+    from rich.cells import cell_len
+
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["--lang", lang, "--profile", "wsl2-rtx4060-laptop", "plan"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    long = [x for x in lines if cell_len(x) > 80 and not x.strip().startswith(("$ ", "PS> "))]
+    assert long == []
+    assert any("`wsl --shutdown`" in x for x in lines)  # a quoted command is never split
+
+
+def test_recommend_refuses_an_unknown_release_in_one_line(capsys: Any) -> None:
+    assert main(["--profile", "wsl2-rtx4060-laptop", "recommend", "--tf", "9.9"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "9.9" in err[0] and "2.21" in err[0]

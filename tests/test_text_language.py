@@ -164,3 +164,9 @@ def test_lang_inside_the_students_doctor_run_command_is_theirs() -> None:
     )
     assert "'--lang', 'fr'" in out.stdout, out.stderr
     assert "language" not in out.stderr.lower()
+
+
+def test_lang_after_a_sub_action_works() -> None:
+    out = run("mirror", "list", "--lang", "zh")
+    assert out.returncode == 0, out.stderr
+    assert zh("mirror.cli.empty").split("`")[0][:6] in out.stdout

@@ -129,11 +129,12 @@ def _choose_plan(args: argparse.Namespace, profile: MachineProfile | None = None
 
 
 def _dry_run(plan: Plan, runner: Runner) -> int:
+    from wizard.cjk.wrap import terminal_width
     from wizard.plan.view import format_step
 
     for number, step in enumerate(plan.steps, 1):
         print()
-        print(safe("\n".join(format_step(step, number)), None, multiline=True))
+        print(safe("\n".join(format_step(step, number, terminal_width())), None, multiline=True))
         if not step.enabled:
             state = t("runner.cli.would_leave_out")
         elif plan.simulated or not step.check_before:

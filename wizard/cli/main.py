@@ -116,8 +116,17 @@ def build_parser(only: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
             raise
         module.register(sub)
     for command_parser in sub.choices.values():
-        add_language_option(command_parser)
+        _add_language_everywhere(command_parser)
     return parser
+
+
+def _add_language_everywhere(parser: argparse.ArgumentParser) -> None:
+    """--lang after the command too, and after a sub-action (`mirror list --lang zh`)."""
+    add_language_option(parser)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for nested in action.choices.values():
+                _add_language_everywhere(nested)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -50,7 +50,7 @@ def pick(rec: Recommendation, method: str | None) -> Candidate | None:
     return rec.recommended
 
 
-def _check_selectors(args: argparse.Namespace) -> None:
+def check_selectors(args: argparse.Namespace) -> None:
     """An asked-for release or Python that does not exist is an error here, not a note:
     the person would otherwise get a plan for something else without noticing."""
     from wizard.choose.knowledge import load_knowledge
@@ -71,7 +71,7 @@ def plan_from_args(args: argparse.Namespace) -> tuple[MachineProfile, Plan]:
     from wizard.plan.build import build_plan
 
     profile = load_profile_arg(args)
-    _check_selectors(args)
+    check_selectors(args)
     method = getattr(args, "method", None)
     rec = recommend(
         profile, prefer_method=method, tf=getattr(args, "tf", None), python=getattr(args, "python", None)
@@ -136,10 +136,13 @@ def run(args: argparse.Namespace) -> int:
     elif args.script:
         sys.stdout.write(script)
     else:
+        from wizard.cjk.wrap import terminal_width
         from wizard.plan.view import format_plan
         from wizard.safe.display import visible
 
-        sys.stdout.write(visible(format_plan(plan), multiline=True))  # a GPU name may hold escapes
+        sys.stdout.write(
+            visible(format_plan(plan, terminal_width()), multiline=True)
+        )  # a GPU name may hold escapes
         print()
         print(t("plan.view.script_hint"))
     return 0

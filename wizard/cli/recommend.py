@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 from wizard.choose.choice import METHODS, Recommendation
@@ -34,8 +35,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from wizard.choose.resolver import recommend
     from wizard.cli.common import load_profile_arg, print_json
+    from wizard.cli.plan import check_selectors
+    from wizard.plan.model import PlanError
 
     profile = load_profile_arg(args)
+    try:
+        check_selectors(args)  # --tf 9.9 is an error, as it is for plan, not a note under a table
+    except PlanError as exc:
+        print(t("cli.error", error=exc), file=sys.stderr)
+        return 2
     rec = recommend(
         profile,
         prefer_method=getattr(args, "method", None),

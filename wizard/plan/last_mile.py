@@ -14,14 +14,13 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePath, PureWindowsPath
 
-from wizard.assets import asset_text
 from wizard.plan import shellblock
-from wizard.plan.common import WRITE_LINES_PY
 from wizard.plan.installer import PIP, Installer
 from wizard.plan.model import Check, PlanInputs, Step
+from wizard.plan.programs import program
 from wizard.text import t
 
-HELLO_ASSET = "env/hello_gpu.py"
+HELLO = "hello_gpu.py"  # assets/programs
 CUDA_CACHE_BYTES = "4294967296"  # 4 GiB: a TF build's PTX for one GPU fits, with room to spare
 CUDA_CACHE_BLOCK = "cuda-cache"
 
@@ -37,6 +36,14 @@ def _path(venv: PurePath | str) -> PurePath:
     if isinstance(venv, PurePath):
         return venv
     return PureWindowsPath(venv) if re.match(r"^([A-Za-z]:\\|%)", venv) else PurePath(venv)
+
+
+# Copies a file whole (temp, fsync, rename) with the environment's own Python: on every platform.
+COPY_FILE_PY = (  # double quotes inside, so the shell-quoted command reads plainly
+    "import os, sys; d = sys.argv[2]; os.makedirs(os.path.dirname(d), exist_ok=True); "
+    'data = open(sys.argv[1], "rb").read(); f = open(d + ".tmp", "wb"); f.write(data); f.flush(); '
+    'os.fsync(f.fileno()); f.close(); os.replace(d + ".tmp", d)'
+)
 
 
 def hello_path(venv: PurePath | str) -> str:
@@ -65,15 +72,12 @@ def hello_step(
     `python` copies the file; `run_prefix` + `run_python` run it (e.g. `conda run -p ENV python`)."""
     dest = hello_path(inputs.venv)
     argv = (*run_prefix, run_python or python, dest, *(() if gpu else ("--cpu",)))
-    # The script's lines are the writer's arguments, one word each: the command shows every
-    # line, pastes as printed, and needs nothing from this checkout.
-    lines = asset_text(HELLO_ASSET).splitlines()
     return Step(
         id="hello",
         title=t("plan.hello.title_gpu" if gpu else "plan.hello.title_cpu"),
         why=t("plan.hello.why", path=dest),
         where="user",
-        commands=((python, "-c", WRITE_LINES_PY, dest, *lines),),
+        commands=((python, "-c", COPY_FILE_PY, program(HELLO), dest),),
         check=Check(argv, t("plan.hello.proves_gpu" if gpu else "plan.hello.proves_cpu", path=dest)),
     )
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import textwrap
-
+from wizard.cjk.wrap import wrap
 from wizard.plan.model import Plan, Step
 from wizard.text import t
 
@@ -35,14 +34,12 @@ def _tags(step: Step) -> list[str]:
 
 
 def _wrap(text: str, indent: str, width: int) -> list[str]:
-    return textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ") or [
-        indent
-    ]
+    return wrap(text, width, indent, indent + "  ")
 
 
 def format_step(step: Step, number: int, width: int = 100) -> list[str]:
     ind = "    "
-    lines = [f"{number:2d}. {step.title}  [" + "] [".join(_tags(step)) + "]"]
+    lines = wrap(f"{number:2d}. {step.title}  [" + "] [".join(_tags(step)) + "]", width, "", "    ")
     lines += _wrap(t("plan.view.why", text=step.why), ind, width)
     if step.manual:
         lines += _wrap(t("plan.view.manual", text=step.manual), ind, width)
@@ -53,18 +50,19 @@ def format_step(step: Step, number: int, width: int = 100) -> list[str]:
         lines += [f"{ind}    {more}" for more in rest]
     if step.confirm:
         lines += _wrap(t("plan.view.confirm", text=step.confirm), ind, width)
-    lines.append(f"{ind}{t('plan.view.check', proves=step.check.proves)}")
+    lines += _wrap(t("plan.view.check", proves=step.check.proves), ind, width)
     return lines
 
 
 def format_plan(plan: Plan, width: int = 100) -> str:
     s = plan.set
-    lines = [t("plan.view.header", tensorflow=s.tensorflow, method=s.method, python=s.python)]
-    lines.append(t("plan.view.machine", label=plan.label))
-    lines.append(t("plan.view.env", venv=plan.venv))
-    lines.append(t("plan.view.download", size=size_text(plan.download_mib)))
+    head = [t("plan.view.header", tensorflow=s.tensorflow, method=s.method, python=s.python)]
+    head.append(t("plan.view.machine", label=plan.label))
+    head.append(t("plan.view.env", venv=plan.venv))
+    head.append(t("plan.view.download", size=size_text(plan.download_mib)))
     if plan.simulated:
-        lines.append(t("plan.view.simulated"))
+        head.append(t("plan.view.simulated"))
+    lines = [line for text in head for line in wrap(text, width, "", "  ")]
     for number, step in enumerate(plan.steps, 1):
         lines.append("")
         lines += format_step(step, number, width)
