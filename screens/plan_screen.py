@@ -68,7 +68,9 @@ class PlanScreen(WizardScreen):
             self._show(self.session.plan)
         else:
             self.build()
-        if self.wizard.suggest_mirror and not self.session.mirror_advised:
+        # Native Windows plans download nothing with pip here (that happens inside WSL): no tip.
+        on_windows = self.session.profile is not None and self.session.profile.platform == "windows"
+        if self.wizard.suggest_mirror and not self.session.mirror_advised and not on_windows:
             self.session.mirror_advised = True
             self.advise_mirror(probe=not self.session.simulated and self.session.mirror is None)
 

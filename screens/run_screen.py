@@ -329,7 +329,10 @@ class RunScreen(WizardScreen):
         from wizard.plan.next_steps import next_steps
 
         exists = None if self.plan.simulated else os.path.exists
-        return "\n".join([t("app.run.finished"), "", *next_steps(self.plan, exists=exists)])
+        # Native Windows: these steps only set WSL2 up; TensorFlow is installed inside Ubuntu next.
+        handover = any(step.id == "wsl-wizard" for step in self.plan.active_steps)
+        head = t("app.run.finished_wsl" if handover else "app.run.finished")
+        return "\n".join([head, "", *next_steps(self.plan, exists=exists)])
 
     def _set_notice(self, text: str | None, kind: str = "warning") -> None:
         notice = self.query_one("#run-notice", Static)

@@ -63,3 +63,16 @@ async def test_a_zh_cn_user_is_told_about_the_mirror(
         await settle(pilot)
         shown = [str(n.message) for n in app._notifications]
         assert any("--mirror lab" in m for m in shown) == suggested
+
+
+async def test_no_mirror_tip_on_a_native_windows_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its steps set up WSL2; pip runs later, inside Ubuntu, where the wizard asks again.
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    add_mirror("lab", INDEX, None)
+    app = build_app("windows11-rtx3070", suggest_mirror=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_plan(pilot)
+        await settle(pilot)
+        assert not [n for n in app._notifications if "--mirror" in str(n.message)]

@@ -147,3 +147,16 @@ def test_a_native_windows_plan_has_no_bash_step_even_when_the_gpu_needs_ptx() ->
     cand = next(c for c in recommend(profile, prefer_method="system-cuda").candidates if c.ok)
     plan = build_plan(profile, replace(cand, jit_ptx="compute_80"), home="C:\\Users\\alex")
     assert plan.steps and not [s.id for s in plan.steps for c in s.commands if c and c[0] == "bash"]
+
+
+def test_the_windows_finish_says_tensorflow_comes_next_inside_ubuntu() -> None:
+    from screens.run_screen import RunScreen
+    from wizard.text import t
+
+    text = RunScreen(_plan(WINDOWS))._finished_text()
+    assert text.startswith(t("app.run.finished_wsl")) and t("app.run.finished") not in text
+    assert "Ubuntu" in text
+    linux = RunScreen(
+        build_plan(load_demo("no-nvidia-gpu"), recommend(load_demo("no-nvidia-gpu")).recommended)
+    )
+    assert linux._finished_text().startswith(t("app.run.finished"))
