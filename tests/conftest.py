@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,3 +34,14 @@ def _wizard_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("TF_GPU_WIZARD_START_COMMAND", "~/.local/bin/tf-gpu-wizard")
     yield home
     set_language(None)  # a test that ran `main(["--lang", ...])` leaves the next one alone
+
+
+@pytest.fixture
+def fixed_snapshot_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Snapshots show paths under the wizard's home (the plan's programs in its data folder): the
+    same folder on every checkout and every run, emptied first, so a snapshot never holds a temp name."""
+    home = Path(tempfile.gettempdir()) / "tf-gpu-wizard-snapshots" / "home"
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    monkeypatch.setenv("TF_GPU_WIZARD_HOME", str(home))
+    yield home

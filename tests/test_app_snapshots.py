@@ -32,6 +32,10 @@ from wizard.demo import load_demo
 from wizard.plan.build import build_plan
 from wizard.run.runner import Runner, RunnerEvents
 
+# Paths under the wizard's home are the same on every checkout (see conftest.fixed_snapshot_home).
+pytestmark = pytest.mark.usefixtures("fixed_snapshot_home")
+
+
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 LOG = Path(tempfile.gettempdir()) / "tf-gpu-wizard-snapshots" / "apply.log"
 

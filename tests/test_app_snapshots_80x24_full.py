@@ -19,6 +19,10 @@ from tests.test_app_snapshots import LOG
 from wizard.bench.runner import SimulatedBenchRun
 from wizard.demo import load_demo
 
+# Paths under the wizard's home are the same on every checkout (see conftest.fixed_snapshot_home).
+pytestmark = pytest.mark.usefixtures("fixed_snapshot_home")
+
+
 SMALL = (80, 24)
 
 

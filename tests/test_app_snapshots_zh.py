@@ -23,6 +23,10 @@ from textual.pilot import Pilot
 
 from wizard.text import LANG_ENV, language
 
+# Paths under the wizard's home are the same on every checkout (see conftest.fixed_snapshot_home).
+pytestmark = pytest.mark.usefixtures("fixed_snapshot_home")
+
+
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 LOG = Path(tempfile.gettempdir()) / "tf-gpu-wizard-snapshots" / "apply.log"
 FRESH = ("screens", "tests.apps")

@@ -20,6 +20,10 @@ from wizard.nvml import ErrorKind
 from wizard.nvml_fake import FakeGpu
 from wizard.text import t
 
+# Paths under the wizard's home are the same on every checkout (see conftest.fixed_snapshot_home).
+pytestmark = pytest.mark.usefixtures("fixed_snapshot_home")
+
+
 SIZES = [(80, 24), (120, 40)]
 
 
