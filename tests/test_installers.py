@@ -8,14 +8,13 @@ with the same constraints file and the same checks as the pip plan.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from tests.apps.uv_machine import machine_with_uv, uv_path
 from tests.machines import context, ok, tree
 from wizard.choose.resolver import recommend
 from wizard.demo import load_demo
@@ -162,21 +161,12 @@ def test_no_venv_package_is_needed_with_uv() -> None:
 @pytest.mark.slow
 def test_the_plans_uv_commands_make_a_working_environment(tmp_path: Path) -> None:
     """The venv step's uv commands, run for real, pass the venv step's own check."""
-    uv = Path(sys.executable).parent / "uv"
-    uv_path = str(uv) if uv.exists() else shutil.which("uv")
-    if uv_path is None:
-        pytest.fail("uv is not installed, but the test extra brings it: the test environment is broken")
-    base = load_demo("no-nvidia-gpu")
-    py = f"{sys.version_info.major}.{sys.version_info.minor}"
-    profile = replace(
-        base,
-        python=replace(base.python, version=py, executable=sys.executable, uv=uv_path, uv_version="0.8.0"),
-    )
+    profile = machine_with_uv()
     rec = recommend(profile)
     assert rec.recommended is not None
     plan = build_plan(profile, rec.recommended, venv=tmp_path / "env")
     step = plan.step("venv")
-    assert step.commands[0][0] == uv_path
+    assert step.commands[0][0] == uv_path()
     assert not (tmp_path / "env").exists()
     for argv in step.commands:
         done = subprocess.run(list(argv), capture_output=True, text=True, timeout=300)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.apps.uv_machine import machine_with_uv, uv_path
 from wizard.assets import asset_file
 from wizard.choose.resolver import recommend
 from wizard.cli import main
@@ -168,25 +169,13 @@ def test_apply_ends_with_the_next_steps(capsys: pytest.CaptureFixture[str]) -> N
 @pytest.mark.slow
 def test_the_jupyter_step_for_real(tmp_path: Path) -> None:
     """Its commands, run in a real environment (made by uv, as the plan would), pass its check."""
-    import shutil
-    from dataclasses import replace
-
-    uv = Path(sys.executable).parent / "uv"
-    uv_path = str(uv) if uv.exists() else shutil.which("uv")
-    if uv_path is None:
-        pytest.fail("uv is not installed, but the test extra brings it: the test environment is broken")
-    base = load_demo("no-nvidia-gpu")
-    py = f"{sys.version_info.major}.{sys.version_info.minor}"
-    profile = replace(
-        base,
-        python=replace(base.python, version=py, executable=sys.executable, uv=uv_path, uv_version="0.8.0"),
-    )
+    profile = machine_with_uv()
     rec = recommend(profile)
     assert rec.recommended is not None
     home = tmp_path / "home"
     plan = build_plan(profile, rec.recommended, home=home, venv=tmp_path / "my env")
     step = plan.step("jupyter")
-    assert step.commands[0][:3] == (uv_path, "pip", "install")
+    assert step.commands[0][:3] == (uv_path(), "pip", "install")
     env = dict(os.environ, HOME=str(home))
     for argv in plan.step("venv").commands + step.commands:
         done = subprocess.run(list(argv), capture_output=True, text=True, env=env, timeout=600)
