@@ -351,3 +351,14 @@ async def test_monitor_80x24_a_long_process_name_gives_way_to_its_gpu_memory() -
         assert "python3" in words and "…" in row  # cut between words, and it says so
         path = "/home/student/projects/train_a_big_model.py"
         assert not any(w.startswith("/home") and w != path for w in words)  # no half of a path
+
+
+def test_a_chinese_reason_fills_its_column_and_english_keeps_whole_words() -> None:
+    from rich.cells import cell_len
+
+    zh_reason = "在 WSL2（Ubuntu）里，使用这台电脑的 Windows 驱动"
+    shown = fit_words(zh_reason, 20)
+    assert shown.startswith("在 WSL2（Ubuntu）") and shown.endswith("…")
+    assert 16 <= cell_len(shown) <= 20  # not "在…": Chinese may break between characters
+    assert fit_words("driver too old for TensorFlow 2.21", 14) == "driver too…"
+    assert fit_words("tensorflow-cpu==2.21.0 is pinned", 12) == "…"  # a version is never cut

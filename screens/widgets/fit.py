@@ -10,6 +10,8 @@ import re
 
 from rich.cells import cell_len
 
+from wizard.cjk.linebreak import words
+
 ELLIPSIS = "…"
 # Where a reason's short head ends: the first colon or semicolon (ASCII or full-width).
 _HEAD_END = re.compile(r": |; |：|；")
@@ -35,11 +37,14 @@ def fit_words(text: str, width: int) -> str:
     if width <= 1:
         return ELLIPSIS[:width]
     out = ""
-    for word in text.split(" "):
-        candidate = f"{out} {word}" if out else word
-        if cell_len(candidate) + 1 > width:
+    # Break units: words, and single characters of Chinese (wizard.cjk.linebreak), so a
+    # Chinese reason fills the column instead of stopping at its first space.
+    for _start, _end, unit in words(text):
+        candidate = out + unit
+        if cell_len(candidate.rstrip()) + 1 > width:
             break
         out = candidate
+    out = out.rstrip()
     if not out:
         first = text.split(" ")[0]
         if not _is_wide(first):
