@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,11 +36,10 @@ def _wizard_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 
 
 @pytest.fixture
-def fixed_snapshot_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Snapshots show paths under the wizard's home (the plan's programs in its data folder): the
-    same folder on every checkout and every run, emptied first, so a snapshot never holds a temp name."""
-    home = Path(tempfile.gettempdir()) / "tf-gpu-wizard-snapshots" / "home"
-    shutil.rmtree(home, ignore_errors=True)
-    home.mkdir(parents=True)
-    monkeypatch.setenv("TF_GPU_WIZARD_HOME", str(home))
-    yield home
+def fixed_snapshot_home(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Snapshots show the plan's programs by path: one folder on every checkout and every run, so a
+    snapshot never holds a temp name. Only that folder is shared (the programs are the same bytes for
+    every test); each test keeps its own wizard home, so no run's journal reaches another test."""
+    folder = Path(tempfile.gettempdir()) / "tf-gpu-wizard-snapshots" / "programs"
+    monkeypatch.setenv("TF_GPU_WIZARD_PROGRAMS", str(folder))
+    return folder

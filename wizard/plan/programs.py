@@ -10,6 +10,7 @@ exported script carries the programs inside itself (`embedded`).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from wizard.assets import asset, list_assets
@@ -28,7 +29,9 @@ def program_bytes(name: str) -> bytes:
 
 
 def programs_dir() -> Path:
-    return data_dir() / FOLDER
+    """The data folder's programs/, or TF_GPU_WIZARD_PROGRAMS (one shared folder: a lab image, tests)."""
+    shared = os.environ.get("TF_GPU_WIZARD_PROGRAMS")
+    return Path(shared) if shared else data_dir() / FOLDER
 
 
 def program(name: str) -> str:
