@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.apps.uv_machine import uv_path
 from wizard import __version__
 
 pytestmark = pytest.mark.slow
@@ -33,9 +34,17 @@ MARK = "# tf-gpu-wizard launcher, written by install.sh"
 SKIP_IN_COPY = {".venv", ".git", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis", ".benchmarks"}
 
 
-def _find_uv() -> str | None:
-    here = Path(sys.executable).parent / "uv"
-    return str(here) if here.exists() else shutil.which("uv")
+def _install(clone: Path, env: dict[str, str], *args: str, timeout: int) -> subprocess.CompletedProcess[str]:
+    """README command 1 as a script runs it: `./install.sh --no-start`, no terminal to answer."""
+    return subprocess.run(
+        ["sh", "./install.sh", "--no-start", *args],
+        cwd=clone,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def _stock_python(root: Path) -> Path:
@@ -153,21 +162,10 @@ def test_install_sh_is_shellcheck_clean() -> None:
 
 def test_with_uv_on_a_stock_python(stock: tuple[Path, Path]) -> None:
     root, py = stock
-    uv = _find_uv()
-    if uv is None:
-        pytest.fail("uv is not installed, but the test extra brings it: the test environment is broken")
-    tools = _tools_dir(root, {"uv": Path(uv)})
+    tools = _tools_dir(root, {"uv": Path(uv_path())})
     env = _env(root, tools, py)
     clone = _copy_repo(root)
-    out = subprocess.run(
-        ["sh", "./install.sh", "--no-start"],
-        cwd=clone,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        stdin=subprocess.DEVNULL,
-    )
+    out = _install(clone, env, timeout=900)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     assert "Using uv" in out.stdout
     assert "+ " in out.stdout and " venv --seed" in out.stdout  # the command was shown
@@ -207,15 +205,7 @@ def test_without_uv_asks_for_python3_venv_then_goes_on(stock: tuple[Path, Path])
     clone = _copy_repo(root)
 
     # No terminal: it explains, prints the command, installs nothing and fails.
-    first = subprocess.run(
-        ["sh", "./install.sh", "--no-start"],
-        cwd=clone,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        stdin=subprocess.DEVNULL,
-    )
+    first = _install(clone, env, timeout=600)
     assert first.returncode != 0
     assert f"    {sudo}apt-get install -y python3-venv" in first.stdout
     assert "run ./install.sh again" in first.stdout
@@ -223,15 +213,7 @@ def test_without_uv_asks_for_python3_venv_then_goes_on(stock: tuple[Path, Path])
     assert not (clone / ".venv").exists()  # the failed venv was not left behind
 
     # Agreed (--yes): the command is shown, run, and the install goes on to the launcher.
-    second = subprocess.run(
-        ["sh", "./install.sh", "--no-start", "--yes"],
-        cwd=clone,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        stdin=subprocess.DEVNULL,
-    )
+    second = _install(clone, env, "--yes", timeout=900)
     assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
     assert calls.read_text().splitlines() == ["apt-get install -y python3-venv"]
     assert f"+ {sudo}apt-get install -y python3-venv" in second.stdout
@@ -241,10 +223,7 @@ def test_without_uv_asks_for_python3_venv_then_goes_on(stock: tuple[Path, Path])
 def test_a_foreign_launcher_is_kept_without_a_yes(stock: tuple[Path, Path]) -> None:
     """Someone else's ~/.local/bin/tf-gpu-wizard is not replaced when nobody can answer."""
     root, py = stock
-    uv = _find_uv()
-    if uv is None:
-        pytest.fail("uv is not installed, but the test extra brings it: the test environment is broken")
-    tools = _tools_dir(root, {"uv": Path(uv)})
+    tools = _tools_dir(root, {"uv": Path(uv_path())})
     env = _env(root, tools, py)
     env["PATH"] = f"{root / 'home' / '.local' / 'bin'}:{env['PATH']}"
     clone = _copy_repo(root)
@@ -252,15 +231,7 @@ def test_a_foreign_launcher_is_kept_without_a_yes(stock: tuple[Path, Path]) -> N
     bin_dir.mkdir(parents=True)
     foreign = bin_dir / "tf-gpu-wizard"
     foreign.write_text("#!/bin/sh\necho mine\n")
-    out = subprocess.run(
-        ["sh", "./install.sh", "--no-start"],
-        cwd=clone,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        stdin=subprocess.DEVNULL,
-    )
+    out = _install(clone, env, timeout=900)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     assert foreign.read_text() == "#!/bin/sh\necho mine\n"
     assert "was not written by install.sh" in out.stdout
