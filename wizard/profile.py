@@ -188,7 +188,8 @@ class MachineProfile:
         from wizard.safe.atomic import TooLarge, read_bytes_limited
 
         try:
-            text = read_bytes_limited(path, MAX_BYTES).decode("utf-8")
+            # utf-8-sig: Notepad and PowerShell save UTF-8 with a BOM.
+            text = read_bytes_limited(path, MAX_BYTES).decode("utf-8-sig")
         except FileNotFoundError:
             raise ProfileError(t("profile.error.no_file", path=path)) from None
         except TooLarge:

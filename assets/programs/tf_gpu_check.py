@@ -46,7 +46,7 @@ NAME = "tf_gpu_check"
 # TF32 (on by default from Ampere) keeps 10 mantissa bits: results agree with the CPU's
 # to about 1e-3 of their magnitude. A wrong kernel is off by far more.
 TOLERANCE = 2e-2
-_ARCH = re.compile(r"^(sm|compute)_(\d+)(\d)([a-z]?)$")
+_ARCH = re.compile(r"^(sm|compute)_([0-9]+)([0-9])([a-z]?)$")
 
 
 class CheckFailed(Exception):
@@ -84,7 +84,7 @@ def take_stdout() -> TextIO:
 
 
 def parse_version(text: str | None) -> tuple[int, int] | None:
-    m = re.match(r"^\s*(\d+)\.(\d+)", str(text or ""))
+    m = re.match(r"^\s*([0-9]+)\.([0-9]+)", str(text or ""))
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 

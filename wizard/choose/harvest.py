@@ -24,8 +24,8 @@ from packaging.version import InvalidVersion, Version
 
 from wizard.assets import asset_text
 
-_ARCH = re.compile(r"^(?:sm|compute)_(\d+)(\d)([a-z]?)$")
-_MANYLINUX = re.compile(r"manylinux_(\d+)_(\d+)_")
+_ARCH = re.compile(r"^(?:sm|compute)_([0-9]+)([0-9])([a-z]?)$")
+_MANYLINUX = re.compile(r"manylinux_([0-9]+)_([0-9]+)_")
 _LEGACY_MANYLINUX = {"manylinux2014": "2.17", "manylinux2010": "2.12", "manylinux1": "2.5"}
 
 

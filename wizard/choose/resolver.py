@@ -117,18 +117,18 @@ def read_facts(profile: MachineProfile, kb: KnowledgeBase) -> Facts:
 
 def glibc_version(value: object) -> Version | None:
     """'2.35' or 'glibc 2.35' (os.confstr's form) -> 2.35; None for anything else."""
-    m = re.search(r"(\d+)\.(\d+)", str(value or ""))
+    m = re.fullmatch(r"\s*(?:glibc\s+)?([0-9]+)\.([0-9]+)\s*", str(value or ""), re.ASCII)
     return Version(f"{m.group(1)}.{m.group(2)}") if m and m.group(1) == "2" else None
 
 
 def normalize_driver(value: object) -> Version | None:
     """'470.256.02' -> Version; Windows' '32.0.15.6636' -> 566.36; junk -> None."""
     text = str(value).strip()
-    m = re.fullmatch(r"\d{2}\.\d+\.(\d+)\.(\d+)", text, re.ASCII)
+    m = re.fullmatch(r"[0-9]{2}\.[0-9]+\.([0-9]+)\.([0-9]+)", text, re.ASCII)
     if m:  # Windows driver store form: the last five digits are the NVIDIA version
         digits = (m.group(1) + m.group(2).zfill(4))[-5:]
         text = f"{digits[:3]}.{digits[3:]}"
-    if not re.fullmatch(r"\d{2,4}(\.\d{1,4}){0,3}", text, re.ASCII):
+    if not re.fullmatch(r"[0-9]{2,4}(\.[0-9]{1,4}){0,3}", text, re.ASCII):
         return None
     try:
         v = Version(text)
@@ -139,7 +139,7 @@ def normalize_driver(value: object) -> Version | None:
 
 def python_series(value: object) -> Version | None:
     """ "3.11.7" -> 3.11; None for anything that is not a Python 3 version."""
-    m = re.match(r"^\s*(\d+)\.(\d+)", str(value), re.ASCII)  # "٣.١٠" is not a version
+    m = re.match(r"^\s*([0-9]+)\.([0-9]+)", str(value), re.ASCII)  # "٣.١٠" is not a version
     if not m:
         return None
     v = Version(f"{m.group(1)}.{m.group(2)}")
@@ -147,12 +147,12 @@ def python_series(value: object) -> Version | None:
 
 
 def _cuda_version(value: object) -> Version | None:
-    m = re.fullmatch(r"\s*(\d{1,2})\.(\d{1,2})(\.\d+)?\s*", str(value), re.ASCII)
+    m = re.fullmatch(r"\s*([0-9]{1,2})\.([0-9]{1,2})(\.[0-9]+)?\s*", str(value), re.ASCII)
     return Version(f"{m.group(1)}.{m.group(2)}") if m else None
 
 
 def _cc(value: object) -> Version | None:
-    m = re.fullmatch(r"\s*(\d{1,2})\.(\d)\s*", str(value), re.ASCII)
+    m = re.fullmatch(r"\s*([0-9]{1,2})\.([0-9])\s*", str(value), re.ASCII)
     return Version(f"{m.group(1)}.{m.group(2)}") if m else None
 
 

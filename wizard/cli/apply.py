@@ -81,7 +81,8 @@ class TerminalEvents(RunnerEvents):
     def step_finished(self, step: Step, result: StepResult) -> None:
         self._end_progress()
         mark = _MARK.get(result.status)
-        message = safe(result.message, 4000, multiline=True)
+        # A restart's message is the run's last message: the step's line only marks it.
+        message = "" if result.status == RESTART_PENDING else safe(result.message, 4000, multiline=True)
         print(f"    [{t('runner.cli.mark.' + mark) if mark else result.status}] {message}", flush=True)
 
     def needs_password(self, step: Step, attempt: int) -> str | None:
@@ -109,7 +110,7 @@ class TerminalEvents(RunnerEvents):
         return answer.strip().lower() not in ("q", "quit")
 
     def needs_restart(self, step: Step, kind: str, message: str) -> None:
-        print(f"\n{message}", flush=True)
+        pass  # said once, as the run's last message (below), not also here
 
 
 def _choose_plan(args: argparse.Namespace, profile: MachineProfile | None = None) -> Plan:
@@ -123,7 +124,7 @@ def _choose_plan(args: argparse.Namespace, profile: MachineProfile | None = None
             print(notice, file=sys.stderr)
         if state is not None:
             done, total = state.position
-            print(t("runner.resume", started=state.started, done=done, total=total))
+            print(t("runner.resume", started=safe(state.started, 40), done=done, total=total))
             return state.plan
     return plan_from_args(args)[1]
 
@@ -190,11 +191,12 @@ def _apply(args: argparse.Namespace, profile: MachineProfile | None) -> int:
     print()
     print(safe(result.message, 4000, multiline=True))
     if result.log_path:
-        print(t("runner.cli.log", path=str(result.log_path)))
+        print(t("runner.cli.log", path=safe(str(result.log_path), 1000)))
     if result.outcome == "finished":
         from wizard.plan.next_steps import next_steps
 
         # The last lines a student reads: how to use what was just built.
         print()
-        print("\n".join(next_steps(plan, exists=None if plan.simulated else os.path.exists)))
+        lines = next_steps(plan, exists=None if plan.simulated else os.path.exists)
+        print("\n".join(safe(line, 2000) for line in lines))  # a HOME path is data, OSC 52 and all
     return {"finished": 0, "restart": 0, "cancelled": 130}.get(result.outcome, 1)

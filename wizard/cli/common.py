@@ -33,5 +33,8 @@ def load_profile_arg(args: argparse.Namespace) -> MachineProfile:
 
 
 def print_json(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
+    """Readable JSON (CJK as it is), but no bidi or C1 control from the data reaches the terminal raw
+    (json.dumps escapes only C0): they travel as \\uXXXX escapes, the same data for a reader."""
+    from wizard.safe.display import json_safe
+
+    sys.stdout.write(json_safe(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")

@@ -115,7 +115,7 @@ def _key(name: str) -> str:
 
 
 def _major(cc: str | None) -> int | None:
-    m = re.match(r"\s*(\d+)\.", cc or "")
+    m = re.match(r"\s*([0-9]+)\.", cc or "")
     return int(m.group(1)) if m else None
 
 

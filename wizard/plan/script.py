@@ -10,13 +10,14 @@ waits for Enter. It passes `bash -n` and `shellcheck` (tested).
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from wizard import __version__
 from wizard.plan.model import Plan, PlanError, Step
 from wizard.plan.next_steps import next_steps
 from wizard.plan.programs import embedded, program_bytes, program_name
-from wizard.safe.display import visible
+from wizard.safe.display import RAW_CHARS, visible
 from wizard.text import t
 
 _PRELUDE = """\
@@ -44,8 +45,31 @@ _RESTART = {"reboot": "plan.view.restart_reboot", "wsl-shutdown": "plan.view.res
 _END = "TF_GPU_WIZARD_PROGRAM"  # the here-document delimiter of an embedded program
 
 
+# What a terminal must never get raw (wizard.safe.display's set, plus every C0 but tab): a word
+# holding one is written in bash's $'...' quoting, its bytes as \xHH, the same word to bash.
+_RAW = re.compile(f"[{RAW_CHARS}]")
+
+
+def _ansi_c(text: str) -> str:
+    """$'...' with every byte outside printable ASCII as \\xHH: locale-proof, and inert on a terminal."""
+    try:
+        data = text.encode("utf-8", "surrogateescape")  # a path's undecodable bytes, as they were
+    except UnicodeEncodeError:
+        data = text.encode("utf-8", "surrogatepass")
+    out = []
+    for byte in data:
+        ch = chr(byte)
+        if ch in "\\'":
+            out.append("\\" + ch)
+        elif 0x20 <= byte < 0x7F:
+            out.append(ch)
+        else:
+            out.append(f"\\x{byte:02x}")
+    return "$'" + "".join(out) + "'"
+
+
 def _q(text: str) -> str:
-    return shlex.quote(text)
+    return _ansi_c(text) if _RAW.search(text) else shlex.quote(text)
 
 
 def _join(argv: tuple[str, ...]) -> str:
@@ -53,7 +77,7 @@ def _join(argv: tuple[str, ...]) -> str:
     words = []
     for arg in argv:
         name = program_name(arg)
-        words.append(f'"$WIZARD_PROGRAMS"/{name}' if name else shlex.quote(arg))
+        words.append(f'"$WIZARD_PROGRAMS"/{name}' if name else _q(arg))
     return " ".join(words)
 
 
@@ -105,7 +129,7 @@ def _step_lines(step: Step, number: int, total: int) -> list[str]:
     if not step.enabled:
         lines.append(_echo(t("plan.script.optional_off", title=step.title), ""))
         return lines
-    lines.append(f"say {_q(head)}")
+    lines.append(f"say {_q(visible(head))}")
     # Each check once, as a function: the step tests it before and after.
     check = f"check_{number}"
     if not step.check_is_last_command or step.check_before:
@@ -115,7 +139,7 @@ def _step_lines(step: Step, number: int, total: int) -> list[str]:
     body: list[str] = []
     if step.confirm:
         question, declined = t("plan.script.confirm", text=step.confirm), t("plan.script.declined")
-        body.append(f"  confirm {_q(question)} || fail {_q(declined)}")
+        body.append(f"  confirm {_q(visible(question))} || fail {_q(visible(declined))}")
     if step.where == "windows-host" or not step.commands:
         body.append(
             _echo(t("plan.script.windows") if step.where == "windows-host" else t("plan.script.manual"))
@@ -134,7 +158,7 @@ def _step_lines(step: Step, number: int, total: int) -> list[str]:
         body.append("  exit 0")
     elif not step.check_is_last_command:
         fail = t("plan.script.failed", title=step.title, proves=step.check.proves)
-        body.append(f"  {check} || fail {_q(fail)}")
+        body.append(f"  {check} || fail {_q(visible(fail))}")  # a GPU name's controls stay escaped
     if step.check_before:
         lines.append(f"if {check} >/dev/null 2>&1; then")
         lines.append(_echo(t("plan.script.already", proves=step.check.proves)))

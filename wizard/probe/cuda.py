@@ -34,10 +34,10 @@ def toolkit_version(ctx: ProbeContext, root: str) -> str | None:
             pass
     text = ctx.system.read_text(f"{root}/version.txt")
     if text:
-        match = re.search(r"CUDA Version (\d+\.\d+)", text)
+        match = re.search(r"CUDA Version ([0-9]+\.[0-9]+)", text)
         if match:
             return match.group(1)
-    match = re.search(r"cuda-(\d+\.\d+)$", root)
+    match = re.search(r"cuda-([0-9]+\.[0-9]+)$", root)
     if match and ctx.system.exists(f"{root}/bin/nvcc"):
         return match.group(1)
     return None
@@ -46,7 +46,7 @@ def toolkit_version(ctx: ProbeContext, root: str) -> str | None:
 def parse_cudnn_header(text: str) -> str | None:
     parts = {}
     for key in ("MAJOR", "MINOR", "PATCHLEVEL"):
-        match = re.search(rf"#define\s+CUDNN_{key}\s+(\d+)", text)
+        match = re.search(rf"#define\s+CUDNN_{key}\s+([0-9]+)", text)
         if not match:
             return None
         parts[key] = match.group(1)
@@ -91,7 +91,7 @@ def _cudnn(ctx: ProbeContext, profile: MachineProfile, ldconfig: str) -> None:
         return
     # No header (runtime-only packages): the library's soname still tells the major version.
     for line in ldconfig.splitlines():
-        match = re.search(r"libcudnn\.so\.(\d+(?:\.\d+)*)\s.*=>\s*(\S+)", line)
+        match = re.search(r"libcudnn\.so\.([0-9]+(?:\.[0-9]+)*)\s.*=>\s*(\S+)", line)
         if match and match.group(1) not in seen:
             seen.add(match.group(1))
             profile.cudnn.append(CudnnInfo(version=match.group(1), path=match.group(2)))
@@ -100,7 +100,7 @@ def _cudnn(ctx: ProbeContext, profile: MachineProfile, ldconfig: str) -> None:
 def _libcuda(ctx: ProbeContext, profile: MachineProfile, ldconfig: str) -> None:
     paths: list[str] = []
     for line in ldconfig.splitlines():
-        match = re.search(r"libcuda\.so(?:\.\d+)*\s.*=>\s*(\S+)", line)
+        match = re.search(r"libcuda\.so(?:\.[0-9]+)*\s.*=>\s*(\S+)", line)
         if match:
             paths.append(match.group(1))
     for d in LIB_DIRS:

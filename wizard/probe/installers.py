@@ -21,7 +21,7 @@ from wizard.mirror.configured import read_uv
 from wizard.probe.context import ProbeContext
 from wizard.profile import PythonInfo
 
-_UV_VERSION = re.compile(r"^uv (\d+\.\d+\.\d+)")
+_UV_VERSION = re.compile(r"^uv ([0-9]+\.[0-9]+\.[0-9]+)")
 PIP_KEYS = ("index-url", "extra-index-url", "find-links")
 
 

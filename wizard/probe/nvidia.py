@@ -133,7 +133,7 @@ def parse_smi_csv(text: str) -> list[GpuInfo]:
         if len(cells) < 2 or not cells[0].isdigit():
             continue
         gpu = GpuInfo(index=int(cells[0]), name=cells[1] or "unknown")
-        if len(cells) > 2 and re.fullmatch(r"\d+\.\d+", cells[2]):
+        if len(cells) > 2 and re.fullmatch(r"[0-9]+\.[0-9]+", cells[2]):
             gpu.compute_capability = cells[2]
         if len(cells) > 3 and cells[3].isdigit():
             gpu.memory_mib = int(cells[3])
@@ -169,14 +169,14 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
     driver_version = ""
     for line in text.splitlines():
         cells = [c.strip() for c in line.split(",")]
-        if len(cells) >= 7 and re.fullmatch(r"\d+(\.\d+)+", cells[6]):
+        if len(cells) >= 7 and re.fullmatch(r"[0-9]+(\.[0-9]+)+", cells[6]):
             driver_version = cells[6]
             break
     if not gpus and not driver_version:
         return False
     profile.driver = DriverInfo(version=driver_version or "unknown", source="nvidia-smi")
     header = ctx.system.run([smi], timeout=5.0)
-    match = re.search(r"CUDA Version:\s*(\d+\.\d+)", header.stdout) if header.ok else None
+    match = re.search(r"CUDA Version:\s*([0-9]+\.[0-9]+)", header.stdout) if header.ok else None
     if match:
         profile.driver.cuda = match.group(1)
     profile.gpus = gpus
@@ -185,7 +185,7 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
 
 # ---- layer 3: /proc/driver/nvidia/version ----------------------------------------
 def parse_proc_version(text: str) -> str | None:
-    match = re.search(r"Kernel Module(?: for \S+)?\s+(\d+\.\d+(?:\.\d+)?)", text)
+    match = re.search(r"Kernel Module(?: for \S+)?\s+([0-9]+\.[0-9]+(?:\.[0-9]+)?)", text)
     return match.group(1) if match else None
 
 

@@ -113,8 +113,8 @@ class RunState:
             plan=plan,
             steps=steps,
             restart=restart,
-            started=_text(d.get("started", ""), "started"),
-            updated=_text(d.get("updated", ""), "updated"),
+            started=_stamp(d.get("started", ""), "started"),
+            updated=_stamp(d.get("updated", ""), "updated"),
             finished=d.get("finished", False) is True,
         )
 
@@ -125,14 +125,24 @@ def _text(value: Any, what: str) -> str:
     return value
 
 
+# What now() writes ("2026-12-01T08:30:46+0000"); anything else in a time field is damage, and is
+# dropped rather than shown: a lone surrogate there cannot even be printed (UnicodeEncodeError).
+_STAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[+-][0-9]{4}|Z)?")
+
+
+def _stamp(value: Any, what: str) -> str:
+    text = _text(value, what)
+    return text if _STAMP.fullmatch(text) else ""
+
+
 def _record(v: Any) -> StepRecord:
     if not isinstance(v, dict):
         raise ValueError("a step record is not an object")
     rec = StepRecord(**v)  # unknown keys: TypeError
     if rec.status not in STATUSES:
         raise ValueError(f"unknown step status {rec.status!r}")
-    _text(rec.message, "message")
-    _text(rec.updated, "updated")
+    rec.updated = _stamp(rec.updated, "updated")
+    _text(rec.message, "message")  # shown through safe(), which makes a lone surrogate visible
     if rec.pid is not None and not (type(rec.pid) is int and 1 < rec.pid < 1 << 22):
         raise ValueError("a process id is not a process id")
     if rec.argv_sha is not None and not re.fullmatch(r"[0-9a-f]{64}", _text(rec.argv_sha, "argv_sha")):

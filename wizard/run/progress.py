@@ -24,10 +24,10 @@ HEARTBEAT_S = 5.0
 
 _UNITS = {"b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
 _PIP_COLLECTING = re.compile(r"^\s*Collecting (\S+)")
-_PIP_DOWNLOAD = re.compile(r"^\s*Downloading \S+ \(([\d.]+)\s*([kKmMgG]i?[bB]|[bB])\)")
+_PIP_DOWNLOAD = re.compile(r"^\s*Downloading \S+ \(([0-9.]+)\s*([kKmMgG]i?[bB]|[bB])\)")
 _PIP_INSTALLING = re.compile(r"^\s*Installing collected packages: (.*)$")
-_UV_PHASE = re.compile(r"^\s*(Resolved|Prepared|Installed|Downloaded|Uninstalled) (\d+) packages?")
-_UV_DOWNLOADING = re.compile(r"^\s*Downloading (\S+) \(([\d.]+)\s*([kKmMgG]i?[bB])\)")
+_UV_PHASE = re.compile(r"^\s*(Resolved|Prepared|Installed|Downloaded|Uninstalled) ([0-9]+) packages?")
+_UV_DOWNLOADING = re.compile(r"^\s*Downloading (\S+) \(([0-9.]+)\s*([kKmMgG]i?[bB])\)")
 
 
 def is_install_command(argv: Sequence[str]) -> bool:

@@ -9,6 +9,9 @@ Data is never markup and never terminal control. The API:
         Only the control characters: C0 and C1 (ESC, BEL, the OSC 52 clipboard write, the screen
         clear...), DEL, lone surrogates, bidi overrides, and (single line) newline, CR and tab, each
         shown as its escape: "\\x1b", "\\u202e", "\\udc80". Printable text is unchanged.
+    json_safe(json_text) -> str
+        JSON text with C1, DEL, lone surrogates and bidi controls written as \\uXXXX (json.dumps
+        escapes only C0 when ensure_ascii=False): for --json output.
     cut(text, limit) -> str
         At most `limit` characters, the last one "…" when something was left out.
     text(value, style="", limit=200, *, multiline=False) -> rich.text.Text
@@ -32,11 +35,24 @@ DEFAULT_LIMIT = 200
 ELLIPSIS = "…"
 
 # C0 (but \t \n kept for multi-line text), DEL, C1, lone surrogates, bidi embeddings/overrides/isolates,
-# line and paragraph separators. A surrogate in a Python str is always a lone one.
-_WIDE = "\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069\u2028\u2029"
+# bidi marks (LRM, RLM, ALM), line and paragraph separators. A surrogate in a Python str is always a
+# lone one.
+_WIDE = "\x7f-\x9f\ud800-\udfff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
+RAW_CHARS = f"\x00-\x08\x0a-\x1f{_WIDE}"  # a character class body: every control but tab
 _CONTROL_MULTI = re.compile(f"[\x00-\x08\x0b-\x1f{_WIDE}]")
 _CONTROL_LINE = re.compile(f"[\x00-\x1f{_WIDE}]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+# The same code points for JSON: escaped as \uXXXX there, which any JSON reader turns back into the
+# data, while CJK and other printable text stays readable.
+_JSON_RAW = re.compile(f"[{_WIDE}]")
+
+
+def json_safe(text: str) -> str:
+    """JSON text (from json.dumps(ensure_ascii=False)) with C1, DEL, surrogates and bidi controls as
+    \\uXXXX escapes: the document is unchanged for a reader, and harmless for a terminal."""
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _escape(m: re.Match[str]) -> str:
