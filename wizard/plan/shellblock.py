@@ -18,7 +18,10 @@ written through the link. The block counts as there only when its start marker
 is followed by its end marker (the check too): a start marker alone, left by an
 older version killed half-way, is not a block. Removal takes exactly the lines
 from a start marker to its end marker, and a start marker with no end marker
-after it is removed alone, so the user's own lines after it always stay.
+after it is removed alone, so the user's own lines after it always stay. A marker
+inside a heredoc (`cat <<'EOF'` ... `EOF`: a user's script that writes our block
+somewhere) is the user's text: it neither counts as the block nor is removed.
+Every backup has a name of its own (a second one in the same second gets "-2").
 """
 
 from __future__ import annotations
@@ -33,8 +36,6 @@ from wizard.plan.programs import program
 from wizard.safe.atomic import write_text_atomic
 
 TAG = "tf-gpu-wizard"
-
-COMPLETE_AWK = r"$0 == b { open = 1; next } open && $0 == e { found = 1 } END { exit !found }"
 
 PROGRAM = "shellblock.sh"  # assets/programs: the same block logic in bash, for plan steps
 
@@ -64,8 +65,9 @@ def remove_command(path: Path, name: str) -> tuple[str, ...]:
 
 def present_check(path: Path, name: str) -> Check:
     begin, end = markers(name)
+    # The program's check: the same heredoc rule as its add and remove.
     return Check(
-        ("awk", "-v", f"b={begin}", "-v", f"e={end}", COMPLETE_AWK, str(path)),
+        ("bash", program(PROGRAM), "check", str(path), begin, end),
         f"{path} has the {TAG} {name} block",
     )
 
@@ -75,11 +77,81 @@ def _read(path: Path) -> str:
     return path.read_bytes().decode("utf-8", "surrogateescape")
 
 
+_BREAK = set(" \t;&|<>()")
+
+
+def _opens(line: str) -> list[tuple[str, bool]]:
+    """The heredocs a shell line opens: (delimiter, tabs stripped by <<-), in order. Quotes, escapes,
+    comments, here-strings (<<<) and arithmetic ((1 << 2)) are skipped, as bash does."""
+    found: list[tuple[str, bool]] = []
+    i, n, quote = 0, len(line), ""
+    while i < n:
+        c = line[i]
+        if quote:
+            if c == quote:
+                quote = ""
+            elif c == "\\" and quote == '"':
+                i += 1
+            i += 1
+            continue
+        if c == "\\":
+            i += 2
+            continue
+        if c == "#" and (i == 0 or line[i - 1] in " \t;&|()"):
+            break
+        if c in "'\"":
+            quote = c
+            i += 1
+            continue
+        if line.startswith("((", i):
+            j = line.find("))", i + 2)
+            if j < 0:
+                break
+            i = j + 2
+            continue
+        if not line.startswith("<<", i) or line.startswith("<<<", i):
+            i += 1
+            continue
+        i += 2
+        dash = line.startswith("-", i)
+        i += dash
+        while i < n and line[i] in " \t":
+            i += 1
+        word = ""
+        while i < n and line[i] not in _BREAK:
+            if line[i] not in "'\"\\":
+                word += line[i]
+            i += 1
+        if word:
+            found.append((word, dash))
+    return found
+
+
+def _quoted(lines: list[str]) -> set[int]:
+    """The numbers of the lines that are heredoc bodies (their terminators included)."""
+    inside: set[int] = set()
+    pending: list[tuple[str, bool]] = []
+    for n, line in enumerate(lines):
+        bare = line.rstrip("\n")
+        if pending:
+            inside.add(n)
+            word, tabs = pending[0]
+            if (bare.lstrip("\t") if tabs else bare) == word:
+                pending.pop(0)
+            continue
+        pending = _opens(bare)
+    return inside
+
+
 def _strip(lines: list[str], begin: str, end: str) -> list[str]:
-    """Every line but the blocks, and but start markers that have no end marker after them."""
+    """Every line but the blocks, and but start markers that have no end marker after them; lines
+    inside a heredoc are the user's, whatever they say."""
     stop: dict[int, int] = {}
     open_at: int | None = None
+    quoted = _quoted(lines)
     for n, line in enumerate(lines):
+        if n in quoted:
+            continue
         bare = line.rstrip("\n")
         if bare == begin:
             open_at = n
@@ -95,7 +167,7 @@ def _strip(lines: list[str], begin: str, end: str) -> list[str]:
         if n in stop:
             skip_to = stop[n]
             continue
-        if line.rstrip("\n") == begin:
+        if line.rstrip("\n") == begin and n not in quoted:
             continue
         kept.append(line)
     return kept
@@ -109,7 +181,10 @@ def has_block(path: Path, name: str) -> bool:
     except OSError:
         return False
     opened = False
-    for line in lines:
+    quoted = _quoted(lines)
+    for n, line in enumerate(lines):
+        if n in quoted:
+            continue
         if line == begin:
             opened = True
         elif opened and line == end:
@@ -122,7 +197,11 @@ def _target(path: Path) -> Path:
 
 
 def _backup(path: Path) -> Path:
-    backup = path.with_name(f"{path.name}.{backup_suffix()}.bak")
+    stem = f"{path.name}.{backup_suffix()}"
+    backup, n = path.with_name(f"{stem}.bak"), 1
+    while backup.exists():  # never over an earlier backup (add and remove in the same second)
+        n += 1
+        backup = path.with_name(f"{stem}-{n}.bak")
     shutil.copy2(path, backup)
     return backup
 
@@ -151,9 +230,10 @@ def remove_block(path: Path, name: str) -> bool:
         lines = _read(path).splitlines(keepends=True)
     except OSError:
         return False
-    if not any(line.rstrip("\n") == begin for line in lines):
-        return False
     _, end = markers(name)
+    kept = _strip(lines, begin, end)
+    if kept == lines:  # no block of ours (a marker quoted in a heredoc is not one)
+        return False
     _backup(path)
-    write_text_atomic(path, "".join(_strip(lines, begin, end)))
+    write_text_atomic(path, "".join(kept))
     return True
