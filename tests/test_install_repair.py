@@ -279,3 +279,48 @@ def test_the_check_reads_dist_info_itself_where_python_has_no_importlib_metadata
     assert [r.returncode for r in both] == [1, 1]
     assert all("wizdep: damaged (1 of" in r.stdout for r in both), [r.stdout for r in both]
     assert Runner(plan, Recorder(), sudo=NOT_ROOT, env=environ).run().outcome == "finished"
+
+
+def _overwrite_same_size(path: Path, offset: int = 0, count: int = 64) -> None:
+    """64 bytes overwritten in place: the size stays, the content does not (a bad sector, an editor)."""
+    data = bytearray(path.read_bytes())
+    for i in range(offset, min(offset + count, len(data))):
+        data[i] = (data[i] + 1) % 256
+    stat_before = path.stat()
+    with open(path, "r+b") as f:
+        f.write(bytes(data))
+    assert path.stat().st_size == stat_before.st_size
+    os.utime(path, ns=(stat_before.st_atime_ns, stat_before.st_mtime_ns))  # even the time looks the same
+
+
+def test_a_same_size_overwrite_is_found_by_its_digest_and_repaired(env: tuple[Path, dict[str, str]]) -> None:
+    venv, environ = env
+    plan = _plan(venv)
+    assert Runner(plan, Recorder(), sudo=NOT_ROOT, env=environ).run().outcome == "finished"
+    assert _check(plan, environ).returncode == 0
+    target = _site(venv) / "wizdemo" / "__init__.py"
+    good = target.read_bytes()
+    _overwrite_same_size(target)
+    broken = _check(plan, environ)
+    assert broken.returncode == 1 and "wizdemo: damaged (1 of" in broken.stdout, broken.stdout
+    rec = Recorder()
+    assert Runner(plan, rec, sudo=NOT_ROOT, env=environ).run().outcome == "finished"
+    assert rec.statuses() == {"tensorflow": "done"}, "repaired, not skipped as already done"
+    assert target.read_bytes() == good and _check(plan, environ).returncode == 0
+
+
+def test_a_same_size_overwrite_is_found_where_python_has_no_importlib_metadata(
+    env: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    venv, environ = env
+    plan = _plan(venv)
+    assert Runner(plan, Recorder(), sudo=NOT_ROOT, env=environ).run().outcome == "finished"
+    blocker = tmp_path / "no_metadata"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text("import sys\nsys.modules['importlib.metadata'] = None\n")
+    old = {**environ, "PYTHONPATH": str(blocker)}
+    assert _check(plan, old).returncode == 0
+    _overwrite_same_size(_site(venv) / "wizdep" / "__init__.py", offset=100)
+    assert _check(plan, old).returncode == 1
+    assert Runner(plan, Recorder(), sudo=NOT_ROOT, env=environ).run().outcome == "finished"
+    assert _check(plan, old).returncode == 0

@@ -62,9 +62,10 @@ VENV_OK_PY = (
 )
 
 # "check REQ..." exits 0 when every requirement ("name[extras]==version" or "name") is installed with
-# every file pip recorded for it and for the packages it needs, present and of the recorded size: a
-# kill during pip's unpack leaves the metadata of a package whose files are gone, and that must not
-# pass. "repair REQ..." uninstalls the damaged ones (so the pip install that follows reinstalls them).
+# every file its RECORD lists, for it and for the packages it needs: a regular file of the recorded
+# size and sha256 (as rpm -V). A kill during the unpack, a truncated file or a same-size overwrite
+# must not pass. "repair REQ..." uninstalls the damaged ones (so the install that follows puts them
+# back).
 INSTALLED_OK = "installed_ok.py"
 
 # Writes its arguments after the path as the file's lines, whole or not at all (temp, fsync, rename).
