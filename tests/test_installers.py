@@ -102,9 +102,11 @@ def test_cpu_plan_with_uv_has_the_same_checks_and_constraints() -> None:
     pip_plan = _plan(base)
     uv_plan = _plan(_with_uv(base))
     venv = uv_plan.venv
-    assert uv_plan.step("venv").commands == (
-        (UV, "venv", "--seed", "--allow-existing", "--python", base.python.executable, venv),
-    )
+    py = f"{venv}/bin/python"
+    make, repair, seed = uv_plan.step("venv").commands
+    assert make == (UV, "venv", "--allow-existing", "--python", base.python.executable, venv)
+    assert repair[0] == py and repair[-2:] == ("repair-env", venv)  # what a killed pip left goes
+    assert seed == (UV, "pip", "install", "--python", py, "pip")  # pip for the student, no upgrade
     install = uv_plan.step("tensorflow").commands[-1]
     assert install[:5] == (UV, "pip", "install", "--python", f"{venv}/bin/python")
     assert install[-1] == pip_plan.step("tensorflow").commands[-1][-1]  # the same requirement

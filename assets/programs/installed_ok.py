@@ -1,4 +1,5 @@
-"""tf-gpu-wizard: is a pip requirement installed whole? (usage: installed_ok.py check|repair REQ...)
+"""tf-gpu-wizard: is a pip requirement installed whole? Is an environment's pip whole?
+usage: installed_ok.py check|repair REQ...    installed_ok.py env X.Y    installed_ok.py repair-env DIR
 
 "check REQ..." exits 0 when every requirement ("name[extras]==version" or "name") is installed with
 every file its RECORD lists, for it and for the packages it needs, as rpm -V checks a package: a
@@ -6,6 +7,13 @@ regular file, of the recorded size, with the recorded sha256. A kill during pip'
 metadata of a package whose files are gone or cut short, and a same-size overwrite keeps the size:
 neither may pass. "repair REQ..." uninstalls the damaged ones (so the install that follows puts them
 back). Runs in the target environment's Python, standard library only.
+
+"env X.Y" (in the environment's Python) exits 0 when it is a virtual environment of Python X.Y whose
+pip is whole: pip's RECORD digests match, its `pip` command is there and runs, and no `~`-named
+leftover of an interrupted pip is in site-packages. A kill of `pip install --upgrade pip` leaves a
+`pip/` that imports while `python -m pip` fails, or a working pip with an empty dist-info and no
+`bin/pip`: both fail here. "repair-env DIR" (any Python, the environment may not exist yet) removes
+those leftovers and a damaged pip, so that the venv step's next command installs pip again.
 
 Fast: a file whose digest was proven is remembered in the environment (.tf-gpu-wizard-verified.json)
 with its size, mtime, ctime and inode; it is hashed again only when one of them changed. Any write to
@@ -150,46 +158,158 @@ def damage(dist, cache, proven):
 
 
 EXTRA = r"extra\s*==\s*[\x22\x27]([^\x22\x27]+)[\x22\x27]"
-seen, problems, broken, todo = set(), [], [], [(r, True) for r in sys.argv[2:]]
-cache, proven = load_cache(), {}
-while todo:
-    text, top = todo.pop()
-    name, extras, want = spec(text)
-    key = re.sub(r"[-_.]+", "-", name).lower()
-    if key in seen:
-        continue
-    seen.add(key)
-    try:
-        dist = md.distribution(name)
-    except md.PackageNotFoundError:
-        problems.append(f"{name}: not installed")
-        continue
-    if top and want and dist.version != want:
-        problems.append(f"{name}: {dist.version} installed, {want} wanted")
-    why = damage(dist, cache, proven)
-    if why:
-        problems.append(f"{name}: damaged ({why})")
-        broken.append(dist)
-    for req in dist.requires or ():
-        marker = req.partition(";")[2]
-        need = {e.lower() for e in re.findall(EXTRA, marker)}
-        if need and not need & extras:
+
+
+def requirements(action, reqs):
+    seen, problems, broken, todo = set(), [], [], [(r, True) for r in reqs]
+    cache, proven = load_cache(), {}
+    while todo:
+        text, top = todo.pop()
+        name, extras, want = spec(text)
+        key = re.sub(r"[-_.]+", "-", name).lower()
+        if key in seen:
             continue
-        if re.sub(EXTRA + r"|\band\b|\bor\b|[()\s]", "", marker):  # a platform or Python condition
-            try:
-                md.distribution(spec(req)[0])
-            except md.PackageNotFoundError:
+        seen.add(key)
+        try:
+            dist = md.distribution(name)
+        except md.PackageNotFoundError:
+            problems.append(f"{name}: not installed")
+            continue
+        if top and want and dist.version != want:
+            problems.append(f"{name}: {dist.version} installed, {want} wanted")
+        why = damage(dist, cache, proven)
+        if why:
+            problems.append(f"{name}: damaged ({why})")
+            broken.append(dist)
+        for req in dist.requires or ():
+            marker = req.partition(";")[2]
+            need = {e.lower() for e in re.findall(EXTRA, marker)}
+            if need and not need & extras:
                 continue
-        todo.append((req, False))
-if proven:
-    save_cache(cache if len(cache) < 200000 else {})  # a damaged file is never remembered as proven
-if problems:
-    print("\n".join(problems))
-if sys.argv[1] == "check":
-    sys.exit(1 if problems else 0)
-if broken:
-    names = [d.metadata["Name"] for d in broken]
-    print("uninstalling damaged packages so that pip installs them again:", " ".join(names))
-    if subprocess.call([sys.executable, "-m", "pip", "uninstall", "-y", *names]) != 0:
-        for d in broken:  # pip cannot uninstall without a RECORD: drop the metadata it trusts
-            shutil.rmtree(getattr(d, "_path", ""), ignore_errors=True)
+            if re.sub(EXTRA + r"|\band\b|\bor\b|[()\s]", "", marker):  # a platform or Python condition
+                try:
+                    md.distribution(spec(req)[0])
+                except md.PackageNotFoundError:
+                    continue
+            todo.append((req, False))
+    if proven:
+        save_cache(cache if len(cache) < 200000 else {})  # a damaged file is never remembered as proven
+    if problems:
+        print("\n".join(problems))
+    if action == "check":
+        return 1 if problems else 0
+    if broken:
+        names = [d.metadata["Name"] for d in broken]
+        print("uninstalling damaged packages so that pip installs them again:", " ".join(names))
+        if subprocess.call([sys.executable, "-m", "pip", "uninstall", "-y", *names]) != 0:
+            for d in broken:  # pip cannot uninstall without a RECORD: drop the metadata it trusts
+                shutil.rmtree(str(getattr(d, "_path", "")), ignore_errors=True)
+    return 0
+
+
+def site_dirs(env):
+    found = []
+    for lib in ("lib", "lib64"):
+        folder = os.path.join(env, lib)
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else ():
+            site = os.path.join(folder, name, "site-packages")
+            if name.startswith(("python", "pypy")) and os.path.isdir(site):
+                found.append(site)
+    windows = os.path.join(env, "Lib", "site-packages")
+    return found + ([windows] if os.path.isdir(windows) else [])
+
+
+def leftovers(site):
+    """What pip stashes while it replaces a package ("~ip", "~ip-23.2.1.dist-info"), left by a kill."""
+    return sorted(n for n in os.listdir(site) if n.startswith("~"))
+
+
+def record_damage(site, info):
+    """ "" when every file the dist-info's RECORD names is there with its size and digest."""
+    record = os.path.join(site, info, "RECORD")
+    try:
+        with open(record, newline="", encoding="utf-8") as f:
+            import csv
+
+            rows = [[*r, "", ""] for r in csv.reader(f) if r]
+    except (OSError, UnicodeDecodeError):
+        return f"{info}: no RECORD"
+    bad = 0
+    for rel, hashed, size, *_ in rows:
+        path = os.path.normpath(os.path.join(site, rel))
+        if rel.endswith(".pyc") or not (hashed or size):
+            continue
+        try:
+            ok = os.path.isfile(path) and (not size or os.path.getsize(path) == int(size))
+            mode, _, value = hashed.partition("=")
+            if ok and hashed and mode in hashlib.algorithms_available:
+                ok = digest(path, mode) == value
+        except (OSError, ValueError):
+            ok = False
+        bad += not ok
+    return f"{info}: {bad} of {len(rows)} recorded files missing or changed" if bad else ""
+
+
+def pip_problems(env, site):
+    problems = [f"left by an interrupted pip: {n}" for n in leftovers(site)]
+    infos = sorted(n for n in os.listdir(site) if n.lower().startswith("pip-") and n.endswith(".dist-info"))
+    if not infos:
+        problems.append("pip: not installed")
+    problems += [why for why in (record_damage(site, info) for info in infos) if why]
+    if len(infos) > 1:
+        problems.append("pip: more than one version recorded: " + " ".join(infos))
+    scripts = os.path.join(env, "Scripts" if os.name == "nt" else "bin")
+    if not any(os.path.exists(os.path.join(scripts, n)) for n in ("pip", "pip.exe")):
+        problems.append(f"pip: no pip command in {scripts}")
+    return problems
+
+
+def env_check(want):
+    problems = []
+    if sys.prefix == getattr(sys, "base_prefix", sys.prefix):
+        problems.append(f"{sys.executable} is not in a virtual environment")
+    have = "{}.{}".format(*sys.version_info[:2])
+    if have != want:
+        problems.append(f"Python {have}, {want} wanted")
+    sites = site_dirs(sys.prefix)
+    problems += pip_problems(sys.prefix, sites[0]) if sites else ["no site-packages"]
+    if not problems:
+        scripts = os.path.dirname(sys.executable)
+        pip = os.path.join(scripts, "pip" if os.path.exists(os.path.join(scripts, "pip")) else "pip.exe")
+        # Run as the student will: `pip --version` imports pip._internal, which a half pip has not.
+        run = subprocess.run([pip, "--version"], capture_output=True)
+        if run.returncode != 0:
+            last = (run.stderr.decode("utf-8", "replace").strip().splitlines() or ["?"])[-1]
+            problems.append(f"pip does not run: {last}")
+    if problems:
+        print("\n".join(problems))
+    return 1 if problems else 0
+
+
+def env_repair(env):
+    for site in site_dirs(env):
+        for name in leftovers(site):
+            print("removing what an interrupted pip left:", os.path.join(site, name))
+            path = os.path.join(site, name)
+            shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
+        if not pip_problems(env, site):
+            continue
+        print("removing a damaged pip so that it is installed again:", site)
+        for name in os.listdir(site):
+            low = name.lower()
+            if low == "pip" or (low.startswith("pip-") and low.endswith(".dist-info")):
+                shutil.rmtree(os.path.join(site, name), ignore_errors=True)
+        scripts = os.path.join(env, "Scripts" if os.name == "nt" else "bin")
+        for name in os.listdir(scripts) if os.path.isdir(scripts) else ():
+            if re.fullmatch(r"pip(3(\.[0-9]+)?)?(\.exe)?", name):
+                os.unlink(os.path.join(scripts, name))
+    return 0
+
+
+if __name__ == "__main__":
+    action = sys.argv[1]
+    if action == "env":
+        sys.exit(env_check(sys.argv[2]))
+    if action == "repair-env":
+        sys.exit(env_repair(sys.argv[2]))
+    sys.exit(requirements(action, sys.argv[2:]))

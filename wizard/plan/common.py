@@ -54,13 +54,6 @@ DRIVER_AT_LEAST_SH = (
 # ships the venv module without ensurepip's wheels until python3-venv is installed).
 VENV_WORKS_SH = 'd=$(mktemp -d) && "$1" -m venv "$d/v" >/dev/null 2>&1; r=$?; rm -rf "$d"; exit "$r"'
 
-# One line, like every program a plan shows: pasted from `plan` it must run as printed.
-VENV_OK_PY = (
-    "import importlib.util, sys; want = tuple(int(p) for p in sys.argv[1].split('.')); "
-    "sys.exit(0 if sys.prefix != sys.base_prefix and sys.version_info[:2] == want "
-    "and importlib.util.find_spec('pip') else 1)"
-)
-
 # "check REQ..." exits 0 when every requirement ("name[extras]==version" or "name") is installed with
 # every file its RECORD lists, for it and for the packages it needs: a regular file of the recorded
 # size and sha256 (as rpm -V). A kill during the unpack, a truncated file or a same-size overwrite
@@ -239,14 +232,20 @@ def venv_step(
         creator = base_python(profile, want)
         if installer.is_uv and creator == f"python{want}":
             creator = want  # a version: uv finds that Python, or the one it installed
-        commands = installer.venv_commands(creator, str(inputs.venv), py)
+        repair = (program(INSTALLED_OK), "repair-env")
+        commands = installer.venv_commands(creator, str(inputs.venv), py, repair)
+    # The env's pip proven by running it and by its RECORD digests, not by `import pip` finding a
+    # folder: a kill of pip's own upgrade leaves one that imports and does not run.
+    check = Check(
+        (py, program(INSTALLED_OK), "env", want), t("plan.venv.proves", path=str(inputs.venv), version=want)
+    )
     return Step(
         id="venv",
         title=t("plan.venv.title_uv" if installer.is_uv else "plan.venv.title"),
         why=t("plan.venv.why", path=str(inputs.venv)),
         where="user",
         commands=commands,
-        check=Check((py, "-c", VENV_OK_PY, want), t("plan.venv.proves", path=str(inputs.venv), version=want)),
+        check=check,
         download_mib=SIZE_MIB["pip"],
     )
 

@@ -30,18 +30,34 @@ class Installer:
     def is_uv(self) -> bool:
         return self.name == "uv"
 
-    def venv_commands(self, creator: str, venv: str, python: str) -> tuple[tuple[str, ...], ...]:
-        """Make the environment at `venv` with `creator` (an interpreter, or for uv a version)."""
+    def venv_commands(
+        self, creator: str, venv: str, python: str, repair: tuple[str, ...] = ()
+    ) -> tuple[tuple[str, ...], ...]:
+        """Make the environment at `venv` with `creator` (an interpreter, or for uv a version).
+
+        `repair` (a program and its arguments, given the env's folder) removes what an interrupted
+        pip left and a damaged pip, so that the command after it installs pip whole again."""
         if self.is_uv:
-            # --seed: pip in the env too, so `pip install` works there for the student later.
-            return ((self.uv, "venv", "--seed", "--allow-existing", "--python", creator, venv),)
-        return ((creator, "-m", "venv", venv), (python, "-m", "pip", "install", "--upgrade", "pip"))
+            # No ensurepip needed (no python3-venv), and no `pip install --upgrade pip` to be killed
+            # half-way: uv makes the env, then puts pip in it (for the student's own `pip install`),
+            # from its cache when it has it.
+            make = (self.uv, "venv", "--allow-existing", "--python", creator, venv)
+            fix = ((python, *repair, venv),) if repair else ()
+            return (make, *fix, self.install_command(python, "pip"))
+        fix = ((creator, *repair, venv),) if repair else ()
+        # `python -m venv` on an existing env runs ensurepip again, which puts back a pip removed above.
+        return (*fix, (creator, "-m", "venv", venv), (python, "-m", "pip", "install", "--upgrade", "pip"))
 
     def install_command(self, python: str, *args: str) -> tuple[str, ...]:
         """`pip install ARGS` into the environment whose interpreter is `python`."""
         if self.is_uv:
             return (self.uv, "pip", "install", "--python", python, *self.index_args, *args)
         return (python, "-m", "pip", "install", *args)
+
+    def locked_install_command(self, python: str, requirements: str) -> tuple[str, ...]:
+        """Install exactly a hashed requirements file (every package `==` with its sha256): nothing
+        resolved, nothing else pulled in. The same for uv and pip."""
+        return self.install_command(python, "--require-hashes", "--no-deps", "-r", requirements)
 
     def python_install_command(self, version: str) -> tuple[str, ...]:
         """uv downloads a standalone CPython into the user's home: no root, no PPA."""
