@@ -174,3 +174,31 @@ def test_the_plans_uv_commands_make_a_working_environment(tmp_path: Path) -> Non
         done = subprocess.run(list(argv), capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
     assert subprocess.run(list(step.check.argv), capture_output=True).returncode == 0
+
+
+def test_the_wizards_own_uv_is_found_and_pip_is_the_persons_pick(monkeypatch: pytest.MonkeyPatch) -> None:
+    """uv is a dependency of the wizard: this machine's probe finds the binary its package ships, and
+    every environment is made with it, unless the person picks pip."""
+    from wizard.plan.installer import INSTALLER_ENV
+    from wizard.probe.context import ProbeContext
+    from wizard.probe.installers import bundled_uv, find_uv
+
+    own = bundled_uv()
+    assert own is not None and Path(own).exists()
+    monkeypatch.setenv("PATH", "/nonexistent")  # no uv on PATH: the wizard's own is still there
+    found = find_uv(ProbeContext())
+    assert found is not None and found[0] == own
+    profile = _with_uv(load_demo("no-nvidia-gpu"))
+    assert choose_installer(profile).is_uv
+    monkeypatch.setenv(INSTALLER_ENV, "pip")
+    assert choose_installer(profile) == PIP
+    assert _plan(profile).step("tensorflow").commands[-1][1:4] == ("-m", "pip", "install")
+
+
+def test_a_locked_file_installs_with_hashes_and_no_deps_with_either_installer() -> None:
+    from wizard.plan.installer import Installer
+
+    for installer in (PIP, Installer("uv", UV, ("--index-url", "https://mirror.example/simple"))):
+        argv = installer.locked_install_command("/env/bin/python", "/env/lock.txt")
+        assert argv[-4:] == ("--require-hashes", "--no-deps", "-r", "/env/lock.txt")
+        assert ("--index-url" in argv) == installer.is_uv

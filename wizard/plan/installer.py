@@ -1,7 +1,9 @@
 """pip or uv: the commands that make the environment and install packages into it.
 
-uv when the probe found it, pip otherwise; the same constraints file and the same
-checks either way. uv is several times faster (maint/measure_installers.py measures
+uv when the probe found it (the wizard depends on the `uv` package, so it always does on a machine
+it runs on), pip where the person picks it (TF_GPU_WIZARD_INSTALLER=pip) or uv cannot be used; the
+same constraints file and the same checks either way. Downloads go through uv's cache: a repeat or a
+repair takes what it already has from there. uv is several times faster (maint/measure_installers.py measures
 both; tensorflow-cpu 2.21.0 into a fresh env on a busy 2-core machine: pip 74-81 s,
 uv 8-12 s with a cold cache, 2 s warm). uv does not read pip's configuration, so the index settings the
 probe read from pip (a mirror, a private index, local wheels) are passed to it on the
@@ -11,6 +13,7 @@ put on a command line: the plan then uses pip, which reads it from its own confi
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
@@ -89,9 +92,16 @@ def uv_index_args(profile: MachineProfile) -> tuple[str, ...]:
     return tuple(args)
 
 
+# The person's pick: `pip` makes every environment with venv + pip, as before uv came with the wizard.
+INSTALLER_ENV = "TF_GPU_WIZARD_INSTALLER"
+
+
 def choose_installer(profile: MachineProfile) -> Installer:
-    """uv where it is installed, new enough, and can be told pip's index without a secret."""
+    """uv (the wizard brings its own, so a detected machine always has one) unless the person picked
+    pip, the profile has none (an old or demo profile), it is too old, or pip's index needs a secret."""
     info = profile.python
+    if os.environ.get(INSTALLER_ENV, "").strip().lower() == "pip":
+        return PIP
     if not info.uv or profile.platform == "windows" or info.pip_index_private:
         return PIP
     try:

@@ -1,5 +1,7 @@
-"""The package installers here: uv (when installed) and pip's package-index settings.
+"""The package installers here: uv and pip's package-index settings.
 
+uv comes with the wizard (the `uv` package, a dependency, ships the binary; `find_uv_bin()` names it),
+so every machine the wizard runs on has one; a uv on PATH or in ~/.local/bin is the fallback.
 uv installs TensorFlow several times faster than pip, but it does not read pip's
 configuration; a machine whose pip is set to a mirror or a private index must get
 the same settings passed to uv, or uv would go elsewhere. So the probe reads them
@@ -25,11 +27,26 @@ _UV_VERSION = re.compile(r"^uv ([0-9]+\.[0-9]+\.[0-9]+)")
 PIP_KEYS = ("index-url", "extra-index-url", "find-links")
 
 
+def bundled_uv() -> str | None:
+    """The uv binary the wizard's own `uv` dependency installed, or None."""
+    try:
+        from uv import find_uv_bin
+    except ImportError:
+        return None
+    try:
+        return str(find_uv_bin())
+    except (FileNotFoundError, OSError):  # the package without its binary: a broken install
+        return None
+
+
 def find_uv(ctx: ProbeContext) -> tuple[str, str] | None:
-    """(path, version) of a working uv: on PATH, beside the wizard's own Python, or where
-    uv's installer puts it (~/.local/bin, ~/.cargo/bin) even when that is not on PATH yet."""
+    """(path, version) of a working uv: the wizard's own first (a version it was tested with), then
+    on PATH, beside the wizard's own Python, or where uv's installer puts it (~/.local/bin,
+    ~/.cargo/bin) even when that is not on PATH yet."""
     env = ctx.system.environ
-    dirs = [d for d in env.get("PATH", "").split(os.pathsep) if d]
+    own = bundled_uv() if ctx.system.root == Path("/") else None  # a fixture machine has its own files
+    dirs = [str(PurePath(own).parent)] if own else []
+    dirs += [d for d in env.get("PATH", "").split(os.pathsep) if d]
     dirs.append(str(PurePath(ctx.python.executable).parent))
     home = env.get("HOME") or str(ctx.system.home)
     dirs += [str(PurePath(home) / ".local" / "bin"), str(PurePath(home) / ".cargo" / "bin")]
