@@ -30,6 +30,7 @@ import shutil
 import stat
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 try:
     from importlib import metadata as md
@@ -119,13 +120,21 @@ def digest(path, mode):
     return base64.urlsafe_b64encode(h.digest()).rstrip(b"=").decode("ascii")
 
 
+def matches(item):
+    path, mode, value, _ = item
+    try:
+        return digest(path, mode) == value
+    except OSError:
+        return False
+
+
 def damage(dist, cache, proven):
     """Why the installed files differ from the RECORD ("" when they do not); `cache` is brought up to
     date, `proven` notes each path whose entry changed."""
     files = dist.files
     if files is None:
         return "no RECORD"
-    bad = 0
+    bad, todo = 0, []
     for f in files:
         h = getattr(f, "hash", None)
         if f.suffix == ".pyc" or (f.size is None and h is None):  # RECORD itself, caches pip wrote
@@ -142,18 +151,17 @@ def damage(dist, cache, proven):
         if h is None or h.mode not in hashlib.algorithms_available:
             continue
         key = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, h.mode + "=" + h.value]
-        if cache.get(path) == key:
-            continue
-        try:
-            same = digest(path, h.mode) == h.value
-        except OSError:
-            same = False
-        if same:
-            cache[path] = proven[path] = key
-        else:
-            bad += 1
-            cache.pop(path, None)
-            proven[path] = None
+        if cache.get(path) != key:
+            todo.append((path, h.mode, h.value, key))
+    # hashlib lets go of the GIL while it hashes: the big files are hashed on every core at once.
+    with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:
+        for (path, _, _, key), same in zip(todo, pool.map(matches, todo)):  # noqa: B905 (3.7 has no strict)
+            if same:
+                cache[path] = proven[path] = key
+            else:
+                bad += 1
+                cache.pop(path, None)
+                proven[path] = None
     return f"{bad} of {len(files)} recorded files missing or changed" if bad else ""
 
 

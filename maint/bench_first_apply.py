@@ -1,0 +1,104 @@
+"""The first CPU `apply --yes` with the wizard's own uv against a bare `uv venv` + `uv pip install`.
+
+    .venv/bin/python -m maint.bench_first_apply [--rounds 1] [--requirement tensorflow-cpu==2.21.0]
+
+Side by side in one run, on a machine with no uv on PATH (it is taken off PATH here, so the wizard
+must find the binary of its own `uv` dependency), each from an empty uv cache and into a new
+environment, in a temporary home:
+- "apply": `tf-gpu-wizard apply --yes` of this machine's CPU plan, every step with its checks (the
+  venv and its pip, TensorFlow with its RECORD digests, the verify, the hello script);
+- "bare": the same uv binary, `uv venv` then `uv pip install` of the same requirement, with the same
+  index options the plan passes (pip's configuration, read by the probe).
+Rounds alternate which goes first. Prints each time, the medians and the ratio (target: <= 1.5x).
+A maintainer's measurement, not a test: the numbers depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from maint.kill_trial import _no_uv_path, _pip_config
+
+DEFAULT_REQUIREMENT = "tensorflow-cpu==2.21.0"
+
+
+def _timed(argv: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"failed ({done.returncode}): {' '.join(argv)}\n{done.stdout.decode()[-3000:]}")
+    return seconds
+
+
+def _env(root: Path) -> dict[str, str]:
+    home = root / "home"
+    home.mkdir(parents=True)
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "TF_GPU_WIZARD_HOME": str(root / "wizard"),
+        "UV_CACHE_DIR": str(root / "uv-cache"),  # empty: a cold cache
+        "PATH": _no_uv_path(),
+    }
+    env.pop("VIRTUAL_ENV", None)
+    conf = _pip_config()
+    if conf:
+        env["PIP_CONFIG_FILE"] = conf
+    return env
+
+
+def run_apply(root: Path) -> float:
+    env = _env(root)
+    wizard = [sys.executable, "-c", "import sys; from wizard.cli.main import main; sys.exit(main())"]
+    return _timed([*wizard, "apply", "--yes"], env)
+
+
+def run_bare(root: Path, requirement: str) -> float:
+    from wizard.plan.installer import choose_installer
+    from wizard.probe.detect import detect
+
+    env = _env(root)
+    installer = choose_installer(detect())
+    if not installer.is_uv:
+        raise SystemExit("the wizard found no uv of its own: is the `uv` dependency installed?")
+    venv = root / "venv"
+    py = str(venv / "bin" / "python")
+    started = time.perf_counter()
+    _timed([installer.uv, "venv", "--python", sys.executable, str(venv)], env)
+    _timed(list(installer.install_command(py, requirement)), env)
+    return time.perf_counter() - started
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m maint.bench_first_apply", description=(__doc__ or "").split("\n")[0]
+    )
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--requirement", default=DEFAULT_REQUIREMENT)
+    args = parser.parse_args(argv)
+    if shutil.which("uv", path=_no_uv_path()):
+        raise SystemExit("uv is still on PATH")
+    times: dict[str, list[float]] = {"apply": [], "bare": []}
+    for n in range(max(1, args.rounds)):
+        order = ("bare", "apply") if n % 2 == 0 else ("apply", "bare")
+        for what in order:
+            with tempfile.TemporaryDirectory(prefix=f"bench-{what}-") as tmp:
+                seconds = run_apply(Path(tmp)) if what == "apply" else run_bare(Path(tmp), args.requirement)
+            times[what].append(seconds)
+            print(f"round {n + 1}: {what:5} {seconds:6.1f} s", flush=True)
+    apply, bare = statistics.median(times["apply"]), statistics.median(times["bare"])
+    print(f"\nmedian: apply {apply:.1f} s, bare uv {bare:.1f} s: {apply / bare:.2f}x (target <= 1.5x)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
