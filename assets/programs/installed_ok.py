@@ -216,12 +216,18 @@ def requirements(action, reqs):
 
 
 def site_dirs(env):
-    found = []
+    """The environment's site-packages folders, each once (lib64 is often a link to lib)."""
+    found, seen = [], set()
     for lib in ("lib", "lib64"):
         folder = os.path.join(env, lib)
         for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else ():
             site = os.path.join(folder, name, "site-packages")
-            if name.startswith(("python", "pypy")) and os.path.isdir(site):
+            if (
+                name.startswith(("python", "pypy"))
+                and os.path.isdir(site)
+                and os.path.realpath(site) not in seen
+            ):
+                seen.add(os.path.realpath(site))
                 found.append(site)
     windows = os.path.join(env, "Lib", "site-packages")
     return found + ([windows] if os.path.isdir(windows) else [])
@@ -300,17 +306,22 @@ def env_repair(env):
             print("removing what an interrupted pip left:", os.path.join(site, name))
             path = os.path.join(site, name)
             shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
-        if not pip_problems(env, site):
-            continue
-        print("removing a damaged pip so that it is installed again:", site)
-        for name in os.listdir(site):
-            low = name.lower()
-            if low == "pip" or (low.startswith("pip-") and low.endswith(".dist-info")):
-                shutil.rmtree(os.path.join(site, name), ignore_errors=True)
         scripts = os.path.join(env, "Scripts" if os.name == "nt" else "bin")
-        for name in os.listdir(scripts) if os.path.isdir(scripts) else ():
-            if re.fullmatch(r"pip(3(\.[0-9]+)?)?(\.exe)?", name):
-                os.unlink(os.path.join(scripts, name))
+        ours = [
+            os.path.join(site, n)
+            for n in os.listdir(site)
+            if re.fullmatch(r"pip(-.*\.dist-info)?", n.lower())
+        ]
+        ours += [
+            os.path.join(scripts, n)
+            for n in (os.listdir(scripts) if os.path.isdir(scripts) else ())
+            if re.fullmatch(r"pip(3(\.[0-9]+)?)?(\.exe)?", n)
+        ]
+        if not ours or not pip_problems(env, site):
+            continue  # no pip at all (a new env: the next command installs it), or a whole one
+        print("removing a damaged pip so that it is installed again:", site)
+        for path in ours:
+            shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) else os.unlink(path)
     return 0
 
 
