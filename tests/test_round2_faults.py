@@ -206,3 +206,68 @@ def test_a_profile_saved_with_a_utf8_bom_is_read(tmp_path: Path, capsys: pytest.
     assert main(["recommend", "--profile", str(path)]) == 0
     _, err = capsys.readouterr()
     assert "utf-8-sig" not in err
+
+
+# Every control class a terminal acts on, and the bidi ones that reorder what it shows.
+CONTROLS = [
+    "\x1b]52;c;aGVsbG8=\x07",  # OSC 52: write the clipboard
+    "\x1b[2J",
+    "\x9b31m",  # C1 CSI
+    "\x9d0;title\x9c",  # C1 OSC ... ST
+    "\x85",
+    "\u202e",
+    "\u202d",
+    "\u202a",
+    "\u2066",
+    "\u2067",
+    "\u2068",
+    "\u2069",
+    "\u200e",
+    "\u200f",
+    "\u061c",
+    "\u2028",
+    "\x7f",
+    "\x08",
+    "\r",
+]
+FUZZ_COMMANDS = [c for c in COMMANDS if c != ["apply", "--yes"]]  # the real-run path is covered above
+
+
+def _string_fields(data: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    if isinstance(data, dict):
+        return [p for k, v in data.items() for p in _string_fields(v, (*path, k))]
+    if isinstance(data, list):
+        return [p for i, v in enumerate(data) for p in _string_fields(v, (*path, i))]
+    return [path] if isinstance(data, str) and path[-1:] not in (("schema",),) else []
+
+
+def test_fuzz_hostile_strings_in_any_field_through_every_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import random
+
+    rng = random.Random(19)
+    demos = [
+        "debian-12-gtx1060-laptop",
+        "wsl2-rtx4060-laptop",
+        "no-nvidia-gpu",
+        "ubuntu-22.04-2x-a100-server",
+    ]
+    for n in range(40):
+        data = load_demo(rng.choice(demos)).to_dict()
+        fields = _string_fields(data)
+        for path in rng.sample(fields, min(6, len(fields))):
+            target = data
+            for key in path[:-1]:
+                target = target[key]
+            value = target[path[-1]]
+            at = rng.randrange(len(value) + 1)
+            target[path[-1]] = value[:at] + "".join(rng.sample(CONTROLS, 3)) + value[at:]
+        profile = _write(tmp_path, f"fuzz{n}.json", data)
+        command = rng.choice(FUZZ_COMMANDS)
+        rc = main([*command, "--profile", str(profile)])
+        out, err = capsys.readouterr()
+        assert rc in (0, 1, 2), (command, err)
+        assert "Traceback" not in err, (command, err)
+        found = RAW.findall(out + err)
+        assert not found, (command, n, [hex(ord(c)) for c in found[:8]])

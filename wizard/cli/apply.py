@@ -15,7 +15,7 @@ import getpass
 import os
 import sys
 
-from wizard.cli.common import add_profile_option
+from wizard.cli.common import add_profile_option, error_line
 from wizard.cli.plan import add_selectors, plan_from_args
 from wizard.plan.model import Plan, PlanError, Step
 from wizard.profile import MachineProfile
@@ -162,12 +162,12 @@ def run(args: argparse.Namespace) -> int:
         try:
             lock.acquire()
         except (LockBusy, WriteError) as exc:
-            print(t("cli.error", error=exc), file=sys.stderr)
+            print(error_line(exc), file=sys.stderr)
             return 1
     try:
         return _apply(args, profile)
     except WriteError as exc:  # the state dir is read-only or full: one line, nothing half-written
-        print(t("cli.error", error=exc), file=sys.stderr)
+        print(error_line(exc), file=sys.stderr)
         return 1
     finally:
         lock.release()
@@ -177,7 +177,7 @@ def _apply(args: argparse.Namespace, profile: MachineProfile | None) -> int:
     try:
         plan = _choose_plan(args, profile)
     except PlanError as exc:
-        print(t("cli.error", error=exc), file=sys.stderr)
+        print(error_line(exc), file=sys.stderr)
         return 1
     if plan.simulated:
         print(t("plan.view.simulated"))

@@ -21,7 +21,7 @@ from wizard.bench.events import BenchEvent
 from wizard.bench.report import BenchReport
 from wizard.bench.runner import BenchPythonMissing, BenchRun, SimulatedBenchRun, resolve_python, save_report
 from wizard.bench.verdict import verdict
-from wizard.cli.common import add_profile_option
+from wizard.cli.common import add_profile_option, error_line
 from wizard.monitor.sampler import make_sampler
 from wizard.monitor.sim import PhaseSignal
 from wizard.text import has, t
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             python = resolve_python(args.python)
         except BenchPythonMissing as exc:
-            print(t("cli.error", error=exc), file=sys.stderr)
+            print(error_line(exc), file=sys.stderr)
             return 2
         run_ = BenchRun(python, quick=args.quick, xla=not args.no_xla)
         console.print(t("bench.running", python=python), style="dim")

@@ -32,6 +32,14 @@ def load_profile_arg(args: argparse.Namespace) -> MachineProfile:
     return detect()
 
 
+def error_line(error: object) -> str:
+    """`tf-gpu-wizard: ERROR` with the error's text made safe: it often quotes a profile, a path or
+    a GPU name, whose control characters must not reach the terminal."""
+    from wizard.safe.display import safe
+
+    return t("cli.error", error=safe(str(error), 4000, multiline=True))
+
+
 def print_json(data: Any) -> None:
     """Readable JSON (CJK as it is), but no bidi or C1 control from the data reaches the terminal raw
     (json.dumps escapes only C0): they travel as \\uXXXX escapes, the same data for a reader."""

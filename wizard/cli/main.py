@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from wizard import __version__
-from wizard.cli.common import add_profile_option
+from wizard.cli.common import add_profile_option, error_line
 from wizard.profile import ProfileError
 from wizard.safe.atomic import WriteError
 from wizard.text import LANG_ENV, LANGUAGES, language, parse_language, set_language, t
@@ -165,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except WriteError as exc:  # a full or read-only disk: one line, never a traceback
-        print(t("cli.error", error=exc), file=sys.stderr)
+        print(error_line(exc), file=sys.stderr)
         return 1
 
 
@@ -181,7 +181,7 @@ def _run_app(args: argparse.Namespace) -> int:
         try:
             mirror = None if resolve(mirror, load_catalogue()) is None else mirror
         except MirrorError as exc:
-            print(t("cli.error", error=exc), file=sys.stderr)
+            print(error_line(exc), file=sys.stderr)
             return 2
     try:
         from screens.app import run_app

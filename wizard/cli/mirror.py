@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from wizard.cli.common import print_json
+from wizard.cli.common import error_line, print_json
 from wizard.mirror.catalogue import Catalogue, MirrorError, load_catalogue, system_file, user_file
 from wizard.mirror.configured import Configured, read_configured
 from wizard.mirror.probe import TIMEOUT
@@ -62,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _catalogue() -> Catalogue:
     cat = load_catalogue()
     for problem in cat.problems:
-        print(t("cli.error", error=problem), file=sys.stderr)
+        print(error_line(problem), file=sys.stderr)
     return cat
 
 
@@ -112,7 +112,7 @@ def run_add(args: argparse.Namespace) -> int:
     try:
         mirror = add_mirror(args.name, args.pypi, args.conda, args.note, path=path)
     except MirrorError as exc:
-        print(t("cli.error", error=exc), file=sys.stderr)
+        print(error_line(exc), file=sys.stderr)
         return 2
     print(t("mirror.cli.added", name=mirror.name, path=path))
     return 0
@@ -125,7 +125,7 @@ def run_remove(args: argparse.Namespace) -> int:
     try:
         found = remove_mirror(args.name, path=path)
     except MirrorError as exc:
-        print(t("cli.error", error=exc), file=sys.stderr)
+        print(error_line(exc), file=sys.stderr)
         return 2
     if not found:
         print(

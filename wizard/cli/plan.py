@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from wizard.choose.choice import METHODS, Candidate, Recommendation
-from wizard.cli.common import add_profile_option
+from wizard.cli.common import add_profile_option, error_line
 from wizard.mirror.catalogue import Mirror
 from wizard.plan.mirror import with_mirror
 from wizard.plan.model import Plan, PlanError
@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
 
             script = render_script(plan)
     except PlanError as exc:
-        print(t("cli.error", error=exc), file=sys.stderr)
+        print(error_line(exc), file=sys.stderr)
         return 2
     advice = None if args.json else mirror_advice(args)
     if advice:

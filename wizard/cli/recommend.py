@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from wizard.choose.choice import METHODS, Recommendation
 from wizard.choose.resolver import useful_candidates
-from wizard.cli.common import add_profile_option
+from wizard.cli.common import add_profile_option, error_line
 from wizard.text import t
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         check_selectors(args)  # --tf 9.9 is an error, as it is for plan, not a note under a table
     except PlanError as exc:
-        print(t("cli.error", error=exc), file=sys.stderr)
+        print(error_line(exc), file=sys.stderr)
         return 2
     rec = recommend(
         profile,
