@@ -1,12 +1,15 @@
 """tf-gpu-wizard: is a pip requirement installed whole? Is an environment's pip whole?
-usage: installed_ok.py check|repair REQ...    installed_ok.py env X.Y    installed_ok.py repair-env DIR
+usage: installed_ok.py check|repair [--uv UV] REQ...
+       installed_ok.py env X.Y          installed_ok.py repair-env DIR
 
 "check REQ..." exits 0 when every requirement ("name[extras]==version" or "name") is installed with
 every file its RECORD lists, for it and for the packages it needs, as rpm -V checks a package: a
 regular file, of the recorded size, with the recorded sha256. A kill during pip's unpack leaves the
 metadata of a package whose files are gone or cut short, and a same-size overwrite keeps the size:
 neither may pass. "repair REQ..." uninstalls the damaged ones (so the install that follows puts them
-back). Runs in the target environment's Python, standard library only.
+back); with --uv, a damaged file that is a hard link into uv's cache (uv's default) means the cached
+copy is damaged too, so that package is cleaned from the cache and fetched again.
+Runs in the target environment's Python, standard library only.
 
 "env X.Y" (in the environment's Python) exits 0 when it is a virtual environment of Python X.Y whose
 pip is whole: pip's RECORD digests match, its `pip` command is there and runs, and no `~`-named
@@ -121,16 +124,17 @@ def digest(path, mode):
 
 
 def matches(item):
-    path, mode, value, _ = item
+    path, mode, value = item[:3]
     try:
         return digest(path, mode) == value
     except OSError:
         return False
 
 
-def damage(dist, cache, proven):
+def damage(dist, cache, proven, linked=None):
     """Why the installed files differ from the RECORD ("" when they do not); `cache` is brought up to
-    date, `proven` notes each path whose entry changed."""
+    date, `proven` notes each path whose entry changed. A changed file with other hard links is
+    added to `linked`: uv links its cache into the environment, so its cached copy changed too."""
     files = dist.files
     if files is None:
         return "no RECORD"
@@ -152,14 +156,16 @@ def damage(dist, cache, proven):
             continue
         key = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, h.mode + "=" + h.value]
         if cache.get(path) != key:
-            todo.append((path, h.mode, h.value, key))
+            todo.append((path, h.mode, h.value, key, st.st_nlink))
     # hashlib lets go of the GIL while it hashes: the big files are hashed on every core at once.
     with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:
-        for (path, _, _, key), same in zip(todo, pool.map(matches, todo)):  # noqa: B905 (3.7 has no strict)
+        for (path, _, _, key, links), same in zip(todo, pool.map(matches, todo)):  # noqa: B905 (3.7)
             if same:
                 cache[path] = proven[path] = key
             else:
                 bad += 1
+                if links > 1 and linked is not None:
+                    linked.append(path)
                 cache.pop(path, None)
                 proven[path] = None
     return f"{bad} of {len(files)} recorded files missing or changed" if bad else ""
@@ -168,8 +174,9 @@ def damage(dist, cache, proven):
 EXTRA = r"extra\s*==\s*[\x22\x27]([^\x22\x27]+)[\x22\x27]"
 
 
-def requirements(action, reqs):
+def requirements(action, reqs, uv=None):
     seen, problems, broken, todo = set(), [], [], [(r, True) for r in reqs]
+    shared = []  # damaged packages whose damaged files are hard links into uv's cache
     cache, proven = load_cache(), {}
     while todo:
         text, top = todo.pop()
@@ -185,7 +192,10 @@ def requirements(action, reqs):
             continue
         if top and want and dist.version != want:
             problems.append(f"{name}: {dist.version} installed, {want} wanted")
-        why = damage(dist, cache, proven)
+        linked = []
+        why = damage(dist, cache, proven, linked)
+        if linked:
+            shared.append(dist.metadata["Name"])
         if why:
             problems.append(f"{name}: damaged ({why})")
             broken.append(dist)
@@ -206,6 +216,11 @@ def requirements(action, reqs):
         print("\n".join(problems))
     if action == "check":
         return 1 if problems else 0
+    if shared and uv:
+        # The cache holds the same damaged bytes: drop those packages from it, so the install that
+        # follows fetches them (and only them) again; everything else still comes from the cache.
+        print("the damaged files were linked from uv's cache; cleaning it for:", " ".join(shared))
+        subprocess.call([uv, "cache", "clean", *shared])
     if broken:
         names = [d.metadata["Name"] for d in broken]
         print("uninstalling damaged packages so that pip installs them again:", " ".join(names))
@@ -331,4 +346,8 @@ if __name__ == "__main__":
         sys.exit(env_check(sys.argv[2]))
     if action == "repair-env":
         sys.exit(env_repair(sys.argv[2]))
-    sys.exit(requirements(action, sys.argv[2:]))
+    args = sys.argv[2:]
+    uv = None
+    if args[:1] == ["--uv"]:
+        uv, args = args[1], args[2:]
+    sys.exit(requirements(action, args, uv))

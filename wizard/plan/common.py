@@ -307,7 +307,9 @@ def tensorflow_step(
     # The requirement with its extra: the check follows the [and-cuda] wheels too.
     checked = [requirement, *wanted[1:]]
     # First: a package an interrupted pip left half-unpacked is uninstalled, so pip puts it back.
-    commands.insert(0, (py, program(INSTALLED_OK), "repair", *checked))
+    # With uv: a damaged file linked from uv's cache means the cached copy is damaged too (--uv).
+    uv_opt = ("--uv", installer.uv) if installer.is_uv else ()
+    commands.insert(0, (py, program(INSTALLED_OK), "repair", *uv_opt, *checked))
     return Step(
         id="tensorflow",
         title=t(f"plan.tensorflow.title{'_uv' if installer.is_uv else ''}", requirement=requirement),
