@@ -9,7 +9,7 @@ uv is taken off PATH: the wizard uses its own (the `uv` dependency).
 The kills come in chains, one chain per fresh environment:
 1. start `apply --yes --new` into a new (deleted) environment;
 2. for each step of the plan in turn: wait until it is running, then a random time within its
-   usual length, and SIGKILL: every other kill the runner alone (its command lives on in its own
+   usual length, and SIGKILL: half the kills in each step the runner alone (its command lives on in its own
    session, as after a crash of the wizard), the others the runner and every process under it (as
    a power cut leaves an unpack half-written); then start `apply --yes` again: the resume, which the
    next kill interrupts in the next step;
@@ -196,11 +196,13 @@ def main(argv: list[str] | None = None) -> int:
         for target in steps:
             if kills >= args.kills:
                 break
-            landed, after = trial.kill_during(proc, target, everything=kills % 2 == 1)
+            # Both kinds of kill in every step: the kind flips each chain as well as each kill.
+            everything = (kills + chains) % 2 == 1
+            landed, after = trial.kill_during(proc, target, everything=everything)
             kills += 1
             spread[landed] = spread.get(landed, 0) + 1
             landed_in += landed in steps
-            what = "all" if kills % 2 == 0 else "runner"
+            what = "all" if everything else "runner"
             print(
                 f"kill {kills:2} (chain {chains}): {what:6} in {landed:16} {after:5.1f} s into it", flush=True
             )
