@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-STEP_SECONDS = {"venv": 2.0, "tensorflow": 14.0, "verify": 8.0, "hello": 12.0}
+STEP_SECONDS = {"venv": 2.0, "tensorflow": 9.0, "verify": 8.0, "hello": 10.0}
 
 
 def _no_uv_path() -> str:
