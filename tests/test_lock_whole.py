@@ -1,0 +1,179 @@
+"""The whole environment locked (issue 20 point 1): every package the plan installs, pinned with ==
+and the sha256 of its wheel for the target Python and glibc, shown in the plan, carried by
+`plan --script`, installed with --require-hashes --no-deps; and the lock is closed: resolving it
+for the target (uv, the network) adds nothing outside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wizard.choose.choice import Candidate, VersionSet
+from wizard.choose.lock import LOCK_NAME, environment_lock, load_locks, lock_for
+from wizard.choose.resolver import recommend
+from wizard.demo import load_demo
+from wizard.plan.build import build_plan
+from wizard.plan.locked import LOCKFILE
+from wizard.plan.programs import program
+from wizard.plan.script import render_script
+
+DEMOS = ("wsl2-rtx4060-laptop", "debian-12-gtx1060-laptop")
+LINE = re.compile(r"^([a-z0-9-]+)==(\S+) --hash=sha256:([0-9a-f]{64})$")
+TF_PACKAGES = {"tensorflow", "numpy", "keras", "h5py", "protobuf", "grpcio", "ml-dtypes", "absl-py"}
+LOCKS = Path(__file__).resolve().parents[1] / "assets" / "knowledge" / "locks.json"
+
+
+def _plan(name: str):
+    profile = load_demo(name)
+    cand = recommend(profile).recommended
+    return profile, cand, build_plan(profile, cand, home="/home/student")
+
+
+@pytest.mark.parametrize("name", DEMOS)
+def test_plan_script_pins_every_package_with_its_sha256(name: str) -> None:
+    profile, cand, plan = _plan(name)
+    lock = environment_lock(cand, profile.os.glibc)
+    assert lock is not None and lock.complete and lock.hashed
+    script = render_script(plan)
+    lines = [m for line in script.splitlines() if (m := LINE.match(line))]
+    pinned = {m.group(1): m.group(2) for m in lines}
+    assert len(lines) == len(lock.lines) >= 30
+    assert TF_PACKAGES <= set(pinned)
+    assert pinned["tensorflow"] == cand.set.tensorflow
+    # The candidate's nvidia pins (bounded to this GPU) are the lock's nvidia lines, exactly.
+    assert sorted(f"{n}=={v}" for n, v in pinned.items() if n.startswith("nvidia-")) == sorted(cand.pins)
+    # The wheel for the environment's Python: the recorded TensorFlow file is cp3XY.
+    tf_file = next(f.file for line in lock.lines if line.name == "tensorflow" for f in line.files)
+    assert f"-cp{cand.set.python.replace('.', '')}-" in tf_file
+    step = plan.step("tensorflow")
+    installs = [c for c in step.commands if "install" in c]
+    assert len(installs) == 1 and {"--require-hashes", "--no-deps", "-r"} <= set(installs[0])
+    assert installs[0][-1].endswith(LOCK_NAME)
+    # Shown in the plan: every package by name and version.
+    assert all(f"{line.name} {line.version}" in step.why for line in lock.lines)
+    # Commands people can read (issue 18 point 9): no long one-liner writes the lock.
+    assert max(len(" ".join(c)) for c in step.commands) < 400
+
+
+@pytest.mark.parametrize("name", DEMOS)
+def test_the_script_carries_the_lock_and_places_it_only_with_its_digest(name: str, tmp_path: Path) -> None:
+    profile, cand, plan = _plan(name)
+    lock = environment_lock(cand, profile.os.glibc)
+    assert lock is not None
+    script = render_script(plan)
+    assert f'"$WIZARD_PROGRAMS"/locks/{lock.digest[:16]}.txt' in script
+    src = tmp_path / "lock.txt"
+    src.write_text(lock.text(), encoding="utf-8")
+    dest = tmp_path / "venv" / LOCK_NAME
+    placer = program(LOCKFILE)
+    done = subprocess.run([sys.executable, placer, "place", str(src), str(dest), lock.digest], check=False)
+    assert done.returncode == 0 and dest.read_text(encoding="utf-8") == lock.text()
+    # A lock changed after the plan was shown is refused, and the placed one stays as it was.
+    src.write_text(lock.text().replace("numpy==", "numpy==9"), encoding="utf-8")
+    bad = subprocess.run(
+        [sys.executable, placer, "place", str(src), str(dest), lock.digest],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bad.returncode == 1 and "not used" in bad.stderr
+    assert hashlib.sha256(dest.read_bytes()).hexdigest() == lock.digest
+
+
+def test_recorded_locks_hold_no_url_and_every_wheel_has_a_sha256() -> None:
+    text = LOCKS.read_text(encoding="utf-8")
+    assert "://" not in text and "pythonhosted" not in text and "pypi" not in text.lower()
+    locks = load_locks()
+    assert len(locks.locks) >= 20
+    for recorded in (r for found in locks.locks.values() for r in found):
+        assert recorded.packages, recorded
+        assert all(len(w.sha256) == 64 for _, w in recorded.packages.values())
+
+
+def test_an_old_tensorflow_lock_keeps_numpy_1() -> None:
+    cand = Candidate(VersionSet("2.13.1", "3.10", None, None, "cpu"), True)
+    lock = environment_lock(cand, "2.35")
+    assert lock is not None
+    numpy = next(line for line in lock.lines if line.name == "numpy")
+    assert numpy.version.startswith("1.")
+
+
+def test_no_recorded_lock_for_an_older_glibc_or_another_python_falls_back() -> None:
+    cand = recommend(load_demo("wsl2-rtx4060-laptop")).recommended
+    assert environment_lock(cand, "2.17") is None  # older than any recorded lock's wheels
+    lock = lock_for(cand, glibc="2.17")
+    assert lock is not None and not lock.complete
+    assert lock.requirements == [f"tensorflow=={cand.set.tensorflow}", *cand.pins]
+    other = Candidate(VersionSet("2.21.0", "3.9", "12.5", "9.3", "pip-and-cuda"), True, pins=cand.pins)
+    assert environment_lock(other, "2.35") is None
+
+
+def test_with_uv_a_missing_lock_is_compiled_on_the_machine_by_a_shown_command() -> None:
+    profile = load_demo("wsl2-rtx4060-laptop")
+    profile.os.glibc = "2.17"
+    profile.python.uv = "/usr/bin/uv"
+    profile.python.uv_version = "0.9.0"
+    cand = recommend(load_demo("wsl2-rtx4060-laptop")).recommended
+    step = build_plan(profile, cand, home="/home/student").step("tensorflow")
+    compile_cmd = step.commands[0]
+    assert compile_cmd[1].endswith(LOCKFILE) and compile_cmd[2] == "compile"
+    assert compile_cmd[4:7] == ("/usr/bin/uv", cand.set.python, "x86_64-manylinux2014")
+    assert set(cand.pins) <= set(compile_cmd)
+    assert {"--require-hashes", "--no-deps"} <= set(step.commands[-1])
+
+
+# ---- the lock is closed: resolved for the target, nothing outside it (network) -----------------
+
+
+def _uv() -> str:
+    found = shutil.which("uv")
+    if not found:
+        pytest.skip("uv is not installed")
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", DEMOS)
+def test_resolving_the_lock_for_the_target_adds_nothing_outside_it(name: str, tmp_path: Path) -> None:
+    profile, cand, _ = _plan(name)
+    lock = environment_lock(cand, profile.os.glibc)
+    assert lock is not None and lock.target is not None
+    src = tmp_path / LOCK_NAME
+    src.write_text(lock.text(), encoding="utf-8")
+    glibc = profile.os.glibc.replace(".", "_")
+    done = subprocess.run(
+        [
+            _uv(),
+            "pip",
+            "compile",
+            str(src),
+            "--python-version",
+            cand.set.python,
+            "--python-platform",
+            f"x86_64-manylinux_{glibc}",
+            "--only-binary",
+            ":all:",
+            "--no-header",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if done.returncode != 0 and re.search(r"(?i)network|dns|connect|fetch|offline|timed out", done.stderr):
+        pytest.skip("no package index reachable: " + done.stderr.strip().splitlines()[-1][:200])
+    assert done.returncode == 0, done.stderr[-2000:]
+    resolved = {
+        m.group(1).lower(): m.group(2)
+        for line in done.stdout.splitlines()
+        if (m := re.match(r"^([A-Za-z0-9_.-]+)==(\S+)", line))
+    }
+    assert resolved == {line.name: line.version for line in lock.lines}
