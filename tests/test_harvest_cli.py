@@ -311,7 +311,9 @@ def test_harvest_end_to_end(index: Path) -> None:
     assert new["platforms"]["linux_aarch64"] == {"pythons": []}
 
     nv = data["nvidia"]
-    assert sorted(nv) == ["nvidia-cublas-cu12", "nvidia-cudnn-cu12"]  # nccl is not read by default
+    # NCCL is read too (its code bounds the set like cuDNN's): the 2.99.0 pin and the newest.
+    assert sorted(nv) == ["nvidia-cublas-cu12", "nvidia-cudnn-cu12", "nvidia-nccl-cu12"]
+    assert nv["nvidia-nccl-cu12"]["2.23.4"]["sass"] == ["sm_80"]
     assert nv["nvidia-cudnn-cu12"]["9.3.0.75"]["sass"] == [
         "sm_50",
         "sm_60",
