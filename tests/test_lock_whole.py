@@ -177,3 +177,13 @@ def test_resolving_the_lock_for_the_target_adds_nothing_outside_it(name: str, tm
         if (m := re.match(r"^([A-Za-z0-9_.-]+)==(\S+)", line))
     }
     assert resolved == {line.name: line.version for line in lock.lines}
+
+
+def test_a_simulated_run_says_what_the_lock_steps_do_not_a_pip_imitation() -> None:
+    from wizard.run.sim import output_for
+
+    profile, _, plan = _plan("wsl2-rtx4060-laptop")
+    out = [line for argv in plan.step("tensorflow").commands for line in output_for(argv, profile)]
+    assert not any("Collecting" in line or "Successfully installed" in line for line in out), out
+    assert any("wrote" in line and LOCK_NAME in line for line in out)
+    assert any("sha256" in line and LOCK_NAME in line and "installing" in line for line in out)
