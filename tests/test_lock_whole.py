@@ -177,6 +177,29 @@ def test_resolving_the_lock_for_the_target_adds_nothing_outside_it(name: str, tm
         if (m := re.match(r"^([A-Za-z0-9_.-]+)==(\S+)", line))
     }
     assert resolved == {line.name: line.version for line in lock.lines}
+    # The same lock in the standard form (PEP 751), written where the index is known: same files.
+    pylock = tmp_path / "pylock.tf-gpu-wizard.toml"
+    platform = f"x86_64-manylinux_{glibc}"
+    done = subprocess.run(
+        [
+            sys.executable,
+            program(LOCKFILE),
+            "pylock",
+            str(src),
+            str(pylock),
+            _uv(),
+            cand.set.python,
+            platform,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    text = pylock.read_text(encoding="utf-8")
+    assert 'lock-version = "1.0"' in text
+    assert all(f.sha256 in text for f in lock.files())
 
 
 def test_a_simulated_run_says_what_the_lock_steps_do_not_a_pip_imitation() -> None:

@@ -5,6 +5,9 @@ place SRC DEST SHA256   copy the lock SRC to DEST (whole: temp, fsync, rename) w
 check DEST SHA256       exit 0 when DEST is that lock and every package in it is installed whole
                         (installed_ok.py, beside this file, checks each against its RECORD).
 repair DEST             uninstall the packages of the lock an interrupted install left damaged.
+pylock DEST OUT UV PYTHON PLATFORM
+                        the lock as a PEP 751 pylock.toml (uv names each file's URL on the index
+                        this machine uses), the same files: every sha256 of DEST is in OUT.
 compile OUT UV PYTHON PLATFORM REQ...
                         no lock is recorded for this machine: resolve one here with uv, every
                         package pinned with its sha256, for this Python and platform (printed first).
@@ -94,6 +97,25 @@ def compile_lock(out, uv, python, platform, reqs):
     return 0
 
 
+def pylock(dest, out, uv, python, platform):
+    cmd = [uv, "pip", "compile", dest, "--python-version", python, "--python-platform", platform]
+    cmd += ["--only-binary", ":all:", "--no-header", "--quiet", "-o", out]
+    print("$ " + " ".join(cmd), flush=True)
+    code = subprocess.call(cmd)
+    if code != 0:
+        return code
+    with open(dest, encoding="utf-8") as f:
+        wanted = [w.split(":", 1)[1] for w in f.read().split() if w.startswith("--hash=sha256:")]
+    with open(out, encoding="utf-8") as f:
+        text = f.read()
+    missing = [h for h in wanted if h not in text]
+    if missing:
+        print(f"{out} names other files than {dest} ({len(missing)} hashes differ)", file=sys.stderr)
+        return 1
+    print(f"wrote {out}: the {len(wanted)} files of {dest} in PEP 751 form")
+    return 0
+
+
 def main(argv):
     if len(argv) >= 4 and argv[0] == "place":
         return place(argv[1], argv[2], argv[3])
@@ -101,6 +123,8 @@ def main(argv):
         return check(argv[1], argv[2])
     if len(argv) == 2 and argv[0] == "repair":
         return repair(argv[1])
+    if len(argv) == 6 and argv[0] == "pylock":
+        return pylock(*argv[1:])
     if len(argv) >= 6 and argv[0] == "compile":
         return compile_lock(argv[1], argv[2], argv[3], argv[4], argv[5:])
     print(__doc__.strip().splitlines()[0], file=sys.stderr)
