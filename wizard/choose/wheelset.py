@@ -9,14 +9,17 @@ Choose and Plan show is what pip installs.
   release's exact pin that fits in it (the 2.18/2.19 pins serve 2.20 and 2.21);
   failing that, by pip's own resolution recorded in the harvest.
 - A library whose architectures do not reach this GPU (cuDNN 9.28 has machine
-  code for 7.5+ only) is replaced by the newest harvested version inside the
-  release's range that does reach it; ptxas likewise for its sm_ targets.
+  code for 7.5+ only; NCCL 2.32 from 6.0) is replaced by the newest harvested
+  version inside the release's range that does reach it; ptxas likewise for its
+  sm_ targets. Every library TensorFlow loads counts: cuDNN, cuBLAS, cuFFT,
+  cuRAND, cuSOLVER, cuSPARSE, NCCL, CUPTI (the harvest reads them all).
 - `resolved`: pip's unpinned resolution (the harvest's), used only when the
   tested set does not fit and it does.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -147,6 +150,12 @@ def resolved_set(kb: KnowledgeBase, rel: Release) -> WheelSet | None:
 # ---- does a set reach this GPU? ----------------------------------------------------------
 
 
+# The libraries TensorFlow loads from the nvidia-* wheels; others in them (cuFFTW's FFTW API,
+# cuSOLVERMg, CUPTI's checkpoint and nvperf helpers) are never loaded, so their code is no bound.
+LOADED = re.compile(
+    r"^lib(cudart|cublas|cublasLt|cudnn\w*|cufft|curand|cusolver|cusparse|nccl|cupti|nvrtc|nvJitLink)\.so"
+)
+
 HARD = ("code", "driver")  # the library cannot run here
 SOFT = ("ptx", "ptxas")  # it runs, but only through PTX the driver compiles / XLA is slowed
 
@@ -187,7 +196,7 @@ def _package_problem(
         return None  # not harvested: nothing known against it
     soft: Problem | None = None
     for lib, code in sorted(pkg.libs.items()):
-        if code.empty:
+        if code.empty or not LOADED.match(lib):
             continue
         got = fit(gpu.cc, code.sass, code.ptx, driver_cuda)
         fields = {"package": name, "version": version, "lib": lib, "name": gpu.name, "cc": gpu.cc}
