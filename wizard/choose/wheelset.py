@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from packaging.requirements import Requirement
 from packaging.version import InvalidVersion, Version
@@ -29,7 +30,7 @@ from packaging.version import InvalidVersion, Version
 from wizard.choose.gpucode import PTX_DRIVER_TOO_OLD, SASS, fit
 from wizard.choose.harvest import Arch, NvidiaHarvest, canonical
 from wizard.choose.knowledge import AndCudaExtra, KnowledgeBase, Release
-from wizard.text import t
+from wizard.text import language, t
 
 TESTED, BOUNDED, RESOLVED = "tested", "bounded", "resolved"
 
@@ -101,6 +102,14 @@ def nvidia_requirements(extra: AndCudaExtra) -> list[Requirement]:
 
 
 def tested_set(kb: KnowledgeBase, rel: Release) -> WheelSet | None:
+    memo: dict[Any, tuple[KnowledgeBase, WheelSet | None]] = vars(kb.harvest).setdefault("_tested", {})
+    key = (id(kb), rel.version)
+    if key not in memo or memo[key][0] is not kb:
+        memo[key] = (kb, _tested_set(kb, rel))
+    return memo[key][1]
+
+
+def _tested_set(kb: KnowledgeBase, rel: Release) -> WheelSet | None:
     extra = kb.extra(rel)
     if extra is None:
         return None
@@ -175,11 +184,18 @@ def problems(
 def package_problem(
     kb: KnowledgeBase, name: str, version: str, gpus: Sequence[GpuTarget], driver_cuda: Version | None
 ) -> Problem | None:
+    # The same package, GPUs and driver come back for every release and method the resolver
+    # weighs: remembered on the harvest they were read from (it lives as long as the answers hold).
+    memo: dict[Any, tuple[KnowledgeBase, Problem | None]] = vars(kb.harvest).setdefault("_problems", {})
+    key = (id(kb), name, version, tuple(gpus), driver_cuda, language())
+    if key in memo and memo[key][0] is kb:
+        return memo[key][1]
     pkg = kb.harvest.package(name, version)
     found = [p for g in gpus if (p := _package_problem(kb, pkg, name, version, g, driver_cuda))]
     hard = [p for p in found if p.kind in HARD]
     worst = hard or found
-    return worst[0] if worst else None
+    memo[key] = (kb, worst[0] if worst else None)
+    return memo[key][1]
 
 
 def _package_problem(
