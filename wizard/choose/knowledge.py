@@ -292,9 +292,10 @@ def load_knowledge() -> KnowledgeBase:
 
 
 def build_knowledge(raw: Mapping[str, Mapping[str, Any]], harvest: Harvest | None = None) -> KnowledgeBase:
-    """Typed rows from raw tables; raises KnowledgeError naming the bad row."""
-    harvest = harvest or Harvest(date=None)
-    hand = _rows(raw, "tensorflow", "release", _release)
+    """Typed rows from raw tables and the harvest (assets/knowledge/harvest.json unless another is
+    given); raises KnowledgeError naming the bad row."""
+    harvest = harvest if harvest is not None else load_harvest()
+    hand = _rows(raw, "tensorflow", "release", lambda row: _release(_from_wheel(row, harvest)))
     releases = hand + generated_releases(harvest, hand)
     extras = _rows(raw, "and_cuda", "extra", _extra)
     extras += generated_extras(harvest, extras)
@@ -361,6 +362,27 @@ def _release(row: Mapping[str, Any]) -> Release:
 def _harvest_source(tf: TfHarvest, what: str) -> str:
     wheel = f"{tf.wheel.file} sha256 {tf.wheel.sha256}" if tf.wheel else f"tensorflow {tf.version}"
     return f"assets/knowledge/harvest.json: {wheel} (generated: {what})"
+
+
+# The fields of a tensorflow.toml row a wheel tells: a hand row leaves them out and gets them here.
+WHEEL_FIELDS = ("python", "glibc", "cuda", "cudnn")
+
+
+def _from_wheel(row: Mapping[str, Any], harvest: Harvest) -> Mapping[str, Any]:
+    missing = [f for f in WHEEL_FIELDS if f not in row]
+    if not missing:
+        return row
+    tf = harvest.release(str(row.get("version", "")))
+    gen = release_from_harvest(tf) if tf is not None else None
+    if gen is None:
+        raise ValueError(f"{row.get('version')}: no {', '.join(missing)}, and the harvest cannot tell them")
+    told = {
+        "python": str(gen.python),
+        "glibc": str(gen.glibc),
+        "cuda": str(gen.cuda),
+        "cudnn": str(gen.cudnn),
+    }
+    return {**{f: told[f] for f in missing}, **row}
 
 
 def release_from_harvest(tf: TfHarvest) -> Release | None:
@@ -656,6 +678,7 @@ def _check_releases(kb: KnowledgeBase) -> Iterable[str]:
 def _check_extras(kb: KnowledgeBase) -> Iterable[str]:
     for dup in _duplicates(e.series for e in kb.extras):
         yield f"and_cuda.toml: two rows for TensorFlow {dup}"
+    kb = kb.with_previews()  # a preview's generated extra belongs to its (generated) release
     for extra in kb.extras:
         rel = kb.release(extra.series)
         if rel is None:
