@@ -210,3 +210,51 @@ def test_a_simulated_run_says_what_the_lock_steps_do_not_a_pip_imitation() -> No
     assert not any("Collecting" in line or "Successfully installed" in line for line in out), out
     assert any("wrote" in line and LOCK_NAME in line for line in out)
     assert any("sha256" in line and LOCK_NAME in line and "installing" in line for line in out)
+
+
+# ---- the whole-environment step for real, offline (tiny wheels, real pip, the real Runner) -------
+
+
+def test_a_whole_lock_installs_exactly_its_files_then_is_skipped(tmp_path: Path, monkeypatch) -> None:
+    from packaging.version import Version
+
+    from tests.test_lock import _line, _wheel
+    from tests.test_runner_helpers import Recorder, make_plan
+    from wizard.choose.lock import Lock, LockTarget
+    from wizard.plan.locked import locked_environment_step
+    from wizard.plan.model import PlanInputs
+    from wizard.profile import MachineProfile
+    from wizard.run.runner import Runner
+
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    tf = _wheel(wheels, "tensorflow-cpu", "2.21.0", ("tinydep>=1",))
+    dep = _wheel(wheels, "tinydep", "1.0")
+    _wheel(wheels, "tinydep", "2.0")  # newer, in the folder: the lock must not take it
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
+    monkeypatch.setenv("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+    py = f"{sys.version_info.major}.{sys.version_info.minor}"
+    cand = Candidate(VersionSet("2.21.0", py, None, None, "cpu"), True)
+    target = LockTarget(py, "x86_64-manylinux_2_28", Version("2.17"))
+    lock = Lock((_line(tf, "tensorflow-cpu", "2.21.0"), _line(dep, "tinydep", "1.0")), target)
+    step = locked_environment_step(MachineProfile(), PlanInputs(cand, venv, tmp_path), lock)
+
+    first = Recorder()
+    result = Runner(make_plan(step), first, simulate=False).run()
+    assert result.outcome == "finished", (result.message, first.lines[-10:])
+    assert (venv / LOCK_NAME).read_text(encoding="utf-8") == lock.text()
+    site = next(venv.glob("lib/python*/site-packages"))
+    assert (site / "tinydep-1.0.dist-info").is_dir() and not list(site.glob("tinydep-2*"))
+    again = Recorder()
+    assert Runner(make_plan(step), again, simulate=False).run().outcome == "finished"
+    assert again.statuses() == {"tensorflow": "skipped"}
+    # A package removed behind the plan's back: the check fails, the step runs and puts it back.
+    import shutil as _shutil
+
+    _shutil.rmtree(site / "tinydep")
+    third = Recorder()
+    assert Runner(make_plan(step), third, simulate=False).run().outcome == "finished"
+    assert third.statuses() == {"tensorflow": "done"} and (site / "tinydep").is_dir()

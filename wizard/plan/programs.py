@@ -61,6 +61,8 @@ def program(name: str) -> str:
     """The path of program `name`, written into the data folder first when it is not there as shipped."""
     if name not in names():
         raise KeyError(name)
+    for needed in NEEDS.get(name, ()):  # run by path from beside it: it must be there too
+        program(needed)
     data = program_bytes(name)
     target = programs_dir() / name
     try:
