@@ -215,7 +215,10 @@ def test_a_simulated_run_says_what_the_lock_steps_do_not_a_pip_imitation() -> No
 # ---- the whole-environment step for real, offline (tiny wheels, real pip, the real Runner) -------
 
 
-def test_a_whole_lock_installs_exactly_its_files_then_is_skipped(tmp_path: Path, monkeypatch) -> None:
+@pytest.mark.parametrize("tool", ["pip", "uv"])
+def test_a_whole_lock_installs_exactly_its_files_then_is_skipped(
+    tool: str, tmp_path: Path, monkeypatch
+) -> None:
     from packaging.version import Version
 
     from tests.test_lock import _line, _wheel
@@ -240,7 +243,10 @@ def test_a_whole_lock_installs_exactly_its_files_then_is_skipped(tmp_path: Path,
     cand = Candidate(VersionSet("2.21.0", py, None, None, "cpu"), True)
     target = LockTarget(py, "x86_64-manylinux_2_28", Version("2.17"))
     lock = Lock((_line(tf, "tensorflow-cpu", "2.21.0"), _line(dep, "tinydep", "1.0")), target)
-    step = locked_environment_step(MachineProfile(), PlanInputs(cand, venv, tmp_path), lock)
+    from wizard.plan.installer import PIP, Installer
+
+    installer = PIP if tool == "pip" else Installer("uv", _uv(), ("--no-index", "--find-links", str(wheels)))
+    step = locked_environment_step(MachineProfile(), PlanInputs(cand, venv, tmp_path), lock, installer)
 
     first = Recorder()
     result = Runner(make_plan(step), first, simulate=False).run()
