@@ -85,6 +85,13 @@ def test_the_script_carries_the_lock_and_places_it_only_with_its_digest(name: st
     )
     assert bad.returncode == 1 and "not used" in bad.stderr
     assert hashlib.sha256(dest.read_bytes()).hexdigest() == lock.digest
+    gone = subprocess.run(
+        [sys.executable, placer, "place", str(tmp_path / "gone.txt"), str(dest), lock.digest],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert gone.returncode == 1 and "make the plan again" in gone.stderr and "Traceback" not in gone.stderr
 
 
 def test_recorded_locks_hold_no_url_and_every_wheel_has_a_sha256() -> None:

@@ -57,7 +57,11 @@ def installed_ok(mode, reqs):
 
 
 def place(src, dest, sha):
-    got = digest(src)
+    try:
+        got = digest(src)
+    except OSError as exc:
+        print(f"cannot read the plan's lock {src}: {exc.strerror}; make the plan again", file=sys.stderr)
+        return 1
     if got != sha:
         print(f"lock {src} has sha256 {got}, not {sha} as the plan showed: not used", file=sys.stderr)
         return 1
