@@ -271,3 +271,30 @@ def test_a_whole_lock_installs_exactly_its_files_then_is_skipped(
     third = Recorder()
     assert Runner(make_plan(step), third, simulate=False).run().outcome == "finished"
     assert third.statuses() == {"tensorflow": "done"} and (site / "tinydep").is_dir()
+
+
+@pytest.mark.slow
+def test_the_fallback_compiles_a_hashed_lock_on_the_machine(tmp_path: Path, monkeypatch) -> None:
+    # A combination with no recorded lock (here: the records set aside) is resolved on the machine,
+    # for its Python and glibc, by the command the plan shows.
+    import wizard.choose.lock as lock_module
+
+    monkeypatch.setattr(lock_module, "load_locks", lock_module.RecordedLocks)
+    profile = load_demo("wsl2-rtx4060-laptop")
+    cand = recommend(profile).recommended
+    profile.python.uv, profile.python.uv_version = _uv(), "0.9.0"
+    assert environment_lock(cand, profile.os.glibc) is None
+    step = build_plan(profile, cand, home=str(tmp_path)).step("tensorflow")
+    compile_cmd = list(step.commands[0])
+    assert compile_cmd[2] == "compile" and "x86_64-manylinux_2_35" in compile_cmd
+    out = tmp_path / LOCK_NAME
+    compile_cmd[0], compile_cmd[3] = sys.executable, str(out)  # run it here, into tmp
+    done = subprocess.run(compile_cmd, capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode != 0 and re.search(r"(?i)network|dns|connect|fetch|offline|timed out", done.stderr):
+        pytest.skip("no package index reachable")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("$ ") and "--generate-hashes" in done.stdout  # the command, shown
+    text = out.read_text(encoding="utf-8")
+    pinned = re.findall(r"^([a-z0-9-]+)==(\S+)", text, re.M)
+    assert len(pinned) >= 30 and set(cand.pins) <= {f"{n}=={v}" for n, v in pinned}
+    assert text.count("--hash=sha256:") >= len(pinned)
