@@ -1,4 +1,4 @@
-"""tf-gpu-wizard: the environment's lock file (usage: lockfile.py place|check|repair|compile ...).
+"""tf-gpu-wizard: the environment's lock file (usage: lockfile.py place|check|repair|pylock|compile ...).
 
 place SRC DEST SHA256   copy the lock SRC to DEST (whole: temp, fsync, rename) when its sha256 is
                         SHA256; a lock that differs from the one the plan showed is refused.
