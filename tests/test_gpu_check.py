@@ -111,7 +111,7 @@ def test_a_working_gpu_passes_with_every_op_checked():
     done, events = run_check("--driver-cuda", "12.2", gpus="NVIDIA GeForce RTX 3060=8.6")
     assert done.returncode == 0, done.stderr
     ops = {e["op"]: e for e in events if e["event"] == "op"}
-    assert set(ops) == {"matmul", "conv2d_forward", "conv2d_input_grad", "conv2d_filter_grad"}
+    assert set(ops) == {"matmul", "conv2d_forward", "conv2d_input_grad", "conv2d_filter_grad", "xla_dense"}
     assert all(e["ok"] and "GPU:0" in e["device"] and e["rel_error"] <= CHECK.TOLERANCE for e in ops.values())
     arch = next(e for e in events if e["event"] == "arch")
     assert (arch["runs"], arch["via"]) == ("sass", "sm_80")
@@ -246,5 +246,175 @@ def test_real_tensorflow_runs_the_matmul_and_conv_comparison_on_the_cpu(tmp_path
     )
     assert done.returncode == 0, done.stderr[-2000:]
     ops = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    assert [e["op"] for e in ops] == ["matmul", "conv2d_forward", "conv2d_input_grad", "conv2d_filter_grad"]
+    names = ["matmul", "conv2d_forward", "conv2d_input_grad", "conv2d_filter_grad", "xla_dense"]
+    assert [e["op"] for e in ops] == names  # XLA (jit_compile=True) compiled and ran for real
     assert all(e["ok"] and e["rel_error"] == 0 for e in ops)
+
+
+# ---- every GPU, XLA, the driver read here, the first-start compile (issue 20 point 3) ----------
+
+FAKE_LIBCUDA_C = r"""
+#include <stdlib.h>
+#include <string.h>
+/* A driver for the check's ctypes calls: FAKE_CUDA_VERSION (12060) and FAKE_CUDA_GPUS
+   ("name=8.9;name=3.0"), read from the environment as the real libcuda reads the machine. */
+static const char *gpu(int i, int *major, int *minor, char *name, int len) {
+    const char *all = getenv("FAKE_CUDA_GPUS"); if (!all) return 0;
+    char buf[1024]; strncpy(buf, all, sizeof buf - 1); buf[sizeof buf - 1] = 0;
+    char *save = 0; char *item = strtok_r(buf, ";", &save);
+    for (int k = 0; item; k++, item = strtok_r(0, ";", &save)) {
+        if (k != i) continue;
+        char *eq = strrchr(item, '='); if (!eq) return 0; *eq = 0;
+        if (name) { strncpy(name, item, len - 1); name[len - 1] = 0; }
+        *major = atoi(eq + 1); *minor = atoi(strchr(eq + 1, '.') + 1); return "ok";
+    }
+    return 0;
+}
+int cuDriverGetVersion(int *v) { const char *s = getenv("FAKE_CUDA_VERSION"); *v = s ? atoi(s) : 0; return s ? 0 : 1; }
+int cuInit(unsigned flags) { return 0; }
+int cuDeviceGetCount(int *n) { int a, b; *n = 0; while (gpu(*n, &a, &b, 0, 0)) (*n)++; return 0; }
+int cuDeviceGet(int *dev, int i) { *dev = i; return 0; }
+int cuDeviceGetName(char *name, int len, int dev) { int a, b; return gpu(dev, &a, &b, name, len) ? 0 : 1; }
+int cuDeviceGetAttribute(int *v, int attr, int dev) {
+    int a = 0, b = 0; gpu(dev, &a, &b, 0, 0); *v = attr == 75 ? a : b; return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def fake_libcuda(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with a libcuda.so.1 built here from the C above (a real shared library for ctypes)."""
+    import shutil
+
+    if not shutil.which("cc"):
+        pytest.skip("no C compiler to build the stand-in libcuda")
+    folder = tmp_path_factory.mktemp("libcuda")
+    (folder / "libcuda.c").write_text(FAKE_LIBCUDA_C, encoding="utf-8")
+    subprocess.run(
+        ["cc", "-shared", "-fPIC", "-o", str(folder / "libcuda.so.1"), str(folder / "libcuda.c")],
+        check=True,
+        timeout=120,
+    )
+    return folder
+
+
+def test_every_gpu_runs_every_op_including_xla():
+    done, events = run_check("--driver-cuda", "12.4", gpus="NVIDIA GeForce RTX 4090=8.9;NVIDIA RTX A4000=8.6")
+    assert done.returncode == 0, done.stderr
+    ops = [(e["op"], e["device"].rsplit("device:", 1)[-1]) for e in events if e["event"] == "op"]
+    for dev in ("GPU:0", "GPU:1"):
+        assert [op for op, d in ops if d == dev] == [
+            "matmul",
+            "conv2d_forward",
+            "conv2d_input_grad",
+            "conv2d_filter_grad",
+            "xla_dense",
+        ]
+
+
+def test_a_second_gpu_without_code_fails_the_check():
+    done, events = run_check(
+        "--driver-cuda", "12.4", gpus="NVIDIA GeForce RTX 4060=8.9;NVIDIA GeForce GTX 770=3.0"
+    )
+    assert done.returncode == 1
+    fail = next(e for e in events if e["event"] == "fail")
+    assert fail["code"] == "arch" and fail["message"].startswith("GPU 1: NVIDIA GeForce GTX 770")
+    assert not any(e["event"] == "op" for e in events)
+
+
+def test_a_fault_on_the_second_gpu_only_is_found():
+    done, events = run_check(
+        "--driver-cuda", "12.4", gpus="NVIDIA GeForce RTX 4090=8.9;NVIDIA RTX A4000=8.6", fault="wrong-conv@1"
+    )
+    assert done.returncode == 1
+    bad = next(e for e in events if e["event"] == "op" and not e["ok"])
+    assert bad["device"].endswith("GPU:1") and bad["op"] == "conv2d_input_grad"
+    assert all(e["ok"] for e in events if e["event"] == "op" and e["device"].endswith("GPU:0"))
+
+
+def test_xla_that_cannot_compile_for_the_gpu_fails_with_ptxas_words():
+    done, events = run_check("--driver-cuda", "12.8", gpus="NVIDIA GeForce RTX 3060=8.6", fault="xla")
+    assert done.returncode == 1
+    assert "tf_gpu_check FAILED [xla]" in done.stderr and "ptxas" in done.stderr
+    assert match_output(done.stderr)[0].id == "xla-ptxas-problem"  # the doctor names ptxas
+    assert [e["op"] for e in events if e["event"] == "op"][
+        -1
+    ] == "conv2d_filter_grad"  # all before XLA passed
+
+
+def test_an_op_silently_on_the_cpu_says_so():
+    done, events = run_check(
+        "--driver-cuda", "12.4", gpus="NVIDIA GeForce RTX 3060=8.6", fault="cpu-placement"
+    )
+    assert done.returncode == 1
+    fail = next(e for e in events if e["event"] == "fail")
+    assert fail["code"] == "cpu-placement" and "ran on the CPU" in fail["message"]
+    assert "relative error" not in done.stdout + done.stderr
+
+
+def test_a_gpu_tensorflow_leaves_out_fails_when_the_plan_says_how_many():
+    done, events = run_check(
+        "--driver-cuda", "12.4", "--expect-gpus", "2", gpus="NVIDIA GeForce RTX 3060=8.6"
+    )
+    assert done.returncode == 1
+    assert next(e for e in events if e["event"] == "fail")["code"] == "gpu-left-out"
+
+
+def test_the_driver_is_read_through_libcuda_its_gpus_and_its_cuda(fake_libcuda: Path):
+    # TensorFlow lists one GPU; the driver has two, the second with no code in the wheel.
+    env = {
+        "LD_LIBRARY_PATH": str(fake_libcuda),
+        "FAKE_CUDA_VERSION": "12060",
+        "FAKE_CUDA_GPUS": "NVIDIA GeForce RTX 4060 Laptop GPU=8.9;NVIDIA GeForce GT 730=3.5",
+    }
+    done, events = run_check(gpus="NVIDIA GeForce RTX 4060 Laptop GPU=8.9", **env)
+    assert done.returncode == 1
+    driver = next(e for e in events if e["event"] == "driver")
+    assert (driver["cuda"], driver["cuda_from"], len(driver["gpus"])) == ("12.6", "libcuda", 2)
+    fail = next(e for e in events if e["event"] == "fail")
+    assert fail["code"] == "gpu-left-out" and "GPU 1, NVIDIA GeForce GT 730" in fail["message"]
+    # With no --driver-cuda (a WSL plan), the PTX verdict uses libcuda's figure, not "unverified".
+    env["FAKE_CUDA_GPUS"] = "NVIDIA H100 80GB HBM3=9.0"
+    done, events = run_check("--ptx-isa", "compute_90=8.5", gpus="NVIDIA H100 80GB HBM3=9.0", **env)
+    arch = next(e for e in events if e["event"] == "arch")
+    assert arch["runs"] == "ptx" and "unverified" not in arch and arch["driver_cuda_from"] == "libcuda"
+    assert done.returncode == 0, done.stderr
+    env["FAKE_CUDA_VERSION"] = "12020"
+    done, events = run_check("--ptx-isa", "compute_90=8.5", gpus="NVIDIA H100 80GB HBM3=9.0", **env)
+    assert done.returncode == 1 and next(e for e in events if e["event"] == "fail")["code"] == "ptx-driver"
+
+
+def test_nvidia_smi_tells_the_cuda_when_libcuda_does_not_load(tmp_path: Path):
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = "--query-gpu=name,compute_cap" ]; then echo "NVIDIA H100 80GB HBM3, 9.0"; exit 0; fi\n'
+        'echo "| NVIDIA-SMI 535.54.03   Driver Version: 535.54.03   CUDA Version: 12.2     |"\n',
+        encoding="utf-8",
+    )
+    smi.chmod(0o755)
+    path = f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}"
+    done, events = run_check("--ptx-isa", "compute_90=8.5", gpus="NVIDIA H100 80GB HBM3=9.0", PATH=path)
+    assert done.returncode == 1
+    driver = next(e for e in events if e["event"] == "driver")
+    assert (driver["cuda"], driver["cuda_from"]) == ("12.2", "nvidia-smi")
+    assert next(e for e in events if e["event"] == "fail")["code"] == "ptx-driver"
+
+
+def test_a_first_start_compile_says_so_and_is_bounded_in_time():
+    done, events = run_check(
+        "--ptx-isa",
+        "compute_90=8.5",
+        "--driver-cuda",
+        "12.6",
+        "--time-limit",
+        "2",
+        gpus="NVIDIA H100 80GB HBM3=9.0",
+        FAKE_TF_SLOW="20",
+    )
+    assert done.returncode == 1
+    jit = next(e for e in events if e["event"] == "jit")
+    assert "compiling" in jit["message"] and jit["limit_s"] == 2
+    fail = next(e for e in events if e["event"] == "fail")
+    assert fail["code"] == "time-limit" and "compiling PTX" in fail["message"]
+    assert events[-1]["event"] == "done" and events[-1]["ok"] is False

@@ -166,6 +166,37 @@ def _nvidia(folder: Path, dist: str, version: str, archs: list[int], lib: str) -
     return make_wheel(folder / name, meta, {f"nvidia/x/lib/{lib}": blob}, f"{dist}-{version}.dist-info")
 
 
+# A stand-in for uv: `uv pip compile` answered from the same folder, written as pylock.toml with
+# each wheel's URL (the harvest must keep only file names and sha256).
+FAKE_UV = r"""
+import hashlib, os, re, sys
+from pathlib import Path
+
+args = sys.argv[1:]
+if args == ["--version"]:
+    print("uv 99.2")
+    sys.exit(0)
+src = Path(args[2])
+py = args[args.index("--python-version") + 1].replace(".", "")
+out = Path(args[args.index("-o") + 1])
+lines = [l.strip() for l in src.read_text().splitlines() if l.strip()]
+name, version = lines[0].split("==")
+dist = name.replace("-", "_")
+files = [p for p in Path(os.environ["FAKE_PIP_WHEELS"]).glob(f"{dist}-{version}-*.whl")
+         if f"-cp{py}-" in p.name and "manylinux_2_36" not in p.name]
+if not files:
+    print("  x No solution found when resolving dependencies", file=sys.stderr)
+    sys.exit(1)
+wheels = ", ".join(
+    '{ url = "file:///fake-index/packages/%s", size = %d, hashes = { sha256 = "%s" } }'
+    % (f.name, f.stat().st_size, hashlib.sha256(f.read_bytes()).hexdigest())
+    for f in files
+)
+out.write_text('lock-version = "1.0"\ncreated-by = "uv"\n\n[[packages]]\nname = "%s"\nversion = "%s"\n'
+               'wheels = [%s]\n' % (name, version, wheels))
+"""
+
+
 @pytest.fixture
 def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     wheels = tmp_path / "index"
@@ -188,6 +219,7 @@ def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     _nvidia(wheels, "nvidia_nccl_cu12", "2.23.4", [80], "libnccl.so.2")
     script = tmp_path / "fake_pip.py"
     script.write_text(FAKE_PIP)
+    (tmp_path / "fake_uv.py").write_text(FAKE_UV)
     monkeypatch.setenv("FAKE_PIP_WHEELS", str(wheels))
     monkeypatch.setenv("FAKE_PIP_LOG", str(tmp_path / "pip.log"))
     return tmp_path
@@ -214,6 +246,8 @@ def _run(root: Path, *extra: str) -> int:
             f"{sys.executable} {root / 'fake_pip.py'}",
             "--nvidia-extra",
             "nvidia-cudnn-cu12==9.28.0.42",
+            "--uv",
+            f"{sys.executable} {root / 'fake_uv.py'}",
             *extra,
         ]
     )
@@ -277,7 +311,9 @@ def test_harvest_end_to_end(index: Path) -> None:
     assert new["platforms"]["linux_aarch64"] == {"pythons": []}
 
     nv = data["nvidia"]
-    assert sorted(nv) == ["nvidia-cublas-cu12", "nvidia-cudnn-cu12"]  # nccl is not read by default
+    # NCCL is read too (its code bounds the set like cuDNN's): the 2.99.0 pin and the newest.
+    assert sorted(nv) == ["nvidia-cublas-cu12", "nvidia-cudnn-cu12", "nvidia-nccl-cu12"]
+    assert nv["nvidia-nccl-cu12"]["2.23.4"]["sass"] == ["sm_80"]
     assert nv["nvidia-cudnn-cu12"]["9.3.0.75"]["sass"] == [
         "sm_50",
         "sm_60",
@@ -295,6 +331,18 @@ def test_harvest_end_to_end(index: Path) -> None:
     assert nv["nvidia-cudnn-cu12"]["9.28.0.42"]["why"] == ["named extra", "newest"]
     assert nv["nvidia-cublas-cu12"]["12.9.3.13"]["wheel"]["file"].startswith("nvidia_cublas_cu12-12.9.3.13-")
     assert list((index / "work").iterdir()) == []  # every wheel was deleted
+
+    # The whole-environment locks (uv), beside harvest.json: file names and sha256, no URL.
+    text = (index / "out" / "locks.json").read_text()
+    assert "://" not in text and "fake-index" not in text
+    locks = json.loads(text)
+    got = locks["locks"]["tensorflow"]["2.99.0"]
+    assert sorted(got) == ["3.11", "3.12"]
+    entry = got["3.11"]["x86_64-manylinux_2_28"]
+    assert entry["packages"]["tensorflow"] == {"version": "2.99.0", "file": wheel_file.name}
+    assert entry["glibc"] == "2.27" and entry["uv"] == "99.2"
+    assert locks["wheels"][wheel_file.name]["sha256"] == hashlib.sha256(wheel_file.read_bytes()).hexdigest()
+    assert "tensorflow-cpu" not in locks["locks"] or not locks["locks"]["tensorflow-cpu"]  # none exists
 
 
 def test_rerun_resumes_and_retries_only_errors(index: Path) -> None:

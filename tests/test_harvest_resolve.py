@@ -142,7 +142,9 @@ def test_newest_patch_of_each_minor() -> None:
         "2.10": "2.10.1",
         "2.15": "2.15.1",
         "2.16": "2.16.1",
+        "2.22": "2.22.0rc1",  # no 2.22 final yet: its newest pre-release, a preview
     }
+    assert tensorflow.newest_patches([*versions, "2.22.0rc0", "2.22.0"], ["2.22"]) == {"2.22": "2.22.0"}
     assert tensorflow.newest_patches(versions, ["2.15", "2.9"]) == {"2.9": "2.9.3", "2.15": "2.15.1"}
     assert tensorflow.newest_patches(["2.15.0", "2.15.0.post1"], None) == {"2.15": "2.15.0.post1"}
 
@@ -172,13 +174,13 @@ def test_nvidia_plan_from_pins_resolutions_and_extras(tmp_path: Path) -> None:
     store.tensorflow["2.18.1"] = {
         "and_cuda_requires": [
             "nvidia-cudnn-cu12==9.3.0.75",
-            "nvidia-nccl-cu12==2.21.5",
+            "nvidia-nvshmem-cu12==3.2.5",
             "nvidia-cublas-cu12>=12",
         ],
         "pip_resolved_and_cuda": {
             "nvidia-cudnn-cu12": {"version": "9.3.0.75"},
             "nvidia-cublas-cu12": {"version": "12.5.3.2"},
-            "nvidia-nccl-cu12": {"version": "2.21.5"},
+            "nvidia-nvshmem-cu12": {"version": "3.2.5"},
         },
     }
     ctx = Context(pip=resolve.Pip(("false",)), store=store, workdir=tmp_path)
@@ -192,7 +194,7 @@ def test_nvidia_plan_from_pins_resolutions_and_extras(tmp_path: Path) -> None:
         ("nvidia-cudnn-cu12", "9.10.2.21"): {"named extra"},
     }
     everything = nvidia.plan(ctx, [], newest=False, every_package=True)
-    assert ("nvidia-nccl-cu12", "2.21.5") in everything
+    assert ("nvidia-nvshmem-cu12", "3.2.5") in everything
     with pytest.raises(ValueError):
         nvidia.plan(ctx, ["nvidia-cudnn-cu12>=9"], newest=False, every_package=False)
 

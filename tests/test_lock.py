@@ -32,7 +32,7 @@ from wizard.profile import MachineProfile
 from wizard.run.runner import Runner
 
 HARVEST = load_harvest()
-LINE = re.compile(r"^[a-z0-9-]+==[0-9.]+( --hash=sha256:[0-9a-f]{64})+$")
+LINE = re.compile(r"^[a-z0-9-]+==[0-9a-z.]+( --hash=sha256:[0-9a-f]{64})+$")
 
 
 def pip_and_cuda_demos() -> list[str]:
@@ -54,9 +54,14 @@ def pip_and_cuda_demos() -> list[str]:
 def test_every_pip_and_cuda_demo_gets_a_lock_of_exactly_the_shown_versions(name: str) -> None:
     profile = load_demo(name)
     cand = recommend(profile).recommended
-    lock = lock_for(cand)
+    lock = lock_for(cand, glibc=profile.os.glibc)
     assert lock is not None
-    assert lock.requirements == [f"tensorflow=={cand.set.tensorflow}", *cand.pins]
+    # The whole environment when a lock is recorded for it: TensorFlow, exactly the shown nvidia
+    # pins, and TensorFlow's other packages; else TensorFlow and the pins.
+    assert f"tensorflow=={cand.set.tensorflow}" in lock.requirements
+    assert [r for r in lock.requirements if r.startswith("nvidia-")] == sorted(cand.pins)
+    if not lock.complete:
+        assert lock.requirements == [f"tensorflow=={cand.set.tensorflow}", *cand.pins]
     assert all(p.startswith("nvidia-") for p in cand.pins) and len(cand.pins) >= 10
     pins = dict(p.split("==") for p in cand.pins)
     runtime = next(v for k, v in pins.items() if k.startswith("nvidia-cuda-runtime-cu"))
@@ -65,30 +70,37 @@ def test_every_pip_and_cuda_demo_gets_a_lock_of_exactly_the_shown_versions(name:
     assert cand.set.cudnn == ".".join(cudnn.split(".")[:2])
     plan = build_plan(profile, cand, home="/home/student")
     step = plan.step("tensorflow")
-    written = next(
-        c for c in step.commands if c[-len(lock.text().splitlines()) :] == tuple(lock.text().splitlines())
-    )
-    assert written[-len(lock.lines) - 1].endswith(LOCK_NAME)
+    # The lock is placed from the programs folder after its digest is checked (a short command).
+    placed = next(c for c in step.commands if "place" in c)
+    src, dest, digest = placed[-3:]
+    assert Path(src).read_text(encoding="utf-8") == lock.text() and digest == lock.digest
+    assert dest.endswith(LOCK_NAME)
     assert f"CUDA {cand.set.cuda}, cuDNN {cand.set.cudnn}" in step.title
-    # The check proves the installed set is the lock's: every pin, by version.
-    assert set(step.check.argv[-len(lock.lines) :]) == set(lock.requirements)
+    # The check proves the installed set is the lock's: the file by digest, every package in it.
+    if lock.complete:
+        assert step.check.argv[-3:] == ("check", dest, lock.digest)
+    else:
+        assert set(step.check.argv[-len(lock.lines) :]) == set(lock.requirements)
 
 
 def test_the_lock_cites_the_harvested_hashes() -> None:
-    cand = recommend(load_demo("ubuntu-22.04-rtx3090-cuda11.8")).recommended
-    lock = lock_for(cand)
-    assert lock is not None and lock.hashed and lock.missing == []
+    profile = load_demo("ubuntu-22.04-rtx3090-cuda11.8")
+    cand = recommend(profile).recommended
+    lock = lock_for(cand, glibc=profile.os.glibc)
+    assert lock is not None and lock.hashed and lock.missing == [] and lock.complete
     lines = lock.text().splitlines()
     assert all(LINE.match(line) for line in lines), lines
+    # The recorded lock's TensorFlow wheel is the very file the harvest read for this Python.
     tf_sha = HARVEST.release("2.21.0").python_wheels["3.10"].sha256
-    assert lines[0] == f"tensorflow==2.21.0 --hash=sha256:{tf_sha}"
+    assert f"tensorflow==2.21.0 --hash=sha256:{tf_sha}" in lines
     cudnn = next(line for line in lines if line.startswith("nvidia-cudnn-cu12=="))
     assert cudnn.startswith("nvidia-cudnn-cu12==9.3.0.75 --hash=sha256:")
     assert cudnn.split(":")[-1] == HARVEST.package("nvidia-cudnn-cu12", "9.3.0.75").wheel.sha256
 
 
 def test_pip_reads_the_lock_as_a_hashed_requirements_file(tmp_path: Path) -> None:
-    lock = lock_for(recommend(load_demo("wsl2-rtx4060-laptop")).recommended)
+    profile = load_demo("wsl2-rtx4060-laptop")
+    lock = lock_for(recommend(profile).recommended, glibc=profile.os.glibc)
     path = tmp_path / LOCK_NAME
     path.write_text(lock.text(), encoding="utf-8")
     empty = tmp_path / "no-wheels"
@@ -117,7 +129,7 @@ def test_pip_reads_the_lock_as_a_hashed_requirements_file(tmp_path: Path) -> Non
     )
     # Parsed (hash mode on, every line pinned); it stops only because this folder has no wheels.
     assert done.returncode != 0
-    assert "No matching distribution found for tensorflow==2.21.0" in done.stderr, done.stderr[-800:]
+    assert "No matching distribution found for absl-py==2.5.1" in done.stderr, done.stderr[-800:]
     assert (
         "Invalid requirement" not in done.stderr and "hash" not in done.stderr.lower().split("no matching")[0]
     )

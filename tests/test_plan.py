@@ -259,7 +259,11 @@ def test_cpu_plan_uses_the_small_wheel_on_linux_x86() -> None:
     profile = load_demo("no-nvidia-gpu")
     cand = Candidate(VersionSet("2.21.0", "3.12", None, None, "cpu"), True)
     plan = build_plan(profile, cand, home=HOME)
-    assert plan.step("tensorflow").commands[-1][-1] == "tensorflow-cpu==2.21.0"
+    # Installed from the whole-environment lock (issue 20): tensorflow-cpu among its hashed lines.
+    placed = next(c for c in plan.step("tensorflow").commands if "place" in c)
+    lines = Path(placed[-3]).read_text(encoding="utf-8").splitlines()
+    assert any(line.startswith("tensorflow-cpu==2.21.0 --hash=sha256:") for line in lines)
+    assert not any(line.startswith("tensorflow==") for line in lines)
     assert plan.step("verify").check_before is False
 
 

@@ -9,9 +9,16 @@ the new environment's Python. It:
    machine code sm_XY runs on the same major with an equal or higher minor;
    otherwise PTX compute_XY (XY <= the GPU's) runs only if the driver's CUDA is at
    least the CUDA of that PTX's ISA (given with --ptx-isa compute_90=8.3);
-2. lists the GPUs;
-3. runs a matmul and a small Conv2D forward and backward pass on /GPU:0 and
-   compares each result with the CPU's.
+2. lists every GPU the driver has (libcuda through ctypes: /usr/lib/wsl/lib/libcuda.so.1 in
+   WSL2, else libcuda.so.1; nvidia-smi when it does not load) beside the ones TensorFlow uses:
+   a GPU TensorFlow leaves out (it skips GPUs it has no code for) fails the check;
+3. on every GPU, runs a matmul, a small Conv2D forward and backward pass and an XLA-compiled
+   function (tf.function(jit_compile=True): Keras 3 compiles with XLA by default, so a broken
+   ptxas or a PTX that will not JIT shows there first), each compared with the CPU's result;
+   an op TensorFlow silently ran on the CPU fails, and says so.
+The driver's CUDA version is read from libcuda (or nvidia-smi) when --driver-cuda is not given.
+Where a GPU runs only PTX, the first start compiles it: a line says so, a heartbeat follows, and
+--time-limit bounds it.
 
 Output: one JSON object per line on stdout, each with a human `message`:
 
@@ -19,14 +26,17 @@ Output: one JSON object per line on stdout, each with a human `message`:
     {"event": "tensorflow", "version": "2.21.0", "compute_capabilities": [...], ...}
     {"event": "gpu", "index": 0, "name": "...", "compute_capability": "8.6"}
     {"event": "arch", "gpu": 0, "runs": "sass", "via": "sm_80", "ok": true, ...}
-    {"event": "op", "op": "conv2d_backward", "device": "...GPU:0", "rel_error": 1e-06, "ok": true}
+    {"event": "driver", "cuda": "12.6", "from": "libcuda", "gpus": [...]}
+    {"event": "op", "op": "conv2d_input_grad", "device": "...GPU:0", "rel_error": 1e-06, "ok": true}
+    {"event": "jit", "gpu": 0, "via": "compute_90", "limit_s": 1800, "message": "compiling ..."}
     {"event": "fail", "code": "ptx-driver", "message": "..."}
     {"event": "done", "ok": true, "seconds": 12.3}
 
 A failure also ends with one plain line on stderr, `tf_gpu_check FAILED [code]: ...`,
 which the wizard's doctor recognises. Exit status: 0 passed, 1 failed, 2 bad usage.
 
-Usage: python tf_gpu_check.py [--driver-cuda 12.2] [--ptx-isa compute_90=8.3 ...]
+Usage: python tf_gpu_check.py [--driver-cuda 12.2] [--ptx-isa compute_90=8.3 ...] [--expect-gpus N]
+                              [--time-limit SECONDS]
 """
 
 from __future__ import annotations
@@ -37,7 +47,9 @@ import json
 import math
 import os
 import re
+import subprocess
 import sys
+import threading
 import time
 from typing import Any, TextIO
 
@@ -47,6 +59,12 @@ NAME = "tf_gpu_check"
 # to about 1e-3 of their magnitude. A wrong kernel is off by far more.
 TOLERANCE = 2e-2
 _ARCH = re.compile(r"^(sm|compute)_([0-9]+)([0-9])([a-z]?)$")
+# WSL2: the Windows driver's libcuda; a Linux libcuda inside WSL2 would be the wrong one.
+WSL_LIBCUDA = "/usr/lib/wsl/lib/libcuda.so.1"
+WSL_NVIDIA_SMI = "/usr/lib/wsl/lib/nvidia-smi"
+# The first start of a PTX-only GPU can compile for many minutes; past this, it is a failure.
+TIME_LIMIT = 1800
+HEARTBEAT = 30
 
 
 class CheckFailed(Exception):
@@ -61,11 +79,13 @@ class Out:
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
+        self.lock = threading.Lock()  # the watchdog writes too
 
     def emit(self, event: str, message: str, **fields: Any) -> None:
         record = {"event": event, "check": NAME, "message": message, **fields}
-        self.stream.write(json.dumps(record, default=str) + "\n")
-        self.stream.flush()
+        with self.lock:
+            self.stream.write(json.dumps(record, default=str) + "\n")
+            self.stream.flush()
 
 
 def take_stdout() -> TextIO:
@@ -185,20 +205,135 @@ def flatten(value: Any) -> list[float]:
     return out
 
 
-def driver_cuda_version() -> tuple[int, int] | None:
-    """The CUDA version the loaded driver supports, from libcuda itself (cuDriverGetVersion)."""
-    for name in ("libcuda.so.1", "libcuda.so", "nvcuda.dll"):
+def load_libcuda() -> Any:
+    """The driver's libcuda: WSL2's own first (a Linux one inside WSL2 would be the wrong one)."""
+    names = [WSL_LIBCUDA] if os.path.exists(WSL_LIBCUDA) else []
+    for name in [*names, "libcuda.so.1", "libcuda.so", "nvcuda.dll"]:
         try:
-            lib = ctypes.CDLL(name)
+            return ctypes.CDLL(name)
         except OSError:
             continue
-        value = ctypes.c_int(0)
-        try:
-            if lib.cuDriverGetVersion(ctypes.byref(value)) == 0 and value.value > 0:
-                return (value.value // 1000, (value.value % 1000) // 10)
-        except (AttributeError, OSError):
-            return None
     return None
+
+
+def libcuda_facts(lib: Any) -> tuple[tuple[int, int] | None, list[tuple[str, tuple[int, int]]] | None]:
+    """(the CUDA version the driver supports, [(GPU name, compute capability)]) from libcuda."""
+    cuda = None
+    value = ctypes.c_int(0)
+    try:
+        if lib.cuDriverGetVersion(ctypes.byref(value)) == 0 and value.value > 0:
+            cuda = (value.value // 1000, (value.value % 1000) // 10)
+        if lib.cuInit(0) != 0:
+            return cuda, None
+        count = ctypes.c_int(0)
+        if lib.cuDeviceGetCount(ctypes.byref(count)) != 0:
+            return cuda, None
+        gpus = []
+        for index in range(count.value):
+            dev, major, minor = ctypes.c_int(0), ctypes.c_int(0), ctypes.c_int(0)
+            name = ctypes.create_string_buffer(256)
+            if lib.cuDeviceGet(ctypes.byref(dev), index) != 0:
+                return cuda, None
+            lib.cuDeviceGetName(name, 256, dev)
+            lib.cuDeviceGetAttribute(ctypes.byref(major), 75, dev)  # COMPUTE_CAPABILITY_MAJOR
+            lib.cuDeviceGetAttribute(ctypes.byref(minor), 76, dev)  # COMPUTE_CAPABILITY_MINOR
+            gpus.append((name.value.decode("utf-8", "replace"), (major.value, minor.value)))
+        return cuda, gpus
+    except (AttributeError, OSError, ValueError):
+        return cuda, None
+
+
+def nvidia_smi_facts() -> tuple[tuple[int, int] | None, list[tuple[str, tuple[int, int]]] | None]:
+    """The same from nvidia-smi's header and --query-gpu (a driver whose libcuda did not load)."""
+    exe = WSL_NVIDIA_SMI if os.path.exists(WSL_NVIDIA_SMI) else "nvidia-smi"
+    try:
+        head = subprocess.run([exe], capture_output=True, text=True, timeout=20).stdout
+        rows = subprocess.run(
+            [exe, "--query-gpu=name,compute_cap", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None, None
+    m = re.search(r"CUDA Version:\s*([0-9]+)\.([0-9]+)", head)
+    cuda = (int(m.group(1)), int(m.group(2))) if m else None
+    gpus = []
+    for row in rows.splitlines():
+        name, _, cap = row.rpartition(",")
+        parsed = parse_version(cap)
+        if not name.strip() or parsed is None:
+            gpus = []
+            break
+        gpus.append((name.strip(), parsed))
+    return cuda, gpus or None
+
+
+def driver_facts() -> dict[str, Any]:
+    """What the driver says: its CUDA version and every GPU, and where each came from."""
+    cuda, gpus, source = None, None, None
+    lib = load_libcuda()
+    if lib is not None:
+        cuda, gpus = libcuda_facts(lib)
+        source = "libcuda" if cuda or gpus else None
+    if cuda is None or gpus is None:
+        smi_cuda, smi_gpus = nvidia_smi_facts()
+        if cuda is None and smi_cuda is not None:
+            cuda, source = smi_cuda, source or "nvidia-smi"
+        if gpus is None and smi_gpus is not None:
+            gpus, source = smi_gpus, source or "nvidia-smi"
+    return {"cuda": cuda, "gpus": gpus, "source": source}
+
+
+def driver_cuda_version() -> tuple[int, int] | None:
+    """The CUDA version the loaded driver supports (libcuda's cuDriverGetVersion, else nvidia-smi)."""
+    return driver_facts()["cuda"]
+
+
+def left_out(
+    driver_gpus: list[tuple[str, tuple[int, int]]], tf_gpus: list[tuple[str, tuple[int, int]]]
+) -> list[int]:
+    """Indexes of the driver's GPUs TensorFlow does not list (matched by name and capability)."""
+    unmatched = list(tf_gpus)
+    out = []
+    for index, gpu in enumerate(driver_gpus):
+        if gpu in unmatched:
+            unmatched.remove(gpu)
+        else:
+            out.append(index)
+    # Names can differ in form between the driver and TensorFlow: then only the count tells.
+    return out if len(driver_gpus) - len(out) == len(tf_gpus) else list(range(len(tf_gpus), len(driver_gpus)))
+
+
+class Watchdog:
+    """A heartbeat while the ops run (the first start of a PTX-only GPU compiles for minutes), and
+    a failure at the time limit: a compile that does not end must not hang the plan."""
+
+    def __init__(self, out: Out, limit: float, compiling: bool) -> None:
+        self.out, self.limit, self.compiling = out, limit, compiling
+        self.started = time.monotonic()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.watch, daemon=True)
+
+    def __enter__(self) -> Watchdog:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+
+    def watch(self) -> None:
+        while not self.done.wait(min(HEARTBEAT, self.limit)):
+            waited = time.monotonic() - self.started
+            if waited >= self.limit:
+                what = "compiling PTX" if self.compiling else "running the GPU ops"
+                message = f"still {what} after {waited:.0f} s (limit {self.limit:g} s): stopped"
+                self.out.emit("fail", message, code="time-limit")
+                self.out.emit("done", "the GPU check FAILED", ok=False, seconds=round(waited, 1))
+                print(f"{NAME} FAILED [time-limit]: {message}", file=sys.stderr, flush=True)
+                os._exit(1)
+            what = "the driver is compiling PTX for this GPU" if self.compiling else "still running"
+            self.out.emit("heartbeat", f"{what} ({waited:.0f} s)", seconds=round(waited))
 
 
 # ---- the check ----------------------------------------------------------------------------
@@ -214,7 +349,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="compute_XY=I.J",
         help="the PTX ISA of the wheel's PTX for an arch (from the wizard's harvest of the wheel)",
     )
-    p.add_argument("--device", default="/GPU:0", help="the device to test (default /GPU:0)")
+    p.add_argument("--device", help="test only this device (default: every GPU)")
+    p.add_argument("--expect-gpus", type=int, help="GPUs the machine has (when the driver cannot say)")
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=TIME_LIMIT,
+        help="seconds the ops may take, a first-start PTX compile included (default %(default)s)",
+    )
     args = p.parse_args(argv)
     isas = {}
     for item in args.ptx_isa:
@@ -251,10 +393,22 @@ def check(out: Out, args: argparse.Namespace) -> None:
     gpus = tf.config.list_physical_devices("GPU")
     if not gpus:
         raise CheckFailed("no-gpu", "TensorFlow sees no GPU (its import log above says which library failed)")
-    live = driver_cuda_version()
-    driver = live or parse_version(args.driver_cuda)
-    source = "libcuda" if live else "--driver-cuda" if driver else "unknown"
+    facts = driver_facts()
+    given = parse_version(args.driver_cuda)
+    # The driver itself is the truth; the plan's figure is for when it cannot be read here.
+    driver = facts["cuda"] or given
+    source = facts["source"] if facts["cuda"] else "--driver-cuda" if given else "unknown"
+    out.emit(
+        "driver",
+        f"the driver supports CUDA {fmt(driver)} ({source})"
+        + (f"; it has {len(facts['gpus'])} GPU(s)" if facts["gpus"] is not None else ""),
+        cuda=fmt(driver) if driver else None,
+        cuda_from=source,
+        gpus=[{"name": n, "compute_capability": fmt(c)} for n, c in facts["gpus"] or []],
+    )
     failures = []
+    seen: list[tuple[str, tuple[int, int]]] = []
+    compiling = []
     for index, gpu in enumerate(gpus):
         details = tf.config.experimental.get_device_details(gpu)
         cc = tuple(details.get("compute_capability") or ())
@@ -268,6 +422,7 @@ def check(out: Out, args: argparse.Namespace) -> None:
         )
         if len(cc) != 2:
             continue
+        seen.append((name, (int(cc[0]), int(cc[1]))))
         verdict = arch_verdict(built, (int(cc[0]), int(cc[1])), args.isas, driver)
         verdict.update(
             gpu=index, compute_capability=fmt(cc), driver_cuda=fmt(driver), driver_cuda_from=source
@@ -275,12 +430,54 @@ def check(out: Out, args: argparse.Namespace) -> None:
         out.emit("arch", _arch_message(name, cc, verdict, driver), **verdict)
         if not verdict["ok"]:
             failures.append((index, name, cc, verdict))
-    if failures and failures[0][0] == 0:
-        _, name, cc, verdict = failures[0]
+        elif verdict["runs"] == "ptx":
+            compiling.append((index, name, verdict["via"]))
+    if failures:
+        index, name, cc, verdict = failures[0]
         code = "ptx-driver" if verdict["runs"] == "ptx-driver" else "arch"
-        raise CheckFailed(code, _arch_message(name, cc, verdict, driver))
+        raise CheckFailed(code, f"GPU {index}: " + _arch_message(name, cc, verdict, driver))
+    _every_gpu_used(out, facts["gpus"], seen, built, args, driver)
     tf.config.set_soft_device_placement(False)  # an op that cannot run on the GPU must fail, not move
-    run_ops(out, tf, args.device)
+    for index, name, via in compiling:
+        out.emit(
+            "jit",
+            f"GPU {index} ({name}) runs PTX {via}: the driver is compiling TensorFlow's kernels for it on"
+            f" this first start, which can take many minutes (limit {args.time_limit:g} s); later starts"
+            " use the cache",
+            gpu=index,
+            via=via,
+            limit_s=args.time_limit,
+        )
+    devices = [args.device] if args.device else [f"/GPU:{i}" for i in range(len(gpus))]
+    with Watchdog(out, args.time_limit, bool(compiling)):
+        for dev in devices:
+            run_ops(out, tf, dev)
+
+
+def _every_gpu_used(
+    out: Out,
+    driver_gpus: list[tuple[str, tuple[int, int]]] | None,
+    seen: list[tuple[str, tuple[int, int]]],
+    built: list[str],
+    args: argparse.Namespace,
+    driver: tuple[int, int] | None,
+) -> None:
+    """A GPU the machine has and TensorFlow leaves out (no code for it) fails the check."""
+    if driver_gpus is not None and len(driver_gpus) > len(seen):
+        index = left_out(driver_gpus, seen)[0]
+        name, cc = driver_gpus[index]
+        verdict = arch_verdict(built, cc, args.isas, driver)
+        why = _arch_message(name, cc, verdict, driver) if not verdict["ok"] else f"{name} ({fmt(cc)})"
+        raise CheckFailed(
+            "gpu-left-out",
+            f"the driver has {len(driver_gpus)} GPUs, TensorFlow uses {len(seen)}: GPU {index}, {why}",
+        )
+    if driver_gpus is None and args.expect_gpus and args.expect_gpus > len(seen):
+        raise CheckFailed(
+            "gpu-left-out",
+            f"this machine has {args.expect_gpus} GPUs, TensorFlow uses {len(seen)}: the others have no code"
+            " in this TensorFlow, or are hidden (CUDA_VISIBLE_DEVICES)",
+        )
 
 
 def _arch_message(
@@ -329,9 +526,22 @@ def run_ops(out: Out, tf: Any, device: str) -> None:
             dx, dw = tape.gradient(loss, [x, w])
         return [y, dx, dw]
 
+    def xla(dev: str) -> list[Any]:
+        # Compiled by XLA for the device (ptxas builds its kernels on a GPU), as Keras 3 does.
+        @tf.function(jit_compile=True)
+        def dense(x: Any, w: Any) -> Any:
+            return tf.nn.relu(tf.matmul(x, w)) + 1.0
+
+        with tf.device(dev):
+            x = tf.random.stateless_uniform((256, 128), seed=(9, 10), minval=-1.0, maxval=1.0)
+            w = tf.random.stateless_uniform((128, 64), seed=(11, 12), minval=-1.0, maxval=1.0)
+            y = dense(x, w)
+        return [y]
+
     steps = [
         ("matmul", matmul, ["matmul"]),
         ("conv2d", conv, ["conv2d_forward", "conv2d_input_grad", "conv2d_filter_grad"]),
+        ("xla", xla, ["xla_dense"]),
     ]
     for what, fn, names in steps:
         started = time.monotonic()
@@ -347,9 +557,14 @@ def run_ops(out: Out, tf: Any, device: str) -> None:
         for name, g, w in zip(names, got, want):  # noqa: B905 (runs on Python 3.7+: no strict=)
             placed = str(getattr(g, "device", ""))
             err = rel_error(g.numpy(), w.numpy())
-            ok = "GPU" in placed.upper() or not device.upper().startswith("/GPU")
-            ok = ok and err <= TOLERANCE
+            on_gpu = "GPU" in placed.upper() or not device.upper().startswith("/GPU")
             where = placed or device
+            if not on_gpu:
+                # The same CPU on both sides agrees with itself: an error of 0 would prove nothing.
+                message = f"{name} ran on the CPU ({where}), not on {device}: TensorFlow moved it there"
+                out.emit("op", message, op=name, device=placed, on_gpu=False, ok=False, seconds=seconds)
+                raise CheckFailed("cpu-placement", message)
+            ok = err <= TOLERANCE
             message = f"{name} on {where}: relative error {err:.2e} against the CPU (limit {TOLERANCE:g})"
             out.emit("op", message, op=name, device=placed, rel_error=err, ok=ok, seconds=seconds)
             if not ok:

@@ -10,12 +10,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from maint.harvest import nvidia, tensorflow
+from maint.harvest import lock, nvidia, tensorflow
 from maint.harvest.context import LINUX_X86_64, PYTHONS, Context
 from maint.harvest.resolve import OTHER_PLATFORMS, Pip, canonical
 from maint.harvest.store import Store
 
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "assets" / "knowledge" / "harvest.json"
+LOCKS_NAME = "locks.json"  # beside --out
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -54,6 +55,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--no-nvidia-newest", action="store_true", help="do not add the newest cu12 wheel of each")
     p.add_argument("--nvidia-all", action="store_true", help="read every nvidia-* package TF names")
+    p.add_argument("--skip-locks", action="store_true", help="do not resolve the whole-environment locks")
+    p.add_argument("--uv", default=None, help="uv command line for the locks (default: uv on PATH)")
     p.add_argument("-v", "--verbose", action="store_true", help="print each pip command")
     return p.parse_args(argv)
 
@@ -78,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
             harvest_nvidia(ctx, args)
         store.save()
         errors = count_errors(store.data)
+        if not args.skip_locks:
+            errors += harvest_locks(ctx, args)
         ctx.log(f"done; {errors} recorded error(s); wrote {args.out}")
     return 1 if errors else 0
 
@@ -103,6 +108,18 @@ def harvest_tensorflow(ctx: Context, minors: list[str] | None, stages: tuple[str
             del ctx.store.tensorflow[old]
         ctx.store.tensorflow[version] = entry
         ctx.store.save()
+
+
+def harvest_locks(ctx: Context, args: argparse.Namespace) -> int:
+    """Whole-environment locks (uv) for every harvested TF x Python, into locks.json beside --out."""
+    uv = lock.Uv(tuple(shlex.split(args.uv)) if args.uv else lock.find_uv(), verbose=args.verbose)
+    store = lock.LockStore.load(args.out.parent / LOCKS_NAME)
+    ctx.log(f"locks: uv {uv.version()}; output {store.path}")
+    versions = None
+    if args.tf:
+        versions = {v for v, e in ctx.store.tensorflow.items() if e.get("minor") in args.tf}
+    errors = lock.harvest_locks(ctx.store.tensorflow, store, uv, ctx.log, force=args.force, versions=versions)
+    return len(errors)
 
 
 def stages_to_run(existing: dict[str, Any] | None, stages: tuple[str, ...], force: bool) -> tuple[str, ...]:

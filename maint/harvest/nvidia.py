@@ -27,6 +27,13 @@ DEFAULT_FAMILIES = (
     "nvidia-cuda-nvrtc",
     "nvidia-nvjitlink",
     "nvidia-cuda-nvcc",
+    # The other libraries TF loads: their GPU code bounds the set like cuDNN's (issue 20 point 4).
+    "nvidia-cufft",
+    "nvidia-curand",
+    "nvidia-cusolver",
+    "nvidia-cusparse",
+    "nvidia-nccl",
+    "nvidia-cuda-cupti",
 )
 # Versions read besides those TF pins and pip resolves (cuDNN releases that differ in arch floor).
 DEFAULT_EXTRAS = ("nvidia-cudnn-cu12==9.3.0.75", "nvidia-cudnn-cu12==9.10.2.21")

@@ -100,8 +100,9 @@ def parse_index_versions(text: str) -> list[str]:
 
 
 def index_versions(pip: Pip, package: str, python_version: str, platforms: Sequence[str]) -> list[str]:
-    """Versions that have a wheel for this Python and these platforms (no download)."""
-    proc = pip.run(["index", "versions", package, *_target_args(python_version, platforms)])
+    """Versions that have a wheel for this Python and these platforms (no download); pre-releases
+    too (the harvest records a coming release as a preview; the wizard shows it only when asked)."""
+    proc = pip.run(["index", "versions", package, "--pre", *_target_args(python_version, platforms)])
     if proc.returncode != 0:
         if _no_match(proc) or "No matching distribution" in proc.stderr:
             return []

@@ -58,22 +58,28 @@ def minor_of(version: str) -> str:
 
 
 def newest_patches(versions: list[str] | set[str], minors: list[str] | None) -> dict[str, str]:
-    """minor -> newest final release of it; all minors from 2.10 on when none are named."""
+    """minor -> newest final release of it; all minors from 2.10 on when none are named. A minor
+    with no final release yet gets its newest pre-release (2.22.0rc0): the coming release, which
+    the wizard shows as a preview only when asked (--pre). Its final release replaces it."""
     best: dict[str, Version] = {}
+    preview: dict[str, Version] = {}
     for raw in versions:
         try:
             v = Version(raw)
         except InvalidVersion:
             continue
-        if v.is_prerelease or v.is_devrelease:
+        if v.is_devrelease:
             continue
         minor = f"{v.major}.{v.minor}"
         if minors is not None and minor not in minors:
             continue
         if minors is None and Version(minor) < Version(FIRST_MINOR):
             continue
-        if minor not in best or v > best[minor]:
-            best[minor] = v
+        into = preview if v.is_prerelease else best
+        if minor not in into or v > into[minor]:
+            into[minor] = v
+    for minor, v in preview.items():
+        best.setdefault(minor, v)
     return {m: str(best[m]) for m in sorted(best, key=Version)}
 
 

@@ -107,6 +107,10 @@ class TfHarvest:
     patches: Mapping[str, tuple[str, ...]]  # every patch of the minor -> Pythons with a wheel
     wheel: WheelFile | None
     errors: Mapping[str, str]
+    # The machine code every kernel of the biggest library carries (its most common SASS set):
+    # what build_info's cuda_compute_capabilities lists, read from the fatbins themselves
+    # (2.22.0rc0's build_info names no capabilities and no CUDA version).
+    kernel_sass: tuple[Arch, ...] = ()
 
     def pythons(self) -> list[Version]:
         return sorted(Version(p) for p in self.python_tags)
@@ -275,6 +279,16 @@ def _tf(version: str, entry: Any) -> TfHarvest | None:
             )
     wheels = {str(py): w for py, item in (entry.get("python_wheels") or {}).items() if (w := _wheel(item))}
     sass = entry.get("sass") or []
+    counts: dict[str, int] = {}
+    raw_libs = entry.get("libs")
+    libs: dict[str, Any] = raw_libs if isinstance(raw_libs, dict) else {}
+    for lib in libs.values():
+        got = lib.get("sass") if isinstance(lib, dict) else None
+        if isinstance(got, dict) and sum(got.values()) > sum(counts.values()):
+            counts = {str(k): int(v) for k, v in got.items() if isinstance(v, int)}
+    most = max(counts.values(), default=0)
+    common = [a for k, n in counts.items() if n == most and (a := Arch.parse(k)) is not None]
+    kernel_sass = tuple(sorted(common))
     return TfHarvest(
         version=v,
         requires_python=entry.get("requires_python"),
@@ -290,6 +304,7 @@ def _tf(version: str, entry: Any) -> TfHarvest | None:
         patches={str(k): tuple(str(p) for p in py) for k, py in (entry.get("patches") or {}).items()},
         wheel=_wheel(entry.get("wheel")),
         errors={str(k): str(m) for k, m in (entry.get("errors") or {}).items()},
+        kernel_sass=kernel_sass,
     )
 
 

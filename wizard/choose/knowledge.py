@@ -14,7 +14,7 @@ moment they are read: nothing downstream compares version strings.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from itertools import pairwise
 from typing import Any
@@ -24,7 +24,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from wizard.assets import asset_text
-from wizard.choose.harvest import Arch, Harvest, Ptx, load_harvest
+from wizard.choose.harvest import Arch, Harvest, Ptx, TfHarvest, canonical, load_harvest
 from wizard.tomlcompat import tomllib
 
 CONFIDENCE = ("verified", "secondary", "unverified")
@@ -56,9 +56,16 @@ class Release(Sourced):
     cudnn: Version
     glibc: Version  # the Linux x86_64 wheels' manylinux tag: the oldest glibc they load on
 
+    generated: bool = False  # True: every field read from the wheel (harvest.json), no hand row
+
     @property
     def series(self) -> str:
         return f"{self.version.major}.{self.version.minor}"
+
+    @property
+    def preview(self) -> bool:
+        """A pre-release (2.22.0rc0): shown only when asked for (--pre), never recommended by default."""
+        return self.version.is_prerelease
 
     @property
     def cuda_major(self) -> int:
@@ -180,7 +187,7 @@ class Myth(Sourced):
 
 @dataclass(frozen=True)
 class KnowledgeBase:
-    releases: tuple[Release, ...]  # newest first
+    releases: tuple[Release, ...]  # newest first; final releases only (previews: with_previews())
     driver_floors: tuple[DriverFloor, ...]
     extras: tuple[AndCudaExtra, ...]
     builds: tuple[ComputeBuild, ...]
@@ -192,6 +199,14 @@ class KnowledgeBase:
     myths: tuple[Myth, ...]
     harvest: Harvest = field(default_factory=lambda: Harvest(date=None), compare=False, repr=False)
     _gpu_index: dict[str, Gpu] = field(default_factory=dict, compare=False, repr=False)
+    previews: tuple[Release, ...] = ()  # pre-releases the harvest read (2.22.0rc0), newest first
+
+    def with_previews(self) -> KnowledgeBase:
+        """The same knowledge with the pre-releases among the releases (`--pre`)."""
+        if not self.previews:
+            return self
+        both = sorted((*self.releases, *self.previews), key=lambda r: r.version, reverse=True)
+        return replace(self, releases=tuple(both), previews=())
 
     # ---- look-ups the resolver uses ----------------------------------------
     def release(self, version: str | Version) -> Release | None:
@@ -211,10 +226,10 @@ class KnowledgeBase:
         return next((e for e in self.extras if e.series == release.series), None)
 
     def build(self, release: Release) -> ComputeBuild | None:
-        return next((b for b in self.builds if release.version in b.tensorflow), None)
+        return next((b for b in self.builds if _covers(b.tensorflow, release.version)), None)
 
     def driver_floor(self, release: Release) -> DriverFloor | None:
-        return next((f for f in self.driver_floors if release.version in f.tensorflow), None)
+        return next((f for f in self.driver_floors if _covers(f.tensorflow, release.version)), None)
 
     def minor_floor(self, cuda_major: int) -> MinorCompat | None:
         return next((m for m in self.minor_compat if m.cuda_major == cuda_major), None)
@@ -233,7 +248,7 @@ class KnowledgeBase:
 
     def wheel(self, platform: str, arch: str, release: Release) -> Wheel | None:
         for row in self.wheels:
-            if row.platform == platform and arch in row.arch and release.version in row.tensorflow:
+            if row.platform == platform and arch in row.arch and _covers(row.tensorflow, release.version):
                 return row
         return None
 
@@ -243,6 +258,11 @@ class KnowledgeBase:
 
     def architecture(self, cc: Version) -> Architecture | None:
         return next((a for a in self.architectures if a.covers(cc)), None)
+
+
+def _covers(spec: SpecifierSet, version: Version) -> bool:
+    """A range of releases holds a preview of a release in it too (">=2.21" holds 2.22.0rc0)."""
+    return spec.contains(version, prereleases=True)
 
 
 def driver_text(version: Version) -> str:
@@ -272,21 +292,29 @@ def load_knowledge() -> KnowledgeBase:
 
 
 def build_knowledge(raw: Mapping[str, Mapping[str, Any]], harvest: Harvest | None = None) -> KnowledgeBase:
-    """Typed rows from raw tables; raises KnowledgeError naming the bad row."""
-    releases = _rows(raw, "tensorflow", "release", _release)
+    """Typed rows from raw tables and the harvest (assets/knowledge/harvest.json unless another is
+    given); raises KnowledgeError naming the bad row."""
+    harvest = harvest if harvest is not None else load_harvest()
+    hand = _rows(raw, "tensorflow", "release", lambda row: _release(_from_wheel(row, harvest)))
+    releases = hand + generated_releases(harvest, hand)
+    extras = _rows(raw, "and_cuda", "extra", _extra)
+    extras += generated_extras(harvest, extras)
+    builds = _rows(raw, "compute", "build", _build)
+    builds = generated_builds(harvest, builds) + builds  # read from the wheel: first match wins
     gpus = _rows(raw, "gpus", "gpu", _gpu)
     kb = KnowledgeBase(
-        releases=tuple(sorted(releases, key=lambda r: r.version, reverse=True)),
+        releases=tuple(sorted((r for r in releases if not r.preview), key=lambda r: r.version, reverse=True)),
+        previews=tuple(sorted((r for r in releases if r.preview), key=lambda r: r.version, reverse=True)),
         driver_floors=tuple(_rows(raw, "tensorflow", "driver_floor", _driver_floor)),
-        extras=tuple(_rows(raw, "and_cuda", "extra", _extra)),
-        builds=tuple(_rows(raw, "compute", "build", _build)),
+        extras=tuple(extras),
+        builds=tuple(builds),
         toolkits=tuple(sorted(_rows(raw, "cuda", "toolkit", _toolkit), key=lambda t: t.cuda, reverse=True)),
         minor_compat=tuple(_rows(raw, "cuda", "minor_compat", _minor)),
         wheels=tuple(_rows(raw, "platforms", "wheel", _wheel)),
         gpus=tuple(gpus),
         architectures=tuple(_rows(raw, "architectures", "arch", _arch)),
         myths=tuple(_rows(raw, "myths", "myth", _myth)),
-        harvest=harvest or Harvest(date=None),
+        harvest=harvest,
         _gpu_index={gpu_key(g.name): g for g in gpus},
     )
     return kb
@@ -322,6 +350,163 @@ def _release(row: Mapping[str, Any]) -> Release:
         glibc=Version(row["glibc"]),
         **_sourced(row),
     )
+
+
+# ---- rows generated from the harvest (what the wheel itself says) ---------------------------
+# A release the hand tables do not have gets its rows from harvest.json: the Python range (the cp
+# tags that exist), the glibc (the manylinux tag), CUDA (build_info), cuDNN (the and-cuda pin, else
+# build_info), SASS / PTX (build_info and the fatbins), the and-cuda lines. What no wheel says
+# (the tested-build row, the driver floors, notes) stays in the hand tables, with its source.
+
+
+def _harvest_source(tf: TfHarvest, what: str) -> str:
+    wheel = f"{tf.wheel.file} sha256 {tf.wheel.sha256}" if tf.wheel else f"tensorflow {tf.version}"
+    return f"assets/knowledge/harvest.json: {wheel} (generated: {what})"
+
+
+# The fields of a tensorflow.toml row a wheel tells: a hand row leaves them out and gets them here.
+WHEEL_FIELDS = ("python", "glibc", "cuda", "cudnn")
+
+
+def _from_wheel(row: Mapping[str, Any], harvest: Harvest) -> Mapping[str, Any]:
+    missing = [f for f in WHEEL_FIELDS if f not in row]
+    if not missing:
+        return row
+    tf = harvest.release(str(row.get("version", "")))
+    gen = release_from_harvest(tf) if tf is not None else None
+    if gen is None:
+        raise ValueError(f"{row.get('version')}: no {', '.join(missing)}, and the harvest cannot tell them")
+    told = {
+        "python": str(gen.python),
+        "glibc": str(gen.glibc),
+        "cuda": str(gen.cuda),
+        "cudnn": str(gen.cudnn),
+    }
+    return {**{f: told[f] for f in missing}, **row}
+
+
+def release_from_harvest(tf: TfHarvest) -> Release | None:
+    """The tensorflow.toml row the wheel tells; None when the harvest of it is incomplete."""
+    pythons = tf.pythons()
+    glibc = tf.glibc()
+    cuda = _cuda_of(tf)
+    cudnn = _cudnn_of(tf)
+    if not pythons or glibc is None or cuda is None or cudnn is None or tf.wheel is None:
+        return None
+    hi = pythons[-1]
+    return Release(
+        version=tf.version,
+        tested=tf.version,
+        python=SpecifierSet(f">={pythons[0]},<{hi.major}.{hi.minor + 1}"),
+        cuda=Version(f"{cuda.major}.{cuda.minor}"),
+        cudnn=cudnn,
+        glibc=glibc,
+        source=_harvest_source(tf, "cp tags, manylinux tag, build_info or the and-cuda floors"),
+        confidence="verified",
+        note="a preview (pre-release): shown only with --pre" if tf.version.is_prerelease else None,
+        generated=True,
+    )
+
+
+def _floor(tf: TfHarvest, family: str) -> Version | None:
+    """major.minor of the lowest version the and-cuda extra allows for a family (9.3.0.75 -> 9.3)."""
+    for line in tf.and_cuda_requires:
+        req = Requirement(line)
+        if canonical(req.name).rsplit("-cu", 1)[0] == family:
+            lows = [Version(s.version) for s in req.specifier if s.operator in ("==", ">=", "~=")]
+            if lows:
+                low = min(lows)
+                return Version(f"{low.major}.{low.minor}")
+    return None
+
+
+def _cuda_of(tf: TfHarvest) -> Version | None:
+    """build_info's CUDA, else the and-cuda runtime floor (2.22.0rc0's build_info names none)."""
+    try:
+        if tf.cuda_version:
+            v = Version(str(tf.cuda_version))
+            return Version(f"{v.major}.{v.minor}")
+    except InvalidVersion:
+        pass
+    return _floor(tf, "nvidia-cuda-runtime")
+
+
+def _cudnn_of(tf: TfHarvest) -> Version | None:
+    """cuDNN major.minor: the and-cuda floor, else build_info's (a major only before 2.14)."""
+    floor = _floor(tf, "nvidia-cudnn")
+    if floor is not None:
+        return floor
+    try:
+        return Version(str(tf.cudnn_version)) if tf.cudnn_version else None
+    except InvalidVersion:
+        return None
+
+
+def build_from_harvest(tf: TfHarvest) -> ComputeBuild | None:
+    """The compute.toml row the wheel tells: SASS from build_info, each PTX arch at its newest ISA."""
+    listed = [a for c in tf.compute_capabilities if (a := Arch.parse(c)) is not None and c.startswith("sm_")]
+    sass = sorted(a.cc for a in (listed or tf.kernel_sass))
+    isas: dict[Arch, Version] = {}
+    for ptx in tf.code.ptx:
+        isas[ptx.arch] = max(ptx.isa, isas.get(ptx.arch, ptx.isa))
+    if not sass and not isas:
+        return None
+    return ComputeBuild(
+        tensorflow=SpecifierSet(f"=={tf.version}"),
+        sass=tuple(sass),
+        ptx=tuple(Ptx(a, isas[a]) for a in sorted(isas)),
+        source=_harvest_source(tf, "build_info.py; fatbins of the shared libraries"),
+        confidence="verified",
+        note=None,
+    )
+
+
+def extra_from_harvest(tf: TfHarvest) -> AndCudaExtra | None:
+    if not tf.and_cuda_requires:
+        return None
+    requires = tuple(Requirement(r) for r in tf.and_cuda_requires)
+    majors = [int(n.rsplit("-cu", 1)[1]) for r in requires if "-cu" in (n := canonical(r.name))]
+    if not majors:
+        return None
+    return AndCudaExtra(
+        series=f"{tf.version.major}.{tf.version.minor}",
+        cuda_major=max(majors),
+        requires=requires,
+        source=_harvest_source(tf, "METADATA Requires-Dist of the and-cuda extra"),
+        confidence="verified",
+        note=None,
+    )
+
+
+def generated_releases(harvest: Harvest, hand: list[Release]) -> list[Release]:
+    have = {r.series for r in hand}
+    out = []
+    for tf in sorted(harvest.tensorflow.values(), key=lambda h: h.version):
+        if f"{tf.version.major}.{tf.version.minor}" not in have and (row := release_from_harvest(tf)):
+            out.append(row)
+    return out
+
+
+def generated_extras(harvest: Harvest, hand: list[AndCudaExtra]) -> list[AndCudaExtra]:
+    have = {e.series for e in hand}
+    out = []
+    for tf in sorted(harvest.tensorflow.values(), key=lambda h: h.version):
+        if f"{tf.version.major}.{tf.version.minor}" not in have and (row := extra_from_harvest(tf)):
+            out.append(row)
+    return out
+
+
+def generated_builds(harvest: Harvest, hand: list[ComputeBuild]) -> list[ComputeBuild]:
+    """A row for each harvested release whose hand row is missing or says other than its wheel."""
+    out = []
+    for tf in sorted(harvest.tensorflow.values(), key=lambda h: h.version):
+        row = build_from_harvest(tf)
+        if row is None:
+            continue
+        covering = next((b for b in hand if _covers(b.tensorflow, tf.version)), None)
+        if covering is None or (covering.sass, set(covering.ptx)) != (row.sass, set(row.ptx)):
+            out.append(row)
+    return out
 
 
 def _driver_floor(row: Mapping[str, Any]) -> DriverFloor:
@@ -493,6 +678,7 @@ def _check_releases(kb: KnowledgeBase) -> Iterable[str]:
 def _check_extras(kb: KnowledgeBase) -> Iterable[str]:
     for dup in _duplicates(e.series for e in kb.extras):
         yield f"and_cuda.toml: two rows for TensorFlow {dup}"
+    kb = kb.with_previews()  # a preview's generated extra belongs to its (generated) release
     for extra in kb.extras:
         rel = kb.release(extra.series)
         if rel is None:

@@ -1,23 +1,43 @@
-"""The lock of a pip-and-cuda install: TensorFlow and every nvidia-* wheel, pinned with ==,
-each with the sha256 of its wheel as the harvest read it.
+"""The lock of an environment: every package it installs, pinned with ==, each with the sha256 of
+the one wheel file that installs it on the target (Python, Linux x86_64, glibc).
 
-Written beside the environment (<venv>/tf-gpu-wizard.lock.txt) and installed with
-`pip install --require-hashes --no-deps -r`: pip then refuses any file whose hash
-differs. Only when the harvest lacks a hash for some wheel is the lock written
-without hashes (pip's hash mode is all or nothing); it still pins every version.
+Where it comes from (ARCHITECTURE.md, "Locks"):
+- the harvester resolved `tensorflow==X` (and `tensorflow-cpu==X`) with uv for each Python the
+  release has a wheel for, at manylinux glibc 2.28, and recorded every package's wheel file and
+  sha256 in assets/knowledge/locks.json (no URL, no index);
+- a GPU set's nvidia-* wheels are the candidate's own pins (wizard.choose.wheelset bounds them to
+  the GPU), each with the sha256 of the wheel the harvest read;
+- the two joined are the whole environment (`complete`): installed with
+  `pip install --require-hashes --no-deps -r <venv>/tf-gpu-wizard.lock.txt`, pip (or uv) then
+  installs exactly these files and nothing else.
+When no lock is recorded for the combination (another Python, an older glibc), `lock_for` gives
+the nvidia-only lock and the plan compiles the rest on the machine (wizard.plan.locked).
+
+`environment_lock(candidate, glibc)` is the one public entry for other stages (the fleet builds its
+wheelhouse from `Lock.text()`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
 
+from wizard.assets import asset_text
 from wizard.choose.choice import Candidate
-from wizard.choose.harvest import WheelFile, canonical
+from wizard.choose.harvest import WheelFile, canonical, manylinux_glibc
 from wizard.choose.knowledge import KnowledgeBase, load_knowledge
 
 LOCK_NAME = "tf-gpu-wizard.lock.txt"
+# The platform the recorded locks were resolved for (uv's name) and the lowest glibc any is for.
+RECORDED_PLATFORM = "x86_64-manylinux_2_28"
+CPU_DISTRIBUTION = "tensorflow-cpu"
 
 
 @dataclass(frozen=True)
@@ -32,8 +52,23 @@ class LockLine:
 
 
 @dataclass(frozen=True)
+class LockTarget:
+    """What a whole-environment lock was resolved for."""
+
+    python: str  # "3.12"
+    platform: str  # uv's --python-platform, "x86_64-manylinux_2_28"
+    glibc: Version  # the newest glibc any of its wheels needs: machines with this or newer
+
+
+@dataclass(frozen=True)
 class Lock:
     lines: tuple[LockLine, ...]
+    # Set for a lock of the whole environment (every package); None for the nvidia-only lock.
+    target: LockTarget | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.target is not None
 
     @property
     def hashed(self) -> bool:
@@ -48,6 +83,10 @@ class Lock:
     def requirements(self) -> list[str]:
         return [line.requirement for line in self.lines]
 
+    @property
+    def hash_count(self) -> int:
+        return sum(len(line.files) for line in self.lines) if self.hashed else 0
+
     def text(self) -> str:
         """The requirements file: one line per package, `name==version --hash=sha256:...`."""
         out = []
@@ -56,13 +95,124 @@ class Lock:
             out.append(" ".join([line.requirement, *hashes]))
         return "\n".join(out) + "\n"
 
+    @property
+    def digest(self) -> str:
+        """sha256 of text(): names this lock (the file beside the environment, a fleet receipt)."""
+        return hashlib.sha256(self.text().encode("utf-8")).hexdigest()
 
-def lock_for(candidate: Candidate, kb: KnowledgeBase | None = None) -> Lock | None:
-    """The lock of a pip-and-cuda candidate; None for other methods or a set without pins."""
+    def files(self) -> list[WheelFile]:
+        """Every wheel file of the lock (what a wheelhouse holds)."""
+        return [f for line in self.lines for f in line.files]
+
+
+# ---- the recorded locks (assets/knowledge/locks.json) ------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecordedLock:
+    distribution: str
+    version: str
+    target: LockTarget
+    packages: Mapping[str, tuple[str, WheelFile]]  # canonical name -> (version, wheel)
+
+
+@dataclass(frozen=True)
+class RecordedLocks:
+    locks: Mapping[tuple[str, str, str], tuple[RecordedLock, ...]] = field(default_factory=dict)
+
+    def find(
+        self, distribution: str, version: str, python: str, glibc: Version | None
+    ) -> RecordedLock | None:
+        """The lock for this release and Python whose wheels the machine's glibc takes (the one
+        resolved for the newest glibc not above it); with glibc unknown, the lowest recorded."""
+        found = self.locks.get((canonical(distribution), version, python), ())
+        fits = [r for r in found if glibc is None or r.target.glibc <= glibc]
+        if not fits:
+            return None
+        if glibc is None:
+            return min(fits, key=lambda r: r.target.glibc)
+        return max(fits, key=lambda r: r.target.glibc)
+
+
+@cache
+def load_locks() -> RecordedLocks:
+    try:
+        raw = json.loads(asset_text("knowledge/locks.json"))
+    except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
+        return RecordedLocks()
+    return parse_locks(raw)
+
+
+def parse_locks(raw: Any) -> RecordedLocks:
+    """Forgiving: an entry that does not parse, or names a wheel without a sha256, is left out."""
+    if not isinstance(raw, dict):
+        return RecordedLocks()
+    found = raw.get("wheels")
+    wheels: Mapping[str, Any] = found if isinstance(found, dict) else {}
+    out: dict[tuple[str, str, str], list[RecordedLock]] = {}
+    for dist, versions in _items(raw.get("locks")):
+        for version, pythons in _items(versions):
+            for python, platforms in _items(pythons):
+                for platform, entry in _items(platforms):
+                    rec = _recorded(dist, version, python, platform, entry, wheels)
+                    if rec is not None:
+                        out.setdefault((canonical(dist), version, python), []).append(rec)
+    return RecordedLocks({k: tuple(v) for k, v in out.items()})
+
+
+def _items(node: Any) -> list[tuple[str, Any]]:
+    return [(str(k), v) for k, v in node.items()] if isinstance(node, dict) else []
+
+
+def _recorded(
+    dist: str, version: str, python: str, platform: str, entry: Any, wheels: Mapping[str, Any]
+) -> RecordedLock | None:
+    if not isinstance(entry, dict):
+        return None
+    try:
+        glibc = Version(str(entry.get("glibc")))
+    except InvalidVersion:
+        return None
+    packages: dict[str, tuple[str, WheelFile]] = {}
+    for name, item in _items(entry.get("packages")):
+        if not isinstance(item, dict):
+            return None
+        file = str(item.get("file", ""))
+        info = wheels.get(file)
+        sha = info.get("sha256") if isinstance(info, dict) else None
+        if not file or not isinstance(sha, str) or len(sha) != 64:
+            return None  # a lock with a hole is no lock
+        size = info.get("size") if isinstance(info, dict) else None
+        packages[canonical(name)] = (str(item.get("version", "")), WheelFile(file, sha, size))
+    if not packages:
+        return None
+    return RecordedLock(dist, version, LockTarget(python, platform, glibc), packages)
+
+
+# ---- a candidate's lock ----------------------------------------------------------------------
+
+
+def environment_lock(candidate: Candidate, glibc: str | Version | None = None) -> Lock | None:
+    """The whole-environment lock of a candidate on a machine with this glibc, when one is
+    recorded (pip-and-cuda: TensorFlow's packages and the candidate's nvidia pins; cpu:
+    tensorflow-cpu's packages); None otherwise. What a plan installs and a fleet downloads."""
+    lock = (
+        lock_for(candidate, glibc=glibc)
+        if candidate.set.method == "pip-and-cuda"
+        else _cpu_lock(candidate, glibc)
+    )
+    return lock if lock is not None and lock.complete else None
+
+
+def lock_for(
+    candidate: Candidate, kb: KnowledgeBase | None = None, *, glibc: str | Version | None = None
+) -> Lock | None:
+    """The lock of a pip-and-cuda candidate: the whole environment when a lock is recorded for it,
+    else TensorFlow and its nvidia-* pins only; None for other methods or a set without pins."""
     if candidate.set.method != "pip-and-cuda" or not candidate.pins:
         return None
     kb = kb or load_knowledge()
-    lines = [_tensorflow_line(kb, candidate)]
+    pins = []
     for pin in candidate.pins:
         try:
             req = Requirement(pin)
@@ -72,8 +222,71 @@ def lock_for(candidate: Candidate, kb: KnowledgeBase | None = None) -> Lock | No
         if len(versions) != 1:
             return None
         name = canonical(req.name)
-        lines.append(LockLine(name, versions[0], kb.harvest.wheel_files(name, versions[0])))
-    return Lock(tuple(lines))
+        pins.append(LockLine(name, versions[0], kb.harvest.wheel_files(name, versions[0])))
+    recorded = _recorded_for(candidate, "tensorflow", glibc)
+    if recorded is not None and all(line.files for line in pins):  # hash mode is all or nothing
+        pinned = {line.name for line in pins}
+        base = [
+            LockLine(name, version, (wheel,))
+            for name, (version, wheel) in sorted(recorded.packages.items())
+            if name not in pinned and not name.startswith("nvidia-")
+        ]
+        lines = sorted([*base, *pins], key=lambda line: line.name)
+        nvidia = [line for line in lines if line.name.startswith("nvidia-")]
+        target = recorded.target
+        glibcs = [g for line in nvidia for f in line.files if (g := wheel_glibc(f.file)) is not None]
+        if glibcs and max(glibcs) > target.glibc:
+            target = LockTarget(target.python, target.platform, max(glibcs))
+        return Lock(tuple(lines), target)
+    return Lock((_tensorflow_line(kb, candidate), *pins))
+
+
+def _cpu_lock(candidate: Candidate, glibc: str | Version | None) -> Lock | None:
+    if candidate.set.method != "cpu":
+        return None
+    recorded = _recorded_for(candidate, CPU_DISTRIBUTION, glibc)
+    if recorded is None:
+        return None
+    lines = [LockLine(n, v, (w,)) for n, (v, w) in sorted(recorded.packages.items())]
+    return Lock(tuple(lines), recorded.target)
+
+
+def _recorded_for(candidate: Candidate, dist: str, glibc: str | Version | None) -> RecordedLock | None:
+    machine = _version(glibc)
+    recorded = load_locks().find(dist, candidate.set.tensorflow, candidate.set.python, machine)
+    if recorded is None or not _meets(recorded, candidate.constraints):
+        return None
+    return recorded
+
+
+def _version(value: str | Version | None) -> Version | None:
+    if value is None or isinstance(value, Version):
+        return value
+    try:
+        return Version(str(value).split()[-1])
+    except (InvalidVersion, IndexError):
+        return None
+
+
+def _meets(recorded: RecordedLock, constraints: list[str]) -> bool:
+    """A recorded lock serves only when it keeps the resolver's constraints (nvidia ones aside:
+    the candidate's own pins replace those packages)."""
+    for line in constraints:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            return False
+        name = canonical(req.name)
+        if name.startswith("nvidia-") or name not in recorded.packages:
+            continue
+        if not req.specifier.contains(recorded.packages[name][0], prereleases=True):
+            return False
+    return True
+
+
+def wheel_glibc(file: str) -> Version | None:
+    """The glibc a wheel file needs: the lowest manylinux tag of its name; None for pure wheels."""
+    return manylinux_glibc(file)
 
 
 def _tensorflow_line(kb: KnowledgeBase, candidate: Candidate) -> LockLine:

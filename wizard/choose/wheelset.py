@@ -9,16 +9,20 @@ Choose and Plan show is what pip installs.
   release's exact pin that fits in it (the 2.18/2.19 pins serve 2.20 and 2.21);
   failing that, by pip's own resolution recorded in the harvest.
 - A library whose architectures do not reach this GPU (cuDNN 9.28 has machine
-  code for 7.5+ only) is replaced by the newest harvested version inside the
-  release's range that does reach it; ptxas likewise for its sm_ targets.
+  code for 7.5+ only; NCCL 2.32 from 6.0) is replaced by the newest harvested
+  version inside the release's range that does reach it; ptxas likewise for its
+  sm_ targets. Every library TensorFlow loads counts: cuDNN, cuBLAS, cuFFT,
+  cuRAND, cuSOLVER, cuSPARSE, NCCL, CUPTI (the harvest reads them all).
 - `resolved`: pip's unpinned resolution (the harvest's), used only when the
   tested set does not fit and it does.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from packaging.requirements import Requirement
 from packaging.version import InvalidVersion, Version
@@ -26,7 +30,7 @@ from packaging.version import InvalidVersion, Version
 from wizard.choose.gpucode import PTX_DRIVER_TOO_OLD, SASS, fit
 from wizard.choose.harvest import Arch, NvidiaHarvest, canonical
 from wizard.choose.knowledge import AndCudaExtra, KnowledgeBase, Release
-from wizard.text import t
+from wizard.text import language, t
 
 TESTED, BOUNDED, RESOLVED = "tested", "bounded", "resolved"
 
@@ -98,6 +102,14 @@ def nvidia_requirements(extra: AndCudaExtra) -> list[Requirement]:
 
 
 def tested_set(kb: KnowledgeBase, rel: Release) -> WheelSet | None:
+    memo: dict[Any, tuple[KnowledgeBase, WheelSet | None]] = vars(kb.harvest).setdefault("_tested", {})
+    key = (id(kb), rel.version)
+    if key not in memo or memo[key][0] is not kb:
+        memo[key] = (kb, _tested_set(kb, rel))
+    return memo[key][1]
+
+
+def _tested_set(kb: KnowledgeBase, rel: Release) -> WheelSet | None:
     extra = kb.extra(rel)
     if extra is None:
         return None
@@ -147,6 +159,12 @@ def resolved_set(kb: KnowledgeBase, rel: Release) -> WheelSet | None:
 # ---- does a set reach this GPU? ----------------------------------------------------------
 
 
+# The libraries TensorFlow loads from the nvidia-* wheels; others in them (cuFFTW's FFTW API,
+# cuSOLVERMg, CUPTI's checkpoint and nvperf helpers) are never loaded, so their code is no bound.
+LOADED = re.compile(
+    r"^lib(cudart|cublas|cublasLt|cudnn\w*|cufft|curand|cusolver|cusparse|nccl|cupti|nvrtc|nvJitLink)\.so"
+)
+
 HARD = ("code", "driver")  # the library cannot run here
 SOFT = ("ptx", "ptxas")  # it runs, but only through PTX the driver compiles / XLA is slowed
 
@@ -166,11 +184,18 @@ def problems(
 def package_problem(
     kb: KnowledgeBase, name: str, version: str, gpus: Sequence[GpuTarget], driver_cuda: Version | None
 ) -> Problem | None:
+    # The same package, GPUs and driver come back for every release and method the resolver
+    # weighs: remembered on the harvest they were read from (it lives as long as the answers hold).
+    memo: dict[Any, tuple[KnowledgeBase, Problem | None]] = vars(kb.harvest).setdefault("_problems", {})
+    key = (id(kb), name, version, tuple(gpus), driver_cuda, language())
+    if key in memo and memo[key][0] is kb:
+        return memo[key][1]
     pkg = kb.harvest.package(name, version)
     found = [p for g in gpus if (p := _package_problem(kb, pkg, name, version, g, driver_cuda))]
     hard = [p for p in found if p.kind in HARD]
     worst = hard or found
-    return worst[0] if worst else None
+    memo[key] = (kb, worst[0] if worst else None)
+    return memo[key][1]
 
 
 def _package_problem(
@@ -187,7 +212,7 @@ def _package_problem(
         return None  # not harvested: nothing known against it
     soft: Problem | None = None
     for lib, code in sorted(pkg.libs.items()):
-        if code.empty:
+        if code.empty or not LOADED.match(lib):
             continue
         got = fit(gpu.cc, code.sass, code.ptx, driver_cuda)
         fields = {"package": name, "version": version, "lib": lib, "name": gpu.name, "cc": gpu.cc}

@@ -27,6 +27,7 @@ def add_selectors(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--with", dest="enable", metavar="STEP", action="append", default=None, help=t("plan.cli.with_help")
     )
+    parser.add_argument("--pre", action="store_true", help=t("recommend.preview.pre_help"))
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,6 +59,8 @@ def check_selectors(args: argparse.Namespace) -> None:
 
     tf, python = getattr(args, "tf", None), getattr(args, "python", None)
     kb = load_knowledge()
+    if getattr(args, "pre", False):
+        kb = kb.with_previews()
     if tf and kb.release(tf) is None:
         known = ", ".join(r.series for r in kb.releases)
         raise PlanError(t("recommend.note_tf_unknown", tf=tf, known=known))
@@ -73,9 +76,17 @@ def plan_from_args(args: argparse.Namespace) -> tuple[MachineProfile, Plan]:
     profile = load_profile_arg(args)
     check_selectors(args)
     method = getattr(args, "method", None)
-    rec = recommend(
-        profile, prefer_method=method, tf=getattr(args, "tf", None), python=getattr(args, "python", None)
-    )
+    selectors = {
+        "prefer_method": method,
+        "tf": getattr(args, "tf", None),
+        "python": getattr(args, "python", None),
+    }
+    if getattr(args, "pre", False):  # pre-releases too, labelled preview (wizard/choose/preview.py)
+        from wizard.choose.preview import recommend_with_previews
+
+        rec = recommend_with_previews(profile, **selectors)
+    else:
+        rec = recommend(profile, **selectors)
     cand = pick(rec, method)
     if cand is None:
         reasons = [r for c in rec.candidates[:3] for r in c.reasons[:1]]

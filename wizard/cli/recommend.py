@@ -29,6 +29,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--tf", metavar="X.Y", default=None, help=t("recommend.cli.tf_help"))
     parser.add_argument("--python", metavar="3.N", default=None, help=t("recommend.cli.python_help"))
     parser.add_argument("--all", action="store_true", help=t("recommend.cli.all_help"))
+    parser.add_argument("--pre", action="store_true", help=t("recommend.preview.pre_help"))
     parser.set_defaults(func=run)
 
 
@@ -44,12 +45,17 @@ def run(args: argparse.Namespace) -> int:
     except PlanError as exc:
         print(error_line(exc), file=sys.stderr)
         return 2
-    rec = recommend(
-        profile,
-        prefer_method=getattr(args, "method", None),
-        tf=getattr(args, "tf", None),
-        python=getattr(args, "python", None),
-    )
+    selectors = {
+        "prefer_method": getattr(args, "method", None),
+        "tf": getattr(args, "tf", None),
+        "python": getattr(args, "python", None),
+    }
+    if getattr(args, "pre", False):  # pre-releases too, labelled preview (wizard/choose/preview.py)
+        from wizard.choose.preview import recommend_with_previews
+
+        rec = recommend_with_previews(profile, **selectors)
+    else:
+        rec = recommend(profile, **selectors)
     if getattr(args, "json", False):
         print_json(rec.to_dict())
         return 0 if rec.recommended else 1

@@ -1,9 +1,13 @@
-"""The verify step's program: assets/checks/tf_gpu_check.py, run once with the environment's Python.
+"""The verify step's program: assets/programs/tf_gpu_check.py, run once with the environment's Python.
 
-The check compares the compute capabilities the installed wheel was built for with the
+The check compares the compute capabilities the installed wheel was built for with every
 GPU's, so it is told what it cannot read from TensorFlow: the PTX ISA of each PTX arch
 in the wheel (from the harvest, compute.toml) and, when this plan leaves the driver as
-it is, the CUDA version that driver supports (the check reads libcuda itself when it can).
+it is, the CUDA version that driver supports. The check reads the driver itself first
+(cuDriverGetVersion and the GPU list through /usr/lib/wsl/lib/libcuda.so.1 in WSL2 or
+libcuda.so.1, else nvidia-smi), so a WSL plan, which passes no figure, is still verified,
+and a GPU TensorFlow leaves out is found. It runs the ops and an XLA-compiled function on
+every GPU, with a time limit on the first-start PTX compile.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from pathlib import Path
 from packaging.version import Version
 
 from wizard.choose.choice import Candidate
-from wizard.choose.lock import lock_for
+from wizard.choose.lock import environment_lock, lock_for
 from wizard.plan import shellblock
 from wizard.plan.common import (
     SIZE_MIB,
@@ -28,7 +28,7 @@ from wizard.plan.common import (
 from wizard.plan.gpucheck import known_driver_cuda
 from wizard.plan.installer import PIP, choose_installer
 from wizard.plan.last_mile import last_mile_steps
-from wizard.plan.locked import locked_tensorflow_step
+from wizard.plan.locked import locked_environment_step, locked_tensorflow_step
 from wizard.plan.model import Check, Plan, PlanError, PlanInputs, Step
 from wizard.plan.wsl import windows_steps
 from wizard.profile import UNKNOWN, MachineProfile
@@ -164,7 +164,7 @@ def pip_and_cuda_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     steps, notes = host_steps(profile, inputs)
     steps += python_steps(profile, inputs.candidate)
     steps.append(venv_step(profile, inputs))
-    lock = lock_for(inputs.candidate)
+    lock = lock_for(inputs.candidate, glibc=profile.os.glibc)
     if lock is not None:
         steps.append(locked_tensorflow_step(profile, inputs, lock))
     else:
@@ -310,7 +310,11 @@ def cpu_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     distribution = "tensorflow-cpu" if linux_x86 else "tensorflow"
     steps = [] if windows else python_steps(profile, inputs.candidate)
     steps.append(venv_step(profile, inputs, windows=windows))
-    steps.append(tensorflow_step(profile, inputs, distribution=distribution))
+    lock = environment_lock(inputs.candidate, profile.os.glibc) if linux_x86 else None
+    if lock is not None:  # every package pinned with its sha256 (wizard.choose.lock)
+        steps.append(locked_environment_step(profile, inputs, lock))
+    else:
+        steps.append(tensorflow_step(profile, inputs, distribution=distribution))
     steps.append(verify_step(inputs, gpu=False, windows=windows))
     steps += last_mile_steps(
         inputs,

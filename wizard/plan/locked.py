@@ -1,42 +1,158 @@
-"""The locked install of a pip-and-cuda plan: the lock file, then exactly its wheels.
+"""The locked install: the lock file beside the environment, then exactly its wheels.
 
-1. the lock (TensorFlow and every nvidia-* wheel, `==` and sha256) is written beside the
-   environment, <venv>/tf-gpu-wizard.lock.txt;
-2. `pip install --require-hashes --no-deps -r` it: pip installs those files and no others;
-3. `pip install tensorflow==X`: TensorFlow's other requirements (NumPy, Keras, ...); the
-   nvidia wheels are in place already and the [and-cuda] extra is not asked for, so pip
-   leaves them as they are.
-The check proves the installed set is the lock's, so applying the plan again skips the
-step and downloads nothing.
+Whole-environment lock (recorded for this TensorFlow, Python and glibc; wizard.choose.lock):
+1. `lockfile.py place SRC DEST SHA256` copies the lock (every package, `==` and sha256) from
+   the wizard's programs folder to <venv>/tf-gpu-wizard.lock.txt, refusing a file whose digest
+   is not the one the plan shows; `plan --script` carries the lock text inside itself;
+2. `lockfile.py repair DEST`: a package an interrupted install left half-unpacked is removed;
+3. `pip install --require-hashes --no-deps -r DEST`: those files and no others.
+The check (`lockfile.py check DEST SHA256`) proves the lock is the plan's and every package in it
+is installed whole, so applying the plan again skips the step and downloads nothing.
+
+No lock recorded (another Python, an old glibc): with uv, `lockfile.py compile` resolves one on
+the machine (the uv command is printed) from TensorFlow and the nvidia pins, then installs it the
+same way; with pip, the nvidia-only lock is installed hashed and TensorFlow's other packages after.
 """
 
 from __future__ import annotations
+
+from packaging.version import InvalidVersion, Version
 
 from wizard.choose.lock import LOCK_NAME, Lock
 from wizard.plan.common import (
     INSTALLED_OK,
     SIZE_MIB,
-    WRITE_LINES_PY,
     constraint_commands,
+    constraints_for,
     env_python,
 )
 from wizard.plan.installer import Installer, choose_installer
 from wizard.plan.model import Check, PlanInputs, Step
-from wizard.plan.programs import program
+from wizard.plan.programs import lock_source, program
 from wizard.profile import MachineProfile
 from wizard.text import t
+
+LOCKFILE = "lockfile.py"
+# uv's --python-platform names for Linux x86_64 (`uv pip compile --help`).
+UV_GLIBCS = (17, 28, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40)
+PACKAGES_SHOWN = 60  # the plan lists every package of a lock up to this many
 
 
 def lock_path(inputs: PlanInputs) -> str:
     return str(inputs.venv / LOCK_NAME)
 
 
-def locked_tensorflow_step(
+def listing(lock: Lock) -> str:
+    """`absl-py 2.5.1, astunparse 1.6.3, ...`: what the plan shows of the lock."""
+    shown = [f"{line.name} {line.version}" for line in lock.lines[:PACKAGES_SHOWN]]
+    more = len(lock.lines) - len(shown)
+    return ", ".join(shown) + (f", … (+{more})" if more > 0 else "")
+
+
+def place_commands(py: str, lock: Lock, path: str) -> list[tuple[str, ...]]:
+    return [
+        (py, program(LOCKFILE), "place", lock_source(lock.text()), path, lock.digest),
+        (py, program(LOCKFILE), "repair", path),
+    ]
+
+
+def locked_environment_step(
     profile: MachineProfile, inputs: PlanInputs, lock: Lock, installer: Installer | None = None
 ) -> Step:
+    """Install a whole-environment lock (GPU or CPU)."""
     cand = inputs.candidate
     py = env_python(inputs.venv)
     installer = installer or choose_installer(profile)
+    path = lock_path(inputs)
+    nvidia = sum(1 for line in lock.lines if line.name.startswith("nvidia-"))
+    target = lock.target
+    fields = {
+        "version": cand.set.tensorflow,
+        "count": len(lock.lines),
+        "nvidia": nvidia,
+        "rest": len(lock.lines) - nvidia,
+        "python": target.python if target else cand.set.python,
+        "glibc": target.glibc if target else "?",
+        "path": path,
+        "digest": lock.digest[:16],
+        "packages": listing(lock),
+        "cuda": cand.set.cuda or "?",
+        "cudnn": cand.set.cudnn or "?",
+    }
+    gpu = cand.set.method == "pip-and-cuda"
+    commands = [
+        *place_commands(py, lock, path),
+        installer.install_command(py, "--require-hashes", "--no-deps", "-r", path),
+    ]
+    size = SIZE_MIB["tensorflow"] + SIZE_MIB["and-cuda"] if gpu else SIZE_MIB["tensorflow-cpu"]
+    return Step(
+        id="tensorflow",
+        title=t("plan.lock.title" if gpu else "plan.lock.title_cpu", **fields),
+        why=t("plan.lock.why" if gpu else "plan.lock.why_cpu", **fields),
+        where="user",
+        commands=tuple(commands),
+        check=Check((py, program(LOCKFILE), "check", path, lock.digest), t("plan.lock.proves", **fields)),
+        download_mib=size,
+    )
+
+
+def uv_platform(glibc: str) -> str:
+    """The newest uv Linux x86_64 target this glibc runs ("2.35" -> x86_64-manylinux_2_35)."""
+    try:
+        minor = Version(glibc).minor if Version(glibc).major == 2 else 17
+    except InvalidVersion:
+        minor = 17
+    best = max((g for g in UV_GLIBCS if g <= minor), default=17)
+    return "x86_64-manylinux2014" if best == 17 else f"x86_64-manylinux_2_{best}"
+
+
+def compiled_lock_step(profile: MachineProfile, inputs: PlanInputs, lock: Lock, installer: Installer) -> Step:
+    """No recorded lock: uv resolves the whole environment here, hashed, then it is installed."""
+    cand = inputs.candidate
+    py = env_python(inputs.venv)
+    path = lock_path(inputs)
+    extra = [c for c in constraints_for(cand) if not c.startswith("nvidia-")]
+    requirements = [*lock.requirements, *extra]
+    fields = {
+        "version": cand.set.tensorflow,
+        "count": len(lock.lines) - 1,
+        "python": cand.set.python,
+        "glibc": profile.os.glibc,
+        "path": path,
+        "cuda": cand.set.cuda or "?",
+        "cudnn": cand.set.cudnn or "?",
+    }
+    platform = uv_platform(profile.os.glibc)
+    commands = [
+        (py, program(LOCKFILE), "compile", path, installer.uv, cand.set.python, platform, *requirements),
+        (py, program(LOCKFILE), "repair", path),
+        installer.install_command(py, "--require-hashes", "--no-deps", "-r", path),
+    ]
+    return Step(
+        id="tensorflow",
+        title=t("plan.lock.title_compile", **fields),
+        why=t("plan.lock.why_compile", **fields),
+        where="user",
+        commands=tuple(commands),
+        check=Check(
+            (py, program(INSTALLED_OK), "check", *lock.requirements), t("plan.lock.proves_compile", **fields)
+        ),
+        download_mib=SIZE_MIB["tensorflow"] + SIZE_MIB["and-cuda"],
+    )
+
+
+def locked_tensorflow_step(
+    profile: MachineProfile, inputs: PlanInputs, lock: Lock, installer: Installer | None = None
+) -> Step:
+    """The pip-and-cuda install from its lock: whole when recorded, else compiled here (uv) or the
+    nvidia-only lock with TensorFlow's other packages after it (pip)."""
+    installer = installer or choose_installer(profile)
+    if lock.complete:
+        return locked_environment_step(profile, inputs, lock, installer)
+    if installer.is_uv and installer.uv:
+        return compiled_lock_step(profile, inputs, lock, installer)
+    cand = inputs.candidate
+    py = env_python(inputs.venv)
     path = lock_path(inputs)
     wanted = lock.requirements
     nvidia = len(wanted) - 1
@@ -44,7 +160,7 @@ def locked_tensorflow_step(
     commands: list[tuple[str, ...]] = [
         # A package an interrupted pip left half-unpacked is uninstalled first, so pip puts it back.
         (py, program(INSTALLED_OK), "repair", *wanted),
-        (py, "-c", WRITE_LINES_PY, path, *lock.text().splitlines()),
+        (py, program(LOCKFILE), "place", lock_source(lock.text()), path, lock.digest),
         installer.install_command(py, *hashes, "--no-deps", "-r", path),
     ]
     rest = list(installer.install_command(py))

@@ -10,6 +10,7 @@ exported script carries the programs inside itself (`embedded`).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -18,6 +19,10 @@ from wizard.paths import data_dir
 from wizard.safe.atomic import WriteError, write_bytes_atomic
 
 FOLDER = "programs"
+# Lock files a plan installs from (wizard.choose.lock), beside the programs: `locks/<sha256>.txt`.
+LOCKS = "locks"
+# Programs that run another of ours (by its path beside them): the script carries both.
+NEEDS = {"lockfile.py": ("installed_ok.py",)}
 
 
 def names() -> list[str]:
@@ -25,7 +30,25 @@ def names() -> list[str]:
 
 
 def program_bytes(name: str) -> bytes:
+    if name.startswith(LOCKS + "/"):
+        return (programs_dir() / name).read_bytes()
     return asset(f"{FOLDER}/{name}").read_bytes()
+
+
+def lock_source(text: str) -> str:
+    """The path of a lock's text in the programs folder, named by its sha256 (written when missing).
+
+    The plan's step copies it beside the environment after checking that digest, so the command
+    stays short and the file installed is the one the plan showed."""
+    data = text.encode("utf-8")
+    name = f"{LOCKS}/{hashlib.sha256(data).hexdigest()[:16]}.txt"
+    target = programs_dir() / name
+    try:
+        if not target.is_file() or target.read_bytes() != data:
+            write_bytes_atomic(target, data, mode=0o644, make_parents=True)
+    except (OSError, WriteError):
+        pass  # the step's own digest check then fails with one clear line
+    return str(target)
 
 
 def programs_dir() -> Path:
@@ -38,6 +61,8 @@ def program(name: str) -> str:
     """The path of program `name`, written into the data folder first when it is not there as shipped."""
     if name not in names():
         raise KeyError(name)
+    for needed in NEEDS.get(name, ()):  # run by path from beside it: it must be there too
+        program(needed)
     data = program_bytes(name)
     target = programs_dir() / name
     try:
@@ -51,6 +76,8 @@ def program(name: str) -> str:
 def program_name(arg: str) -> str | None:
     """`arg`'s program name when it is the path of one of ours (for the exported script)."""
     path = Path(arg)
+    if path.parent.name == LOCKS and path.parent.parent == programs_dir() and path.suffix == ".txt":
+        return f"{LOCKS}/{path.name}" if path.is_file() else None
     if path.name not in names():
         return None
     folders = {programs_dir(), Path(str(asset(FOLDER)))}
@@ -63,6 +90,7 @@ def embedded(argvs: list[tuple[str, ...]]) -> list[str]:
     for argv in argvs:
         for arg in argv:
             name = program_name(arg)
-            if name and name not in seen:
-                seen.append(name)
+            for needed in (*NEEDS.get(name or "", ()), name):
+                if needed and needed not in seen:
+                    seen.append(needed)
     return seen

@@ -16,7 +16,7 @@ import shlex
 from wizard import __version__
 from wizard.plan.model import Plan, PlanError, Step
 from wizard.plan.next_steps import next_steps
-from wizard.plan.programs import embedded, program_bytes, program_name
+from wizard.plan.programs import LOCKS, embedded, program_bytes, program_name
 from wizard.safe.display import RAW_CHARS, visible
 from wizard.text import t
 
@@ -93,6 +93,8 @@ def _programs(plan: Plan) -> list[str]:
         "WIZARD_PROGRAMS=$(mktemp -d)",
         "trap 'rm -rf -- \"$WIZARD_PROGRAMS\"' EXIT",
     ]
+    if any("/" in name for name in used):  # the plan's lock files (wizard.plan.programs.LOCKS)
+        lines.append(f'mkdir "$WIZARD_PROGRAMS/{LOCKS}"')
     for name in used:
         text = program_bytes(name).decode("utf-8")
         lines.append(f"cat > \"$WIZARD_PROGRAMS/{name}\" <<'{_END}'")

@@ -40,6 +40,8 @@ def output_for(argv: Sequence[str], profile: MachineProfile | None) -> list[str]
             f"The following NEW packages will be installed: {' '.join(pkgs)}",
             "Setting up ... done",
         ]
+    if any(a.endswith("lockfile.py") for a in argv) or ("pip" in argv and "-r" in argv):
+        return _lock_lines(argv)
     if "-m" in argv and "pip" in argv:
         req = argv[-1]
         name = req.split("==")[0]
@@ -58,6 +60,19 @@ def output_for(argv: Sequence[str], profile: MachineProfile | None) -> list[str]
     if name == "conda":
         return ["Collecting package metadata (repodata.json): done", "Solving environment: done", "done"]
     return ["ok"]
+
+
+def _lock_lines(argv: Sequence[str]) -> list[str]:
+    """The lock steps (wizard/plan/locked.py) as they read for real: what is written, how many."""
+    if "-r" in argv:
+        path = argv[argv.index("-r") + 1]
+        return [f"(simulated) installing every package of {path}, each file checked against its sha256"]
+    verb = next((a for a in argv if a in ("place", "check", "repair", "compile")), "")
+    if verb == "place" and len(argv) >= 3:
+        return [f"(simulated) wrote {argv[-2]}, the plan's lock (sha256 {argv[-1][:16]})"]
+    if verb == "compile":
+        return ["(simulated) uv resolved the lock for this machine, every package with its sha256"]
+    return []
 
 
 def _gpu_check_lines(profile: MachineProfile | None) -> list[str]:

@@ -4,7 +4,10 @@ It plays a machine, set by environment variables, so the check meets the real fa
     FAKE_TF_CAPS      build_info cuda_compute_capabilities, comma-separated ("" = CPU build)
     FAKE_TF_GPUS      "name=9.0;name=8.6" (empty: TensorFlow sees no GPU)
     FAKE_TF_FAULT     "" | "wrong-conv" (the GPU's conv gradient is off) | "raise-matmul"
-                      (CUDA_ERROR_INVALID_PTX) | "no-gpu-kernel" (a placement error)
+                      (CUDA_ERROR_INVALID_PTX) | "no-gpu-kernel" (a placement error) | "xla" (XLA's
+                      ptxas fails) | "cpu-placement" (ops silently run on the CPU); "FAULT@1":
+                      on GPU 1 only
+    FAKE_TF_SLOW      seconds the first op on a GPU takes (a first-start PTX compile)
     FAKE_TF_CALLS     a file; each import appends one line (how many times the check ran)
 Values are small lists, whatever shape is asked for: the check compares GPU with CPU.
 """
@@ -12,6 +15,7 @@ Values are small lists, whatever shape is asked for: the check compares GPU with
 from __future__ import annotations
 
 import os
+import time
 from contextlib import contextmanager
 
 __version__ = "2.21.0"
@@ -21,8 +25,26 @@ if os.environ.get("FAKE_TF_CALLS"):
         _f.write("import\n")
 
 _CAPS = [c for c in os.environ.get("FAKE_TF_CAPS", "").split(",") if c]
-_FAULT = os.environ.get("FAKE_TF_FAULT", "")
-_device = ["/job:localhost/replica:0/task:0/device:CPU:0"]
+_FAULT, _, _FAULT_GPU = os.environ.get("FAKE_TF_FAULT", "").partition("@")
+_SLOW = float(os.environ.get("FAKE_TF_SLOW", "0") or 0)
+_CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
+_device = [_CPU]
+_warm: set[str] = set()
+
+
+def _fault(name: str) -> bool:
+    """The fault is on, on the GPU the op runs on (every GPU unless FAKE_TF_FAULT names one)."""
+    return _FAULT == name and _on_gpu() and (not _FAULT_GPU or _device[-1].endswith(f"GPU:{_FAULT_GPU}"))
+
+
+def _placed() -> str:
+    return _CPU if _fault("cpu-placement") else _device[-1]
+
+
+def _first_start() -> None:
+    if _SLOW and _on_gpu() and _device[-1] not in _warm:
+        time.sleep(_SLOW)
+        _warm.add(_device[-1])
 
 
 class _Device:
@@ -63,6 +85,13 @@ class _Tensor:
         return _Tensor([a * b for a, b in zip(self.values, factor, strict=False)], self.device)
 
     __rmul__ = __mul__
+
+    def __add__(self, other: object) -> _Tensor:
+        if isinstance(other, _Tensor):
+            return _Tensor([a + b for a, b in zip(self.values, other.values, strict=False)], self.device)
+        return _Tensor([a + float(other) for a in self.values], self.device)  # type: ignore[arg-type]
+
+    __radd__ = __add__
 
 
 def _on_gpu() -> bool:
@@ -117,22 +146,23 @@ def device(name: str):
 class random:
     @staticmethod
     def stateless_uniform(shape, seed, minval=0.0, maxval=1.0) -> _Tensor:
-        return _Tensor([0.25 * (seed[0] + k) for k in range(4)], _device[-1])
+        return _Tensor([0.25 * (seed[0] + k) for k in range(4)], _placed())
 
     @staticmethod
     def stateless_normal(shape, seed) -> _Tensor:
-        return _Tensor([0.5 * (seed[1] - k) for k in range(4)], _device[-1])
+        return _Tensor([0.5 * (seed[1] - k) for k in range(4)], _placed())
 
 
 def matmul(a: _Tensor, b: _Tensor) -> _Tensor:
-    if _FAULT == "no-gpu-kernel" and _on_gpu():
+    _first_start()
+    if _fault("no-gpu-kernel"):
         raise InvalidArgumentError(
             "Cannot assign a device for operation MatMul: Could not satisfy explicit device specification "
             "'/device:GPU:0' because no supported kernel for GPU devices is available."
         )
-    if _FAULT == "raise-matmul" and _on_gpu():
+    if _fault("raise-matmul"):
         raise InternalError("'cuModuleLoadData(&module, data)' failed with 'CUDA_ERROR_INVALID_PTX'\nmore")
-    return _Tensor([x * y for x, y in zip(a.values, b.values, strict=False)], _device[-1])
+    return _Tensor([x * y for x, y in zip(a.values, b.values, strict=False)], _placed())
 
 
 def reduce_sum(t: _Tensor) -> _Tensor:
@@ -140,6 +170,10 @@ def reduce_sum(t: _Tensor) -> _Tensor:
 
 
 class nn:
+    @staticmethod
+    def relu(x: _Tensor) -> _Tensor:
+        return _Tensor([max(0.0, v) for v in x.values], x.device)
+
     @staticmethod
     def conv2d(x: _Tensor, w: _Tensor, strides=1, padding="SAME") -> _Tensor:
         return _Tensor([a + b for a, b in zip(x.values, w.values, strict=False)], _device[-1])
@@ -156,5 +190,28 @@ class GradientTape:
         pass
 
     def gradient(self, loss: _Tensor, sources: list[_Tensor]) -> list[_Tensor]:
-        off = 0.5 if _FAULT == "wrong-conv" and _on_gpu() else 0.0
+        off = 0.5 if _fault("wrong-conv") else 0.0
         return [_Tensor([2.0 * v + off for v in s.values], _device[-1]) for s in sources]
+
+
+_compiled: list[str] = []  # the devices an XLA function was compiled for (tests read the events)
+
+
+def function(fn=None, *, jit_compile: bool = False):
+    """tf.function: with jit_compile=True the call is "compiled" for the device it runs on; the
+    "xla" fault is XLA's ptxas failing for the GPU."""
+
+    def wrap(f):
+        def call(*args, **kwargs):
+            if jit_compile:
+                if _fault("xla"):
+                    raise InternalError(
+                        "ptxas exited with non-zero error code 65280, output: ptxas fatal : Value 'sm_120'"
+                        " is not defined for option 'gpu-name'"
+                    )
+                _compiled.append(_device[-1])
+            return f(*args, **kwargs)
+
+        return call
+
+    return wrap(fn) if fn is not None else wrap
