@@ -100,7 +100,7 @@ CASES = [
         "3.9",
         says=("uses Python 3.9: TF 2.14 supports 3.9-3.11, not your Python 3.8",),
         # Native Linux on a working driver: 2.14 stays recommended, 2.21 is one key away.
-        hint=("TF 2.21.0 is one key away", "NVIDIA driver 525.60.13 or newer"),
+        hint=("TF 2.21 is one key away", "NVIDIA driver 525.60.13 or newer"),
         stepped={("2.21", "pip-and-cuda"): "525.60.13"},
     ),
     Case(
@@ -187,7 +187,7 @@ CASES = [
         "2.18",
         "pip-and-cuda",
         "3.12",
-        hint=("TF 2.21.0 is one key away", "NVIDIA driver 555.42.02 or newer", "PTX"),
+        hint=("TF 2.21 is one key away", "NVIDIA driver 555.42.02 or newer", "PTX"),
         stepped={("2.19", "pip-and-cuda"): "555.42.02"},
     ),
     Case(

@@ -59,7 +59,7 @@ def upgrade_hint(upgrade: Candidate) -> str:
     assert need is not None
     return t(
         "recommend.need_upgrade",
-        tf=upgrade.set.tensorflow,
+        tf=need.tf,
         step=step_title(need),
         sentence=need_sentence(need),
     )

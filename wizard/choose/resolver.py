@@ -583,6 +583,7 @@ def _pin_wheels(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: Release) -> Non
                 cuda=choice.wset.cuda or "?",
                 cudnn=choice.wset.cudnn or "?",
                 pins=", ".join(changed),
+                why=tested_shortfall(kb, tested, ev.gpus, facts.driver_cuda),
             )
         )
     nvcc = choice.wset.version("nvidia-cuda-nvcc")
@@ -599,6 +600,72 @@ def _pin_wheels(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: Release) -> Non
             ev.caveats.append(
                 t("recommend.ptxas_newer", lowest=_mm(ptxas), cuda=cuda, driver=facts.driver_text or "?")
             )
+
+
+# How the libraries are called where a student reads about them.
+_FAMILY_NAMES = {
+    "nvidia-cudnn": "cuDNN",
+    "nvidia-cublas": "cuBLAS",
+    "nvidia-cufft": "cuFFT",
+    "nvidia-curand": "cuRAND",
+    "nvidia-cusolver": "cuSOLVER",
+    "nvidia-cusparse": "cuSPARSE",
+    "nvidia-nccl": "NCCL",
+    "nvidia-cuda-cupti": "CUPTI",
+    "nvidia-cuda-nvrtc": "NVRTC",
+    "nvidia-cuda-runtime": "the CUDA runtime",
+    "nvidia-nvjitlink": "nvJitLink",
+}
+
+
+def tested_shortfall(
+    kb: KnowledgeBase, tested: WheelSet, gpus: list[GpuTarget], driver_cuda: Version | None
+) -> str:
+    """What the tested wheels lack on these GPUs, exactly as the harvest read them: "ptxas 12.5
+    has no sm_120 target; cuDNN 9.3 and cuBLAS 12.5 reach compute capability 12.0 only through
+    compute_90 PTX" (not "they do not reach this GPU" when they do, through PTX)."""
+    from wizard.choose.harvest import Arch
+
+    parts: list[str] = []
+    for gpu in gpus:
+        ptx: dict[str, list[str]] = {}
+        none: list[str] = []
+        for name, version in tested.pins:
+            family = name.rsplit("-cu", 1)[0]
+            pkg = kb.harvest.package(name, version)
+            if pkg is None:
+                continue
+            if family == "nvidia-cuda-nvcc":
+                if pkg.ptxas_targets and not any(a == Arch(gpu.cc) for a in pkg.ptxas_targets):
+                    target = Arch(gpu.cc).label()
+                    parts.append(t("recommend.short_ptxas", version=_mm(Version(version)), target=target))
+                continue
+            label = f"{_FAMILY_NAMES.get(family, family)} {_mm(Version(version))}"
+            worst = None
+            for code in pkg.libs.values():
+                if code.empty:
+                    continue
+                got = fit(gpu.cc, code.sass, code.ptx, driver_cuda)
+                if got.kind == SASS:
+                    continue
+                worst = got if worst is None or (worst.runs and not got.runs) else worst
+            if worst is None:
+                continue
+            if worst.runs:
+                ptx.setdefault(worst.via, []).append(label)
+            else:
+                none.append(label)
+        for via, labels in ptx.items():
+            parts.append(t("recommend.short_ptx", libs=_and(labels), cc=gpu.cc, via=via))
+        if none:
+            parts.append(t("recommend.short_no_code", libs=_and(none), cc=gpu.cc))
+    return "; ".join(dict.fromkeys(parts)) or "?"
+
+
+def _and(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + t("recommend.short_and") + items[-1]
 
 
 def _mm(v: Version | None) -> str:
@@ -905,9 +972,15 @@ def useful_candidates(rec: Recommendation, show_all: bool = False) -> list[Candi
         return list(rec.candidates)
     best = rec.recommended
     rows: list[Candidate] = [best] if best else []
+    if rec.upgrade is not None:  # the newer set one driver step away, right under the recommendation
+        rows.append(rec.upgrade)
+    if best is not None and best.driver_step:  # and what runs on today's driver, without the step
+        today = [c for c in rec.candidates if c.ok and not c.driver_step and c.set.method != "cpu"]
+        if today:
+            rows.append(today[0])
     for method in METHODS:
         fitting = [c for c in rec.candidates if c.ok and c.set.method == method and c is not best]
-        if fitting:
+        if fitting and fitting[0] not in rows:
             rows.append(fitting[0])
     for method in METHODS:
         blocked = [
