@@ -159,6 +159,10 @@ class ChooseScreen(WizardScreen):
                 method=method_label(s.method),
                 cuda=cuda,
             )
+            if best.driver is not None and best.driver.step:  # the plan's first step, with the set
+                from wizard.choose.driver_view import step_title
+
+                line += "\n" + t(f"recommend.first_step_{best.driver.side}", step=step_title(best.driver))
         else:
             line = t("app.choose.nothing")
         if rec.unlock_hint:

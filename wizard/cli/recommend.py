@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from wizard.choose.choice import METHODS, Candidate, Recommendation
+from wizard.choose.driver_view import step_title
 from wizard.choose.resolver import useful_candidates
 from wizard.cli.common import add_profile_option
 from wizard.text import t
@@ -150,6 +151,10 @@ def _render_summary(rec: Recommendation, console: Console) -> None:
         if best.set.cuda:
             line += t("recommend.best_cuda", cuda=best.set.cuda, cudnn=best.set.cudnn)
         console.print(_shown(line, "bold green"))
+        if best.driver is not None and best.driver.step:  # the plan's first step, said with the set
+            console.print(
+                _shown(t(f"recommend.first_step_{best.driver.side}", step=step_title(best.driver)), "yellow")
+            )
         if best.python_change:
             console.print(_shown(t("recommend.python_change", how=best.python_change)))
         if best.constraints:
