@@ -116,7 +116,7 @@ def windows_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
             floor,
             title=step_title(cand.driver) if cand.driver is not None else None,
             why=windows_driver_why(profile, cand, t("plan.windows_driver.why", floor=floor, have=have)),
-            manual=where_to_get(profile, floor) + " " + t("plan.h17_driver.after_wsl", floor=floor),
+            manual=where_to_get(profile, floor) + t("plan.h17_driver.after_wsl", floor=floor),
             check=driver_check(floor, WSL_NVIDIA_SMI),
             # WSL maps the Windows driver's files when it starts: it sees a new one after a restart.
             restart="wsl-shutdown",

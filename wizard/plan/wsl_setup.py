@@ -124,7 +124,7 @@ def windows_to_wsl_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
             floor,
             title=step_title(cand.driver) if cand.driver is not None else None,
             why=windows_driver_why(profile, cand, t("plan.wsl_setup.driver_why", floor=floor, have=have)),
-            manual=where_to_get(profile, floor) + " " + t("plan.h17_driver.after_windows", floor=floor),
+            manual=where_to_get(profile, floor) + t("plan.h17_driver.after_windows", floor=floor),
             check=Check((checker, "-c", DRIVER_OK_PY, floor), t("plan.wsl_setup.driver_proves", floor=floor)),
         ),
         Step(
