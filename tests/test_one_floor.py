@@ -93,6 +93,13 @@ def detect_text(profile: MachineProfile) -> str:
     return "\n".join(rows + findings)
 
 
+def doctor_text(profile: MachineProfile) -> str:
+    """What `doctor` says of this machine (no log): every diagnosis and its fix for this machine."""
+    from wizard.doctor.diagnose import diagnose
+
+    return "\n".join(f"{d.title} {d.why} {d.fix} {d.for_this_machine}" for d in diagnose(profile))
+
+
 def recommend_summary(rec: Recommendation) -> str:
     """What `recommend` says of the chosen set: its row's reasons and everything under the table."""
     out = io.StringIO()
@@ -114,6 +121,7 @@ def test_detect_recommend_and_plan_name_one_floor(name: str, profile: MachinePro
         "detect": detect_text(profile),
         "recommend": recommend_summary(rec),
         "plan": format_plan(plan, 200),
+        "doctor": doctor_text(profile),
     }
     assert plan.set.tensorflow == c.tf
     assert f"TensorFlow {c.tf}" in outputs["recommend"] and f"TensorFlow {c.tf}" in outputs["plan"]
@@ -187,6 +195,9 @@ async def _screens(profile: MachineProfile) -> dict[str, str]:
         await pilot.press("p")
         await settle(pilot)
         seen["Plan"] = screen_text(app)
+        await pilot.press("r")  # the run: its step list and the first step's panel
+        await pilot.pause(0.5)
+        seen["Run"] = screen_text(app)
     return seen
 
 

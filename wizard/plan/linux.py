@@ -8,7 +8,7 @@ from pathlib import Path
 from packaging.version import Version
 
 from wizard.choose.choice import Candidate
-from wizard.choose.driver_view import need_paragraph
+from wizard.choose.driver_view import need_paragraph, step_title
 from wizard.choose.lock import lock_for
 from wizard.plan import shellblock
 from wizard.plan.common import (
@@ -115,16 +115,25 @@ def driver_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
             if version_at_least(version, "22.04")
             else apt_install(f"nvidia-driver-{branch}")
         )
-        return [_driver_step(floor, t("plan.driver.title", branch=branch), why, (apt_update(), install))]
+        return [_driver_step(floor, _title(cand, "plan.driver.title", branch), why, (apt_update(), install))]
     if distro == "debian":
         headers = "linux-headers-arm64" if profile.arch == "aarch64" else "linux-headers-amd64"
         install = apt_install(headers, "nvidia-driver", "firmware-misc-nonfree")
         return [
             _debian_non_free_step(profile),
-            _driver_step(floor, t("plan.driver.title_debian"), why, (install,)),
+            _driver_step(floor, _title(cand, "plan.driver.title_debian", branch), why, (install,)),
         ]
     manual = t("plan.driver.manual", floor=floor)
-    return [_driver_step(floor, t("plan.driver.title", branch=branch), why, (), manual=manual)]
+    return [_driver_step(floor, _title(cand, "plan.driver.title", branch), why, (), manual=manual)]
+
+
+def _title(cand: Candidate, key: str, branch: str) -> str:
+    """The step's title names the floor the set needs (the same words as Detect and Choose),
+    then how it is met here: the branch, or Debian's packages."""
+    if cand.driver is None:
+        return t(key, branch=branch)
+    how = "plan.h17_driver.how_debian" if key.endswith("_debian") else "plan.h17_driver.how_branch"
+    return t("plan.h17_driver.linux_title", step=step_title(cand.driver), how=t(how, branch=branch))
 
 
 def _driver_step(
