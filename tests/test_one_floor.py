@@ -229,3 +229,27 @@ async def test_the_app_screens_name_the_same_set_and_floor(name: str, profile: M
     assert c.tf in " ".join(seen["Choose"].split())
     if profile.platform != "windows":  # the native-Windows plan installs no TensorFlow itself
         assert c.tf in " ".join(seen["Plan"].split())
+
+
+async def test_the_newer_set_is_one_key_away_on_choose() -> None:
+    """Native Linux on a working driver: Choose keeps 2.14.1 recommended; `u` plans 2.21 with its
+    driver step; where there is no such set the key is not offered."""
+    from screens.plan_screen import PlanScreen
+    from tests.apps.screen_text import screen_text
+    from tests.apps.wizard_app import build_app, settle, to_choose
+
+    app = build_app("ubuntu-20.04-gtx1080-driver470")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_choose(pilot)
+        seen = " ".join(screen_text(app).split())
+        assert "Recommended: TensorFlow 2.14.1" in seen and "u Newer TF + driver" in seen
+        await pilot.press("u")
+        await settle(pilot)
+        assert isinstance(app.screen, PlanScreen)
+        plan = app.session.plan
+        assert plan is not None and plan.set.tensorflow == "2.21.0" and plan.set.method == "pip-and-cuda"
+        assert plan.steps[0].id == "driver" and "525.60.13" in plan.steps[0].title
+    app = build_app("wsl2-rtx3080-laptop-driver527")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_choose(pilot)
+        assert "Newer TF + driver" not in screen_text(app)  # the recommendation has the step already
