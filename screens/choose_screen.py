@@ -32,6 +32,8 @@ class ChooseScreen(WizardScreen):
     CSS = style_text(["choose.tcss"])
     BINDINGS = [
         Binding("p", "use", t("app.key.plan")),
+        # Native Linux on a working driver: the newer set with its driver step, one key away.
+        Binding("u", "upgrade", t("app.key.upgrade")),
         Binding("a", "toggle_all", t("app.key.all_rows")),
         Binding("d", "details", t("app.key.details")),
     ]
@@ -128,6 +130,23 @@ class ChooseScreen(WizardScreen):
         failed = safe(t("app.failed", error=message.error), 2000)
         self.query_one("#choose-summary", Static).update(Content(failed))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "upgrade":  # shown only when there is a newer set one driver step away
+            rec = self.session.recommendation
+            return rec is not None and rec.upgrade is not None
+        return True
+
+    def action_upgrade(self) -> None:
+        rec = self.session.recommendation
+        if rec is None or rec.upgrade is None:
+            return
+        table = self.query_one(CandidateTable)
+        row = next((i for i, c in enumerate(table.candidates) if c is rec.upgrade), None)
+        if row is None:
+            return
+        table.move_cursor(row=row, animate=False, scroll=True)
+        self.action_use()
+
     def _show(self, rec: Any) -> None:
         best = rec.recommended
         if best is not None:
@@ -140,6 +159,10 @@ class ChooseScreen(WizardScreen):
                 method=method_label(s.method),
                 cuda=cuda,
             )
+            if best.driver is not None and best.driver.step:  # the plan's first step, with the set
+                from wizard.choose.driver_view import step_title
+
+                line += "\n" + t(f"recommend.first_step_{best.driver.side}", step=step_title(best.driver))
         else:
             line = t("app.choose.nothing")
         if rec.unlock_hint:
@@ -147,6 +170,7 @@ class ChooseScreen(WizardScreen):
         self.query_one("#choose-summary", Static).update(Content(safe(line, 2000, multiline=True)))
         table = self.query_one(CandidateTable)
         table.show(rec, self.show_all)
+        self.refresh_bindings()
         self._detail(table.highlighted())
         self.query_one("#use", Button).disabled = table.highlighted() is None
 
@@ -158,6 +182,23 @@ class ChooseScreen(WizardScreen):
             return
         detail.set_class(not cand.ok, "error-text")
         detail.update(detail_text(cand))  # a Rich Text of safe() strings: reasons quote GPU names
+        self._venv_for(cand)
+
+    def _venv_for(self, cand: Any) -> None:
+        """On native Windows a GPU set is installed by the wizard inside Ubuntu: its environment
+        is the Linux one the plan names, not a Windows folder (Choose and Plan say the same)."""
+        profile = self.session.profile
+        if profile is None or profile.platform != "windows":
+            return
+        from wizard.plan.build import default_venv_for
+        from wizard.plan.wsl_setup import LINUX_VENV
+
+        venv = self.query_one("#choose-venv", Input)
+        windows = str(self.session.venv or default_venv_for(profile))
+        in_wsl = cand.set.method == "pip-and-cuda"
+        if venv.value in (windows, LINUX_VENV):  # never overwrite a folder the student typed
+            venv.value = LINUX_VENV if in_wsl else windows
+        venv.disabled = in_wsl
 
     def action_details(self) -> None:
         """The whole detail of the highlighted row on the screen, and back (d or Escape)."""
@@ -214,8 +255,10 @@ class ChooseScreen(WizardScreen):
             reason = cand.reasons[0] if cand.reasons else ""
             self.notify(t("app.choose.not_ok", reason=reason), severity="warning")
             return
-        venv_text = self.query_one("#choose-venv", Input).value.strip()
-        self.session.venv = Path(venv_text).expanduser() if venv_text else None
+        venv_input = self.query_one("#choose-venv", Input)
+        venv_text = venv_input.value.strip()
+        if not venv_input.disabled:  # a disabled folder is the plan's own (WSL), not a choice
+            self.session.venv = Path(venv_text).expanduser() if venv_text else None
         if self.session.candidate is not cand:
             self.session.plan = None
         self.session.candidate = cand

@@ -182,7 +182,7 @@ class PlanScreen(WizardScreen):
                 "[$primary bold]$h[/]  $proves\n[$text-muted]$cmd[/]",
                 h=t(p + "check"),
                 proves=safe(step.check.proves, 400),
-                cmd="$ " + safe(step.check.shell(), None, multiline=True),
+                cmd=_check_line(step, self.session.plan),
             )
         )
         if step.restart == "reboot":
@@ -263,3 +263,14 @@ def _free_name(path: Path) -> Path:
 
 def _off_text(off: int) -> str:
     return t("app.plan.summary_off", off=off) if off else ""
+
+
+def _check_line(step: Any, plan: Any) -> str:
+    """The check as the shell it runs in would read it: on native Windows, PowerShell's quoting
+    (its checks run in the Windows Python); elsewhere, bash's (a WSL2 plan's Windows steps are
+    checked from inside WSL)."""
+    from wizard.plan.model import powershell_join
+
+    if plan is not None and plan.platform == "windows":
+        return "PS> " + safe(powershell_join(step.check.argv), None, multiline=True)
+    return "$ " + safe(step.check.shell(), None, multiline=True)

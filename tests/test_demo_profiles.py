@@ -27,7 +27,13 @@ REQUIRED = [
 # Linux driver branch -> newest CUDA it supports (what NVML's cudaDriverVersion reports).
 LINUX_BRANCH_CUDA = {"470": "11.4", "535": "12.2", "550": "12.4", "560": "12.6", "570": "12.8", "580": "13.0"}
 # Windows drivers (also what NVML shows inside WSL2): lowest version -> CUDA, highest first.
-WINDOWS_DRIVER_CUDA = [("566.03", "12.7"), ("560.70", "12.6"), ("551.61", "12.4"), ("537.13", "12.2")]
+WINDOWS_DRIVER_CUDA = [
+    ("566.03", "12.7"),
+    ("560.70", "12.6"),
+    ("551.61", "12.4"),
+    ("537.13", "12.2"),
+    ("527.41", "12.0"),
+]
 
 
 def _windows_cuda(version: str) -> str:

@@ -61,6 +61,7 @@ def test_profile_problems_come_with_fixes() -> None:
         "nouveau",
         "secure-boot-module",
         "no-venv-module",  # a fresh Ubuntu has no python3-venv
+        "finding-driver-step",  # the plan's first step: the driver the chosen set needs
     ]
 
 

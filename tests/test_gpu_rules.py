@@ -111,12 +111,16 @@ def test_maxwell_gets_2_16_the_last_release_with_sm_50():
 def test_h100_on_535_gets_a_set_its_driver_can_compile_and_the_driver_hint():
     rec, cand = best(linux(("NVIDIA H100 80GB HBM3", "9.0"), "535.183.01", "12.2"))
     assert cand.set.tensorflow == "2.16.2"  # compute_90 at PTX ISA 8.1 = CUDA 12.1 <= 12.2
-    assert rec.unlock_hint and ">= 555.42.02 to get TF 2.21" in rec.unlock_hint
+    hint = rec.unlock_hint or ""
+    assert "NVIDIA driver 555.42.02 or newer" in hint and "TF 2.21" in hint
     blocked = next(
         c for c in rec.candidates if c.set.tensorflow == "2.17.1" and c.set.method == "pip-and-cuda"
     )
-    assert not blocked.ok
-    assert any("PTX ISA 8.3" in r and "CUDA >= 12.3 (driver >= 545.23.06)" in r for r in blocked.reasons)
+    # Blocked only by the driver: it fits after a driver step, and says which driver and why.
+    assert blocked.ok and blocked.driver is not None and blocked.driver.step
+    assert blocked.driver.floor == "545.23.06" and blocked.driver.basis == "ptx"
+    assert blocked.driver.basis_cuda == "12.3"
+    assert "a driver for CUDA 12.3: 545.23.06 or newer on Linux" in blocked.reasons[0]
 
 
 def test_cudnn_9_28_has_no_code_for_pascal_and_volta_but_9_10_and_9_3_do():

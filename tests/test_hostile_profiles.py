@@ -152,7 +152,7 @@ async def test_the_app_shows_hostile_strings_as_text() -> None:
         await pilot.press("r")  # the run: step list, log, the windows-host panel
         await pilot.pause(0.5)
         seen = screen_text(app)
-        assert "Get NVIDIA driver" in seen and "\\x1b]52" in seen and not RAW_CONTROL.search(seen)
+        assert "get NVIDIA driver" in seen and "\\x1b]52" in seen and not RAW_CONTROL.search(seen)
 
 
 async def to_plan_from_detect(pilot: Any) -> None:

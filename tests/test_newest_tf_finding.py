@@ -34,14 +34,17 @@ def test_an_old_windows_driver_under_wsl2_says_to_update_it_in_windows() -> None
     profile = copy.deepcopy(load_demo("wsl2-rtx4060-laptop"))
     assert profile.driver is not None
     profile.driver = DriverInfo(version="512.95", cuda="12.0", source=profile.driver.source)
-    f = by_key(find_problems(profile))["newest-tf-driver"]
-    assert "528.33" in f.why and "Windows" in f.why and "wsl --shutdown" in f.why
+    # WSL2 recommends the newest set with a Windows driver step: a warning naming that step.
+    f = by_key(find_problems(profile))["driver-step"]
+    assert f.severity == "warning"
+    assert f.title.startswith("Windows: NVIDIA driver 528.33 or newer")
+    assert "528.33" in f.why and "512.95" in f.why and "wsl --shutdown" in f.why
     assert "ubuntu-drivers" not in f.why  # never a Linux driver inside WSL
 
 
 def test_a_current_machine_gets_no_such_finding() -> None:
     keys = set(by_key(find_problems(load_demo("wsl2-rtx4060-laptop"))))
-    assert not keys & {"newest-tf-driver", "newest-tf-gpu-old", "python-too-old"}
+    assert not keys & {"newest-tf-driver", "newest-tf-gpu-old", "python-too-old", "driver-step"}
 
 
 def test_a_gpu_too_old_for_the_newest_release_names_the_newest_that_runs() -> None:

@@ -15,7 +15,7 @@ from wizard.run.journal import journal_for
 def test_plan_human_view(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", "--profile", "ubuntu-24.04-rtx4090-fresh"]) == 0
     out = capsys.readouterr().out
-    assert "Install the NVIDIA driver" in out and "reboot afterwards" in out
+    assert "NVIDIA driver 525.60.13 or newer (the 550 branch)" in out and "reboot afterwards" in out
     assert "$ sudo ubuntu-drivers install nvidia:" in out
     assert "SIMULATED" in out and "check:" in out
 

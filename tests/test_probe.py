@@ -101,6 +101,20 @@ def test_wsl1_explains_how_to_convert(tmp_path: Path) -> None:
     assert p.platform == "wsl1"
     assert any("wsl --set-version Ubuntu-22.04 2" in n for n in p.notes)
     assert "wsl1" in keys(p)
+    # The name is carried as data: Detect's finding and Choose's tip name it too, with `wsl -l -v`.
+    assert p.os.wsl_distro == "Ubuntu-22.04"
+    from wizard.doctor.findings import find_problems
+
+    why = next(f.why for f in find_problems(p) if f.key == "wsl1")
+    assert "wsl --set-version Ubuntu-22.04 2" in why and "wsl -l -v" in why
+
+
+def test_wsl1_without_its_name_says_how_to_find_it_never_a_placeholder(tmp_path: Path) -> None:
+    root = tree(tmp_path, {"/proc/version": WSL1_PROC_VERSION, "/etc/os-release": UBUNTU_2204})
+    p = detect(context=context(root, env={}), nvml=NO_NVML)
+    assert p.platform == "wsl1"
+    note = next(n for n in p.notes if "WSL1" in n)
+    assert "<" not in note and "wsl -l -v" in note
 
 
 def test_native_with_two_toolkits_and_cudnn(tmp_path: Path) -> None:

@@ -68,6 +68,8 @@ class Case:
     constraints: tuple[str, ...] | None = None
     pins: tuple[str, ...] = ()  # == pins the recommended set must carry
     kwargs: dict[str, Any] = field(default_factory=dict)
+    # (tf, method) -> driver floor: fits with a driver step (blocked only by the driver)
+    stepped: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 CASES = [
@@ -88,12 +90,7 @@ CASES = [
         says=("pip installs ptxas 12.5", "supports CUDA up to 12.2"),
         constraints=(),
         pins=("nvidia-cuda-nvcc-cu12==12.5.82", "nvidia-cudnn-cu12==9.3.0.75"),
-        elsewhere={
-            (
-                "2.21",
-                "system-cuda",
-            ): "driver 535.183.01 supports CUDA up to 12.2; a system-wide CUDA 12.5 toolkit needs its own driver branch (driver >= 555.42.02)"
-        },
+        stepped={("2.21", "system-cuda"): "555.42.02"},
     ),
     Case(
         "linux-1080-470-py38",
@@ -102,13 +99,9 @@ CASES = [
         "pip-and-cuda",
         "3.9",
         says=("uses Python 3.9: TF 2.14 supports 3.9-3.11, not your Python 3.8",),
-        hint=("upgrade the driver to >= 525.60.13 to get TF 2.21",),
-        elsewhere={
-            (
-                "2.21",
-                "pip-and-cuda",
-            ): "driver 470.256.02 supports CUDA up to 11.4; TF 2.21 needs CUDA 12 (driver >= 525.60.13)"
-        },
+        # Native Linux on a working driver: 2.14 stays recommended, 2.21 is one key away.
+        hint=("TF 2.21 is one key away", "NVIDIA driver 525.60.13 or newer"),
+        stepped={("2.21", "pip-and-cuda"): "525.60.13"},
     ),
     Case(
         "linux-680-470",
@@ -194,13 +187,8 @@ CASES = [
         "2.18",
         "pip-and-cuda",
         "3.12",
-        hint=("upgrade the driver to >= 555.42.02 to get TF 2.21",),
-        elsewhere={
-            (
-                "2.19",
-                "pip-and-cuda",
-            ): "PTX ISA 8.5), which the driver can compile only if it supports CUDA >= 12.5"
-        },
+        hint=("TF 2.21 is one key away", "NVIDIA driver 555.42.02 or newer", "PTX"),
+        stepped={("2.19", "pip-and-cuda"): "555.42.02"},
     ),
     Case(
         "linux-h100-535",
@@ -209,14 +197,8 @@ CASES = [
         "pip-and-cuda",
         "3.10",
         says=("compute_90, compute_90a, PTX ISA 8.1",),
-        hint=("upgrade the driver to >= 555.42.02 to get TF 2.21",),
-        elsewhere={
-            (
-                "2.17",
-                "pip-and-cuda",
-            ): "CUDA >= 12.3 (driver >= 545.23.06); driver 535.183.01 supports CUDA 12.2",
-            ("2.21", "conda"): "CUDA >= 12.5 (driver >= 555.42.02)",
-        },
+        hint=("NVIDIA driver 555.42.02 or newer",),
+        stepped={("2.17", "pip-and-cuda"): "545.23.06", ("2.21", "conda"): "555.42.02"},
     ),
     Case(
         "linux-960m-535-maxwell",
@@ -280,16 +262,11 @@ CASES = [
     Case(
         "linux-1080-390",
         machine(python="3.10.12", driver="390.157", cuda="9.1", gpus=(GTX1080,)),
+        # No GPU set runs on 390: the GPU set with its driver step, never CPU in silence.
         "2.21",
-        "cpu",
+        "pip-and-cuda",
         "3.10",
-        hint=("upgrade the driver to >= 525.60.13 to get TF 2.21",),
-        elsewhere={
-            (
-                "2.21",
-                "pip-and-cuda",
-            ): "driver 390.157 supports CUDA up to 9.1; TF 2.21 needs CUDA 12 (driver >= 525.60.13)"
-        },
+        says=("driver step first", "from 525.60.13 on", "yours is 390.157"),
     ),
     Case(
         "linux-mixed-680-3090",
@@ -316,10 +293,14 @@ CASES = [
     Case(
         "wsl2-below-wsl-floor",
         machine(platform="wsl2", python="3.10.12", driver="527.41", cuda="12.0", gpus=(RTX3060,)),
-        "2.14",
+        # WSL2: a Windows driver update is a short step; the newest set with it is the better deal.
+        "2.21",
         "pip-and-cuda",
-        hint=("upgrade the driver to >= 528.33 to get TF 2.21",),
-        elsewhere={("2.21", "pip-and-cuda"): "TF 2.21 needs CUDA 12 (driver >= 528.33)"},
+        says=(
+            "TF 2.21 uses CUDA 12.5; on Windows a CUDA 12.0 driver runs it from 528.33 on",
+            "yours is 527.41: update the Windows driver",
+        ),
+        stepped={("2.21", "pip-and-cuda"): "528.33"},
     ),
     Case(
         "wsl2-no-gpu-visible",
@@ -390,8 +371,10 @@ CASES = [
         "3.13",
         says=("uses Python 3.13: TF 2.21 supports 3.10-3.13, not your Python 3.14",),
     ),
-    Case("no-gpu-py38", machine(python="3.8.10"), "2.13", "cpu", "3.8"),
-    Case("no-gpu-py39", machine(python="3.9.18"), "2.20", "cpu", "3.9"),
+    # CPU sets too: the newest TensorFlow, with a Python beside an old system one (Debian 10: 3.7).
+    Case("no-gpu-py37", machine(python="3.7.3", glibc="2.28"), "2.21", "cpu", "3.10"),
+    Case("no-gpu-py38", machine(python="3.8.10"), "2.21", "cpu", "3.10"),
+    Case("no-gpu-py39", machine(python="3.9.18"), "2.21", "cpu", "3.10"),
     Case("no-gpu-py313", machine(python="3.13.1"), "2.21", "cpu", "3.13"),
     Case(
         "python-unknown",
@@ -460,6 +443,10 @@ def test_recommendation(case: Case):
             assert pin in best.pins, best.pins
     for text in case.hint:
         assert rec.unlock_hint and text in rec.unlock_hint, rec.unlock_hint
+    for (series, method), floor in case.stepped.items():
+        cand = _find(rec, series, method)
+        assert cand.ok and cand.driver_step, cand
+        assert cand.driver is not None and cand.driver.floor == floor, cand.driver
     for (series, method), text in case.elsewhere.items():
         cand = _find(rec, series, method)
         assert not cand.ok

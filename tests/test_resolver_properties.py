@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -73,9 +74,14 @@ profiles = st.builds(
 )
 
 
-def _ruled_out(profile: MachineProfile, rec_set: Any) -> list[str]:
-    """Every table that would forbid the recommended set on this machine."""
+def _ruled_out(profile: MachineProfile, rec_set: Any, step: Any = None) -> list[str]:
+    """Every table that would forbid the recommended set on this machine (after its driver
+    step, when it has one: the set is then judged on the driver that step installs)."""
     facts = read_facts(profile, KB)
+    if step is not None and step.step:
+        floor = Version(step.floor)
+        windows = facts.platform in ("wsl2", "windows")
+        facts = replace(facts, driver=floor, driver_cuda=KB.cuda_for_driver(floor, windows=windows))
     # Native Windows' pip-and-cuda set is the one it sets up in WSL2: judged by WSL2's tables.
     platform = "wsl2" if facts.platform == "windows" and rec_set.method == "pip-and-cuda" else facts.platform
     rel = KB.release(rec_set.tensorflow)
@@ -113,7 +119,7 @@ def _ruled_out(profile: MachineProfile, rec_set: Any) -> list[str]:
 def test_no_recommended_set_is_ruled_out_by_any_table(profile):
     rec = recommend(profile, KB)
     if rec.recommended is not None:
-        assert _ruled_out(profile, rec.recommended.set) == []
+        assert _ruled_out(profile, rec.recommended.set, rec.recommended.driver) == []
         assert rec.recommended.ok
 
 

@@ -50,8 +50,12 @@ def test_the_windows_plan_sets_up_wsl2_and_says_what_to_type() -> None:
     assert install.command_lines() == [f"wsl --install -d {DISTRO}"]
     assert install.restart == "reboot"
     wizard = plan.step("wsl-wizard").command_lines()
-    assert wizard[0].startswith(f"wsl -d {DISTRO} --cd '~' -- git clone /mnt/c/Users/alex/")
-    assert wizard[1] == f"wsl -d {DISTRO} --cd '~/tf-gpu-wizard' -- ./install.sh"
+    # The wizard's real Windows folder, filled in; wslpath turns it into a Linux path inside Ubuntu.
+    folder = "C:\\Users\\alex\\tf-gpu-wizard"
+    assert wizard[0] == (
+        f"wsl -d {DISTRO} --cd {folder} --exec sh assets/programs/wsl_take_wizard.sh {folder}"
+    )
+    assert wizard[1] == f"wsl -d {DISTRO} --cd '~' --exec sh tf-gpu-wizard/install.sh"
     text = format_plan(plan)
     assert "tf-gpu-wizard plan --method conda" in text  # the alternative is named
     assert "/root" not in text and str(Path.home()) not in text
@@ -137,7 +141,7 @@ def test_the_windows_plan_ends_by_handing_over_to_the_wizard_in_ubuntu() -> None
 
     lines = next_steps(_plan(WINDOWS))
     assert "Ubuntu" in lines[0]
-    assert "~/.local/bin/tf-gpu-wizard" in lines[1] and f"wsl -d {DISTRO}" in lines[1]
+    assert f"wsl -d {DISTRO} --cd '~' --exec .local/bin/tf-gpu-wizard" in lines[1]
 
 
 def test_a_native_windows_plan_has_no_bash_step_even_when_the_gpu_needs_ptx() -> None:

@@ -46,6 +46,8 @@ class OsInfo:
     glibc: str = UNKNOWN  # "2.35" (os.confstr CS_GNU_LIBC_VERSION): manylinux wheels need a minimum
     # Debian: the archive URI its apt sources already use (the plan's non-free line reuses it)
     apt_mirror: str = UNKNOWN
+    # WSL: the distribution's name as wsl.exe knows it (WSL_DISTRO_NAME), for commands run on Windows
+    wsl_distro: str = UNKNOWN
 
 
 @dataclass

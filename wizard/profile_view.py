@@ -120,3 +120,17 @@ def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
             (t(f + "cpus"), str(r.cpu_count) if r.cpu_count else t(v + "unknown")),
         ]
     return []
+
+
+def powershell_quote(value: str) -> str:
+    """A PowerShell single-quoted string: nothing inside is expanded; a ' is doubled."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def wsl1_command(distro: str) -> str:
+    """How to turn this WSL1 distribution into WSL2, in PowerShell: the command with the
+    distribution's own name (WSL_DISTRO_NAME), or how to find the name when it is unknown."""
+    if distro and distro != UNKNOWN and distro.isprintable() and len(distro) < 200:
+        name = distro if distro.replace("-", "").replace(".", "").replace("_", "").isalnum() else None
+        return t("profile.wsl1.command", distro=name or powershell_quote(distro))
+    return t("profile.wsl1.command_unknown")

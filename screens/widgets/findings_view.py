@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from rich.table import Table
+from rich.text import Text
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
+from wizard.safe.display import safe
 from wizard.text import t
 
 SEVERITIES = ("error", "warning", "info")
@@ -36,10 +39,19 @@ class FindingsView(Vertical):
         for finding in findings:
             severity = finding.severity if finding.severity in SEVERITIES else "info"
             icon = t(f"app.severity.{severity}")
-            title = Content.from_markup("$icon $title", icon=icon, title=finding.title)
-            widgets.append(Static(title, classes=f"finding-title -{severity}"))
+            widgets.append(Static(_title(icon, finding.title), classes=f"finding-title -{severity}"))
             widgets.append(Static(Content(finding.why), classes="finding-why"))
         self.mount_all(widgets)
 
     def clear(self) -> None:
         self.remove_children()
+
+
+def _title(icon: str, title: str) -> Table:
+    """The icon, then the title; a long (or Chinese) title wraps under itself, not under the icon.
+    Plain Text cells: a GPU name in a title is data, never markup."""
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column(no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
+    grid.add_row(Text(icon), Text(safe(title, 2000)))
+    return grid

@@ -20,6 +20,44 @@ class VersionSet:
         return asdict(self)
 
 
+# Why a set needs its driver floor (DriverNeed.basis).
+MINOR, TOOLKIT, PTX_JIT = "minor", "toolkit", "ptx"
+
+
+@dataclass(frozen=True)
+class DriverNeed:
+    """The NVIDIA driver a GPU set needs on this machine: computed once by the resolver,
+    carried by the candidate, worded by wizard.choose.driver_view for every screen."""
+
+    floor: str  # "528.33": the lowest driver that runs the set here
+    side: str  # "windows" (WSL2 and native Windows use the Windows driver) | "linux"
+    tf: str  # "2.21"
+    cuda: str  # the CUDA the set uses ("12.5")
+    basis: str  # MINOR | TOOLKIT | PTX_JIT: what the floor comes from
+    basis_cuda: str  # the CUDA the floor belongs to ("12.0" for 12.x minor-version compatibility)
+    have: str | None  # the driver now ("527.41"); None when none is seen
+    have_cuda: str | None  # the newest CUDA that driver supports ("12.0")
+    met: bool  # have >= floor: no driver step
+
+    @property
+    def step(self) -> bool:
+        """The set runs here after a driver update (a plan step), not on today's driver."""
+        return not self.met
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "step": self.step}
+
+
+@dataclass(frozen=True)
+class GpuReport:
+    """Public reports that pip TensorFlow fails on this GPU's architecture (Blackwell)."""
+
+    name: str
+    cc: str
+    arch: str
+    reports: tuple[str, ...]
+
+
 @dataclass
 class Candidate:
     set: VersionSet
@@ -40,6 +78,14 @@ class Candidate:
     # "compute_90" when a GPU here runs this set only through PTX the driver compiles on the
     # first start (the plan then sizes the CUDA cache); None when machine code fits.
     jit_ptx: str | None = None
+    # The driver this set needs and why (None: cpu, or no floor known). A set whose only
+    # obstacle is the driver is ok with driver.step set: the plan's driver step comes first.
+    driver: DriverNeed | None = None
+    reported: GpuReport | None = None  # reported failures on this GPU (Detect shows them too)
+
+    @property
+    def driver_step(self) -> bool:
+        return self.driver is not None and self.driver.step
 
     def to_dict(self) -> dict[str, Any]:
         d = self.set.to_dict()
@@ -53,6 +99,8 @@ class Candidate:
             pins=list(self.pins),
             min_driver=self.min_driver,
             jit_ptx=self.jit_ptx,
+            driver=self.driver.to_dict() if self.driver else None,
+            reported=asdict(self.reported) if self.reported else None,
         )
         return d
 
@@ -63,6 +111,9 @@ class Recommendation:
     candidates: list[Candidate]
     unlock_hint: str | None = None  # "upgrade the driver to >= 525.60.13 to get TF 2.21 ..."
     notes: list[str] = field(default_factory=list)
+    # Native Linux, where a driver upgrade is a real risk: the newer GPU set, with its driver
+    # step, offered one key away beside the recommendation that runs on today's driver.
+    upgrade: Candidate | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -70,4 +121,8 @@ class Recommendation:
             "candidates": [c.to_dict() for c in self.candidates],
             "unlock_hint": self.unlock_hint,
             "notes": list(self.notes),
+            "driver": self.recommended.driver.to_dict()
+            if self.recommended and self.recommended.driver
+            else None,
+            "upgrade": self.upgrade.to_dict() if self.upgrade else None,
         }

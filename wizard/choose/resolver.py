@@ -33,15 +33,27 @@ becomes a reason or a note.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from packaging.version import InvalidVersion, Version
 
-from wizard.choose.choice import METHODS, Candidate, Recommendation, VersionSet
+from wizard.choose.choice import (
+    METHODS,
+    MINOR,
+    PTX_JIT,
+    TOOLKIT,
+    Candidate,
+    DriverNeed,
+    GpuReport,
+    Recommendation,
+    VersionSet,
+)
+from wizard.choose.driver_view import need_reason, reported_text, upgrade_hint
 from wizard.choose.gpucode import PTX_DRIVER_TOO_OLD, SASS, Fit, fit
 from wizard.choose.knowledge import ComputeBuild, KnowledgeBase, Release, driver_text, load_knowledge
 from wizard.choose.wheelset import GpuTarget, WheelSet, choose_set, tested_set
 from wizard.profile import MachineProfile
+from wizard.profile_view import wsl1_command
 from wizard.text import t
 
 GPU_METHODS = ("pip-and-cuda", "conda", "system-cuda")
@@ -81,6 +93,8 @@ class Facts:
     notes: tuple[str, ...] = ()
     driver_reported: bool = False  # a driver answered, but its version could not be read
     glibc: Version | None = None  # the C library TensorFlow's manylinux wheels load against
+    wsl_distro: str = ""  # WSL: the distribution's name (WSL_DISTRO_NAME)
+    assumed_driver: bool = False  # judged on the driver a driver step installs, not today's
 
     @property
     def windows_driver(self) -> bool:
@@ -111,7 +125,18 @@ def read_facts(profile: MachineProfile, kb: KnowledgeBase) -> Facts:
     reported = profile.driver is not None and driver is None and driver_text not in ("", "unknown", "None")
     glibc = glibc_version(getattr(profile.os, "glibc", None))
     return Facts(
-        platform, arch, python, driver, driver_text, driver_cuda, gpus, has_gpu, tuple(notes), reported, glibc
+        platform,
+        arch,
+        python,
+        driver,
+        driver_text,
+        driver_cuda,
+        gpus,
+        has_gpu,
+        tuple(notes),
+        reported,
+        glibc,
+        str(getattr(profile.os, "wsl_distro", "") or ""),
     )
 
 
@@ -204,16 +229,21 @@ class _Eval:
     python: Version | None = None
     python_change: str | None = None
     needs_driver: Version | None = None
+    # What the floor above comes from: MINOR / TOOLKIT / PTX_JIT, and the CUDA it belongs to.
+    driver_basis: tuple[str, Version | None] = (MINOR, None)
+    reported: GpuReport | None = None
     gpus: list[GpuTarget] = field(default_factory=list)  # the GPUs this release can use
     wheel_set: WheelSet | None = None  # pip-and-cuda: the nvidia-* wheels pinned with ==
     jit_ptx: str | None = None  # "compute_90": a GPU here runs this release only through PTX
+    driver_step: bool = False  # judged on the driver it needs, not on today's
 
     def block(self, kind: str, text: str) -> None:
         self.blockers.append((kind, text))
 
-    def need_driver(self, floor: Version) -> None:
+    def need_driver(self, floor: Version, basis: str = MINOR, cuda: Version | None = None) -> None:
         if self.needs_driver is None or floor > self.needs_driver:
             self.needs_driver = floor
+            self.driver_basis = (basis, cuda)
 
 
 def _series(rel: Release) -> str:
@@ -392,7 +422,7 @@ def _check_compute_capability(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: R
         else:
             ev.block("driver", text)
             if floor is not None:
-                ev.need_driver(floor)
+                ev.need_driver(floor, PTX_JIT, got.needs_cuda)
     unusable = [g for g in facts.gpus if g not in usable and all(g is not d for d, _ in driver_blocked)]
     if not usable and not driver_blocked:
         gpu = unusable[0]
@@ -434,15 +464,8 @@ def _reported_failures(ev: _Eval, facts: Facts, kb: KnowledgeBase) -> None:
     for gpu in facts.gpus:
         arch = kb.architecture(gpu.cc) if gpu.cc else None
         if arch is not None and arch.reports:
-            ev.caveats.append(
-                t(
-                    "recommend.reported_fail",
-                    name=gpu.name,
-                    cc=gpu.cc,
-                    arch=arch.name,
-                    reports=", ".join(arch.reports),
-                )
-            )
+            ev.reported = GpuReport(gpu.name, str(gpu.cc), arch.name, tuple(arch.reports))
+            ev.caveats.append(reported_text(ev.reported, kb))
             return
 
 
@@ -456,7 +479,7 @@ def _cuda_driver_floor(kb: KnowledgeBase, cuda: Version, windows: bool) -> Versi
 def _need_cuda_driver(ev: _Eval, facts: Facts, kb: KnowledgeBase, cuda: Version) -> None:
     floor = _cuda_driver_floor(kb, cuda, facts.windows_driver)
     if floor is not None:
-        ev.need_driver(floor)
+        ev.need_driver(floor, PTX_JIT, cuda)
 
 
 def _cc_label(cc: Version, ptx: bool = False) -> str:
@@ -485,7 +508,10 @@ def _check_driver(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: Release, meth
     floor = required_floor(kb, rel, method, facts.platform)
     if floor is None:
         return
-    ev.need_driver(floor)
+    if method == "system-cuda":
+        ev.need_driver(floor, TOOLKIT, Version(_mm(rel.cuda)))
+    else:
+        ev.need_driver(floor, MINOR, Version(f"{rel.cuda_major}.0"))
     what = (
         t("recommend.needs_toolkit", cuda=rel.cuda)
         if method == "system-cuda"
@@ -557,16 +583,89 @@ def _pin_wheels(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: Release) -> Non
                 cuda=choice.wset.cuda or "?",
                 cudnn=choice.wset.cudnn or "?",
                 pins=", ".join(changed),
+                why=tested_shortfall(kb, tested, ev.gpus, facts.driver_cuda),
             )
         )
     nvcc = choice.wset.version("nvidia-cuda-nvcc")
     cuda = facts.driver_cuda
-    if nvcc is not None and cuda is not None and cuda.major == Version(nvcc).major:
+    # After a driver step the driver is whatever the student installs (the floor is a floor).
+    if (
+        nvcc is not None
+        and cuda is not None
+        and cuda.major == Version(nvcc).major
+        and not facts.assumed_driver
+    ):
         ptxas = Version(_mm(Version(nvcc)))
         if ptxas > cuda:
             ev.caveats.append(
                 t("recommend.ptxas_newer", lowest=_mm(ptxas), cuda=cuda, driver=facts.driver_text or "?")
             )
+
+
+# How the libraries are called where a student reads about them.
+_FAMILY_NAMES = {
+    "nvidia-cudnn": "cuDNN",
+    "nvidia-cublas": "cuBLAS",
+    "nvidia-cufft": "cuFFT",
+    "nvidia-curand": "cuRAND",
+    "nvidia-cusolver": "cuSOLVER",
+    "nvidia-cusparse": "cuSPARSE",
+    "nvidia-nccl": "NCCL",
+    "nvidia-cuda-cupti": "CUPTI",
+    "nvidia-cuda-nvrtc": "NVRTC",
+    "nvidia-cuda-runtime": "the CUDA runtime",
+    "nvidia-nvjitlink": "nvJitLink",
+}
+
+
+def tested_shortfall(
+    kb: KnowledgeBase, tested: WheelSet, gpus: list[GpuTarget], driver_cuda: Version | None
+) -> str:
+    """What the tested wheels lack on these GPUs, exactly as the harvest read them: "ptxas 12.5
+    has no sm_120 target; cuDNN 9.3 and cuBLAS 12.5 reach compute capability 12.0 only through
+    compute_90 PTX" (not "they do not reach this GPU" when they do, through PTX)."""
+    from wizard.choose.harvest import Arch
+
+    parts: list[str] = []
+    for gpu in gpus:
+        ptx: dict[str, list[str]] = {}
+        none: list[str] = []
+        for name, version in tested.pins:
+            family = name.rsplit("-cu", 1)[0]
+            pkg = kb.harvest.package(name, version)
+            if pkg is None:
+                continue
+            if family == "nvidia-cuda-nvcc":
+                if pkg.ptxas_targets and not any(a == Arch(gpu.cc) for a in pkg.ptxas_targets):
+                    target = Arch(gpu.cc).label()
+                    parts.append(t("recommend.short_ptxas", version=_mm(Version(version)), target=target))
+                continue
+            label = f"{_FAMILY_NAMES.get(family, family)} {_mm(Version(version))}"
+            worst = None
+            for code in pkg.libs.values():
+                if code.empty:
+                    continue
+                got = fit(gpu.cc, code.sass, code.ptx, driver_cuda)
+                if got.kind == SASS:
+                    continue
+                worst = got if worst is None or (worst.runs and not got.runs) else worst
+            if worst is None:
+                continue
+            if worst.runs:
+                ptx.setdefault(worst.via, []).append(label)
+            else:
+                none.append(label)
+        for via, labels in ptx.items():
+            parts.append(t("recommend.short_ptx", libs=_and(labels), cc=gpu.cc, via=via))
+        if none:
+            parts.append(t("recommend.short_no_code", libs=_and(none), cc=gpu.cc))
+    return "; ".join(dict.fromkeys(parts)) or "?"
+
+
+def _and(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + t("recommend.short_and") + items[-1]
 
 
 def _mm(v: Version | None) -> str:
@@ -599,10 +698,16 @@ def recommend(
     for rel in releases:
         for method in METHOD_ORDER:
             ev = evaluate(facts, kb, rel, method, forced_python)
-            built.append((_candidate(rel, method, ev), ev, rel))
+            ev = _with_driver_step(ev, facts, kb, rel, method, forced_python)
+            cand = _candidate(rel, method, ev)
+            cand.driver = _driver_need(ev, facts, rel, cand)
+            if cand.driver is not None and cand.driver.step and cand.ok:
+                cand.reasons.insert(0, need_reason(cand.driver))
+            built.append((cand, ev, rel))
 
+    risky = driver_upgrade_risky(profile, facts)
     eligible = [c for c, _, rel in built if c.ok and (wanted is None or rel is wanted)]
-    ranked = sorted(eligible, key=lambda c: _rank_key(c, prefer_method))
+    ranked = sorted(eligible, key=lambda c: _rank_key(c, prefer_method, risky))
     if prefer_method and eligible and not any(c.set.method == prefer_method for c in eligible):
         notes.append(t("recommend.note_method_unavailable", method=prefer_method))
     rest = [c for c, _, _ in built if c not in ranked]
@@ -611,12 +716,79 @@ def recommend(
     for i, cand in enumerate(ordered):
         cand.rank = i
     best = ranked[0] if ranked else None
+    upgrade = _upgrade(best, ranked) if risky and wanted is None else None
     return Recommendation(
         recommended=best,
         candidates=ordered,
-        unlock_hint=_unlock_hint(facts, kb, best, built),
+        unlock_hint=upgrade_hint(upgrade) if upgrade else _unlock_hint(facts, kb, best, built),
         notes=notes + _facts_notes(facts),
+        upgrade=upgrade,
     )
+
+
+def _with_driver_step(
+    ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: Release, method: str, forced: Version | None
+) -> _Eval:
+    """A set blocked only by the driver is judged again on the driver it needs: when it then
+    fits, it is a set with a driver step (done first), not a set that does not fit. A GPU
+    whose last driver branch is older than the floor stays blocked (kind "cc")."""
+    for _ in range(3):  # a newer driver can raise the floor (PTX of a newer ISA): a few rounds
+        kinds = {kind for kind, _ in ev.blockers}
+        if kinds != {"driver"} or ev.needs_driver is None:
+            return ev
+        last = _last_branch(facts, kb)
+        if last is not None and last < ev.needs_driver.major:
+            return ev
+        floor = ev.needs_driver
+        there = replace(
+            facts,
+            driver=floor,
+            driver_text=driver_text(floor),
+            driver_cuda=kb.cuda_for_driver(floor, windows=facts.windows_driver),
+            assumed_driver=True,
+        )
+        again = evaluate(there, kb, rel, method, forced)
+        if not again.blockers:
+            again.driver_step = True
+            return again
+        if again.needs_driver is None or again.needs_driver <= floor:
+            return ev  # the driver is not what stops it (or no floor is known): it stays blocked
+        ev = again
+    return ev
+
+
+def _driver_need(ev: _Eval, facts: Facts, rel: Release, cand: Candidate) -> DriverNeed | None:
+    if cand.set.method == "cpu" or ev.needs_driver is None:
+        return None
+    basis, basis_cuda = ev.driver_basis
+    have = facts.driver_text if facts.driver is not None else None
+    return DriverNeed(
+        floor=driver_text(ev.needs_driver),
+        side="windows" if facts.windows_driver else "linux",
+        tf=rel.series,
+        cuda=cand.set.cuda or _mm(rel.cuda),
+        basis=basis,
+        basis_cuda=_mm(basis_cuda) if basis_cuda is not None else _mm(rel.cuda),
+        have=have,
+        have_cuda=_mm(facts.driver_cuda) if facts.driver_cuda is not None and have else None,
+        met=facts.driver is not None and facts.driver >= ev.needs_driver,
+    )
+
+
+def driver_upgrade_risky(profile: MachineProfile, facts: Facts) -> bool:
+    """Native Linux with a working NVIDIA driver: replacing it is a real risk (the desktop
+    runs on it, DKMS rebuilds the module, Secure Boot wants the module signed), so a set that
+    runs on today's driver stays recommended. WSL2 and Windows update a Windows driver: low risk."""
+    return facts.platform == "linux" and facts.driver is not None
+
+
+def _upgrade(best: Candidate | None, ranked: list[Candidate]) -> Candidate | None:
+    """The newest GPU set, newer than the recommendation, that needs only a driver step."""
+    if best is None or best.driver_step:
+        return None
+    best_tf = Version(best.set.tensorflow) if best.set.method != "cpu" else Version("0")
+    steps = [c for c in ranked if c.driver_step and Version(c.set.tensorflow) > best_tf]
+    return min(steps, key=lambda c: (_newest_first(c), METHOD_ORDER.index(c.set.method)), default=None)
 
 
 def _candidate(rel: Release, method: str, ev: _Eval) -> Candidate:
@@ -640,6 +812,7 @@ def _candidate(rel: Release, method: str, ev: _Eval) -> Candidate:
         pins=wheels.lines() if wheels else [],
         min_driver=driver_text(ev.needs_driver) if gpu and ev.needs_driver else None,
         jit_ptx=ev.jit_ptx if gpu else None,
+        reported=ev.reported if gpu else None,
     )
 
 
@@ -647,15 +820,19 @@ def _newest_first(c: Candidate) -> tuple[int, ...]:
     return tuple(-x for x in Version(c.set.tensorflow).release)
 
 
-def _rank_key(c: Candidate, prefer: str | None) -> tuple[int, int, int, tuple[int, ...], int, int, int]:
+def _rank_key(
+    c: Candidate, prefer: str | None, risky: bool = False
+) -> tuple[int, int, int, tuple[int, ...], int, int, int, int]:
     cpu = c.set.method == "cpu"
     return (
         0 if prefer and c.set.method == prefer else 1,
         1 if cpu else 0,
-        # CPU sets: the newest TensorFlow *for this Python* (a CPU build gains
-        # little from a newer release, a second Python costs every student time).
-        1 if cpu and c.python_change else 0,
+        # Native Linux with a working driver: what runs on it first; a driver step is offered.
+        1 if risky and c.driver_step else 0,
+        # The newest TensorFlow, CPU sets too: a Python beside the system one is a
+        # short step, an old TensorFlow is old for good (Debian 10's 3.7 gets 2.21 on 3.10).
         _newest_first(c),
+        1 if c.driver_step else 0,  # the same release on today's driver, when one does
         METHOD_ORDER.index(c.set.method),
         1 if c.python_change else 0,
         len(c.reasons),
@@ -669,7 +846,7 @@ def _unlock_hint(
     best_gpu = best is not None and best.set.method != "cpu"
     best_tf = Version(best.set.tensorflow) if best else Version("0")
     if facts.platform == "wsl1":
-        return t("recommend.hint_wsl1", tf=newest.series)
+        return t("recommend.hint_wsl1", tf=newest.series, command=wsl1_command(facts.wsl_distro))
     if facts.platform == "windows" and facts.has_gpu and (not best_gpu or best_tf < newest.version):
         return t("recommend.hint_windows", tf=newest.series)
     if facts.platform == "macos":
@@ -795,9 +972,15 @@ def useful_candidates(rec: Recommendation, show_all: bool = False) -> list[Candi
         return list(rec.candidates)
     best = rec.recommended
     rows: list[Candidate] = [best] if best else []
+    if rec.upgrade is not None:  # the newer set one driver step away, right under the recommendation
+        rows.append(rec.upgrade)
+    if best is not None and best.driver_step:  # and what runs on today's driver, without the step
+        today = [c for c in rec.candidates if c.ok and not c.driver_step and c.set.method != "cpu"]
+        if today:
+            rows.append(today[0])
     for method in METHODS:
         fitting = [c for c in rec.candidates if c.ok and c.set.method == method and c is not best]
-        if fitting:
+        if fitting and fitting[0] not in rows:
             rows.append(fitting[0])
     for method in METHODS:
         blocked = [

@@ -88,9 +88,16 @@ def plan_from_args(args: argparse.Namespace) -> tuple[MachineProfile, Plan]:
     else:
         rec = recommend(profile, **selectors)
     cand = pick(rec, method)
+    tf = getattr(args, "tf", None)
     if cand is None:
-        reasons = [r for c in rec.candidates[:3] for r in c.reasons[:1]]
+        wanted = [c for c in rec.candidates if tf is None or _same_release(c, tf)]
+        reasons = [r for c in wanted[:3] for r in c.reasons[:1]]
         raise PlanError(t("plan.cli.no_set", reasons="; ".join(reasons) or t("plan.view.no_candidate")))
+    if tf and method is None and cand.set.method == "cpu" and profile.has_nvidia_gpu:
+        # Asked for a release, got its CPU set: say in one line why its GPU set cannot be, never in silence.
+        gpu = [c for c in rec.candidates if _same_release(c, tf) and c.set.method == "pip-and-cuda"]
+        why = gpu[0].reasons[0] if gpu and gpu[0].reasons else t("plan.view.no_candidate")
+        print(t("plan.cli.cpu_instead", tf=cand.set.tensorflow, why=why), file=sys.stderr)
     plan = build_plan(profile, cand, venv=getattr(args, "venv", None))
     for step_id in getattr(args, "enable", None) or ():  # optional steps switched on: --with jupyter
         optional = [s.id for s in plan.steps if s.optional]
@@ -98,6 +105,13 @@ def plan_from_args(args: argparse.Namespace) -> tuple[MachineProfile, Plan]:
             raise PlanError(t("plan.cli.not_optional", step=step_id, optional=", ".join(optional) or "-"))
         plan = plan.with_enabled(step_id, True)
     return profile, with_mirror(plan, chosen_mirror(args))
+
+
+def _same_release(cand: Candidate, tf: str) -> bool:
+    from wizard.choose.knowledge import load_knowledge
+
+    rel = load_knowledge().release(tf)
+    return rel is not None and cand.set.tensorflow == str(rel.version)
 
 
 def chosen_mirror(args: argparse.Namespace) -> Mirror | None:

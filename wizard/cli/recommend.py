@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from wizard.choose.choice import METHODS, Recommendation
+from wizard.choose.choice import METHODS, Candidate, Recommendation
+from wizard.choose.driver_view import step_title
 from wizard.choose.resolver import useful_candidates
 from wizard.cli.common import add_profile_option, error_line
 from wizard.text import t
@@ -91,11 +92,14 @@ def render(rec: Recommendation, console: Console, *, simulated: bool = False, sh
     for key in keys:
         table.add_column(t(f"recommend.{key}"), overflow="fold")
     rows = useful_candidates(rec, show_all)
+    said = said_once(rows)
     for number, cand in enumerate(rows, 1):
         is_best = cand is rec.recommended
         status = (
             t("recommend.recommended") if is_best else t("recommend.fits" if cand.ok else "recommend.no_fit")
         )
+        if cand.ok and cand.driver_step:
+            status += t("recommend.with_driver_step")
         cells: list[str | Text] = [
             cand.set.tensorflow,
             cand.set.method,
@@ -104,7 +108,7 @@ def render(rec: Recommendation, console: Console, *, simulated: bool = False, sh
             cand.set.cudnn or "-",
             status,
         ]
-        cells = [*cells, _shown("\n".join(cand.reasons))] if wide else [str(number), *cells]
+        cells = [*cells, _shown("\n".join(said[number - 1]))] if wide else [str(number), *cells]
         table.add_row(*cells, style="bold green" if is_best else (None if cand.ok else "dim"))
     console.print(table)
     if not wide:
@@ -112,13 +116,34 @@ def render(rec: Recommendation, console: Console, *, simulated: bool = False, sh
         reasons.add_column(justify="right", style="dim")
         reasons.add_column()
         for number, cand in enumerate(rows, 1):
-            for reason in cand.reasons:
+            for reason in said[number - 1]:
                 reasons.add_row(str(number), _shown(reason), style=None if cand.ok else "dim")
         console.print(reasons)
     hidden = len(rec.candidates) - len(rows)
     if hidden > 0 and not show_all:
         console.print(t("recommend.more", count=hidden), style="dim")
     _render_summary(rec, console)
+
+
+def said_once(rows: list[Candidate]) -> list[list[str]]:
+    """Each row's reasons, a reason an earlier row already gave said once: the later rows get
+    one line pointing back to it (a 15-line Blackwell paragraph is not printed four times)."""
+    first: dict[str, int] = {}
+    out: list[list[str]] = []
+    for number, cand in enumerate(rows, 1):
+        lines: list[str] = []
+        again: list[int] = []
+        for reason in cand.reasons:
+            if reason in first:
+                again.append(first[reason])
+            else:
+                first[reason] = number
+                lines.append(reason)
+        if again:
+            where = ", ".join(str(n) for n in sorted(set(again)))
+            lines.append(t("recommend.same_as", count=len(again), rows=where))
+        out.append(lines)
+    return out
 
 
 def _render_summary(rec: Recommendation, console: Console) -> None:
@@ -132,6 +157,10 @@ def _render_summary(rec: Recommendation, console: Console) -> None:
         if best.set.cuda:
             line += t("recommend.best_cuda", cuda=best.set.cuda, cudnn=best.set.cudnn)
         console.print(_shown(line, "bold green"))
+        if best.driver is not None and best.driver.step:  # the plan's first step, said with the set
+            console.print(
+                _shown(t(f"recommend.first_step_{best.driver.side}", step=step_title(best.driver)), "yellow")
+            )
         if best.python_change:
             console.print(_shown(t("recommend.python_change", how=best.python_change)))
         if best.constraints:

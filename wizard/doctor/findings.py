@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from wizard.doctor.newest import newest_tf_problems
 from wizard.profile import MachineProfile
+from wizard.profile_view import wsl1_command
 from wizard.text import t
 
 LOW_DISK_MIB = 10 * 1024  # tensorflow[and-cuda] with its nvidia-* wheels takes about 6-7 GB
@@ -31,7 +32,7 @@ def _f(key: str, severity: str, **fields: object) -> Finding:
 def find_problems(p: MachineProfile) -> list[Finding]:
     out: list[Finding] = []
     if p.platform == "wsl1":
-        out.append(_f("wsl1", "error"))
+        out.append(_f("wsl1", "error", command=wsl1_command(p.os.wsl_distro)))
     elif p.platform == "windows":
         out.append(_f("native-windows", "warning"))
     elif p.platform == "macos":

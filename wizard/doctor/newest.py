@@ -10,21 +10,22 @@ from __future__ import annotations
 
 from packaging.version import Version
 
-from wizard.choose.knowledge import driver_text, load_knowledge
+from wizard.choose.driver_view import need_sentence, reported_text, step_title
+from wizard.choose.knowledge import load_knowledge
 from wizard.choose.resolver import GPU_METHODS, evaluate, read_facts, recommend
 from wizard.profile import MachineProfile
 from wizard.text import t
 
-# Platforms whose own finding already says why the GPU is out of reach.
+# Platforms whose own finding already says why the GPU is out of reach (an old GPU).
 SAID_ELSEWHERE = ("wsl1", "macos", "windows")
 
 Problem = tuple[str, str, dict[str, str]]
 
 
 def newest_tf_problems(p: MachineProfile) -> list[Problem]:
-    """The newest TensorFlow blocked on the GPU (driver or GPU too old), and a Python to change."""
-    if p.platform in SAID_ELSEWHERE:
-        return []
+    """The driver step the chosen set needs, the newer set one driver step away, the newest
+    TensorFlow blocked by the GPU, reported failures on this GPU, and a Python to change: all
+    read from the recommendation Choose shows, never worked out again here."""
     try:
         return _problems(p)
     except Exception:  # a table that does not load, an odd profile: detect's other findings stand
@@ -42,26 +43,43 @@ def _problems(p: MachineProfile) -> list[Problem]:
     newest = kb.releases[0]
     best_tf = best.set.tensorflow if best.set.method != "cpu" else ""
     until = t("findings.until.tf", tf=best_tf) if best_tf else t("findings.until.cpu")
-    if facts.has_gpu and (not best_tf or Version(best_tf) < newest.version):
+    side_fix = "findings.fix.driver_wsl2" if facts.windows_driver else "findings.fix.driver_linux"
+    if best.driver is not None and best.driver.step:
+        need = best.driver
+        fields = {
+            "step": step_title(need),
+            "tf": best.set.tensorflow,
+            "sentence": need_sentence(need, fix=False),
+            "fix": t(side_fix, floor=need.floor),
+        }
+        out.append(("driver-step", "warning", fields))  # the plan's first step: the student must do it
+    elif rec.upgrade is not None and rec.upgrade.driver is not None:
+        need = rec.upgrade.driver
+        fields = {
+            "newest": need.tf,
+            "reason": need_sentence(need, fix=False),
+            "fix": t(side_fix, floor=need.floor),
+            "until": until,
+        }
+        out.append(("newest-tf-driver", "info", fields))  # a way forward, not a failure
+    elif (
+        p.platform not in SAID_ELSEWHERE
+        and facts.has_gpu
+        and (not best_tf or Version(best_tf) < newest.version)
+    ):
         evals = [evaluate(facts, kb, newest, method, None) for method in GPU_METHODS]
         if all(ev.blockers for ev in evals):
             ev = evals[0]  # pip-and-cuda: the method the wizard prefers
             kinds = {kind for kind, _ in ev.blockers}
-            reason = _after_head(next(text for _, text in ev.blockers))
-            if kinds == {"driver"} and ev.needs_driver is not None:
-                floor = driver_text(ev.needs_driver)
-                fix_key = "findings.fix.driver_wsl2" if p.platform == "wsl2" else "findings.fix.driver_linux"
-                fields = {
-                    "newest": newest.series,
-                    "reason": reason,
-                    "fix": t(fix_key, floor=floor),
-                    "until": until,
-                }
-                out.append(("newest-tf-driver", "info", fields))  # a way forward, not a failure
-            elif "cc" in kinds:
+            if "cc" in kinds:
+                reason = _after_head(next(text for kind, text in ev.blockers if kind == "cc"))
                 last = t("findings.until.gpu_tf", tf=best_tf) if best_tf else t("findings.until.gpu_cpu")
                 fields = {"newest": newest.series, "reason": reason, "until": last}
                 out.append(("newest-tf-gpu-old", "info", fields))
+    if best.reported is not None:
+        report = best.reported
+        fields = {"name": report.name, "arch": report.arch, "why": reported_text(report, kb)}
+        out.append(("reported-fail", "warning", fields))
     if best.python_change and facts.python is not None and Version(best.set.python) > facts.python:
         fields = {"tf": best.set.tensorflow, "python": best.set.python, "current": str(facts.python)}
         out.append(("python-too-old", "info", fields))

@@ -8,6 +8,7 @@ from pathlib import Path
 from packaging.version import Version
 
 from wizard.choose.choice import Candidate
+from wizard.choose.driver_view import need_paragraph, step_title
 from wizard.choose.lock import environment_lock, lock_for
 from wizard.plan import shellblock
 from wizard.plan.common import (
@@ -16,7 +17,6 @@ from wizard.plan.common import (
     apt_update,
     assemble_plan,
     driver_check,
-    driver_floor,
     driver_ok,
     env_python,
     python_steps,
@@ -30,7 +30,7 @@ from wizard.plan.installer import PIP, choose_installer
 from wizard.plan.last_mile import last_mile_steps
 from wizard.plan.locked import locked_environment_step, locked_tensorflow_step
 from wizard.plan.model import Check, Plan, PlanError, PlanInputs, Step
-from wizard.plan.wsl import windows_steps
+from wizard.plan.wsl import set_floor, windows_steps
 from wizard.profile import UNKNOWN, MachineProfile
 from wizard.text import t
 
@@ -58,24 +58,56 @@ WRITE_AS_ROOT_SH = 'printf "%s\\n" "$2" > "$1"'
 APT_CANDIDATE_SH = 'apt-cache policy "$1" 2>/dev/null | grep -Eq "Candidate: [0-9]"'
 
 
-def driver_branch(floor: str) -> str:
+def driver_branch(floor: str, last: int | None = None) -> str:
+    """The oldest archive branch new enough for the floor; a GPU whose last branch is older
+    (Kepler stops at 470) gets that last branch, which still meets the floor (the resolver
+    never gives such a GPU a set above it)."""
+    if (
+        last is not None
+        and last < int(UBUNTU_BRANCHES[0])
+        and Version(str(last)) >= Version(floor.split(".")[0])
+    ):
+        return str(last)
     for branch in UBUNTU_BRANCHES:
         if Version(branch) >= Version(floor.split(".")[0]):
             return branch
     return UBUNTU_BRANCHES[-1]
 
 
+def last_branch(profile: MachineProfile) -> int | None:
+    """The newest driver branch every GPU here runs (architectures.toml); None: today's branches."""
+    from wizard.choose.knowledge import load_knowledge
+    from wizard.choose.resolver import _cc
+
+    kb = load_knowledge()
+    branches = []
+    for gpu in profile.gpus:
+        cc = _cc(gpu.compute_capability)
+        arch = kb.architecture(cc) if cc is not None else None
+        if arch is None or arch.last_driver_branch is None:
+            return None
+        branches.append(arch.last_driver_branch)
+    return max(branches) if branches else None
+
+
 def driver_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
     """Nothing when the driver is new enough; else the distribution's packages and a reboot."""
-    floor = driver_floor(inputs.candidate, wsl=False)
+    cand = inputs.candidate
+    floor = set_floor(cand, wsl=False)
     if driver_ok(profile, floor):
         return []
     have = profile.driver.version if profile.driver else t("plan.driver.none")
-    why = t("plan.driver.why", floor=floor, have=have)
+    why = (
+        need_paragraph(cand.driver)
+        if cand.driver is not None
+        else t("plan.driver.why", floor=floor, have=have)
+    )
+    if profile.driver is not None:  # a working driver (and the desktop on it) is replaced
+        why += " " + t("plan.h17_driver.linux_risky")
     if profile.kernel.secure_boot:
         why += " " + t("plan.driver.secure_boot")
     distro, version = profile.os.id, profile.os.version
-    branch = driver_branch(floor)
+    branch = driver_branch(floor, last_branch(profile))
     if distro == "ubuntu":
         # ubuntu-drivers picks the signed, prebuilt kernel modules (Secure Boot friendly) when they exist.
         install = (
@@ -83,16 +115,25 @@ def driver_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
             if version_at_least(version, "22.04")
             else apt_install(f"nvidia-driver-{branch}")
         )
-        return [_driver_step(floor, t("plan.driver.title", branch=branch), why, (apt_update(), install))]
+        return [_driver_step(floor, _title(cand, "plan.driver.title", branch), why, (apt_update(), install))]
     if distro == "debian":
         headers = "linux-headers-arm64" if profile.arch == "aarch64" else "linux-headers-amd64"
         install = apt_install(headers, "nvidia-driver", "firmware-misc-nonfree")
         return [
             _debian_non_free_step(profile),
-            _driver_step(floor, t("plan.driver.title_debian"), why, (install,)),
+            _driver_step(floor, _title(cand, "plan.driver.title_debian", branch), why, (install,)),
         ]
     manual = t("plan.driver.manual", floor=floor)
-    return [_driver_step(floor, t("plan.driver.title", branch=branch), why, (), manual=manual)]
+    return [_driver_step(floor, _title(cand, "plan.driver.title", branch), why, (), manual=manual)]
+
+
+def _title(cand: Candidate, key: str, branch: str) -> str:
+    """The step's title names the floor the set needs (the same words as Detect and Choose),
+    then how it is met here: the branch, or Debian's packages."""
+    if cand.driver is None:
+        return t(key, branch=branch)
+    how = "plan.h17_driver.how_debian" if key.endswith("_debian") else "plan.h17_driver.how_branch"
+    return t("plan.h17_driver.linux_title", step=step_title(cand.driver), how=t(how, branch=branch))
 
 
 def _driver_step(
@@ -153,7 +194,7 @@ def host_steps(profile: MachineProfile, inputs: PlanInputs) -> tuple[list[Step],
 
 
 def _driver_note(profile: MachineProfile, inputs: PlanInputs, wsl: bool) -> list[str]:
-    floor = driver_floor(inputs.candidate, wsl=wsl)
+    floor = set_floor(inputs.candidate, wsl=wsl)
     if driver_ok(profile, floor) and profile.driver is not None:
         return [t("plan.driver.ok_note", have=profile.driver.version, floor=floor)]
     return []

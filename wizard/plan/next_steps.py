@@ -15,8 +15,8 @@ from pathlib import Path, PureWindowsPath
 
 from wizard.choose.lock import LOCK_NAME  # the exact versions with hashes, beside the environment
 from wizard.plan.last_mile import hello_path, kernel_name
-from wizard.plan.model import Plan, Step
-from wizard.plan.wsl_setup import DISTRO
+from wizard.plan.model import Plan, Step, powershell_join
+from wizard.plan.wsl_setup import start_again_command
 from wizard.text import t
 
 
@@ -56,7 +56,7 @@ def next_steps(plan: Plan, exists: Callable[[str], bool] | None = None) -> list[
     gpu = plan.set.method != "cpu"
     if _step(plan, "wsl-wizard") is not None:
         # Native Windows handed over to the wizard inside Ubuntu: the environment is made there.
-        return [t("next.title_wsl"), t("next.wsl_handover", distro=DISTRO)]
+        return [t("next.title_wsl"), t("next.wsl_handover", command=powershell_join(start_again_command()))]
     quote = (lambda s: s) if plan.platform == "windows" else shlex.quote
     lines = [t("next.title"), t("next.activate", command=activate_line(plan))]
     if _step(plan, "hello") is not None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from wizard.choose.choice import Candidate
+from wizard.choose.driver_view import need_paragraph, step_title
 from wizard.plan.common import driver_check, driver_floor, driver_ok
 from wizard.plan.model import Check, PlanInputs, Step
 from wizard.plan.programs import program
@@ -60,15 +62,39 @@ def _gpu_name(profile: MachineProfile) -> str:
     return profile.gpus[0].name if profile.gpus else t("plan.windows_driver.your_gpu")
 
 
+def set_floor(candidate: Candidate, *, wsl: bool) -> str:
+    """The driver floor the resolver computed for this set (one fact, one place)."""
+    return candidate.driver.floor if candidate.driver is not None else driver_floor(candidate, wsl=wsl)
+
+
+def where_to_get(profile: MachineProfile, floor: str) -> str:
+    """Where a student gets a Windows driver for this GPU: a laptop's first (its maker may
+    ship its own), a desktop card's from NVIDIA."""
+    gpu = _gpu_name(profile)
+    laptop = "laptop" in gpu.lower() or "notebook" in gpu.lower() or gpu.lower().rstrip().endswith("m")
+    return t(f"plan.h17_driver.where_{'laptop' if laptop else 'desktop'}", floor=floor, gpu=gpu)
+
+
+def windows_driver_why(profile: MachineProfile, candidate: Candidate, fallback: str) -> str:
+    return need_paragraph(candidate.driver) if candidate.driver is not None else fallback
+
+
 def windows_driver_step(
-    profile: MachineProfile, floor: str, *, why: str, manual: str, check: Check, restart: str | None = None
+    profile: MachineProfile,
+    floor: str,
+    *,
+    why: str,
+    manual: str,
+    check: Check,
+    restart: str | None = None,
+    title: str | None = None,
 ) -> Step:
     """The NVIDIA driver on Windows, installed by hand: the version to get, where, and a check
     (from inside WSL, or from Windows before WSL exists)."""
     ok = driver_ok(profile, floor)
     return Step(
         id="windows-driver",
-        title=t("plan.windows_driver.title", floor=floor),
+        title=title or t("plan.windows_driver.title", floor=floor),
         why=why,
         where="windows-host",
         commands=(),
@@ -81,14 +107,16 @@ def windows_driver_step(
 
 
 def windows_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
-    floor = driver_floor(inputs.candidate, wsl=True)
+    cand = inputs.candidate
+    floor = set_floor(cand, wsl=True)
     have = profile.driver.version if profile.driver else t("plan.driver.none")
     steps = [
         windows_driver_step(
             profile,
             floor,
-            why=t("plan.windows_driver.why", floor=floor, have=have),
-            manual=t("plan.windows_driver.manual", floor=floor, gpu=_gpu_name(profile)),
+            title=step_title(cand.driver) if cand.driver is not None else None,
+            why=windows_driver_why(profile, cand, t("plan.windows_driver.why", floor=floor, have=have)),
+            manual=where_to_get(profile, floor) + t("plan.h17_driver.after_wsl", floor=floor),
             check=driver_check(floor, WSL_NVIDIA_SMI),
             # WSL maps the Windows driver's files when it starts: it sees a new one after a restart.
             restart="wsl-shutdown",

@@ -13,9 +13,10 @@ import os
 from dataclasses import replace
 from pathlib import Path, PurePath, PureWindowsPath
 
-from wizard.plan.common import assemble_plan, driver_floor
-from wizard.plan.model import Check, Plan, PlanInputs, Step
-from wizard.plan.wsl import windows_driver_step
+from wizard.choose.driver_view import step_title
+from wizard.plan.common import assemble_plan
+from wizard.plan.model import Check, Plan, PlanInputs, Step, powershell_join
+from wizard.plan.wsl import set_floor, where_to_get, windows_driver_step, windows_driver_why
 from wizard.profile import UNKNOWN, MachineProfile
 from wizard.text import t
 
@@ -53,14 +54,17 @@ DRIVER_OK_PY = (
 
 
 def windows_home(profile: MachineProfile) -> PureWindowsPath:
-    """The Windows user's folder: from the detected Python's path (C:\\Users\\NAME\\...), else
-    %USERPROFILE% (what a person types in Explorer or cmd)."""
+    """The Windows user's folder: this user's own on Windows; from the detected Python's path
+    (C:\\Users\\NAME\\...) for a saved profile; else PowerShell's $HOME, which PowerShell
+    expands (never %USERPROFILE%, which it does not)."""
+    if os.name == "nt" and not profile.simulated:
+        return PureWindowsPath(Path.home())
     exe = profile.python.executable
     if exe not in ("", UNKNOWN):
         parts = PureWindowsPath(exe).parts
         if len(parts) >= 3 and parts[1].lower() == "users":
             return PureWindowsPath(*parts[:3])
-    return PureWindowsPath("%USERPROFILE%")
+    return PureWindowsPath("$HOME")
 
 
 def wsl_path(path: PurePath) -> str:
@@ -71,35 +75,56 @@ def wsl_path(path: PurePath) -> str:
     return "/mnt/" + win.drive[0].lower() + "/" + "/".join(win.parts[1:])
 
 
-def wizard_source(profile: MachineProfile) -> tuple[str, bool]:
-    """Where the wizard lives on Windows, as WSL sees it, and whether it is a git checkout.
-
-    The running checkout on a real Windows machine; for a saved or demo profile, the folder
-    a clone would have in that user's home."""
-    root = Path(__file__).resolve().parent.parent.parent
+def wizard_folder(profile: MachineProfile) -> PureWindowsPath:
+    """The wizard's own folder on Windows: the running checkout on a real Windows machine; for a
+    saved or demo profile, the folder a clone has in that user's home."""
     if os.name == "nt" and not profile.simulated:
-        return wsl_path(PureWindowsPath(root)), (root / ".git").exists()
-    return wsl_path(windows_home(profile) / "tf-gpu-wizard"), True
+        return PureWindowsPath(Path(__file__).resolve().parent.parent.parent)
+    return windows_home(profile) / "tf-gpu-wizard"
+
+
+def wizard_source(profile: MachineProfile) -> tuple[str, bool]:
+    """Where the wizard lives on Windows, as WSL sees it, and whether it is a git checkout."""
+    folder = wizard_folder(profile)
+    if os.name == "nt" and not profile.simulated:
+        return wsl_path(folder), (Path(str(folder)) / ".git").exists()
+    return wsl_path(folder), True
+
+
+# assets/programs: inside WSL, copy the wizard from its Windows folder (wslpath) into ~/tf-gpu-wizard.
+TAKE_WIZARD = "assets/programs/wsl_take_wizard.sh"
+
+
+def handover_commands(profile: MachineProfile) -> tuple[tuple[str, ...], ...]:
+    """The two PowerShell lines that put the wizard into Ubuntu and start it there. Every path is
+    this PC's own, filled in; the Windows one is quoted for PowerShell and turned into a WSL path
+    by wslpath inside Ubuntu; `~` is only ever an argument wsl.exe reads (--cd '~'), quoted so
+    PowerShell leaves it alone; --exec runs each program without a shell in between."""
+    folder = str(wizard_folder(profile))
+    return (
+        ("wsl", "-d", DISTRO, "--cd", folder, "--exec", "sh", TAKE_WIZARD, folder),
+        ("wsl", "-d", DISTRO, "--cd", "~", "--exec", "sh", "tf-gpu-wizard/install.sh"),
+    )
+
+
+def start_again_command() -> tuple[str, ...]:
+    """Starting the wizard inside Ubuntu again from PowerShell (the launcher install.sh wrote)."""
+    return ("wsl", "-d", DISTRO, "--cd", "~", "--exec", ".local/bin/tf-gpu-wizard")
 
 
 def windows_to_wsl_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     cand = inputs.candidate
     checker = profile.python.executable if profile.python.executable not in ("", UNKNOWN) else "python"
-    floor = driver_floor(cand, wsl=True)
+    floor = set_floor(cand, wsl=True)
     have = profile.driver.version if profile.driver else t("plan.driver.none")
-    gpu = profile.gpus[0].name if profile.gpus else t("plan.windows_driver.your_gpu")
-    source, is_git = wizard_source(profile)
-    copy = (
-        ("wsl", "-d", DISTRO, "--cd", "~", "--", "git", "clone", source, "tf-gpu-wizard")
-        if is_git
-        else ("wsl", "-d", DISTRO, "--cd", "~", "--", "cp", "-r", source, "tf-gpu-wizard")
-    )
+    source = str(wizard_folder(profile))
     steps = [
         windows_driver_step(
             profile,
             floor,
-            why=t("plan.wsl_setup.driver_why", floor=floor, have=have),
-            manual=t("plan.wsl_setup.driver_manual", floor=floor, gpu=gpu),
+            title=step_title(cand.driver) if cand.driver is not None else None,
+            why=windows_driver_why(profile, cand, t("plan.wsl_setup.driver_why", floor=floor, have=have)),
+            manual=where_to_get(profile, floor) + t("plan.h17_driver.after_windows", floor=floor),
             check=Check((checker, "-c", DRIVER_OK_PY, floor), t("plan.wsl_setup.driver_proves", floor=floor)),
         ),
         Step(
@@ -128,11 +153,14 @@ def windows_to_wsl_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
             title=t("plan.wsl_setup.wizard_title"),
             why=t("plan.wsl_setup.wizard_why", tf=cand.set.tensorflow, source=source),
             where="windows-host",
-            commands=(copy, ("wsl", "-d", DISTRO, "--cd", "~/tf-gpu-wizard", "--", "./install.sh")),
+            commands=handover_commands(profile),
             check=Check((checker, "-c", WSL_WIZARD_PY, DISTRO), t("plan.wsl_setup.wizard_proves")),
         ),
     ]
-    notes = [t("plan.wsl_setup.note_alternative"), t("plan.wsl_setup.note_inside")]
+    notes = [
+        t("plan.wsl_setup.note_alternative"),
+        t("plan.wsl_setup.note_inside", command=powershell_join(start_again_command())),
+    ]
     plan = assemble_plan(profile, inputs, steps, notes)
     # The environment this leads to is the one the wizard inside Ubuntu makes.
     return replace(plan, venv=LINUX_VENV, python=LINUX_VENV + "/bin/python")

@@ -94,6 +94,13 @@ def _linux_flavour(ctx: ProbeContext, kernel: str, proc_version: str) -> str:
     return "wsl1"
 
 
+def wsl1_fix(distro: str) -> str:
+    """The PowerShell line that converts this distribution to WSL2 (how to find its name when unknown)."""
+    from wizard.profile_view import wsl1_command
+
+    return t("probe.wsl1", command=wsl1_command(distro))
+
+
 def probe_platform(ctx: ProbeContext, profile: MachineProfile) -> str:
     py = ctx.python
     arch = {"amd64": "x86_64", "x64": "x86_64"}.get(py.machine.lower(), py.machine or "unknown")
@@ -130,7 +137,9 @@ def probe_platform(ctx: ProbeContext, profile: MachineProfile) -> str:
         profile.os.name = info.get("PRETTY_NAME", profile.os.id)
         if profile.os.id == "debian":
             profile.os.apt_mirror = debian_mirror(ctx) or "unknown"
+    name = ctx.system.environ.get("WSL_DISTRO_NAME", "")
+    if profile.platform in ("wsl1", "wsl2") and name:
+        profile.os.wsl_distro = name
     if profile.platform == "wsl1":
-        distro = ctx.system.environ.get("WSL_DISTRO_NAME", "<distro>")
-        ctx.note(t("probe.wsl1", distro=distro))
+        ctx.note(wsl1_fix(profile.os.wsl_distro))
     return "procfs"
