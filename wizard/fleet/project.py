@@ -114,10 +114,10 @@ def _group_vars() -> str:
         "# Written by `tf-gpu-wizard fleet export`.\n"
         "# The wizard on this control node: the playbook runs `fleet plan` with it.\n"
         f"tf_gpu_wizard: [{quoted}]\n"
-        "# The wizard's folder on each host.\n"
+        "# The wizard's folder on each host (the plans' commands name it).\n"
         f"tf_gpu_remote_dir: {REMOTE_DIR}\n"
-        "# Steps run as root through become; set it false per host where the connection is root already.\n"
-        "tf_gpu_become: true\n"
+        "# Steps run as root through become: set tf_gpu_become=false in the inventory where the\n"
+        "# connection is root already (a chroot, ssh as root).\n"
     )
 
 
