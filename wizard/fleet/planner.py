@@ -176,6 +176,8 @@ def plan_fleet(project: Path, hosts: list[str], probed: list[str]) -> FleetPlan:
             lock_remote = f"{REMOTE_LOCKS}/{cls.name}.txt"
             plan = for_hosts(plan, lock_remote, plan.python)
             reason = "; ".join(blockers(plan, answers.confirm))
+            if not reason and has_jinja([step_vars(s) for s in plan.active_steps]):
+                reason = t("fleet.plan.template")
         if plan is not None and cand is not None and not reason:
             try:
                 lock = environment_lock(
@@ -235,7 +237,7 @@ def plan_fleet(project: Path, hosts: list[str], probed: list[str]) -> FleetPlan:
                 "secure_boot": profile.kernel.secure_boot,
                 "steps": [step_vars(s) for s in plan.active_steps],
             }
-            if has_jinja(host_vars):
+            if has_jinja(host_vars):  # the plan was checked above: here, the host's own facts
                 result.hosts[host] = {
                     "status": "unfit",
                     "class": cls.name,
