@@ -14,6 +14,7 @@ import io
 import json
 import subprocess
 import sys
+import tarfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -69,14 +70,17 @@ def _cpu_plan(name: str = "debian-12-gtx1060-laptop"):
 def test_export_writes_the_project_and_a_second_export_changes_nothing(project: tuple[Path, Path]) -> None:
     out, inventory = project
     for rel in ("site.yml", "ansible.cfg", "answers.toml", "group_vars/all.yml", f"files/{PROBE_ZIP}",
-                "files/uv", "files/programs/tf_gpu_check.py", "files/programs/installed_ok.py",
-                "files/programs/fleet_receipt.py", "roles/tf_gpu/tasks/main.yml", "roles/tf_gpu/tasks/step.yml",
+                "files/uv", "files/programs.tar", "roles/tf_gpu/tasks/main.yml", "roles/tf_gpu/tasks/step.yml",
                 "roles/tf_gpu/tasks/receipt.yml"):  # fmt: skip
         assert (out / rel).is_file(), rel
     assert (out / "files" / "uv").stat().st_mode & 0o111
     assert load_answers(out / "answers.toml") == Answers(method="cpu", optional=("jupyter",))
     group_vars = (out / "group_vars" / "all.yml").read_text(encoding="utf-8")
     assert sys.executable in group_vars  # the playbook's plan step runs this very wizard
+    with tarfile.open(out / "files" / "programs.tar") as tar:
+        names = tar.getnames()
+    assert {"tf_gpu_check.py", "installed_ok.py", "hello_gpu.py", "fleet_receipt.py"} <= set(names)
+    assert any(n.startswith(".programs-") and n in group_vars for n in names)
     assert export_project(out, inventory, Answers(method="cpu", optional=("jupyter",))) == []
 
 

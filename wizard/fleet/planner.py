@@ -21,6 +21,7 @@ from wizard.fleet.answers import Answers, load_answers
 from wizard.fleet.classes import HostClass, group_hosts
 from wizard.fleet.hostplan import (
     REMOTE_LOCKS,
+    REMOTE_WHEELHOUSE,
     blockers,
     fleet_profile,
     for_hosts,
@@ -29,7 +30,14 @@ from wizard.fleet.hostplan import (
 )
 from wizard.fleet.lockfile import EnvLock, LockError, environment_lock
 from wizard.fleet.tools import control_uv, uv_version
-from wizard.fleet.wheelhouse import WheelhouseError, digests, fetch_missing, wheels_for
+from wizard.fleet.wheelhouse import (
+    WheelhouseError,
+    class_bundle,
+    digests,
+    fetch_missing,
+    pip_command,
+    wheels_for,
+)
 from wizard.plan.model import Plan, PlanError
 from wizard.profile import MachineProfile, ProfileError
 from wizard.safe.atomic import write_text_atomic
@@ -191,6 +199,7 @@ def plan_fleet(project: Path, hosts: list[str], probed: list[str]) -> FleetPlan:
                     arch=cls.key.arch,
                     glibc=cls.key.glibc,
                     index_args=pip_index,
+                    pip=pip_command(uv),
                 )
                 result.downloaded_files += got.files
                 result.downloaded_bytes += got.bytes
@@ -208,6 +217,9 @@ def plan_fleet(project: Path, hosts: list[str], probed: list[str]) -> FleetPlan:
                 result.hosts[host] = {"status": "unfit", "class": cls.name, "reason": reason}
             continue
         result.changed |= _write(project / "locks" / f"{cls.name}.txt", lock.text)
+        marker = f"{cls.name}.{lock.digest[:16]}.lock"
+        _, bundled = class_bundle(wheelhouse, cls.name, sorted(set(wheels)), lock.text, marker)
+        result.changed |= bundled
         info.update(
             status="planned",
             tensorflow=plan.set.tensorflow,
@@ -234,6 +246,8 @@ def plan_fleet(project: Path, hosts: list[str], probed: list[str]) -> FleetPlan:
                     "digest": lock.digest,
                 },
                 "wheels": sorted(set(wheels)),
+                "bundle": f"wheelhouse/bundles/{cls.name}.tar",
+                "bundle_marker": f"{REMOTE_WHEELHOUSE}/{marker}",
                 "secure_boot": profile.kernel.secure_boot,
                 "steps": [step_vars(s) for s in plan.active_steps],
             }

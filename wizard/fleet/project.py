@@ -36,6 +36,10 @@ ANSIBLE_CFG = """[defaults]
 interpreter_python = auto_silent
 retry_files_enabled = false
 roles_path = roles
+
+[connection]
+# One connection round trip a task instead of three (needs no `requiretty` in sudoers).
+pipelining = True
 """
 
 
@@ -106,7 +110,26 @@ def probe_zip() -> bytes:
     return buf.getvalue()
 
 
-def _group_vars() -> str:
+def programs_tar() -> tuple[bytes, str]:
+    """The plans' programs and the receipt program as one tar (copied to a host in one task), with
+    a marker named by their digest: the role unpacks it only when the programs changed."""
+    import hashlib
+    import tarfile
+
+    files = [(name, program_bytes(name)) for name in program_names()]
+    files.append((RECEIPT_PROGRAM, asset(f"ansible/{RECEIPT_PROGRAM}").read_bytes()))
+    digest = hashlib.sha256(b"".join(n.encode() + b"\0" + d for n, d in files)).hexdigest()[:16]
+    marker = f".programs-{digest}"
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for name, data in [*files, (marker, b"")]:
+            entry = tarfile.TarInfo(name)
+            entry.size, entry.mode, entry.mtime = len(data), 0o644, 0
+            tar.addfile(entry, io.BytesIO(data))
+    return buf.getvalue(), marker
+
+
+def _group_vars(programs_marker: str) -> str:
     wizard = [sys.executable, "-m", "wizard"]
     quoted = ", ".join('"' + a.replace("\\", "\\\\").replace('"', '\\"') + '"' for a in wizard)
     return (
@@ -116,6 +139,8 @@ def _group_vars() -> str:
         f"tf_gpu_wizard: [{quoted}]\n"
         "# The wizard's folder on each host (the plans' commands name it).\n"
         f"tf_gpu_remote_dir: {REMOTE_DIR}\n"
+        "# Marks the programs' tar as unpacked on a host (its name changes with the programs).\n"
+        f"tf_gpu_programs_marker: {programs_marker}\n"
         "# Steps run as root through become: set tf_gpu_become=false in the inventory where the\n"
         "# connection is root already (a chroot, ssh as root).\n"
     )
@@ -135,11 +160,10 @@ def export_project(out: Path, inventory: Path, answers: Answers) -> list[str]:
         files[rel] = (node.read_bytes(), 0o644)
     files["ansible.cfg"] = (ANSIBLE_CFG.encode(), 0o644)
     files["answers.toml"] = (answers.to_toml().encode(), 0o644)
-    files["group_vars/all.yml"] = (_group_vars().encode(), 0o644)
+    programs, marker = programs_tar()
+    files["group_vars/all.yml"] = (_group_vars(marker).encode(), 0o644)
     files[f"files/{PROBE_ZIP}"] = (probe_zip(), 0o644)
-    for name in program_names():
-        files[f"files/programs/{name}"] = (program_bytes(name), 0o644)
-    files[f"files/programs/{RECEIPT_PROGRAM}"] = (asset(f"ansible/{RECEIPT_PROGRAM}").read_bytes(), 0o644)
+    files["files/programs.tar"] = (programs, 0o644)
     files["files/uv"] = (Path(uv).read_bytes(), 0o755)
     changed = []
     try:

@@ -78,6 +78,52 @@ def pip_platforms(arch: str, glibc: str) -> list[str]:
     return tags
 
 
+def class_bundle(
+    folder: Path, name: str, wheels: list[str], lock_text: str, marker: str
+) -> tuple[Path, bool]:
+    """One uncompressed tar of a class's wheels and its lock (as `marker`), made the same
+    way every time: the playbook copies one file to a host, and a rerun compares one checksum
+    instead of one per wheel. Returns (its path, whether it was written now)."""
+    import io
+    import tarfile
+
+    bundle = folder / "bundles" / f"{name}.tar"
+    try:
+        with tarfile.open(bundle) as tar:
+            if sorted(tar.getnames()) == sorted([*wheels, marker]):
+                member = tar.extractfile(marker)
+                if member is not None and member.read() == lock_text.encode():
+                    return bundle, False
+    except (OSError, tarfile.TarError):
+        pass
+    bundle.parent.mkdir(parents=True, exist_ok=True)
+    part = bundle.with_suffix(".part")
+
+    def info(arcname: str, size: int) -> tarfile.TarInfo:
+        entry = tarfile.TarInfo(arcname)
+        entry.size, entry.mode, entry.mtime = size, 0o644, 0
+        return entry
+
+    with tarfile.open(part, "w", format=tarfile.PAX_FORMAT) as tar:
+        for wheel in sorted(wheels):
+            path = folder / wheel
+            with open(path, "rb") as f:
+                tar.addfile(info(wheel, path.stat().st_size), f)
+        data = lock_text.encode()
+        tar.addfile(info(marker, len(data)), io.BytesIO(data))
+    os.replace(part, bundle)
+    return bundle, True
+
+
+def pip_command(uv: str | None) -> tuple[str, ...]:
+    """pip in the wizard's own environment; where that has none (made by uv), pip run by uv."""
+    import importlib.util
+
+    if importlib.util.find_spec("pip") is not None or uv is None:
+        return (sys.executable, "-m", "pip")
+    return (uv, "tool", "run", "--from", "pip", "pip")
+
+
 def fetch_missing(
     folder: Path,
     missing: list[LockedPackage],
@@ -86,12 +132,13 @@ def fetch_missing(
     arch: str,
     glibc: str,
     index_args: tuple[str, ...] = (),
-    pip: tuple[str, ...] = (sys.executable, "-m", "pip"),
+    pip: tuple[str, ...] | None = None,
 ) -> Fetched:
     """Download exactly the missing packages' wheels (hash-checked) into the wheelhouse."""
     fetched = Fetched()
     if not missing:
         return fetched
+    pip = pip or pip_command(None)
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".incoming-", dir=folder) as tmp:
         req = Path(tmp) / "missing.txt"
