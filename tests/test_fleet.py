@@ -314,6 +314,7 @@ def test_the_report_has_a_row_for_every_host_and_a_csv(
     (tmp_path / "plans" / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
     (tmp_path / "receipts" / "a.json").write_text(json.dumps(_receipt("a", True, "GPU\x1b]52;c;x\x07")))
     (tmp_path / "receipts" / "b.json").write_text(json.dumps(_receipt("b", False)))
+    (tmp_path / "receipts" / "e.json").write_text(json.dumps(_receipt("e", True)))  # from an earlier run
     rows = load_report(tmp_path)
     assert [(r.host, r.status) for r in rows] == [
         ("a", "passed"), ("b", "failed"), ("c", "no-receipt"), ("d", "unfit"), ("e", "no-facts"),

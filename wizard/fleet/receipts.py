@@ -94,11 +94,13 @@ def load_report(project: Path) -> list[Row]:
     rows = []
     for host in sorted(set(hosts) | set(receipts)):
         entry: dict[str, Any] = hosts[host] if isinstance(hosts.get(host), dict) else {}
+        status = _text(entry.get("status"))
         data = _read_json(receipts[host]) if host in receipts else None
-        if isinstance(data, dict):
+        # This run's verdict first: a receipt left from an earlier run does not speak for a host
+        # whose facts did not come in now, or that no set fits now.
+        if isinstance(data, dict) and status not in ("unfit", "no-facts"):
             rows.append(_from_receipt(host, data))
             continue
-        status = _text(entry.get("status"))
         if status == "planned":
             rows.append(
                 Row(host, "no-receipt", _text(entry.get("class")), detail=t("fleet.report.no_receipt"))
