@@ -26,7 +26,8 @@ from tests.fleet_tools import ansible_tool, has_collection
 pytestmark = pytest.mark.slow
 PLAYBOOK_TIMEOUT_S = 900
 HOSTS = ("lab-01", "lab-02", "lab-03")
-BROKEN = "lab-04"
+BROKEN = "lab-04"  # no python3: Ansible cannot run a module there
+FULL = "lab-05"  # 16 MiB free under /opt: the copy of the wizard's files runs out of space
 
 
 def _missing() -> str | None:
@@ -66,6 +67,9 @@ def test_three_stock_debian_hosts_get_tensorflow_and_a_rerun_changes_nothing(tmp
     lab = tmp_path / "lab"
     roots = {h: make_host(stock, lab / "hosts" / h) for h in HOSTS}
     roots[BROKEN] = make_host(stock, lab / "hosts" / BROKEN, python3=False)
+    roots[FULL] = make_host(stock, lab / "hosts" / FULL)
+    full_opt = roots[FULL] / "opt"
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(full_opt)], check=True, timeout=60)
     inventory = write_lab(lab, roots)
     project = lab / "project"
     try:
@@ -79,7 +83,8 @@ def test_three_stock_debian_hosts_get_tensorflow_and_a_rerun_changes_nothing(tmp
         for host in HOSTS:
             assert counts[host]["failed"] == 0 and counts[host]["unreachable"] == 0, first[-4000:]
             assert counts[host]["changed"] > 0
-        assert counts[BROKEN]["failed"] == 1  # reported failed; the others finished
+        assert counts[BROKEN]["failed"] == 1 and counts[FULL]["failed"] == 1  # reported; the others finished
+        assert "No space left on device" in first or "no space" in first.lower()
         downloaded = _downloaded(first)
         lock = next((project / "locks").glob("*.txt"))
         packages = lock.read_text(encoding="utf-8").count("==")
@@ -97,16 +102,19 @@ def test_three_stock_debian_hosts_get_tensorflow_and_a_rerun_changes_nothing(tmp
             assert rows[host]["tensorflow"].startswith("tensorflow-cpu 2.")
             assert rows[host]["lock_digest"] == digest  # the lock the control node made is what was installed
         assert rows[BROKEN]["status"] == "no-facts"
-        assert (project / "report.csv").read_text(encoding="utf-8-sig").count("\n") == 5
+        assert rows[FULL]["status"] == "no-receipt"  # planned, failed before its check
+        assert (project / "report.csv").read_text(encoding="utf-8-sig").count("\n") == 6
 
         second, second_s = _playbook(inventory, project, lab / "run2.log")
         counts = recap(second)
         for host in (*HOSTS, "localhost"):
             assert counts[host]["changed"] == 0 and counts[host]["failed"] == 0, second[-4000:]
+        assert counts[BROKEN]["failed"] == 1 and counts[FULL]["failed"] == 1
         assert _downloaded(second) == 0  # the wheelhouse was built once
         print(
             f"\nfleet: first run {first_s:.0f} s ({downloaded} wheels downloaded once), second run {second_s:.0f} s"
         )
     finally:
+        subprocess.run(["umount", str(full_opt)], check=False, timeout=60)
         if not os.environ.get("TF_GPU_WIZARD_KEEP_LAB"):
             shutil.rmtree(lab / "hosts", ignore_errors=True)  # about 1.5 GB a host
