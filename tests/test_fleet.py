@@ -328,3 +328,30 @@ def test_the_report_has_a_row_for_every_host_and_a_csv(
     data = json.loads(capsys.readouterr().out)
     assert data["counts"]["passed"] == 1 and (tmp_path / "report.csv").is_file()
     assert (tmp_path / "report.csv").read_bytes().startswith(b"\xef\xbb\xbf")
+
+
+def test_the_receipt_program_runs_the_check_and_says_what_it_proved(tmp_path: Path) -> None:
+    from wizard.assets import asset_file
+
+    lock = tmp_path / "lock.txt"
+    lock.write_text("six==1.17.0 --hash=sha256:" + "0" * 64 + "\n", encoding="utf-8")
+    fail = (
+        "import json; print(json.dumps({'event': 'gpu', 'index': 0})); "
+        "print(json.dumps({'event': 'fail', 'code': 'arch', 'message': 'no machine code for sm_61'})); "
+        "raise SystemExit(1)"
+    )
+    results = {}
+    for name, check in (("ok", ["-c", "print('matmul ok')"]), ("bad", ["-c", fail])):
+        out = tmp_path / f"{name}.json"
+        done = subprocess.run(
+            [sys.executable, str(asset_file("ansible/fleet_receipt.py")), "--host", name, "--class", "c",
+             "--lock", str(lock), "--python", sys.executable, "--out", str(out), "--", sys.executable, *check],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        results[name] = (done.returncode, json.loads(out.read_text(encoding="utf-8")))
+    rc, ok = results["ok"]
+    assert rc == 0 and ok["check"]["passed"] is True and ok["check"]["message"] == "matmul ok"
+    assert ok["lock_digest"] == hashlib.sha256(lock.read_bytes()).hexdigest() and ok["host"] == "ok"
+    rc, bad = results["bad"]
+    assert rc == 1 and bad["check"] == {**bad["check"], "passed": False, "code": "arch"}
+    assert bad["check"]["message"] == "no machine code for sm_61" and bad["time"].endswith("+00:00")
