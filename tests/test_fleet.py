@@ -38,7 +38,7 @@ from wizard.fleet.hostplan import (
 from wizard.fleet.lockfile import parse_lock, plan_requirements, python_platform
 from wizard.fleet.planner import plan_fleet
 from wizard.fleet.project import PROBE_ZIP, export_project
-from wizard.fleet.receipts import csv_text, load_report, table
+from wizard.fleet.receipts import COLUMNS, csv_text, load_report, table
 from wizard.fleet.wheelhouse import digests, pip_platforms, wheels_for
 from wizard.plan.build import build_plan
 from wizard.plan.model import Check, Step
@@ -322,8 +322,8 @@ def test_the_report_has_a_row_for_every_host_and_a_csv(
     shown = table(rows)
     assert "\x1b" not in shown and "\\x1b" in shown  # a GPU name from a machine is data
     cells = list(csv.reader(io.StringIO(csv_text(rows))))
-    assert cells[0][0] == "host" and len(cells) == 6
-    assert cells[2][-1].startswith("'=")  # a spreadsheet does not run it as a formula
+    assert cells[0][0] == "host" and cells[0][-1] == "secure_boot" and len(cells) == 6
+    assert cells[2][COLUMNS.index("detail")].startswith("'=")  # a spreadsheet does not run it as a formula
     assert main(["fleet", "report", str(tmp_path), "--json"]) == 1  # not every host passed
     data = json.loads(capsys.readouterr().out)
     assert data["counts"]["passed"] == 1 and (tmp_path / "report.csv").is_file()
@@ -352,6 +352,7 @@ def test_the_receipt_program_runs_the_check_and_says_what_it_proved(tmp_path: Pa
     rc, ok = results["ok"]
     assert rc == 0 and ok["check"]["passed"] is True and ok["check"]["message"] == "matmul ok"
     assert ok["lock_digest"] == hashlib.sha256(lock.read_bytes()).hexdigest() and ok["host"] == "ok"
+    assert ok["secure_boot"] == "unknown"
     rc, bad = results["bad"]
     assert rc == 1 and bad["check"] == {**bad["check"], "passed": False, "code": "arch"}
     assert bad["check"]["message"] == "no machine code for sm_61" and bad["time"].endswith("+00:00")

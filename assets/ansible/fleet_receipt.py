@@ -102,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lock", required=True)
     p.add_argument("--python", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--secure-boot", choices=("on", "off", "unknown"), default="unknown")
     p.add_argument("check", nargs=argparse.REMAINDER)
     args = p.parse_args(argv)
     check = args.check[1:] if args.check[:1] == ["--"] else args.check
@@ -120,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         "driver": driver,
         "tensorflow": tensorflow(args.python),
         "lock_digest": digest(args.lock),
+        "secure_boot": args.secure_boot,  # as the probe read it before the plan ran
         "check": dict(check_result(rc, out, err), seconds=seconds),
     }
     tmp = args.out + ".tmp"

@@ -21,6 +21,7 @@ from wizard.text import t
 MAX_RECEIPT = 1 << 20
 STATUSES = ("passed", "failed", "no-receipt", "unfit", "no-facts")
 COLUMNS = ("host", "status", "class", "gpu", "driver", "tensorflow", "lock", "seconds", "time", "detail")
+CSV_COLUMNS = (*COLUMNS, "secure_boot")
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class Row:
     seconds: float | None = None
     time: str = ""
     detail: str = ""
+    secure_boot: str = ""  # on | off | unknown, from the receipt (JSON and CSV; the table has no room)
 
     def cells(self) -> list[str]:
         return [
@@ -84,6 +86,7 @@ def _from_receipt(host: str, data: dict[str, Any]) -> Row:
         seconds=float(seconds) if isinstance(seconds, (int, float)) else None,
         time=_text(data.get("time")),
         detail=_text(check.get("message")),
+        secure_boot=_text(data.get("secure_boot")),
     )
 
 
@@ -115,10 +118,11 @@ def load_report(project: Path) -> list[Row]:
 def csv_text(rows: list[Row]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\r\n")
-    writer.writerow(COLUMNS)
+    writer.writerow(CSV_COLUMNS)
     for row in rows:
         # A spreadsheet runs a cell that starts with = + - @ as a formula: such text is quoted as text.
-        writer.writerow(["'" + c if c[:1] in ("=", "+", "-", "@") and c != "-" else c for c in row.cells()])
+        cells = [*row.cells(), row.secure_boot]
+        writer.writerow(["'" + c if c[:1] in ("=", "+", "-", "@") and c != "-" else c for c in cells])
     return buf.getvalue()
 
 
