@@ -356,3 +356,16 @@ def test_the_receipt_program_runs_the_check_and_says_what_it_proved(tmp_path: Pa
     rc, bad = results["bad"]
     assert rc == 1 and bad["check"] == {**bad["check"], "passed": False, "code": "arch"}
     assert bad["check"]["message"] == "no machine code for sm_61" and bad["time"].endswith("+00:00")
+
+
+def test_the_one_download_takes_the_chosen_mirror(project: tuple[Path, Path]) -> None:
+    from wizard.fleet.lockfile import LockError
+    from wizard.fleet.planner import _index_args
+
+    url = "https://mirror.example.edu/pypi/simple"
+    assert _index_args(Answers(mirror=url)) == (("--index-url", url), ("--index-url", url))
+    out, _ = project
+    (out / "answers.toml").write_text('mirror = "nosuchmirror"\n', encoding="utf-8")
+    with pytest.raises(LockError) as caught:  # a name the catalogue does not have: one line, no plan
+        plan_fleet(out, ["h1"], ["h1"])
+    assert "nosuchmirror" in str(caught.value) and "\n" not in str(caught.value)
