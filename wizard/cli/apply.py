@@ -14,6 +14,7 @@ import argparse
 import getpass
 import os
 import sys
+from pathlib import Path
 
 from wizard.cli.common import add_profile_option, error_line
 from wizard.cli.plan import add_selectors, plan_from_args
@@ -40,6 +41,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--yes", "-y", action="store_true", help=t("runner.cli.yes_help"))
     parser.add_argument("--dry-run", action="store_true", help=t("runner.cli.dry_run_help"))
     parser.add_argument("--new", action="store_true", help=t("runner.cli.new_help"))
+    parser.add_argument(
+        "--answers", type=Path, default=None, metavar="FILE", help=t("fleet.cli.apply_answers_help")
+    )
     parser.set_defaults(func=run)
 
 
@@ -113,6 +117,51 @@ class TerminalEvents(RunnerEvents):
         pass  # said once, as the run's last message (below), not also here
 
 
+class AnswersEvents(TerminalEvents):
+    """Unattended (`apply --answers FILE`): no question waits for a person. Root steps go ahead;
+    a destructive step only where the file says `confirm = true`; a step on Windows, or a sudo
+    that needs a password, stops the run (resumable) instead of waiting."""
+
+    def __init__(self, confirm: bool, simulated: bool = False) -> None:
+        super().__init__(simulated=simulated)
+        self.confirm_destructive = confirm
+
+    def confirm(self, step: Step, question: str) -> bool:
+        answer = self.confirm_destructive if question == step.confirm else True
+        print(f"    {safe(question, 400)} -> {'yes' if answer else 'no'}", flush=True)
+        return answer
+
+    def needs_password(self, step: Step, attempt: int) -> str | None:
+        return "" if self.simulated else None
+
+    def wait_for_windows_host(self, step: Step, text: str) -> bool:
+        print(safe(text, None, multiline=True))
+        return False
+
+
+def _take_answers(args: argparse.Namespace) -> bool:
+    """Fill the selectors from `--answers FILE` (options given on the command line win).
+    False, with one line said, when the file cannot be used."""
+    from wizard.fleet.answers import AnswersError, load_answers
+
+    try:
+        answers = load_answers(args.answers)
+    except AnswersError as exc:
+        print(t("cli.error", error=exc), file=sys.stderr)
+        return False
+    for attr, value in (("tf", answers.tensorflow), ("method", answers.method), ("python", answers.python)):
+        if value and not getattr(args, attr, None):
+            setattr(args, attr, value)
+    if answers.environment and not getattr(args, "venv", None):
+        args.venv = Path(answers.environment)
+    if answers.mirror and getattr(args, "mirror", None) is None:
+        args.mirror = answers.mirror
+    if answers.optional and not getattr(args, "enable", None):
+        args.enable = list(answers.optional)
+    args.answers_confirm = answers.confirm
+    return True
+
+
 def _choose_plan(args: argparse.Namespace, profile: MachineProfile | None = None) -> Plan:
     from wizard.run.journal import unfinished
 
@@ -151,6 +200,8 @@ def run(args: argparse.Namespace) -> int:
     from wizard.safe.atomic import WriteError
     from wizard.safe.lock import LockBusy, RunLock
 
+    if getattr(args, "answers", None) and not _take_answers(args):
+        return 2
     profile = None
     if getattr(args, "profile", None):
         from wizard.cli.common import load_profile_arg
@@ -181,7 +232,9 @@ def _apply(args: argparse.Namespace, profile: MachineProfile | None) -> int:
         return 1
     if plan.simulated:
         print(t("plan.view.simulated"))
-    events = TerminalEvents(simulated=plan.simulated)
+    events: TerminalEvents = TerminalEvents(simulated=plan.simulated)
+    if getattr(args, "answers", None):
+        events = AnswersEvents(bool(getattr(args, "answers_confirm", False)), simulated=plan.simulated)
     runner = Runner(plan, events, assume_yes=args.yes, profile=profile, sim_delay=0.0)
     if args.dry_run:
         return _dry_run(plan, runner)

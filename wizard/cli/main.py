@@ -21,7 +21,7 @@ from wizard.safe.atomic import WriteError
 from wizard.text import LANG_ENV, LANGUAGES, language, parse_language, set_language, t
 
 # Order = order in --help. A module that is not there yet is skipped.
-COMMANDS = ("detect", "recommend", "plan", "apply", "monitor", "bench", "doctor", "mirror")
+COMMANDS = ("detect", "recommend", "plan", "apply", "monitor", "bench", "doctor", "mirror", "fleet")
 
 # Options the top-level parser takes before a command; their value is not the command.
 GLOBAL_VALUE_OPTIONS = ("--profile", "--lang", "--mirror")

@@ -1,8 +1,9 @@
-"""RAM, CPUs and free disk in the home directory (psutil)."""
+"""RAM, CPUs and free disk in the home directory (psutil; the standard library where psutil is
+not installed, as on a lab host the fleet's probe zip runs on)."""
 
 from __future__ import annotations
 
-import psutil
+import os
 
 from wizard.probe.context import ProbeContext
 from wizard.profile import MachineProfile
@@ -12,6 +13,10 @@ MIB = 1024 * 1024
 
 def probe_resources(ctx: ProbeContext, profile: MachineProfile) -> str:
     res = profile.resources
+    try:
+        import psutil
+    except ImportError:
+        return _without_psutil(ctx, profile)
     res.ram_mib = psutil.virtual_memory().total // MIB
     res.cpu_count = psutil.cpu_count(logical=True)
     try:
@@ -19,3 +24,18 @@ def probe_resources(ctx: ProbeContext, profile: MachineProfile) -> str:
     except OSError:
         res.home_free_mib = None
     return "psutil"
+
+
+def _without_psutil(ctx: ProbeContext, profile: MachineProfile) -> str:
+    res = profile.resources
+    try:
+        res.ram_mib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // MIB
+    except (ValueError, OSError, AttributeError):
+        res.ram_mib = None
+    res.cpu_count = os.cpu_count()
+    try:
+        st = os.statvfs(str(ctx.system.home))
+        res.home_free_mib = st.f_bavail * st.f_frsize // MIB
+    except (OSError, AttributeError):
+        res.home_free_mib = None
+    return "os"

@@ -1,0 +1,371 @@
+"""Fleet: the Ansible project `fleet export` writes, the plan per host class, receipts and report.
+
+The real engine on real hosts is tests/test_fleet_real.py (slow); these run in the fast suite:
+the project is read by ansible-playbook (--syntax-check) and ansible-lint, the probe zip runs
+under a bare Python, and the planner's verdicts are checked on fixture profiles.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import hashlib
+import io
+import json
+import subprocess
+import sys
+import tarfile
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tests.fleet_tools import ansible_tool
+from wizard.choose.resolver import recommend
+from wizard.cli.main import main
+from wizard.demo import load_profile
+from wizard.fleet.answers import Answers, AnswersError, load_answers, parse_answers
+from wizard.fleet.classes import class_key, group_hosts
+from wizard.fleet.hostplan import (
+    REMOTE_PROGRAMS,
+    REMOTE_UV,
+    REMOTE_WHEELHOUSE,
+    blockers,
+    fleet_profile,
+    for_hosts,
+    has_jinja,
+)
+from wizard.fleet.lockfile import parse_lock, plan_requirements, python_platform
+from wizard.fleet.planner import plan_fleet
+from wizard.fleet.project import PROBE_ZIP, export_project
+from wizard.fleet.receipts import COLUMNS, csv_text, load_report, table
+from wizard.fleet.wheelhouse import digests, pip_platforms, wheels_for
+from wizard.plan.build import build_plan
+from wizard.plan.model import Check, Step
+
+LOCK = "/opt/tf-gpu-wizard/locks/c.txt"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> tuple[Path, Path]:
+    inventory = tmp_path / "inventory.ini"
+    inventory.write_text("[lab]\nh1\nh2\n", encoding="utf-8")
+    out = tmp_path / "proj"
+    export_project(out, inventory, Answers(method="cpu", optional=("jupyter",)))
+    return out, inventory
+
+
+def _cpu_plan(name: str = "debian-12-gtx1060-laptop"):
+    profile = fleet_profile(load_profile(name), "0.13.9")
+    cand = next(
+        c for c in recommend(profile, prefer_method="cpu").candidates if c.ok and c.set.method == "cpu"
+    )
+    plan = build_plan(profile, cand, venv="/opt/tf-gpu", home="/root")
+    return profile, cand, plan
+
+
+# ---- the project ---------------------------------------------------------------------------
+
+
+def test_export_writes_the_project_and_a_second_export_changes_nothing(project: tuple[Path, Path]) -> None:
+    out, inventory = project
+    for rel in ("site.yml", "ansible.cfg", "answers.toml", "group_vars/all.yml", f"files/{PROBE_ZIP}",
+                "files/uv", "files/programs.tar", "roles/tf_gpu/tasks/main.yml", "roles/tf_gpu/tasks/step.yml",
+                "roles/tf_gpu/tasks/receipt.yml"):  # fmt: skip
+        assert (out / rel).is_file(), rel
+    assert (out / "files" / "uv").stat().st_mode & 0o111
+    assert load_answers(out / "answers.toml") == Answers(method="cpu", optional=("jupyter",))
+    group_vars = (out / "group_vars" / "all.yml").read_text(encoding="utf-8")
+    assert sys.executable in group_vars  # the playbook's plan step runs this very wizard
+    with tarfile.open(out / "files" / "programs.tar") as tar:
+        names = tar.getnames()
+    assert {"tf_gpu_check.py", "installed_ok.py", "hello_gpu.py", "fleet_receipt.py"} <= set(names)
+    assert any(n.startswith(".programs-") and n in group_vars for n in names)
+    assert export_project(out, inventory, Answers(method="cpu", optional=("jupyter",))) == []
+
+
+def test_ansible_reads_the_exported_playbook(project: tuple[Path, Path]) -> None:
+    playbook = ansible_tool("ansible-playbook")
+    if playbook is None:
+        pytest.skip("ansible-core is not installed (pip install -e '.[test]')")
+    out, inventory = project
+    done = subprocess.run(
+        [playbook, "-i", str(inventory), str(out / "site.yml"), "--syntax-check"],
+        capture_output=True, text=True, timeout=300, cwd=out, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "playbook: " in done.stdout
+
+
+def test_the_exported_project_passes_ansible_lint(project: tuple[Path, Path]) -> None:
+    lint = ansible_tool("ansible-lint")
+    if lint is None:
+        pytest.skip("ansible-lint is not installed (pip install -e '.[fleet]')")
+    out, _ = project
+    done = subprocess.run(
+        [lint, "--offline", "--profile", "production", "site.yml"],
+        capture_output=True, text=True, timeout=600, cwd=out, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_probe_zip_runs_on_a_bare_python(project: tuple[Path, Path], tmp_path: Path) -> None:
+    # -I -S: no site-packages at all, as on a fresh host where nothing of the wizard is installed.
+    out, _ = project
+    profile_path = tmp_path / "profile.json"
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", str(out / "files" / PROBE_ZIP), "--out", str(profile_path)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    data = json.loads(profile_path.read_text(encoding="utf-8"))
+    assert data["platform"] == "linux"
+    assert data["python"]["executable"] == sys.executable
+    assert data["resources"]["cpu_count"] and data["probe_layers"]["resources"] in ("os", "psutil")
+
+
+# ---- classes -------------------------------------------------------------------------------
+
+
+def test_hosts_that_decide_the_same_set_share_a_class() -> None:
+    a = load_profile("debian-12-gtx1060-laptop")
+    b = copy.deepcopy(a)
+    b.gpus[0].name = "another laptop's GPU, same chip"
+    c = copy.deepcopy(a)
+    c.python.version = "3.12.3"
+    d = load_profile("no-nvidia-gpu")
+    classes = group_hosts({"lab-01": a, "lab-02": b, "lab-03": c, "lab-04": d})
+    assert [cls.hosts for cls in classes] == [["lab-01", "lab-02"], ["lab-03"], ["lab-04"]]
+    assert class_key(a).gpus == ("6.1",) and class_key(d).gpus == ()
+    assert len({cls.name for cls in classes}) == 3
+
+
+# ---- the host plan -------------------------------------------------------------------------
+
+
+def test_hosts_install_from_the_wheelhouse_only_and_the_whole_lock() -> None:
+    _, _, plan = _cpu_plan()
+    fleet = for_hosts(plan, LOCK, plan.python)
+    commands = [c for s in fleet.steps for c in (*s.commands, s.check.argv)]
+    uv = [c for c in commands if c[0] == REMOTE_UV]
+    assert uv, "the fleet makes environments with the uv it ships"
+    for argv in uv:
+        if argv[1] in ("venv", "pip"):
+            assert "--no-index" in argv and argv[argv.index("--find-links") + 1] == REMOTE_WHEELHOUSE, argv
+    install = fleet.step("tensorflow").commands[-1]
+    assert install[-2:] == ("-r", LOCK) and "--require-hashes" in install
+    programs = [a for argv in commands for a in argv if a.endswith(("installed_ok.py", "hello_gpu.py"))]
+    # Every program a step names is in the host's folder the playbook fills (or the environment),
+    # none in this control node's data folder.
+    assert f"{REMOTE_PROGRAMS}/installed_ok.py" in programs and f"{REMOTE_PROGRAMS}/hello_gpu.py" in programs
+    assert all(a.startswith((REMOTE_PROGRAMS + "/", "/opt/tf-gpu/")) for a in programs), programs
+    assert plan_requirements(fleet) == ["tensorflow-cpu==2.21.0"] or plan_requirements(fleet)[0].startswith(
+        "tensorflow-cpu=="
+    )
+
+
+def test_a_driver_step_holds_what_it_installed() -> None:
+    _, _, plan = _cpu_plan()
+    driver = Step(
+        id="driver", title="driver", why="", where="root",
+        commands=(("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "linux-headers-amd64",
+                   "nvidia-driver", "firmware-misc-nonfree"),),
+        check=Check(("nvidia-smi",), "driver"), restart="reboot",
+    )  # fmt: skip
+    ubuntu = replace(driver, id="driver", commands=(("ubuntu-drivers", "install", "nvidia:550"),))
+    for step, held in ((driver, ("nvidia-driver",)), (ubuntu, ("nvidia-driver-550",))):
+        fleet = for_hosts(replace(plan, steps=(step, *plan.steps)), LOCK, plan.python)
+        assert fleet.step("driver").commands[-1] == ("apt-mark", "hold", *held)
+
+
+def test_steps_the_fleet_cannot_run_leave_the_class_alone() -> None:
+    _, _, plan = _cpu_plan()
+    windows = Step("windows-driver", "w", "", "windows-host", (), Check(("true",), "x"))
+    destructive = replace(plan.step("venv"), confirm="Replace the CUDA default?")
+    assert blockers(replace(plan, steps=(windows, *plan.steps)), confirmed=False)
+    assert blockers(replace(plan, steps=(destructive,)), confirmed=False)
+    assert blockers(replace(plan, steps=(destructive,)), confirmed=True) == []
+    assert has_jinja({"a": ["x", "{{ lookup('pipe', 'id') }}"]}) and not has_jinja({"a": ["{ x }"]})
+
+
+def test_the_planner_reports_hosts_it_leaves_alone(project: tuple[Path, Path]) -> None:
+    out, _ = project
+    (out / "profiles" / "win.json").write_text(load_profile("windows11-rtx3070").to_json(), encoding="utf-8")
+    hostile = load_profile("debian-12-gtx1060-laptop")
+    hostile.python.executable = "/opt/{{ lookup('pipe', 'touch /tmp/pwned') }}/python3"
+    (out / "profiles" / "odd.json").write_text(hostile.to_json(), encoding="utf-8")
+    (out / "profiles" / "broken.json").write_text("{not json", encoding="utf-8")
+    hosts = ["win", "odd", "broken", "gone"]
+    result = plan_fleet(out, hosts, probed=["win", "odd", "broken"])
+    status = {h: e["status"] for h, e in result.hosts.items()}
+    assert status == {"win": "unfit", "odd": "unfit", "broken": "no-facts", "gone": "no-facts"}
+    assert "template" in result.hosts["odd"]["reason"]
+    assert "windows" in result.hosts["win"]["reason"]
+    for host in hosts:
+        left = json.loads((out / "plans" / f"{host}.json").read_text(encoding="utf-8"))
+        assert left["fits"] is False and left["reason"]
+        assert "lookup" not in json.dumps(left)  # the hostile text never reaches what Ansible reads
+    assert plan_fleet(out, hosts, probed=["win", "odd", "broken"]).changed is False
+
+
+# ---- locks and wheels ----------------------------------------------------------------------
+
+
+def test_a_hashed_lock_is_read_package_by_package() -> None:
+    text = (
+        "absl-py==2.5.1 \\\n    --hash=sha256:" + "a" * 64 + " \\\n    --hash=sha256:" + "b" * 64 + "\n"
+        "tensorflow-cpu==2.21.0 \\\n    --hash=sha256:" + "c" * 64 + "\n"
+    )
+    packages = parse_lock(text)
+    assert [(p.name, p.version, len(p.sha256)) for p in packages] == [
+        ("absl-py", "2.5.1", 2),
+        ("tensorflow-cpu", "2.21.0", 1),
+    ]
+    assert python_platform("x86_64", "2.36") == "x86_64-manylinux_2_36"
+
+
+def test_wheels_are_matched_by_their_digest(tmp_path: Path) -> None:
+    wheel = tmp_path / "absl_py-2.5.1-py3-none-any.whl"
+    wheel.write_bytes(b"wheel bytes")
+    digest = hashlib.sha256(b"wheel bytes").hexdigest()
+    other = tmp_path / "six-1.17.0-py3-none-any.whl"
+    other.write_bytes(b"tampered")
+    lock = parse_lock(f"absl-py==2.5.1 --hash=sha256:{digest}\nsix==1.17.0 --hash=sha256:{'0' * 64}\n")
+    from wizard.fleet.lockfile import EnvLock
+
+    found, missing = wheels_for(EnvLock("", lock, "test"), digests(tmp_path))
+    assert found == [wheel.name] and [p.name for p in missing] == ["six"]
+    tags = pip_platforms("x86_64", "2.36")
+    assert (
+        tags[0] == "manylinux_2_36_x86_64"
+        and "manylinux_2_17_x86_64" in tags
+        and "manylinux2014_x86_64" in tags
+    )
+    assert all(not t.endswith("aarch64") for t in tags)
+
+
+# ---- answers -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('tensorflow = "2.21"\nspeed = "fast"\n', "unknown key speed"),
+        ('method = "gpu"\n', "method gpu"),
+        ("tensorflow = \n", "not valid TOML"),
+        ('optional = "jupyter"\n', "list"),
+        ('confirm = "yes"\n', "true or false"),
+    ],
+)
+def test_a_bad_answers_file_is_one_line(text: str, words: str) -> None:
+    with pytest.raises(AnswersError) as caught:
+        parse_answers(text, Path("answers.toml"))
+    assert words in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_answers_survive_their_own_file() -> None:
+    answers = Answers("2.21", "cpu", "3.11", '/opt/tf "x"', "campus", ("jupyter",), True)
+    assert parse_answers(answers.to_toml(), Path("a.toml")) == answers
+
+
+def test_apply_takes_its_choices_from_the_answers_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answers = tmp_path / "answers.toml"
+    env = tmp_path / "lab env"
+    answers.write_text(f'method = "cpu"\nenvironment = "{env}"\noptional = ["jupyter"]\n', encoding="utf-8")
+    assert main(["apply", "--profile", "no-nvidia-gpu", "--answers", str(answers), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert str(env) in out and "tensorflow-cpu==" in out
+    assert "[optional, on]" in out  # the Jupyter step the file switched on
+    answers.write_text('method = "gpu"\n', encoding="utf-8")
+    assert main(["apply", "--profile", "no-nvidia-gpu", "--answers", str(answers), "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "method gpu" in err
+
+
+# ---- receipts and the report ---------------------------------------------------------------
+
+
+def _receipt(host: str, passed: bool, gpu: str = "NVIDIA GeForce GTX 1060") -> dict[str, object]:
+    return {
+        "schema": 1, "host": host, "class": "c1", "time": "2026-12-01T08:00:00+00:00",
+        "gpus": [{"name": gpu, "compute_capability": "6.1"}], "driver": "550.120",
+        "tensorflow": {"distribution": "tensorflow", "version": "2.21.0"}, "lock_digest": "ab" * 32,
+        "check": {"passed": passed, "exit_status": 0 if passed else 1, "code": None if passed else "arch",
+                  "message": "ok" if passed else "=HYPERLINK(\"x\") no machine code", "seconds": 12.5},
+    }  # fmt: skip
+
+
+def test_the_report_has_a_row_for_every_host_and_a_csv(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "plans").mkdir()
+    (tmp_path / "receipts").mkdir()
+    summary = {
+        "hosts": {
+            "a": {"status": "planned", "class": "c1", "reason": ""},
+            "b": {"status": "planned", "class": "c1", "reason": ""},
+            "c": {"status": "planned", "class": "c1", "reason": ""},
+            "d": {"status": "unfit", "class": "c2", "reason": "no TensorFlow set fits: Kepler"},
+            "e": {"status": "no-facts", "reason": "its facts did not come in"},
+        }
+    }
+    (tmp_path / "plans" / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    (tmp_path / "receipts" / "a.json").write_text(json.dumps(_receipt("a", True, "GPU\x1b]52;c;x\x07")))
+    (tmp_path / "receipts" / "b.json").write_text(json.dumps(_receipt("b", False)))
+    (tmp_path / "receipts" / "e.json").write_text(json.dumps(_receipt("e", True)))  # from an earlier run
+    rows = load_report(tmp_path)
+    assert [(r.host, r.status) for r in rows] == [
+        ("a", "passed"), ("b", "failed"), ("c", "no-receipt"), ("d", "unfit"), ("e", "no-facts"),
+    ]  # fmt: skip
+    shown = table(rows)
+    assert "\x1b" not in shown and "\\x1b" in shown  # a GPU name from a machine is data
+    cells = list(csv.reader(io.StringIO(csv_text(rows))))
+    assert cells[0][0] == "host" and cells[0][-1] == "secure_boot" and len(cells) == 6
+    assert cells[2][COLUMNS.index("detail")].startswith("'=")  # a spreadsheet does not run it as a formula
+    assert main(["fleet", "report", str(tmp_path), "--json"]) == 1  # not every host passed
+    data = json.loads(capsys.readouterr().out)
+    assert data["counts"]["passed"] == 1 and (tmp_path / "report.csv").is_file()
+    assert (tmp_path / "report.csv").read_bytes().startswith(b"\xef\xbb\xbf")
+
+
+def test_the_receipt_program_runs_the_check_and_says_what_it_proved(tmp_path: Path) -> None:
+    from wizard.assets import asset_file
+
+    lock = tmp_path / "lock.txt"
+    lock.write_text("six==1.17.0 --hash=sha256:" + "0" * 64 + "\n", encoding="utf-8")
+    fail = (
+        "import json; print(json.dumps({'event': 'gpu', 'index': 0})); "
+        "print(json.dumps({'event': 'fail', 'code': 'arch', 'message': 'no machine code for sm_61'})); "
+        "raise SystemExit(1)"
+    )
+    results = {}
+    for name, check in (("ok", ["-c", "print('matmul ok')"]), ("bad", ["-c", fail])):
+        out = tmp_path / f"{name}.json"
+        done = subprocess.run(
+            [sys.executable, str(asset_file("ansible/fleet_receipt.py")), "--host", name, "--class", "c",
+             "--lock", str(lock), "--python", sys.executable, "--out", str(out), "--", sys.executable, *check],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        results[name] = (done.returncode, json.loads(out.read_text(encoding="utf-8")))
+    rc, ok = results["ok"]
+    assert rc == 0 and ok["check"]["passed"] is True and ok["check"]["message"] == "matmul ok"
+    assert ok["lock_digest"] == hashlib.sha256(lock.read_bytes()).hexdigest() and ok["host"] == "ok"
+    assert ok["secure_boot"] == "unknown"
+    rc, bad = results["bad"]
+    assert rc == 1 and bad["check"] == {**bad["check"], "passed": False, "code": "arch"}
+    assert bad["check"]["message"] == "no machine code for sm_61" and bad["time"].endswith("+00:00")
+
+
+def test_the_one_download_takes_the_chosen_mirror(project: tuple[Path, Path]) -> None:
+    from wizard.fleet.lockfile import LockError
+    from wizard.fleet.planner import _index_args
+
+    url = "https://mirror.example.edu/pypi/simple"
+    assert _index_args(Answers(mirror=url)) == (("--index-url", url), ("--index-url", url))
+    out, _ = project
+    (out / "answers.toml").write_text('mirror = "nosuchmirror"\n', encoding="utf-8")
+    with pytest.raises(LockError) as caught:  # a name the catalogue does not have: one line, no plan
+        plan_fleet(out, ["h1"], ["h1"])
+    assert "nosuchmirror" in str(caught.value) and "\n" not in str(caught.value)

@@ -1,0 +1,124 @@
+"""The fleet with the real engine: ansible-playbook on three stock Debian 12 hosts, CPU plans.
+
+Run as root where debootstrap and the `ansible` package are installed (.ci/run installs them):
+the first run leaves TensorFlow passing its check on every host, a fourth host without python3 is
+reported failed while the others finish, the wheelhouse is downloaded once, and the second run
+reports changed=0 everywhere. The hosts have no network (tests/fleet_lab.py): each installs only
+what the control node copied to it. The Debian root is made once and kept in
+TF_GPU_WIZARD_FLEET_CACHE (default /var/tmp/tf-gpu-wizard-fleet); TF_GPU_WIZARD_SKIP_FLEET_REAL=1
+skips the test, TF_GPU_WIZARD_KEEP_LAB=1 keeps the hosts for a look afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.fleet_lab import make_host, recap, stock_root, write_lab
+from tests.fleet_tools import ansible_tool, has_collection
+
+pytestmark = pytest.mark.slow
+PLAYBOOK_TIMEOUT_S = 900
+HOSTS = ("lab-01", "lab-02", "lab-03")
+BROKEN = "lab-04"  # no python3: Ansible cannot run a module there
+FULL = "lab-05"  # 16 MiB free under /opt: the copy of the wizard's files runs out of space
+
+
+def _missing() -> str | None:
+    if os.environ.get("TF_GPU_WIZARD_SKIP_FLEET_REAL"):  # about 6 min on a 2-core machine
+        return "TF_GPU_WIZARD_SKIP_FLEET_REAL is set"
+    if os.geteuid() != 0:
+        return "needs root (chroot hosts)"
+    for tool in ("debootstrap", "unshare", "tar"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed"
+    if ansible_tool("ansible-playbook") is None or not has_collection("community.general"):
+        return "the ansible package (community.general) is not installed: pip install -e '.[fleet]'"
+    return None
+
+
+def _playbook(inventory: Path, project: Path, log: Path) -> tuple[str, float]:
+    started = time.monotonic()
+    done = subprocess.run(
+        [ansible_tool("ansible-playbook") or "ansible-playbook", "-i", str(inventory), str(project / "site.yml")],
+        capture_output=True, text=True, timeout=PLAYBOOK_TIMEOUT_S, check=False,
+        env={**os.environ, "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORCE_COLOR": "0"},
+    )  # fmt: skip
+    seconds = time.monotonic() - started
+    log.write_text(done.stdout + done.stderr, encoding="utf-8")
+    return done.stdout + done.stderr, seconds
+
+
+def _downloaded(output: str) -> int:
+    m = re.search(r"wheelhouse: (\d+) wheels downloaded now", output)
+    assert m, output[-3000:]
+    return int(m.group(1))
+
+
+def test_three_stock_debian_hosts_get_tensorflow_and_a_rerun_changes_nothing(tmp_path: Path) -> None:
+    why = _missing()
+    if why:
+        pytest.skip(why)
+    stock = stock_root()
+    lab = tmp_path / "lab"
+    roots = {h: make_host(stock, lab / "hosts" / h) for h in HOSTS}
+    roots[BROKEN] = make_host(stock, lab / "hosts" / BROKEN, python3=False)
+    roots[FULL] = make_host(stock, lab / "hosts" / FULL)
+    full_opt = roots[FULL] / "opt"
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(full_opt)], check=True, timeout=60)
+    inventory = write_lab(lab, roots)
+    project = lab / "project"
+    try:
+        wizard = [sys.executable, "-m", "wizard"]
+        subprocess.run(
+            [*wizard, "fleet", "export", "-i", str(inventory), "-o", str(project)], check=True, timeout=120
+        )
+
+        first, first_s = _playbook(inventory, project, lab / "run1.log")
+        counts = recap(first)
+        for host in HOSTS:
+            assert counts[host]["failed"] == 0 and counts[host]["unreachable"] == 0, first[-4000:]
+            assert counts[host]["changed"] > 0
+        assert counts[BROKEN]["failed"] == 1 and counts[FULL]["failed"] == 1  # reported; the others finished
+        assert "No space left on device" in first or "no space" in first.lower()
+        downloaded = _downloaded(first)
+        lock = next((project / "locks").glob("*.txt"))
+        packages = lock.read_text(encoding="utf-8").count("==")
+        assert downloaded == packages == len(list((project / "wheelhouse").glob("*.whl")))
+
+        report = subprocess.run(
+            [*wizard, "fleet", "report", str(project), "--json"], capture_output=True, text=True, timeout=60, check=False
+        )  # fmt: skip
+        rows = {r["host"]: r for r in json.loads(report.stdout)["hosts"]}
+        import hashlib
+
+        digest = hashlib.sha256(lock.read_bytes()).hexdigest()
+        for host in HOSTS:
+            assert rows[host]["status"] == "passed", rows[host]
+            assert rows[host]["tensorflow"].startswith("tensorflow-cpu 2.")
+            assert rows[host]["lock_digest"] == digest  # the lock the control node made is what was installed
+        assert rows[BROKEN]["status"] == "no-facts"
+        assert rows[FULL]["status"] == "no-receipt"  # planned, failed before its check
+        assert (project / "report.csv").read_text(encoding="utf-8-sig").count("\n") == 6
+
+        second, second_s = _playbook(inventory, project, lab / "run2.log")
+        counts = recap(second)
+        for host in (*HOSTS, "localhost"):
+            assert counts[host]["changed"] == 0 and counts[host]["failed"] == 0, second[-4000:]
+        assert counts[BROKEN]["failed"] == 1 and counts[FULL]["failed"] == 1
+        assert _downloaded(second) == 0  # the wheelhouse was built once
+        print(
+            f"\nfleet: first run {first_s:.0f} s ({downloaded} wheels downloaded once), second run {second_s:.0f} s"
+        )
+    finally:
+        subprocess.run(["umount", str(full_opt)], check=False, timeout=60)
+        if not os.environ.get("TF_GPU_WIZARD_KEEP_LAB"):
+            shutil.rmtree(lab / "hosts", ignore_errors=True)  # about 1.5 GB a host

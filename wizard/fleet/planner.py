@@ -1,0 +1,273 @@
+"""`fleet plan`: run by the playbook on the control node, between the facts and the apply.
+
+It reads the profiles the probe brought back (DIR/profiles/HOST.json), groups the hosts into
+classes, makes each class's plan (wizard.choose.recommend + wizard.plan.build_plan, with the
+answers file's choices), locks each class's whole environment, fetches the wheels once into
+DIR/wheelhouse, and writes what the role reads: DIR/plans/HOST.json (the host's steps, or why it
+is left alone) and DIR/plans/summary.json. Files are rewritten only when their content changes,
+so a rerun with the same facts reports no change and downloads nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wizard.choose.choice import Candidate, Recommendation
+from wizard.fleet.answers import Answers, load_answers
+from wizard.fleet.classes import HostClass, group_hosts
+from wizard.fleet.hostplan import (
+    REMOTE_LOCKS,
+    REMOTE_WHEELHOUSE,
+    blockers,
+    fleet_profile,
+    for_hosts,
+    has_jinja,
+    step_vars,
+)
+from wizard.fleet.lockfile import EnvLock, LockError, environment_lock
+from wizard.fleet.tools import control_uv, uv_version
+from wizard.fleet.wheelhouse import (
+    WheelhouseError,
+    class_bundle,
+    digests,
+    fetch_missing,
+    pip_command,
+    wheels_for,
+)
+from wizard.plan.model import Plan, PlanError
+from wizard.profile import MachineProfile, ProfileError
+from wizard.safe.atomic import write_text_atomic
+from wizard.text import t
+
+DEFAULT_ENV = "/opt/tf-gpu"
+HOME = "/root"  # the role's steps run as root (become): the Jupyter kernel is registered there
+HOST_NAME = re.compile(r"^[A-Za-z0-9_.:@-]{1,200}$")
+
+
+@dataclass
+class FleetPlan:
+    changed: bool = False
+    hosts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    classes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    downloaded_files: int = 0
+    downloaded_bytes: int = 0
+    wheelhouse_files: int = 0
+    wheelhouse_bytes: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "changed": self.changed,
+            "hosts": self.hosts,
+            "classes": self.classes,
+            "wheelhouse": {
+                "files": self.wheelhouse_files,
+                "bytes": self.wheelhouse_bytes,
+                "downloaded_files": self.downloaded_files,
+                "downloaded_bytes": self.downloaded_bytes,
+            },
+        }
+
+
+def pick(rec: Recommendation, method: str | None) -> Candidate | None:
+    """The recommended set, or the best working one of the asked-for method (as `plan` picks)."""
+    if method and (rec.recommended is None or rec.recommended.set.method != method):
+        return next((c for c in rec.candidates if c.ok and c.set.method == method), None)
+    return rec.recommended
+
+
+def _write(path: Path, text: str) -> bool:
+    """Write only when different; True when the file changed."""
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return False
+    except (OSError, UnicodeDecodeError):
+        pass
+    write_text_atomic(path, text, make_parents=True)
+    return True
+
+
+def _dump(data: Any) -> str:
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=True) + "\n"
+
+
+def class_plan(cls: HostClass, answers: Answers, uv_ver: str) -> tuple[Plan | None, Candidate | None, str]:
+    """The plan the wizard makes for this class, or why none: (plan, candidate, reason)."""
+    from wizard.choose.resolver import recommend
+    from wizard.plan.build import build_plan
+
+    profile = fleet_profile(cls.profile, uv_ver)
+    if profile.platform not in ("linux", "wsl2"):
+        return None, None, t("fleet.plan.platform", platform=profile.platform)
+    try:
+        rec = recommend(profile, prefer_method=answers.method, tf=answers.tensorflow, python=answers.python)
+    except Exception as exc:  # a table or a profile the resolver cannot read: this class only
+        return None, None, t("fleet.plan.no_set", reasons=f"{type(exc).__name__}: {exc}")
+    cand = pick(rec, answers.method)
+    if cand is None:
+        reasons = "; ".join(r for c in rec.candidates[:3] for r in c.reasons[:1]) or t(
+            "plan.view.no_candidate"
+        )
+        return None, None, t("fleet.plan.no_set", reasons=reasons)
+    try:
+        plan = build_plan(profile, cand, venv=answers.environment or DEFAULT_ENV, home=HOME)
+        for step_id in answers.optional:
+            if step_id not in [s.id for s in plan.steps if s.optional]:
+                return None, None, t("fleet.plan.not_optional", step=step_id)
+            plan = plan.with_enabled(step_id, True)
+    except PlanError as exc:
+        return None, None, str(exc)
+    return plan, cand, ""
+
+
+def _index_args(answers: Answers) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(uv's, pip's) index options for the one download: the chosen mirror, else this machine's
+    own configuration (pip reads its own; uv is told what pip's says)."""
+    from wizard.mirror.advice import resolve
+    from wizard.mirror.catalogue import load_catalogue
+    from wizard.mirror.configured import read_configured
+
+    mirror = resolve(answers.mirror, load_catalogue()) if answers.mirror else None
+    if mirror is not None and mirror.pypi:
+        return ("--index-url", mirror.pypi), ("--index-url", mirror.pypi)
+    conf = read_configured()
+    uv: list[str] = []
+    if conf.uv_index is None:
+        if conf.pip_index:
+            uv += ["--index-url", conf.pip_index.value]
+        for extra in conf.pip_extra:
+            for url in extra.value.split():
+                uv += ["--extra-index-url", url]
+        if conf.pip_extra:
+            uv += ["--index-strategy", "unsafe-best-match"]
+    return tuple(uv), ()
+
+
+def plan_fleet(project: Path, hosts: list[str], probed: list[str]) -> FleetPlan:
+    """Plan every host of the inventory (see the module's docstring)."""
+    from wizard.mirror.catalogue import MirrorError
+
+    answers = load_answers(project / "answers.toml")
+    uv = control_uv()
+    if uv is None:
+        raise LockError(t("fleet.lock.no_uv"))
+    uv_ver = uv_version(uv)
+    result = FleetPlan()
+    profiles: dict[str, MachineProfile] = {}
+    for host in sorted(set(hosts)):
+        if not HOST_NAME.match(host):
+            result.hosts[host] = {"status": "unfit", "reason": t("fleet.plan.bad_host")}
+            continue
+        if host not in probed:
+            result.hosts[host] = {"status": "no-facts", "reason": t("fleet.plan.no_facts")}
+            continue
+        try:
+            profiles[host] = MachineProfile.load(project / "profiles" / f"{host}.json")
+        except ProfileError as exc:
+            result.hosts[host] = {"status": "no-facts", "reason": str(exc)}
+    try:
+        uv_index, pip_index = _index_args(answers)
+    except MirrorError as exc:
+        raise LockError(str(exc)) from None
+    wheelhouse = project / "wheelhouse"
+    have = digests(wheelhouse)
+    for cls in group_hosts(profiles):
+        info: dict[str, Any] = {"hosts": cls.hosts, "key": cls.key.to_dict()}
+        result.classes[cls.name] = info
+        plan, cand, reason = class_plan(cls, answers, uv_ver)
+        lock: EnvLock | None = None
+        wheels: list[str] = []
+        if plan is not None and cand is not None:
+            lock_remote = f"{REMOTE_LOCKS}/{cls.name}.txt"
+            plan = for_hosts(plan, lock_remote, plan.python)
+            reason = "; ".join(blockers(plan, answers.confirm))
+            if not reason and has_jinja([step_vars(s) for s in plan.active_steps]):
+                reason = t("fleet.plan.template")
+        if plan is not None and cand is not None and not reason:
+            try:
+                lock = environment_lock(
+                    plan, cand, arch=cls.key.arch, glibc=cls.key.glibc, uv=uv, index_args=uv_index
+                )
+                _, missing = wheels_for(lock, have)
+                got = fetch_missing(
+                    wheelhouse,
+                    missing,
+                    python=plan.set.python,
+                    arch=cls.key.arch,
+                    glibc=cls.key.glibc,
+                    index_args=pip_index,
+                    pip=pip_command(uv),
+                )
+                result.downloaded_files += got.files
+                result.downloaded_bytes += got.bytes
+                if got.files:
+                    result.changed = True
+                    have = digests(wheelhouse)
+                wheels, missing = wheels_for(lock, have)
+                if missing:
+                    reason = t("fleet.wheelhouse.incomplete", packages=", ".join(p.name for p in missing[:5]))
+            except (LockError, WheelhouseError) as exc:
+                reason = str(exc)
+        if reason or plan is None or lock is None:
+            info.update(status="unfit", reason=reason)
+            for host in cls.hosts:
+                result.hosts[host] = {"status": "unfit", "class": cls.name, "reason": reason}
+            continue
+        result.changed |= _write(project / "locks" / f"{cls.name}.txt", lock.text)
+        marker = f"{cls.name}.{lock.digest[:16]}.lock"
+        _, bundled = class_bundle(wheelhouse, cls.name, sorted(set(wheels)), lock.text, marker)
+        result.changed |= bundled
+        info.update(
+            status="planned",
+            tensorflow=plan.set.tensorflow,
+            method=plan.set.method,
+            python=plan.set.python,
+            lock_digest=lock.digest,
+            lock_source=lock.source,
+            packages=len(lock.packages),
+            wheels=len(wheels),
+            steps=[s.id for s in plan.active_steps],
+        )
+        for host in cls.hosts:
+            profile = cls.profiles[host]
+            host_vars = {
+                "fits": True,
+                "class": cls.name,
+                "tensorflow": plan.set.tensorflow,
+                "method": plan.set.method,
+                "venv": plan.venv,
+                "python": plan.python,
+                "lock": {
+                    "file": f"locks/{cls.name}.txt",
+                    "remote": f"{REMOTE_LOCKS}/{cls.name}.txt",
+                    "digest": lock.digest,
+                },
+                "wheels": sorted(set(wheels)),
+                "bundle": f"wheelhouse/bundles/{cls.name}.tar",
+                "bundle_marker": f"{REMOTE_WHEELHOUSE}/{marker}",
+                "secure_boot": profile.kernel.secure_boot,
+                "steps": [step_vars(s) for s in plan.active_steps],
+            }
+            if has_jinja(host_vars):  # the plan was checked above: here, the host's own facts
+                result.hosts[host] = {
+                    "status": "unfit",
+                    "class": cls.name,
+                    "reason": t("fleet.plan.template"),
+                }
+                continue
+            result.hosts[host] = {"status": "planned", "class": cls.name, "reason": ""}
+            result.changed |= _write(project / "plans" / f"{host}.json", _dump(host_vars))
+    for host, entry in result.hosts.items():
+        if entry["status"] != "planned":
+            left = {"fits": False, "class": entry.get("class", ""), "reason": entry["reason"]}
+            result.changed |= _write(project / "plans" / f"{host}.json", _dump(left))
+    sizes = [(wheelhouse / n).stat().st_size for n in set(have.values()) if (wheelhouse / n).is_file()]
+    result.wheelhouse_files, result.wheelhouse_bytes = len(sizes), sum(sizes)
+    summary = result.to_dict()
+    del summary["changed"]
+    summary["wheelhouse"] = {"files": result.wheelhouse_files, "bytes": result.wheelhouse_bytes}
+    result.changed |= _write(project / "plans" / "summary.json", _dump(summary))
+    return result
