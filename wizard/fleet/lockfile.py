@@ -100,6 +100,20 @@ def target_platform(arch: str, glibc: str) -> str:
     return uv_platform(glibc).replace("x86_64", MACHINES.get(arch, arch))
 
 
+def download_glibc(lock: Lock, glibc: str) -> str:
+    """The glibc whose wheels the one download takes for `lock`: the one it was resolved for (a
+    recorded lock: manylinux_2_28, or higher where a pinned wheel needs it), never above the hosts'.
+    pip then picks the very files the lock names, not newer builds the hosts could also run."""
+    found = re.search(r"manylinux_?(\d+)_(\d+)", lock.target.platform if lock.target else "")
+    resolved = Version(f"{found.group(1)}.{found.group(2)}") if found else Version("2.17")
+    if lock.target is not None and lock.target.glibc > resolved:
+        resolved = lock.target.glibc
+    try:
+        return str(min(resolved, Version(glibc)))
+    except InvalidVersion:
+        return str(resolved)
+
+
 def compile_key(
     requirements: list[str], constraints: list[str], python: str, platform: str, index_args: tuple[str, ...]
 ) -> str:
@@ -130,15 +144,16 @@ def compile_lock(
     text = None
     if kept is not None and kept.is_file():
         text = kept.read_text(encoding="utf-8")
-    if not text or not parse_compiled(text):
+    fresh = not text or not parse_compiled(text)
+    if fresh:
         text = _uv_compile(
             requirements, constraints, python=python, platform=platform, uv=uv, index_args=index_args
         )
-    lines = parse_compiled(text)
+    lines = parse_compiled(text or "")
     if not lines or not all(line.files for line in lines):
         raise LockError(t("fleet.lock.unhashed"))
-    if kept is not None:
-        write_text_atomic(kept, text, make_parents=True)
+    if kept is not None and fresh:
+        write_text_atomic(kept, text or "", make_parents=True)
     try:
         floor = Version(glibc)
     except InvalidVersion:

@@ -35,7 +35,7 @@ from wizard.fleet.hostplan import (
     step_packages,
     step_vars,
 )
-from wizard.fleet.lockfile import ClassLock, LockError, class_lock, compile_lock
+from wizard.fleet.lockfile import ClassLock, LockError, class_lock, compile_lock, download_glibc
 from wizard.fleet.tools import control_uv, uv_version
 from wizard.fleet.wheelhouse import (
     WheelhouseError,
@@ -226,7 +226,7 @@ def plan_fleet(project: Path, hosts: list[str], probed: list[str]) -> FleetPlan:
                         missing,
                         python=plan.set.python,
                         arch=cls.key.arch,
-                        glibc=cls.key.glibc,
+                        glibc=download_glibc(lock, cls.key.glibc),
                         index_args=pip_index,
                         pip=pip_command(uv),
                     )
