@@ -416,20 +416,27 @@ def test_the_report_has_a_row_for_every_host_and_a_csv(
             "c": {"status": "planned", "class": "c1", "reason": ""},
             "d": {"status": "unfit", "class": "c2", "reason": "no TensorFlow set fits: Kepler"},
             "e": {"status": "no-facts", "reason": "its facts did not come in"},
-        }
+            "f": {"status": "planned", "class": "c1", "reason": ""},
+        },
+        "classes": {"c1": {"status": "planned", "lock_digest": "ab" * 32}},
     }
     (tmp_path / "plans" / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
     (tmp_path / "receipts" / "a.json").write_text(json.dumps(_receipt("a", True, "GPU\x1b]52;c;x\x07")))
     (tmp_path / "receipts" / "b.json").write_text(json.dumps(_receipt("b", False)))
     (tmp_path / "receipts" / "e.json").write_text(json.dumps(_receipt("e", True)))  # from an earlier run
+    # TensorFlow passes on f, but from another lock than its class's: not one of the identical hosts.
+    (tmp_path / "receipts" / "f.json").write_text(
+        json.dumps({**_receipt("f", True), "lock_digest": "cd" * 32})
+    )
     rows = load_report(tmp_path)
     assert [(r.host, r.status) for r in rows] == [
-        ("a", "passed"), ("b", "failed"), ("c", "no-receipt"), ("d", "unfit"), ("e", "no-facts"),
+        ("a", "passed"), ("b", "failed"), ("c", "no-receipt"), ("d", "unfit"), ("e", "no-facts"), ("f", "failed"),
     ]  # fmt: skip
+    assert "cdcdcdcdcdcdcdcd" in rows[-1].detail and "abababababababab" in rows[-1].detail
     shown = table(rows)
     assert "\x1b" not in shown and "\\x1b" in shown  # a GPU name from a machine is data
     cells = list(csv.reader(io.StringIO(csv_text(rows))))
-    assert cells[0][0] == "host" and cells[0][-1] == "secure_boot" and len(cells) == 6
+    assert cells[0][0] == "host" and cells[0][-1] == "secure_boot" and len(cells) == 7
     assert cells[2][COLUMNS.index("detail")].startswith("'=")  # a spreadsheet does not run it as a formula
     assert main(["fleet", "report", str(tmp_path), "--json"]) == 1  # not every host passed
     data = json.loads(capsys.readouterr().out)
