@@ -21,12 +21,15 @@ from pathlib import Path
 import pytest
 
 from tests.fleet_tools import ansible_tool
+from wizard.choose.harvest import WheelFile
+from wizard.choose.lock import Lock, LockLine, environment_lock
 from wizard.choose.resolver import recommend
 from wizard.cli.main import main
 from wizard.demo import load_profile
 from wizard.fleet.answers import Answers, AnswersError, load_answers, parse_answers
 from wizard.fleet.classes import class_key, group_hosts
 from wizard.fleet.hostplan import (
+    REMOTE_LOCKS,
     REMOTE_PROGRAMS,
     REMOTE_UV,
     REMOTE_WHEELHOUSE,
@@ -34,8 +37,17 @@ from wizard.fleet.hostplan import (
     fleet_profile,
     for_hosts,
     has_jinja,
+    installed_lock,
+    lock_source,
+    step_packages,
 )
-from wizard.fleet.lockfile import parse_lock, plan_requirements, python_platform
+from wizard.fleet.lockfile import (
+    class_lock,
+    compile_key,
+    fallback_requirements,
+    parse_compiled,
+    target_platform,
+)
 from wizard.fleet.planner import plan_fleet
 from wizard.fleet.project import PROBE_ZIP, export_project
 from wizard.fleet.receipts import COLUMNS, csv_text, load_report, table
@@ -43,7 +55,7 @@ from wizard.fleet.wheelhouse import digests, pip_platforms, wheels_for
 from wizard.plan.build import build_plan
 from wizard.plan.model import Check, Step
 
-LOCK = "/opt/tf-gpu-wizard/locks/c.txt"
+TOOLS = f"{REMOTE_LOCKS}/c.venv.txt"
 
 
 @pytest.fixture
@@ -143,25 +155,115 @@ def test_hosts_that_decide_the_same_set_share_a_class() -> None:
 # ---- the host plan -------------------------------------------------------------------------
 
 
-def test_hosts_install_from_the_wheelhouse_only_and_the_whole_lock() -> None:
-    _, _, plan = _cpu_plan()
-    fleet = for_hosts(plan, LOCK, plan.python)
+def _installs(plan_steps) -> list[tuple[str, ...]]:  # type: ignore[no-untyped-def]
+    return [c for s in plan_steps for c in s.commands if c[:3] == (REMOTE_UV, "pip", "install")]
+
+
+def test_hosts_install_the_plans_own_lock_from_the_wheelhouse_only() -> None:
+    profile, cand, plan = _cpu_plan()
+    lock = environment_lock(cand, profile.os.glibc)
+    assert lock is not None and lock.complete  # a recorded lock: the fleet does not compile one
+    assert class_lock(cand, profile.os.glibc, uv="/nonexistent/uv").lock == lock
+    plan = plan.with_enabled("jupyter", True)
+    assert step_packages(plan) == {"venv": ["pip"], "jupyter": ["ipykernel"]}
+    tools = {"venv": TOOLS, "jupyter": f"{REMOTE_LOCKS}/c.jupyter.txt"}
+    fleet = for_hosts(plan, tools)
     commands = [c for s in fleet.steps for c in (*s.commands, s.check.argv)]
     uv = [c for c in commands if c[0] == REMOTE_UV]
     assert uv, "the fleet makes environments with the uv it ships"
-    for argv in uv:
+    for argv in uv:  # nothing from a public index: every uv command reads the wheelhouse only
         if argv[1] in ("venv", "pip"):
             assert "--no-index" in argv and argv[argv.index("--find-links") + 1] == REMOTE_WHEELHOUSE, argv
-    install = fleet.step("tensorflow").commands[-1]
-    assert install[-2:] == ("-r", LOCK) and "--require-hashes" in install
-    programs = [a for argv in commands for a in argv if a.endswith(("installed_ok.py", "hello_gpu.py"))]
+    installs = _installs(fleet.active_steps)
+    assert len(installs) == 3
+    for argv in installs:  # every package a host installs is pinned with its sha256, none resolved there
+        assert "--require-hashes" in argv and "--no-deps" in argv and argv[-2] == "-r", argv
+    assert [a[-1] for a in installs] == [TOOLS, installed_lock(plan), tools["jupyter"]]
+    step = fleet.step("tensorflow")
+    # The host's lock is the plan's: placed after its digest is checked, installed, then proved.
+    source, digest = lock_source(fleet) or ("", "")
+    assert digest == lock.digest and source == f"{REMOTE_PROGRAMS}/locks/{lock.digest[:16]}.txt"
+    assert step.check.argv[-2:] == (installed_lock(plan), lock.digest)
+    assert installed_lock(plan) == "/opt/tf-gpu/tf-gpu-wizard.lock.txt"
+    programs = [
+        a for argv in commands for a in argv if a.endswith(("installed_ok.py", "hello_gpu.py", "lockfile.py"))
+    ]
     # Every program a step names is in the host's folder the playbook fills (or the environment),
     # none in this control node's data folder.
-    assert f"{REMOTE_PROGRAMS}/installed_ok.py" in programs and f"{REMOTE_PROGRAMS}/hello_gpu.py" in programs
+    assert f"{REMOTE_PROGRAMS}/lockfile.py" in programs and f"{REMOTE_PROGRAMS}/hello_gpu.py" in programs
     assert all(a.startswith((REMOTE_PROGRAMS + "/", "/opt/tf-gpu/")) for a in programs), programs
-    assert plan_requirements(fleet) == ["tensorflow-cpu==2.21.0"] or plan_requirements(fleet)[0].startswith(
-        "tensorflow-cpu=="
+
+
+def _fake_wheels(folder: Path, lines: list[tuple[str, str]]) -> str:
+    """Wheel files in the wheelhouse and the hashed lock text that names them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for name, version in lines:
+        data = f"{name} {version} wheel".encode()
+        (folder / f"{name.replace('-', '_')}-{version}-py3-none-any.whl").write_bytes(data)
+        out.append(f"{name}=={version} \\\n    --hash=sha256:{hashlib.sha256(data).hexdigest()}\n")
+    return "".join(out)
+
+
+def test_a_class_with_no_recorded_lock_gets_one_compiled_for_the_plans_target_and_says_so(
+    project: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, _ = project
+    (out / "answers.toml").write_text('method = "cpu"\n', encoding="utf-8")
+    old = load_profile("debian-12-gtx1060-laptop")
+    old.os.glibc = "2.17"  # older than any recorded lock's
+    (out / "profiles" / "old.json").write_text(old.to_json(), encoding="utf-8")
+    profile = fleet_profile(old, "0.13.9")
+    cand = next(
+        c for c in recommend(profile, prefer_method="cpu").candidates if c.ok and c.set.method == "cpu"
     )
+    assert environment_lock(cand, "2.17") is None
+    # What uv would answer for exactly the plan's question, kept in the project's compile cache,
+    # with wheels in the wheelhouse: the planner runs whole here with no index and no download.
+    from wizard.fleet.planner import _index_args
+
+    index = _index_args(load_answers(out / "answers.toml"))[0]  # this machine's own index settings
+    python, platform = cand.set.python, target_platform("x86_64", "2.17")
+    assert platform == "x86_64-manylinux2014"
+    reqs, cons = fallback_requirements(cand, "2.17")
+    assert reqs == [f"tensorflow-cpu=={cand.set.tensorflow}"]
+    cache = out / "locks" / "compiled"
+    cache.mkdir(parents=True)
+    env = [("tensorflow-cpu", cand.set.tensorflow), ("numpy", "2.2.6"), ("six", "1.17.0")]
+    text = _fake_wheels(out / "wheelhouse", env)
+    (cache / f"{compile_key(reqs, cons, python, platform, index)}.txt").write_text(text, encoding="utf-8")
+    pinned = sorted(f"{n}=={v}" for n, v in env)
+    tools = _fake_wheels(out / "wheelhouse", [("pip", "26.3")])
+    (cache / f"{compile_key(['pip'], pinned, python, platform, index)}.txt").write_text(
+        tools, encoding="utf-8"
+    )
+
+    result = plan_fleet(out, ["old"], ["old"])
+    info = result.classes[next(iter(result.classes))]
+    assert result.hosts["old"]["status"] == "planned", result.hosts
+    assert info["lock_source"] == "compiled" and info["lock_target"] == platform and info["packages"] == 3
+    assert result.downloaded_files == 0
+    host = json.loads((out / "plans" / "old.json").read_text(encoding="utf-8"))
+    assert host["lock"]["digest"] == info["lock_digest"]
+    shipped = {f["remote"]: (out / f["file"]).read_bytes() for f in host["locks"]}
+    steps = {s["id"]: s for s in host["steps"]}
+    place = next(c for c in steps["tensorflow"]["commands"] if "place" in c)
+    # The plan installs the compiled lock the way it installs a recorded one; the file shipped is it.
+    assert place[-1] == info["lock_digest"] == hashlib.sha256(shipped[place[-3]]).hexdigest()
+    assert steps["tensorflow"]["check"][-1] == info["lock_digest"]
+    assert shipped[f"{REMOTE_LOCKS}/{info['hosts'] and next(iter(result.classes))}.venv.txt"].startswith(
+        b"pip==26.3 "
+    )
+    for step in host["steps"]:
+        for argv in step["commands"]:
+            if argv[:3] == [REMOTE_UV, "pip", "install"]:
+                assert "--no-index" in argv and "--require-hashes" in argv, argv
+    assert plan_fleet(out, ["old"], ["old"]).changed is False  # nothing compiled, downloaded or written again
+
+    assert main(["fleet", "plan", str(out), "--hosts", "old"]) == 0
+    lines = json.loads(capsys.readouterr().out)["lines"]
+    assert any("no lock is recorded" in line and platform in line for line in lines), lines
+    assert any(info["lock_digest"][:16] in line and "compiled" in line for line in lines), lines
 
 
 def test_a_driver_step_holds_what_it_installed() -> None:
@@ -174,7 +276,7 @@ def test_a_driver_step_holds_what_it_installed() -> None:
     )  # fmt: skip
     ubuntu = replace(driver, id="driver", commands=(("ubuntu-drivers", "install", "nvidia:550"),))
     for step, held in ((driver, ("nvidia-driver",)), (ubuntu, ("nvidia-driver-550",))):
-        fleet = for_hosts(replace(plan, steps=(step, *plan.steps)), LOCK, plan.python)
+        fleet = for_hosts(replace(plan, steps=(step, *plan.steps)))
         assert fleet.step("driver").commands[-1] == ("apt-mark", "hold", *held)
 
 
@@ -211,17 +313,17 @@ def test_the_planner_reports_hosts_it_leaves_alone(project: tuple[Path, Path]) -
 # ---- locks and wheels ----------------------------------------------------------------------
 
 
-def test_a_hashed_lock_is_read_package_by_package() -> None:
+def test_a_compiled_lock_is_read_package_by_package() -> None:
     text = (
         "absl-py==2.5.1 \\\n    --hash=sha256:" + "a" * 64 + " \\\n    --hash=sha256:" + "b" * 64 + "\n"
-        "tensorflow-cpu==2.21.0 \\\n    --hash=sha256:" + "c" * 64 + "\n"
+        "# a comment\nTensorflow_CPU==2.21.0 \\\n    --hash=sha256:" + "c" * 64 + "\n"
     )
-    packages = parse_lock(text)
-    assert [(p.name, p.version, len(p.sha256)) for p in packages] == [
+    lines = parse_compiled(text)
+    assert [(p.name, p.version, len(p.files)) for p in lines] == [
         ("absl-py", "2.5.1", 2),
         ("tensorflow-cpu", "2.21.0", 1),
     ]
-    assert python_platform("x86_64", "2.36") == "x86_64-manylinux_2_36"
+    assert Lock(lines).text().startswith("absl-py==2.5.1 --hash=sha256:" + "a" * 64 + " --hash=sha256:")
 
 
 def test_wheels_are_matched_by_their_digest(tmp_path: Path) -> None:
@@ -230,10 +332,13 @@ def test_wheels_are_matched_by_their_digest(tmp_path: Path) -> None:
     digest = hashlib.sha256(b"wheel bytes").hexdigest()
     other = tmp_path / "six-1.17.0-py3-none-any.whl"
     other.write_bytes(b"tampered")
-    lock = parse_lock(f"absl-py==2.5.1 --hash=sha256:{digest}\nsix==1.17.0 --hash=sha256:{'0' * 64}\n")
-    from wizard.fleet.lockfile import EnvLock
-
-    found, missing = wheels_for(EnvLock("", lock, "test"), digests(tmp_path))
+    lock = Lock(
+        (
+            LockLine("absl-py", "2.5.1", (WheelFile(wheel.name, digest),)),
+            LockLine("six", "1.17.0", (WheelFile(other.name, "0" * 64),)),
+        )
+    )
+    found, missing = wheels_for(lock, digests(tmp_path))
     assert found == [wheel.name] and [p.name for p in missing] == ["six"]
     tags = pip_platforms("x86_64", "2.36")
     assert (
@@ -276,7 +381,9 @@ def test_apply_takes_its_choices_from_the_answers_file(
     answers.write_text(f'method = "cpu"\nenvironment = "{env}"\noptional = ["jupyter"]\n', encoding="utf-8")
     assert main(["apply", "--profile", "no-nvidia-gpu", "--answers", str(answers), "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert str(env) in out and "tensorflow-cpu==" in out
+    # The environment the file names, installed from the plan's whole hashed lock beside it.
+    assert f"{env}/tf-gpu-wizard.lock.txt" in out and "tensorflow-cpu 2.21.0" in out
+    assert "--require-hashes --no-deps -r" in out
     assert "[optional, on]" in out  # the Jupyter step the file switched on
     answers.write_text('method = "gpu"\n', encoding="utf-8")
     assert main(["apply", "--profile", "no-nvidia-gpu", "--answers", str(answers), "--dry-run"]) == 2
@@ -309,20 +416,27 @@ def test_the_report_has_a_row_for_every_host_and_a_csv(
             "c": {"status": "planned", "class": "c1", "reason": ""},
             "d": {"status": "unfit", "class": "c2", "reason": "no TensorFlow set fits: Kepler"},
             "e": {"status": "no-facts", "reason": "its facts did not come in"},
-        }
+            "f": {"status": "planned", "class": "c1", "reason": ""},
+        },
+        "classes": {"c1": {"status": "planned", "lock_digest": "ab" * 32}},
     }
     (tmp_path / "plans" / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
     (tmp_path / "receipts" / "a.json").write_text(json.dumps(_receipt("a", True, "GPU\x1b]52;c;x\x07")))
     (tmp_path / "receipts" / "b.json").write_text(json.dumps(_receipt("b", False)))
     (tmp_path / "receipts" / "e.json").write_text(json.dumps(_receipt("e", True)))  # from an earlier run
+    # TensorFlow passes on f, but from another lock than its class's: not one of the identical hosts.
+    (tmp_path / "receipts" / "f.json").write_text(
+        json.dumps({**_receipt("f", True), "lock_digest": "cd" * 32})
+    )
     rows = load_report(tmp_path)
     assert [(r.host, r.status) for r in rows] == [
-        ("a", "passed"), ("b", "failed"), ("c", "no-receipt"), ("d", "unfit"), ("e", "no-facts"),
+        ("a", "passed"), ("b", "failed"), ("c", "no-receipt"), ("d", "unfit"), ("e", "no-facts"), ("f", "failed"),
     ]  # fmt: skip
+    assert "cdcdcdcdcdcdcdcd" in rows[-1].detail and "abababababababab" in rows[-1].detail
     shown = table(rows)
     assert "\x1b" not in shown and "\\x1b" in shown  # a GPU name from a machine is data
     cells = list(csv.reader(io.StringIO(csv_text(rows))))
-    assert cells[0][0] == "host" and cells[0][-1] == "secure_boot" and len(cells) == 6
+    assert cells[0][0] == "host" and cells[0][-1] == "secure_boot" and len(cells) == 7
     assert cells[2][COLUMNS.index("detail")].startswith("'=")  # a spreadsheet does not run it as a formula
     assert main(["fleet", "report", str(tmp_path), "--json"]) == 1  # not every host passed
     data = json.loads(capsys.readouterr().out)

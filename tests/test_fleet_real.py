@@ -24,6 +24,11 @@ import pytest
 
 from tests.fleet_lab import make_host, recap, stock_root, write_lab
 from tests.fleet_tools import ansible_tool, has_collection
+from wizard.choose.lock import environment_lock
+from wizard.choose.resolver import recommend
+from wizard.fleet.hostplan import fleet_profile
+from wizard.fleet.tools import control_uv, uv_version
+from wizard.profile import MachineProfile
 
 pytestmark = pytest.mark.slow
 PLAYBOOK_TIMEOUT_S = 900
@@ -90,21 +95,38 @@ def test_three_stock_debian_hosts_get_tensorflow_and_a_rerun_changes_nothing(tmp
         assert counts[BROKEN]["failed"] == 1 and counts[FULL]["failed"] == 1  # reported; the others finished
         assert "No space left on device" in first or "no space" in first.lower()
         downloaded = _downloaded(first)
-        lock = next((project / "locks").glob("*.txt"))
-        packages = lock.read_text(encoding="utf-8").count("==")
-        assert downloaded == packages == len(list((project / "wheelhouse").glob("*.whl")))
+        # The one lock: the class's is the plan's own recorded lock for this Debian 12 host, and the
+        # wheelhouse holds exactly its files and the venv step's pip (hashed in its own small lock).
+        summary = json.loads((project / "plans" / "summary.json").read_text(encoding="utf-8"))
+        (cls,) = [c for c in summary["classes"].values() if c["status"] == "planned"]
+        facts = fleet_profile(
+            MachineProfile.load(project / "profiles" / f"{HOSTS[0]}.json"), uv_version(control_uv() or "uv")
+        )
+        cand = next(
+            c for c in recommend(facts, prefer_method="cpu").candidates if c.ok and c.set.method == "cpu"
+        )
+        plans_lock = environment_lock(cand, facts.os.glibc)
+        assert plans_lock is not None and cls["lock_source"] == "recorded"
+        digest = plans_lock.digest
+        assert cls["lock_digest"] == digest and cls["packages"] == len(plans_lock.lines)
+        host = json.loads((project / "plans" / f"{HOSTS[0]}.json").read_text(encoding="utf-8"))
+        shipped = sum((project / f["file"]).read_text(encoding="utf-8").count("==") for f in host["locks"])
+        assert (
+            downloaded
+            == shipped
+            == len(plans_lock.lines) + 1
+            == len(list((project / "wheelhouse").glob("*.whl")))
+        )
 
         report = subprocess.run(
             [*wizard, "fleet", "report", str(project), "--json"], capture_output=True, text=True, timeout=60, check=False
         )  # fmt: skip
         rows = {r["host"]: r for r in json.loads(report.stdout)["hosts"]}
-        import hashlib
-
-        digest = hashlib.sha256(lock.read_bytes()).hexdigest()
-        for host in HOSTS:
-            assert rows[host]["status"] == "passed", rows[host]
-            assert rows[host]["tensorflow"].startswith("tensorflow-cpu 2.")
-            assert rows[host]["lock_digest"] == digest  # the lock the control node made is what was installed
+        for name in HOSTS:
+            assert rows[name]["status"] == "passed", rows[name]
+            assert rows[name]["tensorflow"] == f"tensorflow-cpu {cand.set.tensorflow}"
+            # The lock in each host's environment, digested there by the receipt, is the plan's.
+            assert rows[name]["lock_digest"] == digest
         assert rows[BROKEN]["status"] == "no-facts"
         assert rows[FULL]["status"] == "no-receipt"  # planned, failed before its check
         assert (project / "report.csv").read_text(encoding="utf-8-sig").count("\n") == 6

@@ -102,8 +102,21 @@ def run_plan(args: argparse.Namespace) -> int:
                     tensorflow=info["tensorflow"],
                     method=info["method"],
                     packages=info["packages"],
+                    digest=info["lock_digest"][:16],
+                    source=t(f"fleet.lock.{info['lock_source']}"),
                 )
             )
+            if info["lock_source"] == "compiled":  # said, never silent: no lock was recorded
+                lines.append(
+                    t(
+                        "fleet.plan.compiled_line",
+                        name=name,
+                        tensorflow=info["tensorflow"],
+                        python=info["python"],
+                        glibc=info["key"]["glibc"],
+                        target=info["lock_target"],
+                    )
+                )
     for host, entry in sorted(result.hosts.items()):
         if entry["status"] != "planned":
             lines.append(t("fleet.plan.left_line", host=host, reason=entry["reason"]))

@@ -5,7 +5,10 @@ What changes from the plan a single machine would get, and why:
   host, which the playbook fills (REMOTE_PROGRAMS);
 - environments are made and filled by the uv the playbook copies there (REMOTE_UV), and every
   uv command gets `--no-index --find-links WHEELHOUSE`: the host asks no public index;
-- the TensorFlow step installs the class's whole hashed lock (`--require-hashes -r LOCK`);
+- the TensorFlow step is the plan's own: it places the class's lock (the plan's, digest-checked)
+  and installs it `--require-hashes --no-deps`; the playbook copies that lock where the step reads it;
+- a step's other packages (pip in the venv step, ipykernel) come from a hashed lock of their own,
+  compiled under the class's lock (`--require-hashes --no-deps -r REMOTE_LOCKS/...`);
 - a driver step also holds the packages it installed (`apt-mark hold`), so a routine upgrade
   cannot swap the driver under TensorFlow.
 """
@@ -13,9 +16,12 @@ What changes from the plan a single machine would get, and why:
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import PurePosixPath
 from typing import Any
 
+from wizard.choose.lock import LOCK_NAME
 from wizard.plan.model import Plan, Step
 from wizard.plan.programs import program_name
 from wizard.profile import MachineProfile
@@ -76,27 +82,62 @@ def _held(step: Step) -> Step:
     return replace(step, commands=(*step.commands, ("apt-mark", "hold", *packages)))
 
 
-def for_hosts(plan: Plan, lock_remote: str, python: str) -> Plan:
-    """`plan` as the fleet runs it (see the module's docstring)."""
+def _plain_install(argv: tuple[str, ...]) -> list[str] | None:
+    """The requirements of `uv pip install --python PY REQ...` (None for any other command)."""
+    if argv[:3] != (REMOTE_UV, "pip", "install") or argv[3:4] != ("--python",):
+        return None
+    reqs = list(argv[5:])
+    return reqs if reqs and not any(a.startswith("-") for a in reqs) else None
+
+
+def step_packages(plan: Plan) -> dict[str, list[str]]:
+    """What each step but the locked install puts in by name (`pip`, `ipykernel`): these get a
+    hashed lock of their own in the fleet."""
+    out: dict[str, list[str]] = {}
+    for step in plan.active_steps:
+        if step.id == "tensorflow":
+            continue
+        for argv in step.commands:
+            reqs = _plain_install(argv)
+            if reqs:
+                out.setdefault(step.id, []).extend(r for r in reqs if r not in out.get(step.id, []))
+    return out
+
+
+def lock_source(plan: Plan) -> tuple[str, str] | None:
+    """(the lock file the TensorFlow step places, its sha256), read from its `lockfile.py place`."""
+    try:
+        step = plan.step("tensorflow")
+    except KeyError:
+        return None
+    for argv in step.commands:
+        if len(argv) >= 6 and argv[1].endswith("lockfile.py") and argv[2] == "place":
+            return argv[3], argv[5]
+    return None
+
+
+def installed_lock(plan: Plan) -> str:
+    """Where the plan's lock lives in the environment (what `lockfile.py check` proves)."""
+    return str(PurePosixPath(plan.venv) / LOCK_NAME)
+
+
+def for_hosts(plan: Plan, tools: Mapping[str, str] | None = None) -> Plan:
+    """`plan` as the fleet runs it (see the module's docstring); `tools`: step id -> the host's
+    path of that step's hashed lock."""
+    tools = tools or {}
     steps = []
     for step in plan.steps:
-        commands = tuple(_offline(_programs(c)) for c in step.commands)
+        commands = []
+        for argv in step.commands:
+            python = argv[4] if _plain_install(argv) is not None else ""
+            if python and step.id in tools:
+                argv = (
+                    REMOTE_UV, "pip", "install", "--python", python,
+                    "--require-hashes", "--no-deps", "-r", tools[step.id],
+                )  # fmt: skip
+            commands.append(_offline(_programs(argv)))
         check = replace(step.check, argv=_programs(step.check.argv))
-        step = replace(step, commands=commands, check=check)
-        if step.id == "tensorflow":
-            repair = [c for c in step.commands if "repair" in c]
-            install = (
-                REMOTE_UV,
-                "pip",
-                "install",
-                "--python",
-                python,
-                *OFFLINE,
-                "--require-hashes",
-                "-r",
-                lock_remote,
-            )
-            step = replace(step, commands=(*repair, install))
+        step = replace(step, commands=tuple(commands), check=check)
         if step.id == "driver":
             step = _held(step)
         steps.append(step)

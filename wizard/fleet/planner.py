@@ -2,33 +2,40 @@
 
 It reads the profiles the probe brought back (DIR/profiles/HOST.json), groups the hosts into
 classes, makes each class's plan (wizard.choose.recommend + wizard.plan.build_plan, with the
-answers file's choices), locks each class's whole environment, fetches the wheels once into
-DIR/wheelhouse, and writes what the role reads: DIR/plans/HOST.json (the host's steps, or why it
-is left alone) and DIR/plans/summary.json. Files are rewritten only when their content changes,
+answers file's choices), takes the plan's own whole-environment lock (compiled here only where
+none is recorded; wizard.fleet.lockfile), fetches its wheels once into DIR/wheelhouse, and writes
+what the role reads: DIR/plans/HOST.json (the host's steps, or why it is left alone) and
+DIR/plans/summary.json. Files are rewritten only when their content changes,
 so a rerun with the same facts reports no change and downloads nothing.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from wizard.choose.choice import Candidate, Recommendation
+from wizard.choose.lock import Lock
 from wizard.fleet.answers import Answers, load_answers
 from wizard.fleet.classes import HostClass, group_hosts
 from wizard.fleet.hostplan import (
     REMOTE_LOCKS,
+    REMOTE_PROGRAMS,
     REMOTE_WHEELHOUSE,
     blockers,
     fleet_profile,
     for_hosts,
     has_jinja,
+    installed_lock,
+    lock_source,
+    step_packages,
     step_vars,
 )
-from wizard.fleet.lockfile import EnvLock, LockError, environment_lock
+from wizard.fleet.lockfile import ClassLock, LockError, class_lock, compile_lock, download_glibc
 from wizard.fleet.tools import control_uv, uv_version
 from wizard.fleet.wheelhouse import (
     WheelhouseError,
@@ -38,7 +45,7 @@ from wizard.fleet.wheelhouse import (
     pip_command,
     wheels_for,
 )
-from wizard.plan.model import Plan, PlanError
+from wizard.plan.model import Plan, PlanError, PlanInputs
 from wizard.profile import MachineProfile, ProfileError
 from wizard.safe.atomic import write_text_atomic
 from wizard.text import t
@@ -123,6 +130,18 @@ def class_plan(cls: HostClass, answers: Answers, uv_ver: str) -> tuple[Plan | No
     return plan, cand, ""
 
 
+def with_lock(plan: Plan, profile: MachineProfile, cand: Candidate, lock: Lock) -> Plan:
+    """The plan with its TensorFlow step installing `lock` the way a recorded lock is installed
+    (used where none is recorded and the lock was compiled on the control node)."""
+    from pathlib import PurePosixPath
+
+    from wizard.plan.locked import locked_environment_step
+
+    inputs = PlanInputs(candidate=cand, venv=PurePosixPath(plan.venv), home=PurePosixPath(HOME))
+    step = locked_environment_step(profile, inputs, lock)
+    return replace(plan, steps=tuple(step if s.id == "tensorflow" else s for s in plan.steps))
+
+
 def _index_args(answers: Answers) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(uv's, pip's) index options for the one download: the chosen mirror, else this machine's
     own configuration (pip reads its own; uv is told what pip's says)."""
@@ -178,47 +197,77 @@ def plan_fleet(project: Path, hosts: list[str], probed: list[str]) -> FleetPlan:
         info: dict[str, Any] = {"hosts": cls.hosts, "key": cls.key.to_dict()}
         result.classes[cls.name] = info
         plan, cand, reason = class_plan(cls, answers, uv_ver)
-        lock: EnvLock | None = None
+        chosen: ClassLock | None = None
+        source: tuple[str, str] | None = None  # the lock file the plan's step places, its sha256
+        locks: dict[str, Lock] = {}  # "" -> the plan's lock; step id -> that step's own packages
         wheels: list[str] = []
         if plan is not None and cand is not None:
-            lock_remote = f"{REMOTE_LOCKS}/{cls.name}.txt"
-            plan = for_hosts(plan, lock_remote, plan.python)
             reason = "; ".join(blockers(plan, answers.confirm))
             if not reason and has_jinja([step_vars(s) for s in plan.active_steps]):
                 reason = t("fleet.plan.template")
         if plan is not None and cand is not None and not reason:
+            profile = fleet_profile(cls.profile, uv_ver)
+            cache = project / "locks" / "compiled"
+            arch, glibc = cls.key.arch, cls.key.glibc
             try:
-                lock = environment_lock(
-                    plan, cand, arch=cls.key.arch, glibc=cls.key.glibc, uv=uv, index_args=uv_index
-                )
-                _, missing = wheels_for(lock, have)
-                got = fetch_missing(
-                    wheelhouse,
-                    missing,
-                    python=plan.set.python,
-                    arch=cls.key.arch,
-                    glibc=cls.key.glibc,
-                    index_args=pip_index,
-                    pip=pip_command(uv),
-                )
-                result.downloaded_files += got.files
-                result.downloaded_bytes += got.bytes
-                if got.files:
-                    result.changed = True
-                    have = digests(wheelhouse)
-                wheels, missing = wheels_for(lock, have)
-                if missing:
-                    reason = t("fleet.wheelhouse.incomplete", packages=", ".join(p.name for p in missing[:5]))
+                chosen = class_lock(cand, glibc, uv=uv, arch=arch, index_args=uv_index, cache=cache)
+                if not chosen.recorded:
+                    plan = with_lock(plan, profile, cand, chosen.lock)
+                locks[""] = chosen.lock
+                for step_id, reqs in step_packages(plan).items():
+                    locks[step_id] = compile_lock(
+                        reqs, python=plan.set.python, glibc=glibc, uv=uv, arch=arch, index_args=uv_index,
+                        constraints=chosen.lock.requirements, cache=cache,
+                    )  # fmt: skip
+                for lock in locks.values():
+                    _, missing = wheels_for(lock, have)
+                    got = fetch_missing(
+                        wheelhouse,
+                        missing,
+                        python=plan.set.python,
+                        arch=cls.key.arch,
+                        glibc=download_glibc(lock, cls.key.glibc),
+                        index_args=pip_index,
+                        pip=pip_command(uv),
+                    )
+                    result.downloaded_files += got.files
+                    result.downloaded_bytes += got.bytes
+                    if got.files:
+                        result.changed = True
+                        have = digests(wheelhouse)
+                    found, missing = wheels_for(lock, have)
+                    wheels += found
+                    if missing:
+                        reason = t(
+                            "fleet.wheelhouse.incomplete", packages=", ".join(p.name for p in missing[:5])
+                        )
+                        break
             except (LockError, WheelhouseError) as exc:
                 reason = str(exc)
-        if reason or plan is None or lock is None:
+            source = lock_source(plan)
+            if not reason and (source is None or source[1] != locks[""].digest):
+                reason = t("fleet.lock.not_the_plans")  # the plan must install the lock shipped
+        if reason or plan is None or chosen is None:
             info.update(status="unfit", reason=reason)
             for host in cls.hosts:
                 result.hosts[host] = {"status": "unfit", "class": cls.name, "reason": reason}
             continue
-        result.changed |= _write(project / "locks" / f"{cls.name}.txt", lock.text)
-        marker = f"{cls.name}.{lock.digest[:16]}.lock"
-        _, bundled = class_bundle(wheelhouse, cls.name, sorted(set(wheels)), lock.text, marker)
+        lock = chosen.lock
+        files: list[dict[str, str]] = []  # what the playbook copies to each host: (project file, host path)
+        name = Path(source[0]).name if source else f"{lock.digest[:16]}.txt"
+        result.changed |= _write(project / "locks" / name, lock.text())
+        files.append({"file": f"locks/{name}", "remote": f"{REMOTE_PROGRAMS}/locks/{name}"})
+        tools: dict[str, str] = {}
+        for step_id, extra in locks.items():
+            if step_id:
+                rel = f"{cls.name}.{step_id}.txt"
+                result.changed |= _write(project / "locks" / rel, extra.text())
+                tools[step_id] = f"{REMOTE_LOCKS}/{rel}"
+                files.append({"file": f"locks/{rel}", "remote": tools[step_id]})
+        plan = for_hosts(plan, tools)
+        everything = "".join(lk.text() for lk in locks.values())
+        marker = f"{cls.name}.{hashlib.sha256(everything.encode()).hexdigest()[:16]}.lock"
+        _, bundled = class_bundle(wheelhouse, cls.name, sorted(set(wheels)), everything, marker)
         result.changed |= bundled
         info.update(
             status="planned",
@@ -226,9 +275,10 @@ def plan_fleet(project: Path, hosts: list[str], probed: list[str]) -> FleetPlan:
             method=plan.set.method,
             python=plan.set.python,
             lock_digest=lock.digest,
-            lock_source=lock.source,
-            packages=len(lock.packages),
-            wheels=len(wheels),
+            lock_source=chosen.source,
+            lock_target=lock.target.platform if lock.target else "",
+            packages=len(lock.lines),
+            wheels=len(set(wheels)),
             steps=[s.id for s in plan.active_steps],
         )
         for host in cls.hosts:
@@ -240,11 +290,8 @@ def plan_fleet(project: Path, hosts: list[str], probed: list[str]) -> FleetPlan:
                 "method": plan.set.method,
                 "venv": plan.venv,
                 "python": plan.python,
-                "lock": {
-                    "file": f"locks/{cls.name}.txt",
-                    "remote": f"{REMOTE_LOCKS}/{cls.name}.txt",
-                    "digest": lock.digest,
-                },
+                "lock": {"installed": installed_lock(plan), "digest": lock.digest, "source": chosen.source},
+                "locks": files,
                 "wheels": sorted(set(wheels)),
                 "bundle": f"wheelhouse/bundles/{cls.name}.tar",
                 "bundle_marker": f"{REMOTE_WHEELHOUSE}/{marker}",

@@ -10,7 +10,7 @@ import csv
 import io
 import json
 import unicodedata
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +93,10 @@ def _from_receipt(host: str, data: dict[str, Any]) -> Row:
 def load_report(project: Path) -> list[Row]:
     summary = _read_json(project / "plans" / "summary.json")
     hosts: dict[str, Any] = summary.get("hosts", {}) if isinstance(summary, dict) else {}
+    found = summary.get("classes") if isinstance(summary, dict) else None
+    classes: dict[str, Any] = (
+        {k: v for k, v in found.items() if isinstance(v, dict)} if isinstance(found, dict) else {}
+    )
     receipts = {p.stem: p for p in sorted((project / "receipts").glob("*.json"))}
     rows = []
     for host in sorted(set(hosts) | set(receipts)):
@@ -102,7 +106,13 @@ def load_report(project: Path) -> list[Row]:
         # This run's verdict first: a receipt left from an earlier run does not speak for a host
         # whose facts did not come in now, or that no set fits now.
         if isinstance(data, dict) and status not in ("unfit", "no-facts"):
-            rows.append(_from_receipt(host, data))
+            row = _from_receipt(host, data)
+            planned = _text((classes.get(row.host_class) or {}).get("lock_digest"))
+            if row.status == "passed" and planned and row.lock_digest != planned:
+                # TensorFlow runs, but not from the class's lock: the host is not one of ten identical.
+                detail = t("fleet.report.lock_differs", got=row.lock_digest[:16] or "-", want=planned[:16])
+                row = replace(row, status="failed", detail=detail)
+            rows.append(row)
             continue
         if status == "planned":
             rows.append(

@@ -1,4 +1,4 @@
-"""The one download: every wheel of every class's lock, fetched once on the control node.
+"""The one download: every wheel of every class's locks, fetched once on the control node.
 
 Wheels already in the wheelhouse whose sha256 the lock names are kept (a rerun downloads
 nothing); the missing ones are fetched with pip (`download --require-hashes --no-deps
@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wizard.fleet.lockfile import EnvLock, LockedPackage
+from wizard.choose.lock import Lock, LockLine
 from wizard.text import t
 
 DOWNLOAD_TIMEOUT_S = 3600
@@ -51,12 +51,12 @@ def digests(folder: Path) -> dict[str, str]:
     return out
 
 
-def wheels_for(lock: EnvLock, have: dict[str, str]) -> tuple[list[str], list[LockedPackage]]:
+def wheels_for(lock: Lock, have: dict[str, str]) -> tuple[list[str], list[LockLine]]:
     """The wheel files that satisfy the lock, and the packages none satisfies yet."""
     found: list[str] = []
-    missing: list[LockedPackage] = []
-    for package in lock.packages:
-        name = next((have[h] for h in package.sha256 if h in have), None)
+    missing: list[LockLine] = []
+    for package in lock.lines:
+        name = next((have[f.sha256] for f in package.files if f.sha256 in have), None)
         if name is None:
             missing.append(package)
         else:
@@ -126,7 +126,7 @@ def pip_command(uv: str | None) -> tuple[str, ...]:
 
 def fetch_missing(
     folder: Path,
-    missing: list[LockedPackage],
+    missing: list[LockLine],
     *,
     python: str,
     arch: str,
@@ -142,10 +142,7 @@ def fetch_missing(
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".incoming-", dir=folder) as tmp:
         req = Path(tmp) / "missing.txt"
-        lines = [
-            f"{p.name}=={p.version} " + " ".join(f"--hash=sha256:{h}" for h in p.sha256) for p in missing
-        ]
-        req.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        req.write_text(Lock(tuple(missing)).text(), encoding="utf-8")
         out = Path(tmp) / "wheels"
         argv = [
             *pip,
