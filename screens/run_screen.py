@@ -81,6 +81,8 @@ class RunScreen(WizardScreen):
         Binding("c", "copy", t("app.key.copy")),
         Binding("m", "monitor", t("app.key.monitor")),
     ]
+    # The notice (the finish's "how to use it", a failure) before the log, the log before the steps.
+    SCROLL_REGIONS = ("#run-notice-box", "#run-log", "#run-steps-box")
 
     class StepStarted(Message):
         def __init__(self, step: Step, index: int, total: int) -> None:
