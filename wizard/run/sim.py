@@ -33,7 +33,8 @@ def output_for(argv: Sequence[str], profile: MachineProfile | None) -> list[str]
         if "update" in argv:
             # No archive host is named: the real run reads the machine's own apt sources.
             return ["Hit:1 (the mirror in /etc/apt/sources.list) InRelease", "Reading package lists... Done"]
-        pkgs = [a for a in argv if not a.startswith("-") and a not in ("apt-get", "install", "env")][-3:]
+        words = argv[list(argv).index("install") + 1 :] if "install" in argv else argv
+        pkgs = [a for a in words if not a.startswith("-") and "=" not in a][-3:]
         return [
             "Reading package lists... Done",
             "Building dependency tree... Done",
@@ -41,9 +42,7 @@ def output_for(argv: Sequence[str], profile: MachineProfile | None) -> list[str]
             "Setting up ... done",
         ]
     if "-m" in argv and "pip" in argv:
-        req = argv[-1]
-        name = req.split("==")[0]
-        return [f"Collecting {req}", f"  Downloading {name}-...whl", f"Successfully installed {req}"]
+        return _pip_lines(argv)
     if "-m" in argv and "venv" in argv:
         return []
     if any(a.endswith("tf_gpu_check.py") for a in argv):
@@ -74,3 +73,30 @@ def _gpu_check_lines(profile: MachineProfile | None) -> list[str]:
         events.append({"event": "op", "op": op, "ok": True, "message": f"{op} on GPU:0 agrees with the CPU"})
     events.append({"event": "done", "ok": True, "message": "the GPU check passed"})
     return [json.dumps({**e, "check": "tf_gpu_check"}) for e in events]
+
+
+def _pip_lines(argv: Sequence[str]) -> list[str]:
+    """What pip prints for this install: the packages it names, or the file it reads them from."""
+    args = list(argv)
+    for flag in ("-r", "--requirement"):
+        if flag in args and args.index(flag) + 1 < len(args):
+            lock = args[args.index(flag) + 1]
+            hashes = " (every wheel's sha256 checked)" if "--require-hashes" in args else ""
+            return [
+                f"Reading the pinned packages in {lock}{hashes}",
+                "Installing collected packages: the pinned wheels",
+                "Successfully installed the packages pinned in that file",
+            ]
+    start = args.index("install") + 1 if "install" in args else len(args)
+    reqs = [a for a in args[start:] if not a.startswith("-")]
+    if not reqs:
+        return ["ok"]
+    lines: list[str] = []
+    installed: list[str] = []
+    for req in reqs:
+        name, _, version = req.partition("==")
+        name = name.split("[")[0]
+        wheel = f"{name.replace('-', '_')}-{version}-...whl" if version else f"{name}-...whl"
+        lines += [f"Collecting {req}", f"  Downloading {wheel}"]
+        installed.append(f"{name}-{version}" if version else name)
+    return [*lines, "Successfully installed " + " ".join(installed)]
