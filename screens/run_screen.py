@@ -28,9 +28,9 @@ from screens.styles import style_paths, style_text
 from screens.widgets.run_step_list import RunStepList, clock_text
 from screens.widgets.step_log import StepLog
 from screens.widgets.windows_host_panel import WindowsHostPanel
-from wizard.paths import start_command
 from wizard.plan.model import Plan, Step
 from wizard.run.runner import RunnerEvents, RunResult, StepResult
+from wizard.safe.display import safe
 from wizard.text import t
 
 
@@ -178,6 +178,7 @@ class RunScreen(WizardScreen):
             simulate=self.plan.simulated,
             confirm_root=False,  # the plan screen showed every ROOT step; the password is the consent
             profile=self.session.profile,
+            start_command=self.wizard.start_hint(),
             **options,
         )
 
@@ -310,7 +311,10 @@ class RunScreen(WizardScreen):
         elif self.state == "restart":
             self._set_notice(result.message, "warning")
         else:
-            self._set_notice(t("app.run.stopped", message=result.message, command=start_command()), "warning")
+            # Retry is on screen: say what stopped and what the keys do, not "start again".
+            step = self._failed_step()
+            title = safe(step.title, 200) if step is not None else ""
+            self._set_notice(t("story.run.stopped", title=title, command=self.wizard.start_hint()), "warning")
         if result.log_path is not None:
             self.query_one(StepLog).add(t("app.run.log", path=str(result.log_path)))
         self._update_buttons()

@@ -188,4 +188,4 @@ def _run_app(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(t("cli.app_cannot_start", error=exc), file=sys.stderr)
         return 1
-    return run_app(profile=profile, mirror=mirror)
+    return run_app(profile=profile, mirror=mirror, profile_ref=getattr(args, "profile", None))

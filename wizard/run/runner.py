@@ -218,8 +218,10 @@ class Runner:
         log_path: Path | None = None,
         boot_id: Callable[[], str] = current_boot_id,
         sim_delay: float = 0.0,
+        start_command: str | None = None,
     ) -> None:
         self.plan = plan
+        self.start_command = start_command  # how to come back after a restart (a demo keeps --profile)
         self.events = events or RunnerEvents()
         self.simulate = plan.simulated if simulate is None else simulate
         self.journal = journal or journal_for(self.simulate, profile)
@@ -388,7 +390,8 @@ class Runner:
 
     def _restart_message(self, kind: str) -> str:
         key = "runner.restart_wsl" if kind == "wsl-shutdown" else "runner.restart_reboot"
-        return t(key, command=start_command())  # the launcher or full path: PATH may not have it
+        # The launcher or full path (PATH may not have it), with --profile where the run needs it.
+        return t(key, command=self.start_command or start_command())
 
     def manual_text(self, step: Step) -> str:
         """What the person does for a windows-host or by-hand step, ready to show or print."""
