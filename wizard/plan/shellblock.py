@@ -31,6 +31,7 @@ from pathlib import Path
 from wizard.plan.model import Check
 from wizard.plan.programs import program
 from wizard.safe.atomic import write_text_atomic
+from wizard.text import t
 
 TAG = "tf-gpu-wizard"
 
@@ -66,7 +67,7 @@ def present_check(path: Path, name: str) -> Check:
     begin, end = markers(name)
     return Check(
         ("awk", "-v", f"b={begin}", "-v", f"e={end}", COMPLETE_AWK, str(path)),
-        f"{path} has the {TAG} {name} block",
+        t("story.check.block_present", path=str(path), tag=TAG, name=name),
     )
 
 

@@ -79,6 +79,7 @@ from wizard.plan import model
 from wizard.plan.model import Plan, Step
 from wizard.profile import MachineProfile
 from wizard.run import sim as runner_sim
+from wizard.run.check_words import worded
 from wizard.run.journal import Journal, Restart, RunState, StepRecord, journal_for
 from wizard.run.progress import InstallProgress, install_progress, wait_readable
 from wizard.run.sudo import SudoSession
@@ -548,8 +549,8 @@ class Runner:
         if not progress:
             self._tail.append(line)
             del self._tail[:-40]
-            self._write_log(line)
-        self.events.output_line(step, line, progress)
+            self._write_log(line)  # the log keeps what the command printed (the check's JSON too)
+        self.events.output_line(step, worded(line), progress)
 
     def _finish(self, step: Step, result: StepResult) -> None:
         self.statuses[step.id] = result.status

@@ -64,14 +64,32 @@ def _gpu_check_lines(profile: MachineProfile | None) -> list[str]:
     import json
 
     gpus = [(g.name, g.compute_capability) for g in profile.gpus] if profile else []
+    # The program's own fields (what wizard.run.check_words words), with its English messages.
     events: list[dict[str, object]] = [
-        {"event": "start", "message": "checking TensorFlow on the GPU (simulated)"}
+        {"event": "start", "message": "checking TensorFlow on the GPU (simulated)", "schema": 1}
     ]
     for i, (name, cc) in enumerate(gpus or [("NVIDIA GPU", "?")]):
-        events.append({"event": "gpu", "message": f"GPU {i}: {name}, compute capability {cc}"})
+        events.append(
+            {
+                "event": "gpu",
+                "message": f"GPU {i}: {name}, compute capability {cc}",
+                "index": i,
+                "name": name,
+                "compute_capability": cc,
+            }
+        )
     for op in ("matmul", "conv2d_forward", "conv2d_input_grad", "conv2d_filter_grad"):
-        events.append({"event": "op", "op": op, "ok": True, "message": f"{op} on GPU:0 agrees with the CPU"})
-    events.append({"event": "done", "ok": True, "message": "the GPU check passed"})
+        events.append(
+            {
+                "event": "op",
+                "op": op,
+                "device": "/job:localhost/replica:0/task:0/device:GPU:0",
+                "rel_error": 1e-06,
+                "ok": True,
+                "message": f"{op} on GPU:0 agrees with the CPU",
+            }
+        )
+    events.append({"event": "done", "ok": True, "seconds": 12.3, "message": "the GPU check passed"})
     return [json.dumps({**e, "check": "tf_gpu_check"}) for e in events]
 
 
