@@ -93,7 +93,9 @@ BAD_ARGS = [
 
 
 @pytest.mark.parametrize("argv", BAD_ARGS, ids=lambda a: " ".join(a))
-def test_bad_arguments_are_told_in_chinese(zh: None, argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_arguments_are_told_in_chinese(
+    zh: None, argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as stop:
         main(argv)
     assert stop.value.code == 2
@@ -128,7 +130,20 @@ def _bad_profiles(tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(
-    "case", ["empty", "not-json", "trailing", "array", "schema", "deep", "latin1", "folder", "missing", "devnull", "no-demo"]
+    "case",
+    [
+        "empty",
+        "not-json",
+        "trailing",
+        "array",
+        "schema",
+        "deep",
+        "latin1",
+        "folder",
+        "missing",
+        "devnull",
+        "no-demo",
+    ],
 )
 def test_bad_profile_files_are_told_in_chinese(
     zh: None, case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -61,7 +61,7 @@ def _sentence(event: dict[str, Any]) -> str | None:
         return None
     if kind == "op":
         key = "story.check.op_ok" if event.get("ok") else "story.check.op_bad"
-        device = f.get("device", "GPU").rsplit("device:", 1)[-1]  # "/job:localhost/.../device:GPU:0" -> "GPU:0"
+        device = f.get("device", "GPU").rsplit("device:", 1)[-1]  # ".../device:GPU:0" -> "GPU:0"
         return t(key, op=f.get("op", "?"), device=device, error=f.get("rel_error", "?"))
     if kind == "fail":
         key = f"story.check.fail_{f.get('code', '').replace('-', '_')}"
