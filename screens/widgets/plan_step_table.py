@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual.binding import Binding
 from textual.events import Resize
 from textual.widgets import DataTable
 
@@ -48,6 +49,12 @@ class PlanStepTable(DataTable[Text]):
     title wraps onto more lines between words, so `tensorflow-cpu==2.21.0` is never cut
     into another version."""
 
+    # A table of rows, never wider than its panel: Home and End go to the first and last row
+    # (DataTable's own go to the first and last column, which here is nothing).
+    BINDINGS = [
+        Binding("home", "scroll_top", show=False),
+        Binding("end", "scroll_bottom", show=False),
+    ]
     DEFAULT_CSS = """
     PlanStepTable { height: 1fr; min-height: 5; }
     """
