@@ -67,7 +67,7 @@ def test_runs_steps_then_a_second_run_changes_nothing(tmp_path: Path) -> None:
     assert result2.outcome == "finished"
     assert rec2.statuses() == {"a": "satisfied", "b": "satisfied"}
     assert runs(a) == runs(b) == 1  # nothing ran again
-    assert any("already satisfied" in line for line in Path(result2.log_path or "").read_text().splitlines())
+    assert any(": satisfied: " in line for line in Path(result2.log_path or "").read_text().splitlines())
 
 
 def test_output_lines_reach_the_callback_and_the_log(tmp_path: Path) -> None:

@@ -53,6 +53,20 @@ def test_first_unfinished_names_the_step_to_resume() -> None:
     assert first_unfinished(plan, {"a": DONE, "b": SKIPPED, "c": DONE}) is None
 
 
+def _wait_for_the_lock(name: str) -> None:
+    import time
+
+    from wizard.demo import load_demo
+    from wizard.run.journal import journal_for
+    from wizard.safe.lock import holder
+
+    lock = journal_for(True, load_demo(name)).lock_path
+    for _ in range(200):
+        if holder(lock) is None:
+            return
+        time.sleep(0.05)
+
+
 async def _quit_after_two_done(pilot: Pilot[Any]) -> None:
     await to_run(pilot)
     run = pilot.app.screen
@@ -65,13 +79,11 @@ async def _quit_after_two_done(pilot: Pilot[Any]) -> None:
 
 
 async def test_resume_names_the_first_step_not_done_and_shows_done_steps_done() -> None:
-    import time
-
     demo = "no-nvidia-gpu"
     app = build_app(demo, runner_options={"sim_delay": 0.3})
     async with app.run_test(size=(100, 30)) as pilot:
         await _quit_after_two_done(pilot)
-    time.sleep(0.5)  # the cancelled worker lets go of the run lock
+    _wait_for_the_lock(demo)  # the cancelled worker lets go of the run lock
     again = build_app(demo, offer_resume=True, runner_options={"sim_delay": 0.01})
     async with again.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: isinstance(again.screen, ResumeModal))

@@ -137,7 +137,7 @@ def _step_lines(step: Step, number: int, total: int) -> list[str]:
         body.append(f"  {check} || fail {_q(fail)}")
     if step.check_before:
         lines.append(f"if {check} >/dev/null 2>&1; then")
-        lines.append(_echo(t("story.status.satisfied_because", proves=step.check.proves)))
+        lines.append(_echo(t("story.status.script_satisfied", proves=step.check.proves)))
         lines.append("else")
         lines += body
         lines.append("fi")
