@@ -313,8 +313,11 @@ class RunScreen(WizardScreen):
         else:
             # Retry is on screen: say what stopped and what the keys do, not "start again".
             step = self._failed_step()
-            title = safe(step.title, 200) if step is not None else ""
-            self._set_notice(t("story.run.stopped", title=title, command=self.wizard.start_hint()), "warning")
+            if step is not None and result.outcome == "cancelled":
+                title, command = safe(step.title, 200), self.wizard.start_hint()
+                self._set_notice(t("story.run.stopped", title=title, command=command), "warning")
+            else:  # locked (another run holds it, by pid), or stopped before any step: its own words
+                self._set_notice(result.message, "warning")
         if result.log_path is not None:
             self.query_one(StepLog).add(t("app.run.log", path=str(result.log_path)))
         self._update_buttons()

@@ -176,7 +176,7 @@ class MachineProfile:
         except json.JSONDecodeError as exc:
             if not text.strip():  # /dev/null, a file cut to nothing: say that, not a JSON position
                 raise ProfileError(t("errors.profile_empty")) from None
-            from wizard.error_words import json_error
+            from wizard.safe.error_words import json_error
 
             raise ProfileError(
                 t("profile.error.json", line=exc.lineno, column=exc.colno, error=json_error(exc))
@@ -200,7 +200,7 @@ class MachineProfile:
         except UnicodeDecodeError as exc:
             raise ProfileError(t("profile.error.not_utf8", path=path, offset=exc.start)) from None
         except OSError as exc:
-            from wizard.error_words import os_error
+            from wizard.safe.error_words import os_error
 
             raise ProfileError(t("profile.error.unreadable", path=path, error=os_error(exc))) from None
         try:

@@ -156,9 +156,9 @@ def _dry_run(plan: Plan, runner: Runner) -> int:
         print()
         print(safe("\n".join(format_step(step, number, terminal_width())), None, multiline=True))
         if not step.enabled:
-            state = t("story.status.would_leave_out")
+            state = t("runner.cli.would_leave_out")
         else:
-            state = t(words.get(expected.get(step.id, PENDING), "story.status.would_run"))
+            state = t(words.get(expected.get(step.id, PENDING), "runner.cli.would_run"))
         print(t("runner.cli.would", state=state))
     return 0
 
