@@ -146,6 +146,7 @@ class PlanScreen(WizardScreen):
     def on_plan_screen_previewed(self, message: Previewed) -> None:
         if message.plan is self.session.plan:
             self._summary(message.plan, message.statuses)
+            self.query_one(PlanStepTable).mark_there(message.statuses)
 
     def _show(self, plan: Any) -> None:
         self._summary(plan, {})

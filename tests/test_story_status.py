@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 
 from screens.resume_modal import ResumeModal
 from screens.run_screen import RunScreen
+from screens.widgets.plan_step_table import PlanStepTable
 from screens.widgets.run_step_list import RunStepList
 from tests.apps.screen_text import screen_text
 from tests.apps.wizard_app import build_app, settle, to_plan, to_run, wait_until
@@ -116,6 +117,9 @@ async def test_plan_count_dry_run_and_run_agree_on_an_already_satisfied_step(
         summary = " ".join(screen_text(app).split())
         to_run_count = len(plan.active_steps) - 1
         assert f"{to_run_count} steps to run" in summary and "1 already satisfied" in summary
+        table = app.screen.query_one(PlanStepTable)
+        row = [s.id for s in table.steps].index("windows-driver")
+        assert str(table.get_row_at(row)[0]) == "[✓]"  # the step itself shows it
     assert main(["apply", "--dry-run", "--profile", demo]) == 0
     out = capsys.readouterr().out
     blocks = out.split("\n\n")
