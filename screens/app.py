@@ -66,8 +66,10 @@ class WizardApp(App[int]):
         runner_factory: Callable[..., Any] | None = None,
         mirror: str | None = None,
         suggest_mirror: bool = True,
+        profile_ref: str | None = None,
     ) -> None:
         super().__init__()
+        self.profile_ref = profile_ref  # what --profile named (a demo or a file): the restart hint keeps it
         self.session = Session(profile=profile, detected=profile is not None, mirror=mirror)
         self.suggest_mirror = suggest_mirror  # tests turn the locale/probe suggestion off
         self.detector = detector  # None: wizard.probe.detect
@@ -162,6 +164,18 @@ class WizardApp(App[int]):
 
         self.push_screen(DemoPickerModal(), picked)
 
+    def start_hint(self) -> str:
+        """What to type to come back to this run: the start command, with --profile on a demo."""
+        import shlex
+
+        from wizard.paths import start_command
+        from wizard.safe.display import safe
+
+        command = start_command()
+        if self.session.simulated and self.profile_ref:
+            command += f" --profile {shlex.quote(safe(self.profile_ref, 400))}"
+        return command
+
     # ---- app-wide actions ---------------------------------------------
     def action_help(self) -> None:
         from screens.help_screen import HelpScreen
@@ -206,9 +220,12 @@ def _make_monitor(cls: type[Screen[Any]], app: WizardApp) -> Screen[Any]:
     return cls(**kwargs)
 
 
-def run_app(profile: MachineProfile | None = None, mirror: str | None = None) -> int:
+def run_app(
+    profile: MachineProfile | None = None, mirror: str | None = None, profile_ref: str | None = None
+) -> int:
     """Start the app; returns the exit code for the command line."""
-    app = WizardApp(profile=profile, runner_options={"sim_delay": 0.15}, mirror=mirror)
+    options = {"sim_delay": 0.15}
+    app = WizardApp(profile=profile, runner_options=options, mirror=mirror, profile_ref=profile_ref)
     try:
         app.run()
     finally:

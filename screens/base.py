@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from textual.binding import Binding
+from textual.containers import ScrollableContainer
 from textual.screen import Screen
+from textual.widget import Widget
 
 from screens.widgets.simulated_banner import SimulatedBanner
 from wizard.text import t
@@ -18,7 +20,18 @@ if TYPE_CHECKING:
 class WizardScreen(Screen[Any]):
     """A step of the flow. Subclasses compose their body between the banner and the footer."""
 
-    BINDINGS = [Binding("escape", "back", t("app.key.back"))]
+    BINDINGS = [
+        Binding("escape", "back", t("app.key.back")),
+        # Every scrolling region scrolls by keyboard, wherever the focus is (a button, most often):
+        # the focused widget's own keys come first (a table's, an input's), these after.
+        Binding("pagedown", "scroll_region('page_down')", t("story.key.scroll"), show=False),
+        Binding("pageup", "scroll_region('page_up')", show=False),
+        Binding("end,ctrl+end", "scroll_region('end')", show=False),
+        Binding("home,ctrl+home", "scroll_region('home')", show=False),
+    ]
+    # The regions the scroll keys move when the focus is not in one, in order of preference:
+    # the first that has something to scroll. Empty: the largest that has.
+    SCROLL_REGIONS: tuple[str, ...] = ()
 
     @property
     def wizard(self) -> Navigator:
@@ -40,6 +53,37 @@ class WizardScreen(Screen[Any]):
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 2:
             self.app.pop_screen()
+
+    def scroll_region(self) -> Widget | None:
+        """What PageDown, End... move: the scrollable around the focus, else the screen's own."""
+        node = self.focused
+        while isinstance(node, Widget) and node is not self:
+            if node.allow_vertical_scroll and node.max_scroll_y > 0:
+                return node
+            node = node.parent  # type: ignore[assignment]
+        for selector in self.SCROLL_REGIONS:
+            for widget in self.query(selector).results(Widget):
+                if widget.display and widget.allow_vertical_scroll and widget.max_scroll_y > 0:
+                    return widget
+        regions = [
+            w
+            for w in self.query(ScrollableContainer).results(Widget)
+            if w.display and w.allow_vertical_scroll and w.max_scroll_y > 0
+        ]
+        return max(regions, key=lambda w: w.size.height, default=None)
+
+    def action_scroll_region(self, how: str) -> None:
+        region = self.scroll_region()
+        if region is None:
+            return
+        if how == "page_down":
+            region.scroll_page_down(animate=False)
+        elif how == "page_up":
+            region.scroll_page_up(animate=False)
+        elif how == "end":
+            region.scroll_end(animate=False)
+        elif how == "home":
+            region.scroll_home(animate=False)
 
 
 def toggle_details(screen: Screen[Any], selector: str) -> None:

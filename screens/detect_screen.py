@@ -175,14 +175,47 @@ class DetectScreen(WizardScreen):
     def action_redetect(self) -> None:
         if self.running:
             return
-        # Detecting again always looks at this machine, leaving a demo profile behind.
+        self.query_one(FindingsView).clear()
+        profile = self.session.profile
+        if self.session.simulated and profile is not None:
+            # A demo never turns into this machine without the user's say: detecting again
+            # replays the demo's own detection, part by part, and stays simulated.
+            self.notify(t("story.detect.redetect_simulated"), markup=False)
+            self.start_simulated(profile)
+            return
         self.session.profile = None
         self.session.detected = False
         self.session.reset_choice()
         self.refresh_banner()
         self.query_one("#detect-heading", Static).update(self._heading())
-        self.query_one(FindingsView).clear()
         self.start(None)
+
+    def start_simulated(self, profile: MachineProfile) -> None:
+        """The demo profile's detection again: each part appears in turn, then its problems."""
+        self.running = True
+        self.done = []
+        self.query_one("#next", Button).disabled = True
+        self.query_one("#redetect", Button).disabled = True
+        view = self.query_one(ProfileView)
+        view.show(profile, [])
+        self._status(t("app.detect.running", done=0, total=len(view.parts)))
+        self.replay(profile, view.parts)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="detect")
+    def replay(self, profile: MachineProfile, parts: tuple[str, ...]) -> None:
+        import time
+
+        from wizard.doctor.findings import find_problems
+
+        for part in parts:
+            time.sleep(0.05)  # long enough to be seen, short enough not to wait for
+            self.post_message(self.PartDone(part, profile))
+        try:
+            findings = find_problems(profile)
+        except Exception as exc:  # the last guard for the UI
+            self.post_message(self.Failed(f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(self.Finished(profile, findings))
 
     @on(Button.Pressed, "#demo")
     def action_demo(self) -> None:

@@ -325,7 +325,12 @@ class MonitorScreen(Screen[None]):
         if report.errors:
             lines.append(t("bench.done_failed", errors="; ".join(report.errors)))
         panel.set_status("\n".join(lines), "error" if report.errors else "warn")
-        footer = [t("bench.done_ok", seconds=report.seconds)] if report.seconds is not None else []
+        if report.stopped:  # the user's stop: how long it ran and how far it got, not "done"
+            finished = sum(1 for p in report.phases.values() if p.status in ("ok", "skipped"))
+            total = len(report.phases)
+            footer = [t("story.bench.stopped", seconds=report.seconds or 0.0, done=finished, total=total)]
+        else:
+            footer = [t("bench.done_ok", seconds=report.seconds)] if report.seconds is not None else []
         if message.saved is not None:
             footer.append(t("bench.saved", path=message.saved))
         if message.problem:

@@ -126,13 +126,49 @@ class PlanScreen(WizardScreen):
     def on_plan_screen_failed(self, message: Failed) -> None:
         self.query_one("#plan-summary", Static).update(Content.from_markup("[$error]$e[/]", e=message.error))
 
+    class Previewed(Message):
+        def __init__(self, plan: Any, statuses: dict[str, str]) -> None:
+            super().__init__()
+            self.plan = plan
+            self.statuses = statuses
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="plan-preview")
+    def preview(self, plan: Any) -> None:
+        """The runner's own preview (its checks, run now): the count says what Run will do."""
+        from wizard.run.runner import Runner
+
+        try:
+            statuses = Runner(plan, simulate=plan.simulated, profile=self.session.profile).preview()
+        except Exception:  # a check that cannot run: the count stays the plain one
+            return
+        self.post_message(self.Previewed(plan, statuses))
+
+    def on_plan_screen_previewed(self, message: Previewed) -> None:
+        if message.plan is self.session.plan:
+            self._summary(message.plan, message.statuses)
+            self.query_one(PlanStepTable).mark_there(message.statuses)
+
     def _show(self, plan: Any) -> None:
+        self._summary(plan, {})
+        self.preview(plan)
+        table = self.query_one(PlanStepTable)
+        table.show(plan)
+        self._detail(table.highlighted())
+        self.query_one("#run", Button).disabled = False
+        self.query_one("#export", Button).disabled = False
+
+    def _summary(self, plan: Any, statuses: dict[str, str]) -> None:
+        """N steps to run: the steps Run will carry out; those already there are counted apart."""
+        there = sum(1 for s in plan.active_steps if statuses.get(s.id) in ("done", "satisfied"))
+        off = _off_text(len(plan.steps) - len(plan.active_steps))
+        if there:
+            off += t("story.status.plan_satisfied", count=there)
         self.query_one("#plan-summary", Static).update(
             Content(  # the venv path is data: "x[/b]" in it must not be read as markup
                 t(
                     "app.plan.summary",
-                    count=len(plan.active_steps),
-                    off=_off_text(len(plan.steps) - len(plan.active_steps)),
+                    count=len(plan.active_steps) - there,
+                    off=off,
                     download=size_text(plan.download_mib),
                     venv=safe(plan.venv, 400),
                 )
@@ -143,11 +179,6 @@ class PlanScreen(WizardScreen):
                 )
             )
         )
-        table = self.query_one(PlanStepTable)
-        table.show(plan)
-        self._detail(table.highlighted())
-        self.query_one("#run", Button).disabled = False
-        self.query_one("#export", Button).disabled = False
 
     def _detail(self, step: Any) -> None:
         box = self.query_one("#plan-detail", Static)

@@ -26,12 +26,22 @@ class ResumeModal(ModalScreen[bool]):
         self.state = state
 
     def compose(self) -> ComposeResult:
-        finished, total = self.state.position
+        from wizard.plan.model import first_unfinished
+        from wizard.safe.display import safe
+
         plan = self.state.plan
-        what = plan.label or f"TensorFlow {plan.set.tensorflow}"
+        total = len(plan.active_steps)
+        what = safe(plan.label, 200) or f"TensorFlow {plan.set.tensorflow}"
         if plan.simulated:
             what += f" ({t('app.simulated_short')})"
-        body = t("app.resume.body", what=what, step=min(finished + 1, total), total=total)
+        statuses = {step_id: rec.status for step_id, rec in self.state.steps.items()}
+        first = first_unfinished(plan, statuses)
+        if first is None:  # every step finished, only the journal's "finished" flag is missing
+            body = t("app.resume.body", what=what, step=total, total=total)
+        else:  # the step it starts at, by number and name: a step already done is never offered
+            number, step = first
+            title = safe(step.title, 200)
+            body = t("story.status.resume_body", what=what, step=number, total=total, title=title)
         with Vertical(id="resume-dialog", classes="dialog"):
             yield Static(t("app.resume.title"), classes="dialog-title")
             yield Static(body, markup=False)

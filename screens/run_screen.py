@@ -28,9 +28,9 @@ from screens.styles import style_paths, style_text
 from screens.widgets.run_step_list import RunStepList, clock_text
 from screens.widgets.step_log import StepLog
 from screens.widgets.windows_host_panel import WindowsHostPanel
-from wizard.paths import start_command
 from wizard.plan.model import Plan, Step
 from wizard.run.runner import RunnerEvents, RunResult, StepResult
+from wizard.safe.display import safe
 from wizard.text import t
 
 
@@ -81,6 +81,8 @@ class RunScreen(WizardScreen):
         Binding("c", "copy", t("app.key.copy")),
         Binding("m", "monitor", t("app.key.monitor")),
     ]
+    # The notice (the finish's "how to use it", a failure) before the log, the log before the steps.
+    SCROLL_REGIONS = ("#run-notice-box", "#run-log", "#run-steps-box")
 
     class StepStarted(Message):
         def __init__(self, step: Step, index: int, total: int) -> None:
@@ -176,6 +178,7 @@ class RunScreen(WizardScreen):
             simulate=self.plan.simulated,
             confirm_root=False,  # the plan screen showed every ROOT step; the password is the consent
             profile=self.session.profile,
+            start_command=self.wizard.start_hint(),
             **options,
         )
 
@@ -308,7 +311,13 @@ class RunScreen(WizardScreen):
         elif self.state == "restart":
             self._set_notice(result.message, "warning")
         else:
-            self._set_notice(t("app.run.stopped", message=result.message, command=start_command()), "warning")
+            # Retry is on screen: say what stopped and what the keys do, not "start again".
+            step = self._failed_step()
+            if step is not None and result.outcome == "cancelled":
+                title, command = safe(step.title, 200), self.wizard.start_hint()
+                self._set_notice(t("story.run.stopped", title=title, command=command), "warning")
+            else:  # locked (another run holds it, by pid), or stopped before any step: its own words
+                self._set_notice(result.message, "warning")
         if result.log_path is not None:
             self.query_one(StepLog).add(t("app.run.log", path=str(result.log_path)))
         self._update_buttons()

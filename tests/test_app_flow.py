@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -100,19 +99,35 @@ async def test_detect_shows_each_part_as_it_finishes_then_the_problems(tmp_path:
         assert not screen.query_one("#next", Button).disabled
 
 
-async def test_detect_again_on_a_demo_profile_detects_this_machine(tmp_path: Path) -> None:
-    root = tree(tmp_path, {"/proc/version": NATIVE_PROC_VERSION, "/etc/os-release": UBUNTU_2204})
-    detector = functools.partial(
-        detect, context=context(root), nvml=FakeNvml(init_error=ErrorKind.LIBRARY_NOT_FOUND)
-    )
+async def test_detect_again_on_a_demo_profile_stays_simulated(tmp_path: Path) -> None:
+    """`r` on a demo replays the demo's detection: the banner stays and no real command can run."""
+    calls: list[str] = []
+
+    def detector(**_: object) -> MachineProfile:
+        calls.append("real detection")
+        raise AssertionError("a demo profile must not detect this machine")
+
     app = build_app(detector=detector)
     async with app.run_test(size=(80, 24)) as pilot:
         await to_detect(pilot)
+        demo = app.session.profile
         assert app.session.simulated
         await pilot.press("r")
         await settle(pilot)
-        assert app.session.profile is not None and not app.session.simulated
-        assert "-hidden" in app.screen.query_one(SimulatedBanner).classes
+        assert calls == []
+        assert app.session.simulated and app.session.profile is demo
+        banner = app.screen.query_one(SimulatedBanner)
+        assert "-hidden" not in banner.classes and "SIMULATED" in text_of(banner)
+        seen = screen_text(app)
+        assert "RTX 4060 Laptop" in seen and "SIMULATED" in seen
+        assert not app.screen.query_one("#next", Button).disabled
+        # On to the plan: it is the demo's, and Run would simulate it (no real command).
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("p")
+        await settle(pilot)
+        assert app.session.plan is not None and app.session.plan.simulated
+        assert "SIMULATED" in screen_text(app)
 
 
 async def test_demo_picker_switches_to_a_demo_machine() -> None:

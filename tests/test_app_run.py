@@ -170,7 +170,7 @@ async def test_a_failing_step_offers_doctor_and_retry() -> None:
         await pilot.pause()
         # The retry redoes the failed step; the steps before it were already done.
         assert statuses(app)["tensorflow"] == "done" and statuses(app)["verify"] == "done"
-        assert set(statuses(app).values()) <= {"done", "skipped"}
+        assert set(statuses(app).values()) <= {"done", "satisfied"}
 
 
 async def test_wsl2_windows_host_step_waits_for_i_ran_it() -> None:
@@ -182,7 +182,7 @@ async def test_wsl2_windows_host_step_waits_for_i_ran_it() -> None:
         panel = run.query_one(WindowsHostPanel)
         await wait_for(pilot, lambda: panel.display)
         # WSL already sees driver 566.36 (>= 528.33): that step is done; `wsl --update` is next.
-        assert statuses(app)["windows-driver"] == "skipped"
+        assert statuses(app)["windows-driver"] == "satisfied"
         assert statuses(app)["wsl-update"] == "waiting"
         assert "Run this in Windows PowerShell" in screen_text(app)
         assert "PS> wsl --update" in screen_text(app)

@@ -223,7 +223,7 @@ def test_simulated_run_replays_and_stops() -> None:
         if ev.event == "phase_start":
             slow.stop()
     assert time.monotonic() - started < 5
-    assert slow.report.ok is False and "interrupted" in slow.report.errors[-1]
+    assert slow.report.ok is False and slow.report.stopped and not slow.report.errors
 
 
 # ---- the script itself stays standalone ----------------------------------------------

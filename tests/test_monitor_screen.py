@@ -162,7 +162,7 @@ async def test_stop_key_interrupts_the_benchmark() -> None:
         await pilot.press("s")
         await settle(pilot)
         report = _screen(app).report
-        assert report is not None and report.ok is False and "interrupted" in report.errors[-1]
+        assert report is not None and report.ok is False and report.stopped and not report.errors
 
 
 async def test_polling_keeps_going_one_tick_at_a_time() -> None:

@@ -65,9 +65,9 @@ def test_runs_steps_then_a_second_run_changes_nothing(tmp_path: Path) -> None:
     rec2 = Recorder()
     result2 = Runner(plan, rec2, sudo=NOT_ROOT).run()
     assert result2.outcome == "finished"
-    assert rec2.statuses() == {"a": "skipped", "b": "skipped"}
+    assert rec2.statuses() == {"a": "satisfied", "b": "satisfied"}
     assert runs(a) == runs(b) == 1  # nothing ran again
-    assert any("already done" in line for line in Path(result2.log_path or "").read_text().splitlines())
+    assert any(": satisfied: " in line for line in Path(result2.log_path or "").read_text().splitlines())
 
 
 def test_output_lines_reach_the_callback_and_the_log(tmp_path: Path) -> None:
@@ -366,10 +366,10 @@ def test_simulated_resume_does_not_redo_finished_steps(tmp_path: Path) -> None:
     assert Runner(plan, Recorder()).run().outcome == "restart"
     rec = Recorder()
     assert Runner(plan, rec).run().outcome == "finished"
-    assert rec.statuses() == {"a": "skipped", "d": "done", "e": "done"}
+    assert rec.statuses() == {"a": "done", "d": "done", "e": "done"}  # done before the restart
     again = Recorder()
     assert Runner(plan, again).run().outcome == "finished"
-    assert set(again.statuses().values()) == {"skipped"}  # a finished demo changes nothing
+    assert set(again.statuses().values()) == {"satisfied"}  # a finished demo changes nothing
 
 
 def test_simulated_run_skips_what_the_profile_shows_done(tmp_path: Path) -> None:
@@ -379,7 +379,7 @@ def test_simulated_run_skips_what_the_profile_shows_done(tmp_path: Path) -> None
     plan = make_plan(done, touch_step("e", tmp_path / "e"), simulated=True)
     rec = Recorder()
     assert Runner(plan, rec).run().outcome == "finished"
-    assert rec.statuses() == {"driver": "skipped", "e": "done"}
+    assert rec.statuses() == {"driver": "satisfied", "e": "done"}
     real = make_plan(dataclasses.replace(done), touch_step("e", tmp_path / "e"))
     assert (
         real.steps[0].presumed_done and Runner(real, Recorder()).check(real.steps[0]) is False

@@ -97,7 +97,7 @@ def test_script_runs_steps_then_skips_them_the_second_time(tmp_path: Path) -> No
     assert first.returncode == 0, first.stderr
     assert runs(a) == runs(b) == 1
     second = _run_script(render_script(plan), tmp_path)
-    assert second.returncode == 0 and second.stdout.count("already done") == 2
+    assert second.returncode == 0 and second.stdout.count("already satisfied") == 2
     assert runs(a) == runs(b) == 1
     assert not (tmp_path / "dir").exists()
 
@@ -145,4 +145,4 @@ def test_script_windows_host_step_prints_and_waits(tmp_path: Path) -> None:
     assert "PowerShell" in proc.stdout and "wsl --update" in proc.stdout
     assert proc.returncode == 1  # Enter pressed, but the check still fails
     flag.write_text("x")
-    assert "already done" in _run_script(render_script(make_plan(step)), tmp_path).stdout
+    assert "already satisfied" in _run_script(render_script(make_plan(step)), tmp_path).stdout

@@ -176,8 +176,12 @@ class MachineProfile:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
+            if not text.strip():  # /dev/null, a file cut to nothing: say that, not a JSON position
+                raise ProfileError(t("errors.profile_empty")) from None
+            from wizard.safe.error_words import json_error
+
             raise ProfileError(
-                t("profile.error.json", line=exc.lineno, column=exc.colno, error=exc.msg)
+                t("profile.error.json", line=exc.lineno, column=exc.colno, error=json_error(exc))
             ) from None
         except RecursionError:
             raise ProfileError(t("profile.error.too_deep")) from None
@@ -199,7 +203,9 @@ class MachineProfile:
         except UnicodeDecodeError as exc:
             raise ProfileError(t("profile.error.not_utf8", path=path, offset=exc.start)) from None
         except OSError as exc:
-            raise ProfileError(t("profile.error.unreadable", path=path, error=exc)) from None
+            from wizard.safe.error_words import os_error
+
+            raise ProfileError(t("profile.error.unreadable", path=path, error=os_error(exc))) from None
         try:
             return cls.from_json(text)
         except ProfileError as exc:

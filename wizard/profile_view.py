@@ -7,9 +7,11 @@ the rows in as each probe part finishes.
 from __future__ import annotations
 
 from wizard.profile import UNKNOWN, MachineProfile
+from wizard.safe.display import safe
 from wizard.text import t
 
 SOURCE_KEYS = {"nvml": "nvml", "nvidia-smi": "nvidia_smi", "proc": "proc"}
+STORY_SOURCES = {"windows-host": "story.profile.source_windows_host"}
 
 
 def _yes_no(value: bool | None) -> str:
@@ -29,9 +31,25 @@ def _mib(value: int | None) -> str:
 
 
 def _source(source: str) -> str:
-    """Where the driver version was read, in words (the probe's name for it in brackets)."""
+    """Where the driver version was read, in words; "" when that is not known (say nothing)."""
     key = SOURCE_KEYS.get(source)
-    return t(f"profile.source.{key}") if key else source
+    if key:
+        return t(f"profile.source.{key}")
+    return t(STORY_SOURCES[source]) if source in STORY_SOURCES else ""
+
+
+def _driver_text(p: MachineProfile) -> str:
+    """The driver, the newest CUDA it supports and where that was read: only what is known."""
+    assert p.driver is not None
+    source = _source(str(p.driver.source))
+    cuda = str(p.driver.cuda)
+    version = safe(p.driver.version, 80)
+    if cuda in ("", UNKNOWN, "None"):
+        key = "story.profile.driver_no_cuda" + ("" if source else "_no_source")
+        return t(key, version=version, source=source)
+    if not source:
+        return t("story.profile.driver_no_source", version=version, cuda=safe(cuda, 20))
+    return t("profile.value.driver", version=version, cuda=safe(cuda, 20), source=source)
 
 
 def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
@@ -64,12 +82,7 @@ def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
             rows = [
                 (
                     t(f + "driver"),
-                    t(
-                        v + "driver",
-                        version=p.driver.version,
-                        cuda=p.driver.cuda,
-                        source=_source(p.driver.source),
-                    ),
+                    _driver_text(p),
                 )
             ]
         if p.driver is None and not p.gpus and p.nvidia_pci_devices:

@@ -64,6 +64,9 @@ class BarChart(Widget):
         return Text("\n").join(lines)
 
 
+PHASE_STYLE = {"ok": "green", "failed": "red", "running": "bold", "skipped": "dim", "stopped": "yellow"}
+
+
 class BenchPanel(VerticalScroll):
     """Redrawn from a `BenchReport` after every event (`show`)."""
 
@@ -137,17 +140,20 @@ class BenchPanel(VerticalScroll):
         states = [report.phases[name] for name in PHASES]
         if report.done and all(s.status in ("ok", "skipped") for s in states):
             # All passed: one line, so the results below stay in sight on a small terminal.
-            seconds = sum(s.seconds or 0.0 for s in states)
+            # The run's measured wall time (start-up included), not a sum of the phases' own figures.
+            seconds = report.seconds if report.seconds is not None else sum(s.seconds or 0.0 for s in states)
             return Text(t("bench.all_phases_ok", count=len(states), seconds=seconds), style="green")
         lines = Text()
         for i, state in enumerate(states):
             mark = t(f"bench.status.{state.status}")
-            style = {"ok": "green", "failed": "red", "running": "bold", "skipped": "dim"}.get(
-                state.status, "dim"
-            )
+            style = PHASE_STYLE.get(state.status, "dim")
             if i:
                 lines.append("\n")
             lines.append(f"{mark} {t('bench.phase.' + state.name)}", style=style)
+            if state.status == "stopped":
+                lines.append(t("story.bench.phase_stopped"), style=style)
+            elif report.stopped and state.status == "pending":
+                lines.append(t("story.bench.phase_not_run"), style="dim")
             if state.seconds is not None:
                 lines.append(f"  {state.seconds:.1f} s", style="dim")
         return lines

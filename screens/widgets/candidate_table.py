@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual.binding import Binding
 from textual.events import Resize
 from textual.widgets import DataTable
 
@@ -38,6 +39,12 @@ class CandidateTable(DataTable[Text]):
     a reason longer than that is cut between words, and the detail below shows it whole.
     """
 
+    # A table of rows, never wider than its panel: Home and End go to the first and last row
+    # (DataTable's own go to the first and last column, which here is nothing).
+    BINDINGS = [
+        Binding("home", "scroll_top", show=False),
+        Binding("end", "scroll_bottom", show=False),
+    ]
     DEFAULT_CSS = """
     CandidateTable { height: 1fr; min-height: 5; }
     """

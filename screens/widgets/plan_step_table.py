@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual.binding import Binding
 from textual.events import Resize
 from textual.widgets import DataTable
 
@@ -48,6 +49,12 @@ class PlanStepTable(DataTable[Text]):
     title wraps onto more lines between words, so `tensorflow-cpu==2.21.0` is never cut
     into another version."""
 
+    # A table of rows, never wider than its panel: Home and End go to the first and last row
+    # (DataTable's own go to the first and last column, which here is nothing).
+    BINDINGS = [
+        Binding("home", "scroll_top", show=False),
+        Binding("end", "scroll_bottom", show=False),
+    ]
     DEFAULT_CSS = """
     PlanStepTable { height: 1fr; min-height: 5; }
     """
@@ -58,6 +65,15 @@ class PlanStepTable(DataTable[Text]):
         self._plan: Plan | None = None
         self._fixed = 0
         self._title_width = 0
+        self.there: set[str] = set()  # steps the runner's preview found already satisfied (or done)
+
+    def mark_there(self, statuses: dict[str, str]) -> None:
+        """The runner's preview: a step already there shows [✓], as Run will then show it."""
+        there = {k for k, v in statuses.items() if v in ("done", "satisfied")}
+        if there != self.there:
+            self.there = there
+            if self._plan is not None:
+                self.show(self._plan)
 
     def show(self, plan: Plan) -> None:
         row = self.cursor_row
@@ -65,7 +81,7 @@ class PlanStepTable(DataTable[Text]):
         self.clear(columns=True)
         self.steps = list(plan.steps)
         p = "app.plan."
-        rows = [self._cells(i, step) for i, step in enumerate(self.steps, start=1)]
+        rows = [self._cells(i, step, step.id in self.there) for i, step in enumerate(self.steps, start=1)]
         widths = {key: cell_len(t(p + "col_" + key)) for key in FIXED}
         for cells in rows:
             for key, cell in zip(FIXED, cells, strict=True):
@@ -87,11 +103,15 @@ class PlanStepTable(DataTable[Text]):
             self.move_cursor(row=max(0, min(row, len(self.steps) - 1)), animate=False)
 
     @staticmethod
-    def _cells(n: int, step: Step) -> list[Text]:
+    def _cells(n: int, step: Step, there: bool = False) -> list[Text]:
         style = "" if step.enabled else "dim strike"
         on = "[x]" if step.enabled else "[ ]"
+        if there and step.enabled:  # already satisfied: Run will check it and not run it
+            mark = Text("[✓]", style="green")
+        else:
+            mark = Text(on if step.optional else "[•]", style="" if step.optional else "dim")
         return [
-            Text(on if step.optional else "[•]", style="" if step.optional else "dim"),
+            mark,
             Text(str(n), style=style),
             where_text(step.where),
             Text(size_text(step.download_mib), style=style),

@@ -14,8 +14,10 @@ from textual.widgets import Static
 from wizard.safe.display import safe
 from wizard.text import t
 
-STATUSES = ("pending", "running", "waiting", "restart", "skipped", "done", "failed")
+# The runner's statuses (wizard.plan.model), "restart-pending" shown as "restart", and "waiting".
+STATUSES = ("pending", "running", "waiting", "restart", "satisfied", "skipped", "done", "failed")
 ICON = {
+    "satisfied": "✓",
     "pending": "·",
     "running": "▶",
     "waiting": "⏸",
@@ -25,6 +27,7 @@ ICON = {
     "failed": "✖",
 }
 STYLE = {
+    "satisfied": "$success",
     "pending": "$text-muted",
     "running": "$accent bold",
     "waiting": "$warning bold",
@@ -80,7 +83,7 @@ class RunStepList(Vertical):
         if status == "running" and self.status.get(step_id) != "waiting":
             self.started[step_id] = now
             self.took.pop(step_id, None)
-        elif status in ("done", "failed", "skipped") and step_id in self.started:
+        elif status in ("done", "failed", "skipped", "satisfied") and step_id in self.started:
             self.took[step_id] = now - self.started[step_id]
         self.status[step_id] = status
         self.redraw()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -14,7 +16,7 @@ from wizard.choose.knowledge import load_knowledge
 @dataclass
 class PhaseState:
     name: str
-    status: str = "pending"  # pending | running | ok | skipped | failed
+    status: str = "pending"  # pending | running | ok | skipped | failed | stopped (by the user)
     title: str = ""
     done: int = 0
     total: int = 0
@@ -59,6 +61,34 @@ class BenchReport:
     gpu_name: str | None = None  # from the profile or TF's device details
     peaks: dict[str, float] = field(default_factory=dict)  # dtype -> published TFLOP/s
     monitor: dict[str, Any] | None = None  # min/mean/max over the run, if a sampler watched
+    stopped: bool = False  # the user stopped it (s, Ctrl-C): the phases not reached stay pending
+
+    def __post_init__(self) -> None:
+        # Durations are the wall time measured here, as events arrive: the script's own figures
+        # leave out its start-up and a replayed (simulated) run has none of its own.
+        self._clock: Callable[[], float] = time.monotonic
+        self._t0: float | None = None
+        self._phase_t0: dict[str, float] = {}
+
+    def begin(self, clock: Callable[[], float] | None = None) -> None:
+        """The run starts now (before the process is launched): the total is measured from here."""
+        if clock is not None:
+            self._clock = clock
+        self._t0 = self._clock()
+
+    def _elapsed(self, since: float | None) -> float | None:
+        return None if since is None else max(0.0, self._clock() - since)
+
+    def stop(self) -> None:
+        """The user stopped the run: the phase that was running is "stopped" after the time it
+        ran, the total is the time so far; nothing is reported as an error."""
+        for state in self.phases.values():
+            if state.status == "running":
+                state.status = "stopped"
+                state.seconds = self._elapsed(self._phase_t0.get(state.name))
+        self.stopped = True
+        self.done, self.ok = True, False
+        self.seconds = self._elapsed(self._t0)
 
     @property
     def current(self) -> PhaseState | None:
@@ -68,24 +98,34 @@ class BenchReport:
     def apply(self, ev: BenchEvent) -> None:
         raw = ev.raw
         state = self.phases.get(ev.phase) if ev.phase else None
+        if self._t0 is None:
+            self._t0 = self._clock()
         if ev.event == "start":
             self.started = True
             self.simulated = bool(raw.get("simulated", self.simulated))
         elif ev.event == "phase_start" and state:
             state.status, state.title = "running", raw["title"]
+            self._phase_t0[state.name] = self._clock()
         elif ev.event == "progress" and state:
             state.done, state.total, state.detail = raw["done"], raw["total"], str(raw.get("detail", ""))
         elif ev.event == "phase_end" and state:
+            measured = self._elapsed(self._phase_t0.get(state.name))
             state.status, state.seconds, state.reason = (
                 raw["status"],
-                float(raw["seconds"]),
+                float(raw["seconds"]) if measured is None else measured,
                 raw.get("reason"),
             )
+        elif ev.event == "error" and raw.get("type") == "KeyboardInterrupt":
+            self.stop()  # Ctrl-C / s: a stop, not an error to report
         elif ev.event == "error":
             where = f"{ev.phase}: " if ev.phase else ""
             self.errors.append(where + raw["message"])
+        elif ev.event == "done" and self.stopped:
+            pass  # the stop already said when it ended
         elif ev.event == "done":
-            self.done, self.ok, self.seconds = True, raw["ok"], float(raw["seconds"])
+            measured = self._elapsed(self._t0)
+            self.done, self.ok = True, raw["ok"]
+            self.seconds = float(raw["seconds"]) if measured is None else measured
         elif ev.event == "result":
             self._result(raw["kind"], ev.data)
 

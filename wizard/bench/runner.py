@@ -88,6 +88,7 @@ class BenchRun:
 
     def events(self) -> Iterator[BenchEvent]:
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONUNBUFFERED="1", PYTHONIOENCODING="utf-8")
+        self.report.begin()  # the total is the wall time from here, TensorFlow's import included
         with script_path() as script:
             try:
                 self._proc = subprocess.Popen(  # an argument list, never a shell
@@ -124,6 +125,9 @@ class BenchRun:
             drain.join(timeout=5)
             if killer is not None:
                 killer.cancel()
+        if self._stopping and not self.report.stopped:
+            self.report.stop()  # stopped before the script could say where it was
+            return
         if not self.report.done:
             # The process died (crash, kill, OOM) without saying goodbye: say it for it.
             last = self.stderr_tail[-1] if self.stderr_tail else ""
@@ -178,6 +182,7 @@ class SimulatedBenchRun:
         self.stderr_tail: deque[str] = deque()
 
     def events(self) -> Iterator[BenchEvent]:
+        self.report.begin()
         for raw in self._events:
             # The work happens before a result, so that is where the time goes.
             pause = self.delay * (3 if raw["event"] == "result" else 1)
@@ -190,20 +195,10 @@ class SimulatedBenchRun:
         self.returncode = 0
 
     def _interrupt(self) -> BenchEvent:
-        phase = self.report.current.name if self.report.current else None
-        ev = validate_event(
-            {
-                "event": "error",
-                "phase": phase,
-                "message": "interrupted",
-                "type": "KeyboardInterrupt",
-                "fatal": True,
-            }
-        )
-        self.report.apply(ev)
-        self.report.apply(validate_event({"event": "done", "ok": False, "seconds": 0.0}))
+        """Stopped by the user: the report says so (the phase that ran is "stopped")."""
+        self.report.stop()
         self.returncode = 130
-        return ev
+        return validate_event({"event": "done", "ok": False, "seconds": self.report.seconds or 0.0})
 
     def stop(self, grace: float = 10.0) -> None:
         self._stop.set()

@@ -207,7 +207,13 @@ def _gpu_facts(profile: MachineProfile, kb: KnowledgeBase) -> list[GpuFact]:
 
 
 def _short_name(name: str) -> str:
-    return " ".join(name.replace("NVIDIA ", "").split()) or "NVIDIA GPU"
+    # A GPU name is data: it goes into reasons and notes, so it is cut to a name's length.
+    from wizard.safe.display import cut
+
+    return cut(" ".join(name.replace("NVIDIA ", "").split()), GPU_NAME_LIMIT) or "NVIDIA GPU"
+
+
+GPU_NAME_LIMIT = 80
 
 
 def _gpu_sort_key(g: GpuFact) -> tuple[Version, str]:

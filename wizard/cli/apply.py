@@ -18,19 +18,11 @@ from pathlib import Path
 
 from wizard.cli.common import add_profile_option, error_line
 from wizard.cli.plan import add_selectors, plan_from_args
-from wizard.plan.model import Plan, PlanError, Step
+from wizard.plan.model import FINISHED, Plan, PlanError, Step, first_unfinished, status_word
 from wizard.profile import MachineProfile
-from wizard.run.runner import DONE, FAILED, RESTART_PENDING, SKIPPED, Runner, RunnerEvents, StepResult
+from wizard.run.runner import FAILED, PENDING, RESTART_PENDING, Runner, RunnerEvents, StepResult
 from wizard.safe.display import safe
 from wizard.text import t
-
-_MARK = {
-    DONE: "done",
-    SKIPPED: "skipped",
-    FAILED: "failed",
-    RESTART_PENDING: "restart",
-    "pending": "stopped",
-}  # runner status -> runner.cli.mark.<key>
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -84,10 +76,16 @@ class TerminalEvents(RunnerEvents):
 
     def step_finished(self, step: Step, result: StepResult) -> None:
         self._end_progress()
-        mark = _MARK.get(result.status)
+        # The plan model's words for the status (FAILED shouted, as before); a stop is "stopped".
+        if result.status == PENDING:
+            mark = t("runner.cli.mark.stopped")
+        elif result.status == FAILED:
+            mark = t("runner.cli.mark.failed")
+        else:
+            mark = status_word(result.status)
         # A restart's message is the run's last message: the step's line only marks it.
         message = "" if result.status == RESTART_PENDING else safe(result.message, 4000, multiline=True)
-        print(f"    [{t('runner.cli.mark.' + mark) if mark else result.status}] {message}", flush=True)
+        print(f"    [{mark}] {message}", flush=True)
 
     def needs_password(self, step: Step, attempt: int) -> str | None:
         if self.simulated:
@@ -172,9 +170,25 @@ def _choose_plan(args: argparse.Namespace, profile: MachineProfile | None = None
         if notice:
             print(notice, file=sys.stderr)
         if state is not None:
-            done, total = state.position
-            print(t("runner.resume", started=safe(state.started, 40), done=done, total=total))
-            return state.plan
+            statuses = {step_id: rec.status for step_id, rec in state.steps.items()}
+            plan = state.plan
+            done = sum(1 for s in plan.active_steps if statuses.get(s.id) in FINISHED)
+            first = first_unfinished(plan, statuses)
+            if first is None:
+                total = len(plan.active_steps)
+                print(t("runner.resume", started=safe(state.started, 40), done=done, total=total))
+            else:
+                print(
+                    t(
+                        "story.status.resume_cli",
+                        started=safe(state.started, 40),
+                        done=done,
+                        total=len(plan.active_steps),
+                        step=first[0],
+                        title=safe(first[1].title, 200),
+                    )
+                )
+            return plan
     return plan_from_args(args)[1]
 
 
@@ -182,15 +196,19 @@ def _dry_run(plan: Plan, runner: Runner) -> int:
     from wizard.cjk.wrap import terminal_width
     from wizard.plan.view import format_step
 
+    # What the run would do, by the runner's own preview: the same statuses it then reports.
+    expected = runner.preview()
+    words = {
+        "done": "story.status.would_done",
+        "satisfied": "story.status.would_satisfied",
+    }
     for number, step in enumerate(plan.steps, 1):
         print()
         print(safe("\n".join(format_step(step, number, terminal_width())), None, multiline=True))
         if not step.enabled:
             state = t("runner.cli.would_leave_out")
-        elif plan.simulated or not step.check_before:
-            state = t("runner.cli.would_run")
         else:
-            state = t("runner.cli.would_skip") if runner.check(step) else t("runner.cli.would_run")
+            state = t(words.get(expected.get(step.id, PENDING), "runner.cli.would_run"))
         print(t("runner.cli.would", state=state))
     return 0
 

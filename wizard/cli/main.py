@@ -49,8 +49,10 @@ class Parser(argparse.ArgumentParser):
         self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS, help=t("cli.help_help"))
 
     def error(self, message: str) -> NoReturn:
+        from wizard.cli.argwords import worded
+
         self.print_usage(sys.stderr)
-        self.exit(2, t("cli.usage_error", prog=self.prog, error=message) + "\n")
+        self.exit(2, t("cli.usage_error", prog=self.prog, error=worded(message)) + "\n")
 
 
 def chosen_command(argv: Sequence[str]) -> str | None:
@@ -188,4 +190,4 @@ def _run_app(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(t("cli.app_cannot_start", error=exc), file=sys.stderr)
         return 1
-    return run_app(profile=profile, mirror=mirror)
+    return run_app(profile=profile, mirror=mirror, profile_ref=getattr(args, "profile", None))

@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from rich.cells import cell_len
@@ -66,13 +66,72 @@ def run(args: argparse.Namespace) -> int:
         sampler.close()
 
 
-def _ticks(sampler: Sampler, interval: float, count: int | None) -> Iterator[Sample]:
+def _ticks(
+    sampler: Sampler, interval: float, count: int | None, wait: Callable[[float], bool] | None = None
+) -> Iterator[Sample]:
+    """Samples every `interval` s; `wait(s)` sleeps and says True when the user asked to stop."""
     n = 0
     while count is None or n < count:
         yield sampler.sample()
         n += 1
         if count is None or n < count:
-            time.sleep(interval)  # after the tick ended: ticks never overlap
+            # after the tick ended: ticks never overlap
+            if wait is None:
+                time.sleep(interval)
+            elif wait(interval):
+                return
+
+
+class QuitKey:
+    """`q` stops the live view, as in nvitop and top: stdin in cbreak mode while it runs (a
+    terminal only; restored on the way out, Ctrl+C included). Elsewhere it just sleeps."""
+
+    def __init__(self) -> None:
+        self.fd: int | None = None
+        self.saved: Any = None
+
+    def __enter__(self) -> QuitKey:
+        try:
+            import termios
+            import tty
+
+            if sys.stdin.isatty():
+                fd = sys.stdin.fileno()
+                self.saved = termios.tcgetattr(fd)
+                tty.setcbreak(fd)
+                self.fd = fd
+        except (ImportError, OSError, ValueError):  # Windows, a closed or odd stdin
+            self.fd = None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            import termios
+
+            try:
+                termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
+            except OSError:
+                pass
+
+    def wait(self, seconds: float) -> bool:
+        if self.fd is None:
+            time.sleep(seconds)
+            return False
+        import os
+        import select
+
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if not ready:
+                break
+            key = os.read(self.fd, 32)
+            if not key:  # end of input: nothing more will come, keep sampling
+                time.sleep(max(0.0, deadline - time.monotonic()))
+                break
+            if b"q" in key.lower():
+                return True
+        return False
 
 
 def _run_json(sampler: Sampler, interval: float, count: int | None) -> int:
@@ -100,10 +159,11 @@ def _run_human(sampler: Sampler, interval: float, count: int | None) -> int:
     if console.is_terminal:
         from rich.live import Live
 
-        with Live(console=console, auto_refresh=False, screen=False) as live:
-            for s in _ticks(sampler, interval, count):
+        hint = Text(t("story.monitor.stop_hint"), style="dim")
+        with QuitKey() as keys, Live(console=console, auto_refresh=False, screen=False) as live:
+            for s in _ticks(sampler, interval, count, keys.wait):
                 n, cost = n + 1, cost + s.cost_s
-                live.update(render(s, sampler.info), refresh=True)
+                live.update(Group(render(s, sampler.info), hint), refresh=True)
     else:
         for s in _ticks(sampler, interval, count):
             n, cost = n + 1, cost + s.cost_s

@@ -52,11 +52,19 @@ def find_problems(p: MachineProfile) -> list[Finding]:
     elif p.driver is not None and not p.gpus:
         out.append(_f("driver-no-gpus", "error"))
 
+    # A driver version nobody can read (damaged, or markup): say so here too, as recommend does.
+    unreadable = p.driver is not None and _driver_unreadable(p.driver.version)
+    if unreadable and p.driver is not None:
+        from wizard.safe.display import safe
+
+        out.append(_f("driver-unreadable", "warning", value=safe(p.driver.version, 80)))
+
     km = p.kernel
     if p.platform == "linux":
         if km.nouveau_loaded and not km.nvidia_loaded:
             out.append(_f("nouveau", "warning"))
-        if km.loaded_version and p.driver and p.driver.version not in ("unknown", km.loaded_version):
+        stale = p.driver and not unreadable and p.driver.version not in ("unknown", km.loaded_version)
+        if km.loaded_version and p.driver and stale:
             out.append(_f("reboot-needed", "error", loaded=km.loaded_version, userspace=p.driver.version))
         if km.secure_boot and p.nvidia_pci_devices and not km.nvidia_loaded:
             out.append(_f("secure-boot", "warning"))
@@ -79,3 +87,9 @@ def find_problems(p: MachineProfile) -> list[Finding]:
     # The newest TensorFlow out of reach (an old driver, an old GPU) or a Python to add.
     out.extend(_f(key, severity, **fields) for key, severity, fields in newest_tf_problems(p))
     return out
+
+
+def _driver_unreadable(version: object) -> bool:
+    from wizard.choose.resolver import normalize_driver
+
+    return str(version) not in ("", "unknown", "None") and normalize_driver(version) is None

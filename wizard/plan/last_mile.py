@@ -21,6 +21,7 @@ from wizard.plan.programs import program
 from wizard.text import t
 
 HELLO = "hello_gpu.py"  # assets/programs
+COPY_FILE = "copy_file.py"  # assets/programs: copies a file whole (temp, fsync, rename), any platform
 CUDA_CACHE_BYTES = "4294967296"  # 4 GiB: a TF build's PTX for one GPU fits, with room to spare
 CUDA_CACHE_BLOCK = "cuda-cache"
 
@@ -36,14 +37,6 @@ def _path(venv: PurePath | str) -> PurePath:
     if isinstance(venv, PurePath):
         return venv
     return PureWindowsPath(venv) if re.match(r"^([A-Za-z]:\\|%)", venv) else PurePath(venv)
-
-
-# Copies a file whole (temp, fsync, rename) with the environment's own Python: on every platform.
-COPY_FILE_PY = (  # double quotes inside, so the shell-quoted command reads plainly
-    "import os, sys; d = sys.argv[2]; os.makedirs(os.path.dirname(d), exist_ok=True); "
-    'data = open(sys.argv[1], "rb").read(); f = open(d + ".tmp", "wb"); f.write(data); f.flush(); '
-    'os.fsync(f.fileno()); f.close(); os.replace(d + ".tmp", d)'
-)
 
 
 def hello_path(venv: PurePath | str) -> str:
@@ -77,7 +70,8 @@ def hello_step(
         title=t("plan.hello.title_gpu" if gpu else "plan.hello.title_cpu"),
         why=t("plan.hello.why", path=dest),
         where="user",
-        commands=((python, "-c", COPY_FILE_PY, program(HELLO), dest),),
+        # A shipped program and two paths: a command a student can read (no `python -c` text).
+        commands=((python, program(COPY_FILE), program(HELLO), dest),),
         check=Check(argv, t("plan.hello.proves_gpu" if gpu else "plan.hello.proves_cpu", path=dest)),
     )
 

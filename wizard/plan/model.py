@@ -31,6 +31,35 @@ WHERE = ("user", "root", "windows-host")
 RESTARTS = ("reboot", "wsl-shutdown")
 PLAN_SCHEMA = 1
 
+# ---- a step's status: one model for Plan, Run, `apply` (and --dry-run) and the script ----------
+# done: this run (or the run it resumes) carried the step out and its check passed after.
+# satisfied: its check passed before anything ran (already there); nothing was run.
+# skipped: the user left it out. pending: not reached yet (or stopped before it finished).
+PENDING, RUNNING, DONE, SATISFIED, SKIPPED, FAILED, RESTART_PENDING = (
+    "pending",
+    "running",
+    "done",
+    "satisfied",
+    "skipped",
+    "failed",
+    "restart-pending",
+)
+STATUSES = (PENDING, RUNNING, DONE, SATISFIED, SKIPPED, FAILED, RESTART_PENDING)
+FINISHED = frozenset({DONE, SATISFIED, SKIPPED})  # a resumed run goes on after these
+
+
+def status_word(status: str) -> str:
+    """The status in the user's words: "done", "already satisfied", "skipped by you", ..."""
+    return t(f"story.status.{status.replace('-', '_')}")
+
+
+def first_unfinished(plan: Plan, statuses: dict[str, str]) -> tuple[int, Step] | None:
+    """(its number, counted from 1 among the active steps, and the step) a resume starts at."""
+    for number, step in enumerate(plan.active_steps, 1):
+        if statuses.get(step.id, PENDING) not in FINISHED:
+            return number, step
+    return None
+
 
 class PlanError(ValueError):
     """No plan can be built for this combination; the message is one line for the user."""

@@ -50,6 +50,14 @@ def activate_line(plan: Plan) -> str:
     return "source " + shlex.quote(str(Path(plan.venv) / "bin" / "activate"))
 
 
+def kernel_display(step: Step, venv: str) -> str:
+    """The kernel's name as Jupyter lists it: the --display-name the plan's step registers."""
+    for argv in step.commands:
+        if "--display-name" in argv[:-1]:
+            return argv[argv.index("--display-name") + 1]
+    return kernel_name(venv)
+
+
 def next_steps(plan: Plan, exists: Callable[[str], bool] | None = None) -> list[str]:
     """Lines for people, in order. `exists` tells whether a file is there now (a finished
     real run); without it only what the plan itself makes is named."""
@@ -68,8 +76,9 @@ def next_steps(plan: Plan, exists: Callable[[str], bool] | None = None) -> list[
         conda_activate is not None and "CUDA_CACHE_MAXSIZE" in " ".join(conda_activate.commands[0])
     ):
         lines.append(t("next.cuda_cache"))
-    if _step(plan, "jupyter") is not None:
-        lines.append(t("next.jupyter_kernel", name=kernel_name(plan.venv)))
+    jupyter = _step(plan, "jupyter")
+    if jupyter is not None:  # the name the plan registers is the one Jupyter's picker shows
+        lines.append(t("next.jupyter_kernel", name=kernel_display(jupyter, plan.venv)))
     elif any(s.id == "jupyter" for s in plan.steps):  # there, but switched off
         lines.append(t("next.jupyter_how"))
     else:

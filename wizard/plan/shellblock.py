@@ -34,6 +34,7 @@ from pathlib import Path
 from wizard.plan.model import Check
 from wizard.plan.programs import program
 from wizard.safe.atomic import write_text_atomic
+from wizard.text import t
 
 TAG = "tf-gpu-wizard"
 
@@ -68,7 +69,7 @@ def present_check(path: Path, name: str) -> Check:
     # The program's check: the same heredoc rule as its add and remove.
     return Check(
         ("bash", program(PROGRAM), "check", str(path), begin, end),
-        f"{path} has the {TAG} {name} block",
+        t("story.check.block_present", path=str(path), tag=TAG, name=name),
     )
 
 

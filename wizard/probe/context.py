@@ -24,6 +24,11 @@ class PythonFacts:
     has_pip: bool
     has_venv: bool  # venv + ensurepip usable (Debian splits ensurepip into python3-venv)
     libc: str = ""  # os.confstr("CS_GNU_LIBC_VERSION"): "glibc 2.35"; "" off glibc (musl, macOS, Windows)
+    # Inside a venv (the wizard's own .venv): the interpreter it was made from, with its pip and venv.
+    # "" / None: not in a venv, or not known (python_env then looks under base_prefix).
+    base_executable: str = ""
+    base_has_pip: bool | None = None
+    base_has_venv: bool | None = None
 
 
 def running_python() -> PythonFacts:
@@ -36,17 +41,41 @@ def running_python() -> PythonFacts:
         except (ImportError, ValueError):
             return False
 
+    base_prefix = getattr(sys, "base_prefix", sys.prefix)
+    in_venv = sys.prefix != base_prefix
     return PythonFacts(
         version=platform.python_version(),
         executable=sys.executable,
         prefix=sys.prefix,
-        base_prefix=getattr(sys, "base_prefix", sys.prefix),
+        base_prefix=base_prefix,
         platform=sys.platform,
         machine=platform.machine(),
         has_pip=has("pip"),
         has_venv=has("venv") and has("ensurepip"),
         libc=_libc(),
+        base_executable=getattr(sys, "_base_executable", sys.executable),
+        base_has_pip=_base_has("pip", base_prefix) if in_venv else None,
+        base_has_venv=(_stdlib_has("venv") and _stdlib_has("ensurepip")) if in_venv else None,
     )
+
+
+def _stdlib_has(name: str) -> bool:
+    """A venv shares the base interpreter's standard library (os lives there)."""
+    import os
+
+    return os.path.isdir(os.path.join(os.path.dirname(os.__file__), name))
+
+
+def _base_has(name: str, base_prefix: str) -> bool:
+    """A package in the base interpreter's own site-packages (dist-packages on Debian)."""
+    import importlib.machinery
+    import site
+
+    try:
+        paths = site.getsitepackages([base_prefix])
+        return importlib.machinery.PathFinder.find_spec(name, paths) is not None
+    except (ImportError, ValueError, AttributeError, OSError):
+        return False
 
 
 def _libc() -> str:

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from wizard.profile import MachineProfile
 
 JOURNAL_SCHEMA = 1
-STATUSES = ("pending", "running", "skipped", "done", "failed", "restart-pending")
+STATUSES = ("pending", "running", "skipped", "satisfied", "done", "failed", "restart-pending")
 MAX_BYTES = 8 << 20  # a plan with its records is tens of KiB; anything near this is damage
 
 
@@ -79,7 +79,7 @@ class RunState:
     def position(self) -> tuple[int, int]:
         """(steps finished, steps in the plan), for "resume at step 3 of 6"."""
         active = self.plan.active_steps
-        finished = sum(1 for s in active if self.record(s.id).status in ("done", "skipped"))
+        finished = sum(1 for s in active if self.record(s.id).status in ("done", "satisfied", "skipped"))
         return finished, len(active)
 
     def to_dict(self) -> dict[str, Any]:

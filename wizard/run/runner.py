@@ -27,14 +27,17 @@ methods are called from the thread that called `run()`; the app forwards them wi
 `run()` returns a `RunResult`: outcome finished | failed | restart | cancelled | locked,
 the failed step, a message saying what failed and what to do, the log path. "locked":
 another process is running a plan (one run at a time); nothing was touched. Statuses
-of every step are in `runner.statuses` (pending|running|skipped|done|failed|
-restart-pending). To retry after a failure call `run()` again (on a new Runner or
+of every step are in `runner.statuses`, the plan model's (wizard.plan.model.STATUSES):
+pending | running | done | satisfied (its check passed before: nothing ran) | skipped (the
+user left it out) | failed | restart-pending. `preview()` says what a run would do now.
+To retry after a failure call `run()` again (on a new Runner or
 the same one); `run(skip={"step-id"})` leaves out steps the user chose to skip
 (only offer that for optional steps or when `Step.optional`).
 
 Behaviour
 ---------
-- Each step's check runs first: satisfied -> "skipped (already done)". After the
+- Each step's check runs first: satisfied -> "satisfied" (or "done" when the run this one
+  resumes finished it). After the
   commands the check runs again: not satisfied -> the step failed, output kept.
 - A step that needs a reboot / `wsl --shutdown` records the boot id in the journal;
   the next run, in a new boot, runs its check and goes on.
@@ -72,9 +75,11 @@ from pathlib import Path
 from typing import IO, NoReturn
 
 from wizard.paths import ensure, log_dir, start_command
+from wizard.plan import model
 from wizard.plan.model import Plan, Step
 from wizard.profile import MachineProfile
 from wizard.run import sim as runner_sim
+from wizard.run.check_words import worded
 from wizard.run.journal import Journal, Restart, RunState, StepRecord, journal_for
 from wizard.run.progress import InstallProgress, install_progress, wait_readable
 from wizard.run.sudo import SudoSession
@@ -82,14 +87,16 @@ from wizard.safe.atomic import WriteError
 from wizard.safe.lock import LockBusy, RunLock
 from wizard.text import t
 
-PENDING, RUNNING, SKIPPED, DONE, FAILED, RESTART_PENDING = (
-    "pending",
-    "running",
-    "skipped",
-    "done",
-    "failed",
-    "restart-pending",
+# The statuses are the plan model's (one model for Plan, Run, apply and the script).
+PENDING, RUNNING, SATISFIED, SKIPPED, DONE, FAILED = (
+    model.PENDING,
+    model.RUNNING,
+    model.SATISFIED,
+    model.SKIPPED,
+    model.DONE,
+    model.FAILED,
 )
+RESTART_PENDING = model.RESTART_PENDING
 CHECK_TIMEOUT_S = 300.0
 LEFTOVER_GRACE_S = 15.0  # pip finishing the file it unpacks, apt releasing its lock
 INTERRUPT_GRACE_S = 5.0  # Ctrl-C: a command gets this long to stop on SIGTERM before SIGKILL
@@ -212,8 +219,10 @@ class Runner:
         log_path: Path | None = None,
         boot_id: Callable[[], str] = current_boot_id,
         sim_delay: float = 0.0,
+        start_command: str | None = None,
     ) -> None:
         self.plan = plan
+        self.start_command = start_command  # how to come back after a restart (a demo keeps --profile)
         self.events = events or RunnerEvents()
         self.simulate = plan.simulated if simulate is None else simulate
         self.journal = journal or journal_for(self.simulate, profile)
@@ -252,6 +261,23 @@ class Runner:
     def check(self, step: Step) -> bool:
         """Run one step's check now (the dry run's "already done?"); changes nothing."""
         return self._check(step, before=True)
+
+    def preview(self) -> dict[str, str]:
+        """What run() would make of each active step now, running nothing but the checks:
+        done (finished by the run this one resumes, and still there), satisfied (already
+        there), pending (it would run). The dry run and the Plan screen show this."""
+        state = self.journal.load()
+        if state is not None and (state.finished or state.plan.id != self.plan.id):
+            state = None
+        out: dict[str, str] = {}
+        for step in self.plan.active_steps:
+            before = state.record(step.id).status if state is not None else PENDING
+            if self.simulate:
+                there = step.presumed_done or before in (DONE, SATISFIED)
+            else:
+                there = step.check_before and self._check(step, before=True)
+            out[step.id] = (DONE if before == DONE else SATISFIED) if there else PENDING
+        return out
 
     @property
     def cancelled(self) -> bool:
@@ -309,8 +335,14 @@ class Runner:
         if state.restart is not None and state.restart.step == step.id:
             self._after_restart(step, state.restart)
             return
+        finished_before = state.record(step.id).status == DONE  # by the run this one resumes
         if step.check_before and self._check(step, before=True):
-            self._finish(step, StepResult(SKIPPED, t("runner.already_done", proves=step.check.proves)))
+            if finished_before:
+                self._finish(step, StepResult(DONE, t("story.status.done_before", proves=step.check.proves)))
+            else:
+                self._finish(
+                    step, StepResult(SATISFIED, t("story.status.satisfied_because", proves=step.check.proves))
+                )
             return
         if step.confirm and not self.assume_yes and not self.events.confirm(step, step.confirm):
             self._stop_pending(step, t("runner.declined", title=step.title))
@@ -359,7 +391,8 @@ class Runner:
 
     def _restart_message(self, kind: str) -> str:
         key = "runner.restart_wsl" if kind == "wsl-shutdown" else "runner.restart_reboot"
-        return t(key, command=start_command())  # the launcher or full path: PATH may not have it
+        # The launcher or full path (PATH may not have it), with --profile where the run needs it.
+        return t(key, command=self.start_command or start_command())
 
     def manual_text(self, step: Step) -> str:
         """What the person does for a windows-host or by-hand step, ready to show or print."""
@@ -487,7 +520,7 @@ class Runner:
                 return True
             if step.presumed_done:
                 return True
-            return self._state is not None and self._state.record(step.id).status in (DONE, SKIPPED)
+            return self._state is not None and self._state.record(step.id).status in (DONE, SATISFIED)
         try:
             proc = subprocess.run(
                 list(step.check.argv),
@@ -516,8 +549,8 @@ class Runner:
         if not progress:
             self._tail.append(line)
             del self._tail[:-40]
-            self._write_log(line)
-        self.events.output_line(step, line, progress)
+            self._write_log(line)  # the log keeps what the command printed (the check's JSON too)
+        self.events.output_line(step, worded(line), progress)
 
     def _finish(self, step: Step, result: StepResult) -> None:
         self.statuses[step.id] = result.status
@@ -554,8 +587,8 @@ class Runner:
             if self.simulate and previous is not None:
                 # A demo has no machine to check: what the last run finished stays finished.
                 for step_id, rec in previous.steps.items():
-                    if rec.status in (DONE, SKIPPED):
-                        state.record(step_id).status = SKIPPED
+                    if rec.status in (DONE, SATISFIED):
+                        state.record(step_id).status = SATISFIED  # there already, for this new run
         for step in self.plan.active_steps:
             state.record(step.id)
         self._state = state

@@ -33,7 +33,8 @@ def output_for(argv: Sequence[str], profile: MachineProfile | None) -> list[str]
         if "update" in argv:
             # No archive host is named: the real run reads the machine's own apt sources.
             return ["Hit:1 (the mirror in /etc/apt/sources.list) InRelease", "Reading package lists... Done"]
-        pkgs = [a for a in argv if not a.startswith("-") and a not in ("apt-get", "install", "env")][-3:]
+        words = argv[list(argv).index("install") + 1 :] if "install" in argv else argv
+        pkgs = [a for a in words if not a.startswith("-") and "=" not in a][-3:]
         return [
             "Reading package lists... Done",
             "Building dependency tree... Done",
@@ -43,9 +44,7 @@ def output_for(argv: Sequence[str], profile: MachineProfile | None) -> list[str]
     if any(a.endswith("lockfile.py") for a in argv) or ("pip" in argv and "-r" in argv):
         return _lock_lines(argv)
     if "-m" in argv and "pip" in argv:
-        req = argv[-1]
-        name = req.split("==")[0]
-        return [f"Collecting {req}", f"  Downloading {name}-...whl", f"Successfully installed {req}"]
+        return _pip_lines(argv)
     if "-m" in argv and "venv" in argv:
         return []
     if any(a.endswith("tf_gpu_check.py") for a in argv):
@@ -80,12 +79,57 @@ def _gpu_check_lines(profile: MachineProfile | None) -> list[str]:
     import json
 
     gpus = [(g.name, g.compute_capability) for g in profile.gpus] if profile else []
+    # The program's own fields (what wizard.run.check_words words), with its English messages.
     events: list[dict[str, object]] = [
-        {"event": "start", "message": "checking TensorFlow on the GPU (simulated)"}
+        {"event": "start", "message": "checking TensorFlow on the GPU (simulated)", "schema": 1}
     ]
     for i, (name, cc) in enumerate(gpus or [("NVIDIA GPU", "?")]):
-        events.append({"event": "gpu", "message": f"GPU {i}: {name}, compute capability {cc}"})
+        events.append(
+            {
+                "event": "gpu",
+                "message": f"GPU {i}: {name}, compute capability {cc}",
+                "index": i,
+                "name": name,
+                "compute_capability": cc,
+            }
+        )
     for op in ("matmul", "conv2d_forward", "conv2d_input_grad", "conv2d_filter_grad"):
-        events.append({"event": "op", "op": op, "ok": True, "message": f"{op} on GPU:0 agrees with the CPU"})
-    events.append({"event": "done", "ok": True, "message": "the GPU check passed"})
+        events.append(
+            {
+                "event": "op",
+                "op": op,
+                "device": "/job:localhost/replica:0/task:0/device:GPU:0",
+                "rel_error": 1e-06,
+                "ok": True,
+                "message": f"{op} on GPU:0 agrees with the CPU",
+            }
+        )
+    events.append({"event": "done", "ok": True, "seconds": 12.3, "message": "the GPU check passed"})
     return [json.dumps({**e, "check": "tf_gpu_check"}) for e in events]
+
+
+def _pip_lines(argv: Sequence[str]) -> list[str]:
+    """What pip prints for this install: the packages it names, or the file it reads them from."""
+    args = list(argv)
+    for flag in ("-r", "--requirement"):
+        if flag in args and args.index(flag) + 1 < len(args):
+            lock = args[args.index(flag) + 1]
+            hashes = " (every wheel's sha256 checked)" if "--require-hashes" in args else ""
+            return [
+                f"Reading the pinned packages in {lock}{hashes}",
+                "Installing collected packages: the pinned wheels",
+                "Successfully installed the packages pinned in that file",
+            ]
+    start = args.index("install") + 1 if "install" in args else len(args)
+    reqs = [a for a in args[start:] if not a.startswith("-")]
+    if not reqs:
+        return ["ok"]
+    lines: list[str] = []
+    installed: list[str] = []
+    for req in reqs:
+        name, _, version = req.partition("==")
+        name = name.split("[")[0]
+        wheel = f"{name.replace('-', '_')}-{version}-...whl" if version else f"{name}-...whl"
+        lines += [f"Collecting {req}", f"  Downloading {wheel}"]
+        installed.append(f"{name}-{version}" if version else name)
+    return [*lines, "Successfully installed " + " ".join(installed)]

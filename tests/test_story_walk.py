@@ -1,0 +1,178 @@
+"""One story from Welcome to the finish (issue 18): every demo profile walked at 80x24 as a
+student would, pressing keys. On every screen the same TensorFlow version, every scrolling
+region reachable to its last line by keys, and at the finish every step shown done (or already
+satisfied); then the resume path: quit after the first step, start again, resume, finish."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+from textual.containers import ScrollableContainer
+from textual.pilot import Pilot
+from textual.widget import Widget
+from textual.widgets import Button
+
+from screens.confirm_step_modal import ConfirmStepModal
+from screens.password_modal import PasswordModal
+from screens.resume_modal import ResumeModal
+from screens.run_screen import RunScreen
+from screens.widgets.run_step_list import RunStepList
+from screens.widgets.windows_host_panel import WindowsHostPanel
+from tests.apps.screen_text import screen_text
+from tests.apps.wizard_app import build_app, settle
+from wizard.demo import demo_names
+
+SIZE = (80, 24)
+TF = re.compile(r"TensorFlow (\d+\.\d+\.\d+)")
+# A demo with no TensorFlow to install here has no run to walk (a Mac, WSL1: Choose says why).
+NO_RUN = ("macos-arm64", "wsl1-ubuntu-22.04")
+
+
+def _flat(app: Any) -> str:
+    return " ".join(screen_text(app).split())
+
+
+def _regions(screen: Any) -> list[Widget]:
+    out = []
+    for w in screen.query("*").results(Widget):
+        if isinstance(w, ScrollableContainer) or w.allow_vertical_scroll:
+            if w.display and w.size.height > 0 and w.max_scroll_y > 0 and w.is_on_screen:
+                out.append(w)
+    return out
+
+
+async def _every_region_scrolls_to_its_end(pilot: Pilot[Any]) -> None:
+    """Each region with more than it shows: Tab to it (or stay where the screen puts the keys),
+    End, and its last line is in view."""
+    screen = pilot.app.screen
+    for region in _regions(screen):
+        await pilot.press("home")
+        for _ in range(15):
+            focused = screen.focused
+            if focused is region or (focused is not None and region in focused.ancestors):
+                break
+            if not region.can_focus and screen.scroll_region() is region:  # type: ignore[attr-defined]
+                break  # not focusable: the screen's scroll keys move it wherever the focus is
+            await pilot.press("tab")
+        await pilot.press("end")
+        await pilot.pause()
+        assert region.scroll_y >= region.max_scroll_y - 0.5, (type(screen).__name__, region)
+
+
+def _wait_for_the_lock(name: str) -> None:
+    from wizard.demo import load_demo
+    from wizard.run.journal import journal_for
+    from wizard.safe.lock import holder
+
+    lock = journal_for(True, load_demo(name)).lock_path
+    for _ in range(200):
+        if holder(lock) is None:
+            return
+        time.sleep(0.05)
+
+
+def _versions(app: Any) -> set[str]:
+    return set(TF.findall(_flat(app)))
+
+
+async def _drive_run(pilot: Pilot[Any], quit_after_first: bool = False) -> RunScreen:
+    app = pilot.app
+    run = next(s for s in app.screen_stack if isinstance(s, RunScreen))
+    for _ in range(1000):  # up to about 30 s on a loaded machine
+        await pilot.pause(0.03)
+        screen = app.screen
+        if isinstance(screen, PasswordModal):
+            await pilot.press(*"pw", "enter")
+        elif isinstance(screen, ConfirmStepModal):
+            await pilot.press("y")
+        elif run.state == "restart":
+            await pilot.click("#continue")
+        elif run.query_one(WindowsHostPanel).display and not run.query_one("#windows-ran", Button).disabled:
+            await pilot.click("#windows-ran")
+        if quit_after_first and "done" in run.query_one(RunStepList).status.values():
+            return run
+        if run.state in ("finished", "failed"):
+            return run
+    raise AssertionError(f"the run did not finish: {run.state}")
+
+
+@pytest.mark.parametrize("name", demo_names())
+async def test_walk_welcome_to_the_finish_then_resume(
+    name: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = build_app(name, runner_options={"sim_delay": 0.0})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await _every_region_scrolls_to_its_end(pilot)  # Welcome
+        await pilot.press("s")
+        await settle(pilot)
+        await _every_region_scrolls_to_its_end(pilot)  # Detect
+        await pilot.press("n")
+        await settle(pilot)
+        rec = app.session.recommendation
+        if name in NO_RUN or rec is None or rec.recommended is None:
+            assert name in NO_RUN, "a demo with a GPU or a CPU set should have a plan"
+            return
+        tf = rec.recommended.set.tensorflow
+        assert tf in _flat(app)  # Choose
+        assert _versions(app) <= {tf} | {c.set.tensorflow for c in rec.candidates}
+        await pilot.press("p")
+        await settle(pilot)
+        plan = app.session.plan
+        assert plan is not None and plan.set.tensorflow == tf
+        await _every_region_scrolls_to_its_end(pilot)  # Plan
+        assert _versions(app) <= {tf}
+        await pilot.press("r")
+        run = await _drive_run(pilot)
+        assert run.state == "finished", _flat(app)
+        statuses = dict(run.query_one(RunStepList).status)
+        assert set(statuses.values()) <= {"done", "satisfied"}, statuses
+        assert _versions(app) <= {tf}
+        await _every_region_scrolls_to_its_end(pilot)  # the finish
+
+    # The resume path, on a fresh machine state (the walk above finished every step): quit once
+    # the first step is done; the next start resumes; what was done shows done.
+    monkeypatch.setenv("TF_GPU_WIZARD_HOME", str(tmp_path / "second"))
+    first = build_app(name, runner_options={"sim_delay": 0.05})
+    async with first.run_test(size=SIZE) as pilot:
+        await pilot.press("s")
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("p")
+        await settle(pilot)
+        await pilot.press("r")
+        run = await _drive_run(pilot, quit_after_first=True)
+        finished_first = {k for k, v in run.query_one(RunStepList).status.items() if v == "done"}
+        if run.state == "finished":
+            return  # nothing left to resume
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+    _wait_for_the_lock(name)  # the cancelled worker lets go of the run lock
+    from wizard.demo import load_demo
+    from wizard.run.journal import unfinished
+
+    if unfinished(simulated=True, profile=load_demo(name))[0] is None:
+        return  # the last step finished before the quit landed: nothing to resume
+    again = build_app(name, offer_resume=True, runner_options={"sim_delay": 0.0})
+    async with again.run_test(size=SIZE) as pilot:
+        for _ in range(300):  # a loaded machine: the offer comes after the first refresh
+            await pilot.pause(0.05)
+            if isinstance(again.screen, ResumeModal):
+                break
+        assert isinstance(again.screen, ResumeModal), [n.message for n in again._notifications]
+        await pilot.press("y")
+        for _ in range(300):
+            await pilot.pause(0.05)
+            if any(isinstance(s, RunScreen) for s in again.screen_stack):
+                break
+        run = await _drive_run(pilot)
+        assert run.state == "finished"
+        statuses = dict(run.query_one(RunStepList).status)
+        assert all(statuses[k] == "done" for k in finished_first), statuses
+        assert set(statuses.values()) <= {"done", "satisfied"}, statuses
