@@ -25,7 +25,6 @@ import pytest
 from wizard.choose.resolver import recommend
 from wizard.demo import demo_names, load_demo
 from wizard.plan.build import build_plan
-from wizard.plan.last_mile import COPY_FILE_PY
 from wizard.plan.model import Plan, powershell_join
 from wizard.plan.next_steps import next_steps
 from wizard.plan.programs import programs_dir
@@ -189,10 +188,6 @@ CASES = [(name, plan) for name, profile in _profiles() for plan in _plans(profil
 def test_every_powershell_command_follows_powershells_rules(name: str, plan: Plan) -> None:
     ps, sh = _shown(plan)
     for line in ps:
-        if COPY_FILE_PY.replace('"', "") in line.replace('"', ""):
-            # Known, not this test's to hide: the last-mile copy one-liner carries double quotes,
-            # which PowerShell 5.1 drops on the way to python.exe (issue 18 point 9 replaces it).
-            continue
         tokens = check_powershell(line)
         inside = linux_part(tokens)
         if inside:
