@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 
 import pytest
 
 from wizard.demo import load_demo
-from wizard.doctor.diagnose import diagnose, match_output, patterns
-from wizard.text import has
+from wizard.doctor.diagnose import FINDING_TO_DIAGNOSIS, diagnose, match_output, patterns
+from wizard.text import has, set_language, t
 
 REAL_TEXTS = {
     # From the users' guides (shared/seeds) and TensorFlow / CUDA / pip output.
@@ -83,3 +85,150 @@ def test_doctor_cli_reads_a_log_from_stdin() -> None:
     found = json.loads(result.stdout)
     assert found[0]["id"] == "missing-cudnn" and found[0]["origin"] == "output" and found[0]["line"] == 1
     assert "no-nvidia-gpu" in [d["id"] for d in found]  # and what detect says about the machine
+
+
+# ---- issue 21: the log's findings first, this machine's after, labelled -------------------------
+
+SYMPTOM_ONLY = "W gpu_device.cc:2344] Cannot dlopen some GPU libraries.\nSkipping registering GPU devices..."
+NOISE_ONLY = "I cuda_gpu_executor.cc:975] successful NUMA node read from SysFS had negative value (-1)"
+
+
+@pytest.mark.parametrize("log", [REAL_TEXTS["missing-cudnn"], SYMPTOM_ONLY, NOISE_ONLY])
+@pytest.mark.parametrize("machine", ["no-nvidia-gpu", "wsl1-ubuntu-22.04", "ubuntu-24.04-rtx4090-fresh"])
+def test_a_logs_own_findings_come_before_the_machines(log: str, machine: str) -> None:
+    found = diagnose(load_demo(machine), log)
+    origins = [d.origin for d in found]
+    assert origins[0] == "output" and "profile" in origins
+    # Every output finding (harmful, symptom or harmless) before the first one about the machine.
+    assert origins == sorted(origins, key=lambda o: o != "output")
+
+
+def test_the_cli_labels_the_machines_findings_as_about_this_machine() -> None:
+    env = dict(os.environ, TF_GPU_WIZARD_LANG="en", COLUMNS="250")
+    result = subprocess.run(
+        [sys.executable, "-m", "wizard", "--profile", "wsl1-ubuntu-22.04", "doctor", "--log", "-"],
+        input=SYMPTOM_ONLY + "\n" + NOISE_ONLY,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+    out = result.stdout
+    log_at = out.index(t("doctor.gpu-list-empty.title"))
+    noise_at = out.index(t("doctor.noise-numa.title"))
+    heading_at = out.index(t("doctor.machine_heading"))
+    machine_at = out.index(t("doctor.wsl1.title"))
+    assert out.index(t("doctor.log_heading")) < log_at < noise_at < heading_at < machine_at
+
+
+def test_a_log_with_nothing_known_says_so_before_the_machine() -> None:
+    env = dict(os.environ, TF_GPU_WIZARD_LANG="en", COLUMNS="250")
+    result = subprocess.run(
+        [sys.executable, "-m", "wizard", "--profile", "no-nvidia-gpu", "doctor", "--log", "-"],
+        input="Segmentation fault (core dumped)\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+    out = result.stdout
+    assert out.index(t("doctor.not_recognised")) < out.index(t("doctor.machine_heading"))
+    assert out.index(t("doctor.machine_heading")) < out.index(t("doctor.no-nvidia-gpu.title"))
+
+
+# ---- issue 21 / issue 18 point 6: fixes point at the wizard's pinned plan; sources are public --------
+
+
+def _all_fix_texts() -> list[tuple[str, str, str]]:
+    out = []
+    for lang in ("en", "zh"):
+        set_language(lang)
+        try:
+            ids = {p.id for p in patterns()} | set(FINDING_TO_DIAGNOSIS.values())
+            out += [(lang, i, t(f"doctor.{i}.fix", venv="~/.venvs/tf-gpu")) for i in sorted(ids)]
+            out += [(lang, f"sharpen.{k}", t(f"doctor.sharpen.{k}")) for k in ("install",)]
+        finally:
+            set_language(None)
+    return out
+
+
+@pytest.mark.parametrize(("lang", "diag_id", "fix"), _all_fix_texts())
+def test_no_fix_advises_an_unpinned_install_or_a_venv_of_its_own(lang: str, diag_id: str, fix: str) -> None:
+    # An unpinned tensorflow[and-cuda] floats to newer nvidia wheels than the plan's lock.
+    assert re.findall(r"tensorflow\[and-cuda\](?!==)", fix) == [], fix
+    assert "python3 -m venv" not in fix and "~/tf " not in fix and "~/tf/" not in fix
+    assert "unpinned" not in fix and "不锁版本" not in fix  # never blame what the fix itself does
+
+
+def test_sources_shown_to_users_are_public() -> None:
+    for p in patterns():
+        assert not re.search(r"shared/|seeds/|§|assets/|\.py\b", p.seen_in), (p.id, p.seen_in)
+
+
+def test_the_missing_cudnn_fix_is_the_wizards_pinned_plan() -> None:
+    # Issue 18 point 6: 'libcudnn.so.8' must not both blame an unpinned [and-cuda] and advise it.
+    from wizard.choose.resolver import pip_requirements, recommend
+    from wizard.paths import default_venv
+
+    profile = load_demo("wsl2-rtx4060-laptop")
+    best = recommend(profile).recommended
+    assert best is not None
+    found = diagnose(
+        profile, "Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open"
+    )
+    d = found[0]
+    assert d.id == "missing-cudnn"
+    assert "~/.venvs/tf-gpu" in d.fix and "tf-gpu-wizard apply" in d.fix
+    machine = d.for_this_machine
+    assert str(default_venv() / "bin" / "python") in machine
+    assert all(req in machine for req in pip_requirements(best))  # the pinned lines, == each
+    assert all("==" in req for req in pip_requirements(best))
+
+
+@pytest.mark.parametrize(
+    ("machine", "key"), [("no-nvidia-gpu", "cuinit_no_gpu"), ("wsl2-rtx4060-laptop", "cuinit_gpu")]
+)
+def test_cuinit_says_whether_it_matters_on_this_machine(machine: str, key: str) -> None:
+    line = "E cuda_driver.cc:314] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected"
+    found = diagnose(load_demo(machine), line)
+    assert found[0].id == "cuinit-failed"
+    assert "expected" in found[0].why  # both cases, in general
+    gpu = load_demo(machine).gpus
+    assert found[0].for_this_machine.startswith(
+        t(f"doctor.sharpen.{key}", name=gpu[0].name if gpu else "")[:30]
+    )
+
+
+# ---- Chinese sessions: OS messages in a zh locale, and the diagnosis worded in zh -----------------
+
+ZH_TEXTS = {
+    "missing-cudnn": "ImportError: libcudnn.so.8: 无法打开共享对象文件: 没有那个文件或目录",
+    "missing-cudart": "OSError: libcudart.so.12: 无法打开共享对象文件: 没有那个文件或目录",
+    "nvidia-smi-missing": "bash: nvidia-smi：未找到命令",
+}
+ZH_WINDOWS = {
+    "nvidia-smi-missing": [
+        "'nvidia-smi' 不是内部或外部命令，也不是可运行的程序\n或批处理文件。",
+        "nvidia-smi : 无法将“nvidia-smi”项识别为 cmdlet、函数、脚本文件或可运行程序的名称。",
+        "找不到命令 “nvidia-smi”，但可以通过以下软件包安装它：",
+    ]
+}
+
+
+@pytest.mark.parametrize(("diag_id", "text"), sorted(ZH_TEXTS.items()))
+def test_chinese_os_messages_are_recognised_and_worded_in_chinese(diag_id: str, text: str) -> None:
+    set_language("zh")
+    try:
+        found = match_output(text)
+        assert found and found[0].id == diag_id
+        assert re.search(r"[\u4e00-\u9fff]", found[0].title + found[0].why + found[0].fix)
+        assert found[0].fix != f"doctor.{diag_id}.fix"
+    finally:
+        set_language(None)
+
+
+@pytest.mark.parametrize("text", ZH_WINDOWS["nvidia-smi-missing"])
+def test_chinese_windows_shells_are_recognised(text: str) -> None:
+    assert match_output(text)[0].id == "nvidia-smi-missing"

@@ -17,8 +17,12 @@ from wizard.profile import MachineProfile
 from wizard.text import t
 
 # Which facts sharpen which diagnosis.
-DRIVER = frozenset({"driver-too-old", "ptx-too-new-for-driver", "gpu-lib-init-failed", "no-device"})
-GPU = frozenset({"unsupported-cc", "gpu-too-new", "kernel-launch-failed", "ptx-jit-slow-start"})
+DRIVER = frozenset(
+    {"driver-too-old", "ptx-too-new-for-driver", "gpu-lib-init-failed", "no-device", "kernel-module-missing"}
+)
+GPU = frozenset(
+    {"unsupported-cc", "gpu-too-new", "kernel-launch-failed", "ptx-jit-slow-start", "ptxas-too-old"}
+)
 INSTALL = frozenset(
     {
         "missing-cudart",
@@ -33,6 +37,8 @@ INSTALL = frozenset(
         "unsupported-cc",
         "driver-too-old",
         "ptx-too-new-for-driver",
+        "dnn-library-not-found",
+        "ptxas-too-old",
     }
 )
 
@@ -57,6 +63,12 @@ class Sharpener:
     def __call__(self, diag_id: str) -> str:
         parts: list[str] = []
         p = self.profile
+        if diag_id == "cuinit-failed":  # harmful only where a GPU is expected: say which this is
+            if p.has_nvidia_gpu:
+                name = p.gpus[0].name if p.gpus else "NVIDIA"
+                parts.append(t("doctor.sharpen.cuinit_gpu", name=name))
+            else:
+                parts.append(t("doctor.sharpen.cuinit_no_gpu"))
         if diag_id in DRIVER and p.driver is not None and p.driver.version not in ("", "unknown"):
             parts.append(t("doctor.sharpen.driver", version=p.driver.version))
             rec = self.recommendation()
@@ -74,18 +86,28 @@ class Sharpener:
         return " ".join(x for x in parts if x)
 
     def _install(self) -> str:
+        """The wizard's own plan for this machine: its pinned lines, into its environment."""
         rec = self.recommendation()
         best = rec.recommended if rec is not None else None
         if best is None:
             return ""
         try:
             from wizard.choose.resolver import pip_requirements, required_driver
+            from wizard.paths import default_venv
 
-            command = shlex.join(["pip", "install", *pip_requirements(best)])
+            venv = default_venv()
+            pins = pip_requirements(best)
             need = required_driver(best, self.profile.platform) if best.set.method != "cpu" else None
         except Exception:  # as above: never let the knowledge base stop the doctor
             return ""
-        text = t("doctor.sharpen.install", command=command, python=best.set.python)
+        command = shlex.join([str(venv / "bin" / "python"), "-m", "pip", "install", *pins])
+        text = t(
+            "doctor.sharpen.install",
+            command=command,
+            python=best.set.python,
+            tensorflow=best.set.tensorflow,
+            venv=venv,
+        )
         if need:
             text += " " + t("doctor.sharpen.needs_driver", tensorflow=best.set.tensorflow, driver=need)
         return text
