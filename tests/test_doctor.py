@@ -232,3 +232,34 @@ def test_chinese_os_messages_are_recognised_and_worded_in_chinese(diag_id: str, 
 @pytest.mark.parametrize("text", ZH_WINDOWS["nvidia-smi-missing"])
 def test_chinese_windows_shells_are_recognised(text: str) -> None:
     assert match_output(text)[0].id == "nvidia-smi-missing"
+
+
+# ---- texts as people paste them: wrapped lines, typographic quotes, HTML entities ----------------
+
+
+def test_a_message_wrapped_onto_two_lines_is_recognised_on_its_first_line() -> None:
+    text = (
+        "some context\n"
+        "W gpu_device.cc:1943] TensorFlow was not built with CUDA kernel binaries compatible\n"
+        "with compute capability 12.0. CUDA kernels will be jit-compiled from PTX\n"
+    )
+    found = match_output(text)
+    assert found[0].id == "gpu-too-new" and found[0].line == 2
+    assert "compatible with compute capability 12.0" in found[0].evidence
+    # Two lines that each match nothing and say nothing together stay unmatched.
+    assert match_output("the module could not\nbe found anywhere") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "NVIDIA-SMI has failed because it couldn\u2019t communicate with the NVIDIA driver",
+        "Could not load dynamic library \u2018libcudart.so.11.0\u2019; dlerror: libcudart.so.11.0",
+        "Could not load dynamic library &#39;libcudart.so.11.0&#39;; dlerror: libcudart.so.11.0",
+        "ImportError\uff1alibcudnn.so.8\uff1a\u65e0\u6cd5\u6253\u5f00\u5171\u4eab\u5bf9\u8c61\u6587\u4ef6",
+    ],
+)
+def test_typographic_and_full_width_punctuation_is_read_as_plain(text: str) -> None:
+    found = match_output(text)
+    assert found and found[0].harmful
+    assert found[0].evidence == t("doctor.matched", line=text)  # the evidence is the line as written
