@@ -131,6 +131,9 @@ def test_a_100_mib_log_is_read_bounded_and_fast(tmp_path: Path) -> None:
         block = TF_LINE * 1000
         for _ in range((100 << 20) // len(block) + 1):
             fh.write(block)
+        # The tail the doctor reads: lines that all differ (a step counter), as a training log's do,
+        # so no line is answered from memory of an earlier one.
+        fh.write("".join(f"step {i}: {TF_LINE}" for i in range((3 << 20) // len(TF_LINE))))
         fh.write(
             "E cuda_driver.cc:828] failed to allocate 32.00M (33554432 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY\n"
         )

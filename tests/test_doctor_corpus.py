@@ -307,3 +307,13 @@ def test_a_repl_echo_needs_the_line_that_printed_it() -> None:
     assert match_output(">>> print(tf.config.list_physical_devices('GPU'))\n[]")[0].id == "gpu-list-empty"
     assert match_output(">>> print(tf.test.is_built_with_cuda())\nFalse")[0].id == "cpu-only-wheel"
     assert match_output(">>> x = []\n[]\n>>> y == 3\nFalse") == []
+
+
+def test_every_regex_has_an_anchor() -> None:
+    # A regex without a literal every match holds runs on every line of a long log.
+    from wizard.doctor.catalogue import anchor_of
+
+    loose = [
+        (p.id, r.regex.pattern) for p in patterns() for r in p.rules if anchor_of(r.regex.pattern) is None
+    ]
+    assert loose == []

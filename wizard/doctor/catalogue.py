@@ -38,6 +38,7 @@ EVIDENCE_CHARS = 200  # the evidence kept per finding
 MIN_ANCHOR = 2  # a shorter literal filters too little to be worth it
 MAX_ANCHOR = 16  # the start of a longer literal filters as well
 REPL_VALUE_CHARS = 40  # a REPL echo value ("[]", "False") is a short line
+SEEN_LINES = 4096  # long lines remembered with their answer
 # Words on almost every line of a TensorFlow log: a poor anchor when the regex offers another one.
 COMMON_WORDS = frozenset({"tensorflow", "gpu", "gpus", "cuda", "nvidia", "error", "library"})
 
@@ -71,10 +72,15 @@ _PLAIN = str.maketrans(
 
 
 def plain(line: str) -> str:
-    """The line as matched: typographic quotes, full-width punctuation and HTML entities made plain."""
+    """The line as matched: typographic quotes, full-width punctuation and HTML entities made plain,
+    and a run of spaces or tabs inside it one space ("required  key not available")."""
     if "&" in line and ";" in line:
         line = html.unescape(line)
-    return line if line.isascii() else line.translate(_PLAIN)
+    if not line.isascii():
+        line = line.translate(_PLAIN)
+    if "  " in line or "\t" in line:
+        line = " ".join(line.split())
+    return line
 
 
 @dataclass(frozen=True)
@@ -213,6 +219,30 @@ def _prefilter() -> tuple[tuple[str, ...], tuple[tuple[str | None, re.Pattern[st
     return tuple(kept), tuple(item for item in flat if item[0] is None)
 
 
+def _trie(words: tuple[str, ...]) -> re.Pattern[str]:
+    """One regex that finds any of `words`, shaped as a trie (shared starts tested once): about
+    twice as fast as testing each word with `in`, and far faster than a flat alternation."""
+    root: dict[str, Any] = {}
+    for word in words:
+        node = root
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        if "" in node:  # a word ends here: its start is all a search needs
+            return ""
+        alts = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items())]
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    return re.compile(build(root) if words else "(?!)")
+
+
+@cache
+def _anchor_regex() -> re.Pattern[str]:
+    return _trie(_prefilter()[0])
+
+
 @cache
 def _seam() -> int:
     """How far on each side of a join an anchor must be looked for when neither half holds one: the
@@ -235,12 +265,14 @@ class LineMatcher:
         self._unmatched: tuple[str, str, int, int, bool] | None = None
         self._flat = _flat_rules()
         self._anchors, self._unanchored = _prefilter()
+        self._anchor_search = _anchor_regex().search
+        self._seen: dict[str, tuple[bool, tuple[int, Pattern] | None]] = {}
         self._place = {id(p): place for place, (_, _, p) in reversed(list(enumerate(self._flat)))}
 
     def _anchored(self, low: str) -> bool:
-        # Most lines hold no anchor at all: `any(map(...))` tests them all at C speed, instead of
-        # a Python loop over every rule (a big regex alternation is slower still).
-        return any(map(low.__contains__, self._anchors))
+        # Most lines hold no anchor at all: one trie regex tests them all at C speed, instead of
+        # a Python loop over every rule.
+        return self._anchor_search(low) is not None
 
     def _row(self, line: str, low: str, anchored: bool, repl: bool) -> tuple[int, Pattern] | None:
         """The first row that matches the line (with its place in file order), or None."""
@@ -269,8 +301,17 @@ class LineMatcher:
         shown = position + 1 if number is None else number
         stripped = line.strip()
         low = line.lower()
-        anchored = self._anchored(low)
-        row = self._row(line, low, anchored, repl=True)
+        if len(line) > REPL_VALUE_CHARS:  # no REPL value: the answer depends on the line alone
+            known = self._seen.get(line)
+            if known is None:
+                anchored = self._anchored(low)
+                known = self._seen[line] = (anchored, self._row(line, low, anchored, repl=False))
+                if len(self._seen) > SEEN_LINES:  # logs repeat lines (progress, warnings) but not all
+                    self._seen.clear()
+            anchored, row = known
+        else:
+            anchored = self._anchored(low)
+            row = self._row(line, low, anchored, repl=True)
         before, self._unmatched = self._unmatched, None
         if before is not None and stripped:
             # The line before matched nothing: the message may have begun there. The joined text
