@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -263,3 +264,265 @@ def test_typographic_and_full_width_punctuation_is_read_as_plain(text: str) -> N
     found = match_output(text)
     assert found and found[0].harmful
     assert found[0].evidence == t("doctor.matched", line=text)  # the evidence is the line as written
+
+
+# ---- the real message formats of each tool (TensorFlow, XLA, CUDA, cuDNN, PyTorch, pip, docker, shells) ----
+# The doctor is written against the stable core of each message, not one user's paths or numbers;
+# these are the formats as the tools print them, in forms the corpus does not hold.
+MESSAGE_FORMATS = [
+    ("pip-half-upgraded", "ModuleNotFoundError: No module named 'pip._internal.utils'"),
+    (
+        "pip-half-upgraded",
+        "ImportError: cannot import name 'main' from 'pip._internal' (/usr/lib/python3/dist-packages/pip/_internal/__init__.py)",
+    ),
+    (
+        "pip-half-upgraded",
+        "WARNING: Ignoring invalid distribution ~ip (/home/u/.venvs/tf-gpu/lib/python3.11/site-packages)",
+    ),
+    ("numpy-abi", "A module that was compiled using NumPy 1.x cannot be run in"),
+    ("numpy-abi", "AttributeError: _ARRAY_API not found"),
+    (
+        "numpy-abi",
+        "ValueError: numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got 88 from PyObject",
+    ),
+    ("numpy-abi", "RuntimeError: module compiled against API version 0x10 but this version of numpy is 0xf"),
+    (
+        "container-no-gpu",
+        'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
+    ),
+    ("container-no-gpu", "docker: Error response from daemon: unknown or invalid runtime name: nvidia."),
+    (
+        "container-no-gpu",
+        "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.",
+    ),
+    ("container-no-gpu", "   Use the NVIDIA Container Toolkit to start this container with GPU support; see"),
+    (
+        "container-no-gpu",
+        "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.",
+    ),
+    ("container-no-gpu", "unknown flag: --gpus"),
+    (
+        "kernel-module-missing",
+        "modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.5.0-14-generic",
+    ),
+    (
+        "kernel-module-missing",
+        "Error! Bad return status for module build on kernel: 6.5.0-14-generic (x86_64)",
+    ),
+    (
+        "linux-driver-in-wsl",
+        "modprobe: FATAL: Module nvidia not found in directory /lib/modules/5.15.133.1-microsoft-standard-WSL2",
+    ),
+    (
+        "dnn-library-not-found",
+        "tensorflow.python.framework.errors_impl.UnimplementedError: Graph execution error: DNN library is not found.",
+    ),
+    (
+        "dnn-library-not-found",
+        "FAILED_PRECONDITION: DNN library initialization failed. Look at the errors above for more details.",
+    ),
+    (
+        "cuinit-failed",
+        "E external/local_xla/xla/stream_executor/cuda/cuda_driver.cc:274] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected",
+    ),
+    (
+        "cuinit-failed",
+        "E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: UNKNOWN ERROR (303)",
+    ),
+    ("cuinit-failed", "E cuda_driver.cc:266] failed call to cuInit: UNKNOWN ERROR (34)"),
+    (
+        "cuinit-failed",
+        "UserWarning: CUDA initialization: CUDA driver initialization failed, you might not have a CUDA gpu.",
+    ),
+    (
+        "ptxas-too-old",
+        "2023-05-01 W asm_compiler.cc:231] Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 9.0",
+    ),
+    ("ptxas-too-old", "ptxas fatal   : Value 'sm_89' is not defined for option 'gpu-name'"),
+    (
+        "ptxas-too-old",
+        "ptxas /tmp/tempfile-xyz, line 5; fatal   : Unsupported .version 7.8; current version is '7.4'",
+    ),
+    (
+        "xla-ptxas-problem",
+        "W external/local_xla/xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc] Can't find ptxas binary in ${CUDA_DIR}/bin.  Will back to the GPU driver for PTX -> sass compilation.",
+    ),
+    (
+        "xla-libdevice-missing",
+        "W external/local_xla/xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc:546] Can't find libdevice directory ${CUDA_DIR}/nvvm/libdevice. This may result in compilation or runtime failures",
+    ),
+    (
+        "missing-cudart",
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found",
+    ),
+    (
+        "missing-cudart",
+        "ImportError: Could not find 'cudart64_90.dll'. TensorFlow requires that this DLL be installed in a directory that is named in your %PATH% environment variable.",
+    ),
+    ("missing-cudart", "RuntimeError: Library libcublas.so.12 is not found or cannot be loaded"),
+    ("missing-cudart", "OSError: libcusparse.so.12: 无法打开共享对象文件: 没有那个文件或目录"),
+    (
+        "missing-cudnn",
+        "Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open shared object file: No such file or directory",
+    ),
+    (
+        "missing-cudnn",
+        "Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9, libcudnn_ops.so}",
+    ),
+    (
+        "missing-cudnn",
+        'OSError: [WinError 126] 找不到指定的模块。 Error loading "C:\\Users\\stu\\miniconda3\\envs\\tf\\lib\\site-packages\\torch\\lib\\cudnn_cnn_infer64_8.dll" or one of its dependencies.',
+    ),
+    ("missing-cudnn", "Could not locate zlibwapi.dll. Please make sure it is in your library path!"),
+    (
+        "cudnn-version-mismatch",
+        "E tensorflow/stream_executor/cuda/cuda_dnn.cc:361] Loaded runtime CuDNN library: 8.1.0 but source was compiled with: 8.6.0.  CuDNN library needs to have matching major version and equal or higher minor version.",
+    ),
+    (
+        "cuda-libs-mixed",
+        "ImportError: /usr/local/cuda/lib64/libcublasLt.so.11: version `libcublasLt.so.11' not found (required by libcublas.so.11)",
+    ),
+    ("cuda-libs-mixed", "undefined symbol: __cudaRegisterFatBinaryEnd"),
+    (
+        "driver-too-old",
+        "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver",
+    ),
+    ("driver-too-old", "CUDA error 803: system has unsupported display driver / cuda driver combination"),
+    ("driver-too-old", "Error 804: forward compatibility was attempted on non supported HW"),
+    ("driver-library-mismatch", "Failed to initialize NVML: Driver/library version mismatch"),
+    (
+        "driver-library-mismatch",
+        "E cuda_diagnostics.cc] kernel version 535.54.3 does not match DSO version 535.104.5 -- cannot find working devices in this configuration",
+    ),
+    (
+        "driver-library-mismatch",
+        "NVRM: API mismatch: the client has the version 535.104.05, but this kernel module has the version 535.86.05.",
+    ),
+    (
+        "no-device",
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.",
+    ),
+    ("no-device", "RuntimeError: No CUDA GPUs are available"),
+    (
+        "no-device",
+        "AssertionError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver",
+    ),
+    (
+        "no-device",
+        "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display Driver is properly installed",
+    ),
+    ("no-device", "No devices were found"),
+    ("nvidia-smi-missing", "-bash: nvidia-smi: command not found"),
+    ("nvidia-smi-missing", "/bin/sh: 1: nvidia-smi: not found"),
+    ("nvidia-smi-missing", "'nvidia-smi' is not recognized as an internal or external command,"),
+    (
+        "nvidia-smi-missing",
+        "nvidia-smi : The term 'nvidia-smi' is not recognized as the name of a cmdlet, function, script file, or operable program.",
+    ),
+    (
+        "nvidia-smi-missing",
+        "nvidia-smi : 无法将“nvidia-smi”项识别为 cmdlet、函数、脚本文件或可运行程序的名称。",
+    ),
+    ("nvidia-smi-missing", "'nvidia-smi' 不是内部或外部命令，也不是可运行的程序"),
+    ("secure-boot-module", "modprobe: ERROR: could not insert 'nvidia': Key was rejected by service"),
+    (
+        "secure-boot-module",
+        "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently when this kernel module was built against the wrong",
+    ),
+    (
+        "secure-boot-module",
+        "Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7",
+    ),
+    ("unsupported-cc", "RuntimeError: CUDA error: no kernel image is available for execution on the device"),
+    (
+        "unsupported-cc",
+        "Found GPU0 GeForce GTX 770 which is of cuda capability 3.0. PyTorch no longer supports this GPU because it is too old.",
+    ),
+    (
+        "gpu-too-new",
+        "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.",
+    ),
+    ("gpu-too-new", "CUDA_ERROR_INVALID_PTX: a PTX JIT compilation failed"),
+    ("ptx-too-new-for-driver", "CUDA error: the provided PTX was compiled with an unsupported toolchain."),
+    (
+        "tensor-oom",
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 3.95 GiB total capacity",
+    ),
+    (
+        "tensor-oom",
+        "W bfc_allocator.cc:479] Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.00GiB (rounded to 1073741824)requested by op Conv2D",
+    ),
+    (
+        "tensor-oom",
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 17179869184 bytes.",
+    ),
+    (
+        "memory-held",
+        "E tensorflow/stream_executor/cuda/cuda_driver.cc:936] failed to allocate 10.76G (11550654464 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory",
+    ),
+    ("cuda-illegal-address", "RuntimeError: CUDA error: an illegal memory access was encountered"),
+    (
+        "cuda-illegal-address",
+        "E tensorflow/stream_executor/cuda/cuda_event.cc:29] Error polling for event status: failed to query event: CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure",
+    ),
+    ("cpu-only-wheel", "AssertionError: Torch not compiled with CUDA enabled"),
+    (
+        "cpu-only-wheel",
+        "I tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers on your machine, GPU will not be used.",
+    ),
+    (
+        "gpu-list-empty",
+        "W tensorflow/core/common_runtime/gpu/gpu_device.cc:1956] Cannot dlopen some GPU libraries. Please make sure the missing libraries mentioned above are installed properly if you would like to use GPU.",
+    ),
+    ("gpu-list-empty", "Num GPUs Available:  0"),
+    ("gpu-list-empty", "GPU available: False, used: False"),
+    (
+        "gpu-lib-init-failed",
+        "E tensorflow/stream_executor/cuda/cuda_blas.cc:238] failed to create cublas handle: CUBLAS_STATUS_NOT_INITIALIZED",
+    ),
+    (
+        "gpu-lib-init-failed",
+        "tensorflow.python.framework.errors_impl.InternalError: Blas GEMM launch failed : a.shape=(100, 784), b.shape=(784, 10), m=100, n=10, k=784",
+    ),
+    (
+        "conv-algo-failed",
+        "UnknownError: Failed to get convolution algorithm. This is probably because cuDNN failed to initialize, so try looking to see if a warning log message was printed above.",
+    ),
+    (
+        "python-unsupported",
+        "ERROR: Could not find a version that satisfies the requirement tensorflow (from versions: none)",
+    ),
+    ("python-unsupported", "ERROR: Package 'tensorflow' requires a different Python: 3.8.10 not in '>=3.9'"),
+    ("tensorflow-gpu-removed", "ERROR: No matching distribution found for tensorflow-gpu==2.12.0"),
+    ("externally-managed", "error: externally-managed-environment"),
+    (
+        "no-venv-module",
+        "Error: Command '['/home/u/env/bin/python3', '-m', 'ensurepip', '--upgrade', '--default-pip']' returned non-zero exit status 1.",
+    ),
+    ("noise-pip-notice", "WARNING: You are using pip version 21.2.4; however, version 23.3.1 is available."),
+    (
+        "noise-numa",
+        "I tensorflow/core/common_runtime/gpu/gpu_device.cc] Could not identify NUMA node of platform GPU id 0, defaulting to 0.  Your kernel may not have been built with NUMA support.",
+    ),
+    (
+        "ptx-jit-slow-start",
+        "W gpu_device.cc:1943] TensorFlow was not built with CUDA kernel binaries compatible with compute capability 8.6. CUDA kernels will be jit-compiled from PTX, which could take 30 minutes or longer.",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("diag_id", "text"), MESSAGE_FORMATS, ids=[f"{i}-{d}" for i, (d, _) in enumerate(MESSAGE_FORMATS)]
+)
+def test_each_tools_message_format_is_recognised(diag_id: str, text: str) -> None:
+    found = match_output(text)
+    assert found and found[0].id == diag_id, [d.id for d in found]
+
+
+HEALTHY_LOG = Path(__file__).parent / "doctor_fixtures" / "healthy_gpu_session.txt"
+
+
+def test_a_healthy_gpu_session_holds_nothing_harmful() -> None:
+    # Everything a working TensorFlow GPU start prints, noise included: no harmful diagnosis at all.
+    found = match_output(HEALTHY_LOG.read_text(encoding="utf-8"))
+    assert found and all(not d.harmful for d in found), [d.id for d in found if d.harmful]
