@@ -526,3 +526,20 @@ def test_a_healthy_gpu_session_holds_nothing_harmful() -> None:
     # Everything a working TensorFlow GPU start prints, noise included: no harmful diagnosis at all.
     found = match_output(HEALTHY_LOG.read_text(encoding="utf-8"))
     assert found and all(not d.harmful for d in found), [d.id for d in found if d.harmful]
+
+
+def test_the_guides_are_cited_by_what_they_are_in_the_readers_language() -> None:
+    line = "Failed to get convolution algorithm. This is probably because cuDNN failed to initialize"
+    assert t("doctor.source_guide_cuda") in match_output(line)[0].seen_in
+    set_language("zh")
+    try:
+        zh = match_output(line)[0].seen_in
+        assert t("doctor.source_guide_cuda") in zh and "widely copied" not in zh
+    finally:
+        set_language(None)
+
+
+def test_a_cpu_machine_does_not_offer_its_cpu_set_for_a_gpu_library_error() -> None:
+    # IT reads a student's cuDNN log on a machine without a GPU: its CPU plan fixes nothing there.
+    found = diagnose(load_demo("no-nvidia-gpu"), REAL_TEXTS["missing-cudnn"])
+    assert found[0].id == "missing-cudnn" and found[0].for_this_machine == ""

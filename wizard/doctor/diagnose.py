@@ -89,6 +89,22 @@ def _venv_shown() -> str:
         return str(venv)
 
 
+# The two guides our users copy from are cited by what they are (patterns.toml names them in
+# English); a person reads them in their language.
+GUIDES = {
+    "a widely copied Chinese guide to matching CUDA and cuDNN for TensorFlow": "doctor.source_guide_cuda",
+    "a widely copied Chinese WSL2 guide": "doctor.source_guide_wsl2",
+}
+
+
+def public_source(seen_in: str) -> str:
+    """A row's sources as a person reads them: public citations, the guides in their language."""
+    for english, key in GUIDES.items():
+        if english in seen_in:
+            seen_in = seen_in.replace(english, t(key))
+    return seen_in
+
+
 def _texts(diag_id: str) -> tuple[str, str, str]:
     # Fixes name the wizard's own environment ({venv}), never a new venv somewhere else.
     venv = _venv_shown()
@@ -113,7 +129,7 @@ def _from_hit(hit: Hit, sharpen: Sharpener | None) -> Diagnosis:
         family=p.family,
         line=hit.number,
         origin="output",
-        seen_in=p.seen_in,
+        seen_in=public_source(p.seen_in),
         for_this_machine=sharpen(p.id) if sharpen and p.harmful else "",
     )
 

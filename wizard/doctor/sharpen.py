@@ -43,6 +43,10 @@ INSTALL = frozenset(
 )
 
 
+# Install fixes that hold for a CPU set too (the others are about GPU libraries).
+CPU_TOO = frozenset({"python-unsupported", "tensorflow-gpu-removed", "cpu-only-wheel"})
+
+
 class Sharpener:
     def __init__(self, profile: MachineProfile) -> None:
         self.profile = profile
@@ -82,14 +86,18 @@ class Sharpener:
             gpu = p.gpus[0]
             parts.append(t("doctor.sharpen.gpu", name=gpu.name, cc=gpu.compute_capability))
         if diag_id in INSTALL:
-            parts.append(self._install())
+            parts.append(self._install(diag_id))
         return " ".join(x for x in parts if x)
 
-    def _install(self) -> str:
+    def _install(self, diag_id: str) -> str:
         """The wizard's own plan for this machine: its pinned lines, into its environment."""
         rec = self.recommendation()
         best = rec.recommended if rec is not None else None
         if best is None:
+            return ""
+        if best.set.method == "cpu" and diag_id not in CPU_TOO:
+            # This machine's plan has no GPU libraries: a GPU library error in a log from another
+            # machine is not fixed by this machine's CPU set.
             return ""
         try:
             from wizard.choose.resolver import pip_requirements, required_driver
