@@ -99,6 +99,7 @@ class Score:
     recognised: int = 0
     right: int = 0
     wrong_cause: int = 0
+    harmless_labelled: int = 0  # harmless texts the doctor labels harmless (and nothing harmful)
     misses: Counter[str] | None = None  # "expected id (family) -> got" for the texts not right
 
     def pct(self, n: int) -> str:
@@ -108,7 +109,7 @@ class Score:
         return (
             f"{name}: {self.total} texts ({self.harmless} harmless), recognised {self.recognised} "
             f"({self.pct(self.recognised)}), right first id {self.right} ({self.pct(self.right)}), "
-            f"wrong causes {self.wrong_cause}"
+            f"wrong causes {self.wrong_cause}; harmless labelled harmless {self.harmless_labelled}/{self.harmless}"
         )
 
 
@@ -137,6 +138,7 @@ def score(files: list[Path]) -> Score:
         s.recognised += recognised
         s.right += right
         s.wrong_cause += wrong
+        s.harmless_labelled += case.harmless and recognised
         if not right:
             got = found[0].id if found else "nothing"
             s.misses[f"{case.ids[0]} ({case.family}) -> {got}{' WRONG CAUSE' if wrong else ''}"] += 1
@@ -168,6 +170,10 @@ def header_problems(path: Path) -> list[str]:
         for want in case.ids
         if pattern(want) is None
     ]
+    for want in case.expect:
+        row = pattern(want.removeprefix("harmless:"))
+        if row is not None and row.harmful is want.startswith("harmless:"):
+            out.append(f"'harmless:' prefix does not fit the catalogue's row: {want}")
     return out
 
 
