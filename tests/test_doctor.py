@@ -208,12 +208,14 @@ ZH_TEXTS = {
     "missing-cudnn": "ImportError: libcudnn.so.8: 无法打开共享对象文件: 没有那个文件或目录",
     "missing-cudart": "OSError: libcudart.so.12: 无法打开共享对象文件: 没有那个文件或目录",
     "nvidia-smi-missing": "bash: nvidia-smi：未找到命令",
+    "kernel-module-missing": "dpkg: 处理软件包 nvidia-dkms-535 (--configure)时出错：",
 }
 ZH_WINDOWS = {
     "nvidia-smi-missing": [
         "'nvidia-smi' 不是内部或外部命令，也不是可运行的程序\n或批处理文件。",
         "nvidia-smi : 无法将“nvidia-smi”项识别为 cmdlet、函数、脚本文件或可运行程序的名称。",
         "找不到命令 “nvidia-smi”，但可以通过以下软件包安装它：",
+        "sudo: nvidia-smi：找不到命令",
     ]
 }
 
