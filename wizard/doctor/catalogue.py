@@ -10,11 +10,16 @@ harmless row (they come last in the file) and a specific row wins over a generic
 `repl_after`/`repl_value` match a Python REPL echo: a value line ("[]", "False") right after the
 line that printed it.
 
+Texts as people paste them: a line is matched in a plain form (curly quotes, full-width
+punctuation, HTML entities and runs of blanks made plain; `plain`), and a message wrapped onto two
+lines is matched across the break (see LineMatcher).
+
 Speed: most lines of a log match nothing, and a case-insensitive regex costs ~20 µs per line in
-CPython. Each regex gets an "anchor": a literal text every match must contain (the longest, a
-rare one before a common word), found from the parsed regex. A line holding no anchor at all is
-passed over after one C-level scan; otherwise `anchor in line.lower()` skips most regexes. A
-2 MiB log tail (~15 000 TensorFlow log lines) is matched in a fraction of a second.
+CPython. Each regex gets an "anchor": the start of a literal text every match must contain (the
+longest, a rare one before a common word), found from the parsed regex. A line holding no anchor
+at all is passed over after one trie-shaped regex scan; otherwise `anchor in line.lower()` skips
+most regexes; a long line already seen is answered from memory. A 2 MiB log tail (~15 000
+TensorFlow log lines) is matched in a fraction of a second.
 """
 
 from __future__ import annotations
