@@ -545,3 +545,36 @@ def test_a_cpu_machine_does_not_offer_its_cpu_set_for_a_gpu_library_error() -> N
     # IT reads a student's cuDNN log on a machine without a GPU: its CPU plan fixes nothing there.
     found = diagnose(load_demo("no-nvidia-gpu"), REAL_TEXTS["missing-cudnn"])
     assert found[0].id == "missing-cudnn" and found[0].for_this_machine == ""
+
+
+NEW_FAMILIES = {
+    "ptxas-too-old": "Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 8.9",
+    "numpy-abi": "AttributeError: _ARRAY_API not found",
+    "container-no-gpu": 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
+    "kernel-module-missing": "modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.8.0-49-generic",
+    "dnn-library-not-found": "UnimplementedError: DNN library is not found.",
+    "pip-half-upgraded": "ModuleNotFoundError: No module named 'pip._internal.utils'",
+    "cuinit-failed": "failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected",
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("diag_id", "text"), sorted(NEW_FAMILIES.items()))
+def test_each_new_family_has_its_cause_fix_and_a_line_for_this_machine(
+    diag_id: str, text: str, lang: str
+) -> None:
+    set_language(lang)
+    try:
+        lines = []
+        for name in ("ubuntu-22.04-rtx3090-cuda11.8", "no-nvidia-gpu", "wsl2-rtx4060-laptop"):
+            d = diagnose(load_demo(name), text)[0]
+            assert d.id == diag_id and d.why and d.fix and d.seen_in
+            assert f"doctor.{diag_id}" not in d.why + d.fix  # the catalogue has the text
+            lines.append(d.for_this_machine)
+        assert any(lines), "no profile gets a line for this machine"
+        if lang == "zh":
+            assert all(
+                re.search(r"[\u4e00-\u9fff]", x) for x in [d.title, d.why, d.fix, *filter(None, lines)]
+            )
+    finally:
+        set_language(None)

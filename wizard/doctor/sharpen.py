@@ -85,9 +85,44 @@ class Sharpener:
         if diag_id in GPU and p.gpus:
             gpu = p.gpus[0]
             parts.append(t("doctor.sharpen.gpu", name=gpu.name, cc=gpu.compute_capability))
+        parts.extend(self._new_families(diag_id))
         if diag_id in INSTALL:
             parts.append(self._install(diag_id))
         return " ".join(x for x in parts if x)
+
+    def _new_families(self, diag_id: str) -> list[str]:
+        """This machine's facts for the families issue 21 added (the profile's own words)."""
+        from wizard.paths import default_venv
+
+        p, venv = self.profile, default_venv()
+        out: list[str] = []
+        known = p.driver is not None and p.driver.version not in ("", "unknown")
+        if diag_id == "container-no-gpu":
+            if known and p.gpus and p.driver is not None:
+                out.append(t("doctor.sharpen.container_host_ok", version=p.driver.version))
+            elif p.has_nvidia_gpu:
+                out.append(t("doctor.sharpen.container_host_driver"))
+            else:
+                out.append(t("doctor.sharpen.container_no_gpu"))
+        elif diag_id == "kernel-module-missing" and p.platform == "linux":
+            kernel, km = p.os.kernel, p.kernel
+            if km.nvidia_loaded:
+                out.append(t("doctor.sharpen.kmod_loaded", kernel=kernel, version=km.loaded_version or "?"))
+            elif km.nvidia_loaded is False:
+                out.append(t("doctor.sharpen.kmod_not_loaded", kernel=kernel))
+        elif diag_id == "numpy-abi":
+            out.append(t("doctor.sharpen.numpy_check", venv=venv))
+        elif diag_id == "pip-half-upgraded":
+            if p.python.uv:
+                out.append(t("doctor.sharpen.pip_uv", uv=p.python.uv, venv=venv))
+            elif p.python.venv_module is False:
+                out.append(t("doctor.sharpen.pip_no_ensurepip", version=p.python.version, venv=venv))
+            elif p.python.venv_module:
+                out.append(t("doctor.sharpen.pip_ensurepip", version=p.python.version, venv=venv))
+        if diag_id in ("dnn-library-not-found", "missing-cudnn", "cudnn-version-mismatch") and p.cudnn:
+            found = p.cudnn[0]
+            out.append(t("doctor.sharpen.system_cudnn", version=found.version, path=found.path))
+        return out
 
     def _install(self, diag_id: str) -> str:
         """The wizard's own plan for this machine: its pinned lines, into its environment."""
