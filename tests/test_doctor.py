@@ -273,13 +273,10 @@ def test_typographic_and_full_width_punctuation_is_read_as_plain(text: str) -> N
 # these are the formats as the tools print them, in forms the corpus does not hold.
 MESSAGE_FORMATS = [
     ("pip-half-upgraded", "ModuleNotFoundError: No module named 'pip._internal.utils'"),
+    ("pip-half-upgraded", "ImportError: No module named _internal"),
     (
         "pip-half-upgraded",
         "ImportError: cannot import name 'main' from 'pip._internal' (/usr/lib/python3/dist-packages/pip/_internal/__init__.py)",
-    ),
-    (
-        "pip-half-upgraded",
-        "WARNING: Ignoring invalid distribution ~ip (/home/u/.venvs/tf-gpu/lib/python3.11/site-packages)",
     ),
     ("numpy-abi", "A module that was compiled using NumPy 1.x cannot be run in"),
     ("numpy-abi", "AttributeError: _ARRAY_API not found"),
@@ -298,10 +295,8 @@ MESSAGE_FORMATS = [
         "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.",
     ),
     ("container-no-gpu", "   Use the NVIDIA Container Toolkit to start this container with GPU support; see"),
-    (
-        "container-no-gpu",
-        "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.",
-    ),
+    # The toolkit could not reach the host's driver: a driver problem, not a missing --gpus.
+    ("no-device", "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown."),
     ("container-no-gpu", "unknown flag: --gpus"),
     (
         "kernel-module-missing",
@@ -427,6 +422,8 @@ MESSAGE_FORMATS = [
     ),
     ("nvidia-smi-missing", "'nvidia-smi' 不是内部或外部命令，也不是可运行的程序"),
     ("secure-boot-module", "modprobe: ERROR: could not insert 'nvidia': Key was rejected by service"),
+    ("secure-boot-module", "modprobe: ERROR: could not insert 'nvidia': Operation not permitted"),
+    ("no-device", "modprobe: ERROR: could not insert 'nvidia': No such device"),
     (
         "secure-boot-module",
         "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently when this kernel module was built against the wrong",
