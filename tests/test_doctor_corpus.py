@@ -323,3 +323,32 @@ def test_every_regex_has_an_anchor() -> None:
         (p.id, r.regex.pattern) for p in patterns() for r in p.rules if anchor_of(r.regex.pattern) is None
     ]
     assert loose == []
+
+
+def _wrapped(body: str, width: int) -> str:
+    import textwrap
+
+    out: list[str] = []
+    for line in body.splitlines():
+        out += textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False) or [""]
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        pytest.param(lambda b: _wrapped(b, 72), id="wrapped-at-72-columns"),
+        pytest.param(lambda b: "\n".join("> " + line for line in b.splitlines()), id="quoted-in-a-reply"),
+        pytest.param(lambda b: re.sub(r"'([^'\n]*)'", "\u2018\\1\u2019", b), id="curly-quotes"),
+    ],
+)
+def test_a_training_text_pasted_another_way_gets_the_same_diagnosis(form: object) -> None:
+    # The same message, as another forum or terminal would show it: the stable core still matches.
+    assert callable(form)
+    missed = []
+    for path in FILES:
+        case = parse(path)
+        got = [d.id for d in match_output(form(case.body))]
+        if not got or got[0] != case.ids[0]:
+            missed.append(f"{path.stem}: {got[:2]} (expected {case.ids[0]})")
+    assert missed == []
