@@ -423,6 +423,11 @@ MESSAGE_FORMATS = [
     ("nvidia-smi-missing", "'nvidia-smi' 不是内部或外部命令，也不是可运行的程序"),
     ("secure-boot-module", "modprobe: ERROR: could not insert 'nvidia': Key was rejected by service"),
     ("secure-boot-module", "modprobe: ERROR: could not insert 'nvidia': Operation not permitted"),
+    (
+        "secure-boot-module",
+        "ERROR: The kernel module failed to load. Secure boot is enabled on this system, so this is likely because it was not signed",
+    ),
+    ("secure-boot-module", "Your system has UEFI Secure Boot enabled."),
     ("no-device", "modprobe: ERROR: could not insert 'nvidia': No such device"),
     (
         "secure-boot-module",
