@@ -580,3 +580,13 @@ def test_each_new_family_has_its_cause_fix_and_a_line_for_this_machine(
             )
     finally:
         set_language(None)
+
+
+def test_a_join_that_repeats_a_known_diagnosis_does_not_hide_a_new_one() -> None:
+    # Line 3 alone is a new diagnosis; joined to line 2 it would repeat line 1's: it stays its own.
+    text = (
+        "Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open\n"
+        "some words about libcudnn.so.8: cannot\n"
+        "open shared object file; CUDA_ERROR_OUT_OF_MEMORY: out of memory\n"
+    )
+    assert [d.id for d in match_output(text)] == ["missing-cudnn", "memory-held"]

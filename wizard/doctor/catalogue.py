@@ -269,7 +269,7 @@ class LineMatcher:
         # The last line, when it matched nothing: (plain text, raw text, number, position, anchored).
         self._unmatched: tuple[str, str, int, int, bool] | None = None
         self._flat = _flat_rules()
-        self._anchors, self._unanchored = _prefilter()
+        self._unanchored = _prefilter()[1]
         self._anchor_search = _anchor_regex().search
         self._seen: dict[str, tuple[bool, tuple[int, Pattern] | None]] = {}
         self._place = {id(p): place for place, (_, _, p) in reversed(list(enumerate(self._flat)))}
@@ -326,7 +326,7 @@ class LineMatcher:
             seam = (before[0][-reach:] + " " + stripped[:reach]).lower()
             if before[4] or anchored or self._anchored(seam):
                 both = self._row(joined, joined.lower(), True, repl=False)
-                if both is not None and (row is None or both[0] < row[0]):
+                if both is not None and (row is None or both[0] < row[0]) and both[1].id not in self.hits:
                     self._previous = line
                     return self._hit(both[1], before[1].strip() + " " + raw.strip(), before[2], before[3])
         new: Hit | None = None
