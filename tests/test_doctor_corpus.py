@@ -1,35 +1,69 @@
-"""The doctor over tests/doctor_corpus/: real error texts copied from public issues and the guides.
+"""The doctor over tests/doctor_corpus/: real error texts copied from public issues, forums and docs.
 
-Each file starts with '# source:' (where the text was seen), '# family:' and one or more
-'# expect:' lines in ranked order ('harmless:<id>' for noise). With one expect line the first
-diagnosis must be that id; with several (the mixed sessions) the whole ranked list must be equal.
+Each file starts with '# source:' (where the text was seen), '# address:' (its canonical address),
+'# family:' and one or more '# expect:' lines in ranked order ('harmless:<id>' for noise); '# lang:'
+is optional. With one expect line the first diagnosis must be that id; with several (the mixed
+sessions) the whole ranked list must be equal.
+
+Two sets, split by a fixed rule on the address (see tests/doctor_corpus/README.md):
+  * training, tests/doctor_corpus/*.txt: the texts the patterns were written against; 100% right;
+  * held-out, tests/doctor_corpus/heldout/*.txt: never read while writing patterns. Only their
+    aggregate is printed (counts, and the expected id and family of a miss, never a text or a file
+    name), and CI holds it at >= 90% recognised with 0 wrong causes.
+
+Scores, per set:
+  recognised   a harmful text gets a harmful diagnosis from the text; a harmless one gets only
+               harmless diagnoses, the expected one among them;
+  right id     the first diagnosis is the expected id;
+  wrong cause  the doctor names a cause that is not the expected one: the first diagnosis is a
+               harmful cause (not a symptom row) with another id, or a harmless text is called
+               harmful. A symptom ("TensorFlow lists no GPU") in place of the cause is incomplete,
+               not wrong: it counts as recognised, not as a right id.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from wizard.doctor.catalogue import patterns
-from wizard.doctor.diagnose import match_output, recognised_in_output
+from wizard.doctor.catalogue import pattern, patterns
+from wizard.doctor.diagnose import Diagnosis, match_output, recognised_in_output
 
 CORPUS = Path(__file__).resolve().parent / "doctor_corpus"
+HELDOUT = CORPUS / "heldout"
 FILES = sorted(CORPUS.glob("*.txt"))
+HELD = sorted(HELDOUT.glob("*.txt"))
+HEADER_KEYS = ("source", "address", "family")
+ADDRESS_KINDS = ("github:", "url:", "doc:", "seed:")
+HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang):(.*)$")
+
+
+def held_out(address: str) -> bool:
+    """The fixed rule (CORPUS_RULES.md), decided before any new pattern was written."""
+    return int(hashlib.sha256(address.encode("utf-8")).hexdigest(), 16) % 3 == 0
 
 
 @dataclass
 class Case:
     source: str
+    address: str
     family: str
+    lang: str
     expect: list[str]  # as written: "id" or "harmless:id"
     body: str
 
     @property
     def ids(self) -> list[str]:
         return [e.removeprefix("harmless:") for e in self.expect]
+
+    @property
+    def harmless(self) -> bool:
+        return self.expect[0].startswith("harmless:")
 
 
 def parse(path: Path) -> Case:
@@ -38,32 +72,139 @@ def parse(path: Path) -> Case:
     body: list[str] = []
     in_header = True
     for line in path.read_text(encoding="utf-8").splitlines():
-        if in_header and line.startswith("#"):
-            key, _, value = line[1:].strip().partition(":")
+        field = HEADER_LINE.match(line) if in_header else None
+        if field:  # a text may itself start with "#" ("## docker: Error ..."): only "# key: value" is header
+            key, value = field.group(1), field.group(2).strip()
             if key == "expect":
-                expect.append(value.strip())
+                expect.append(value)
             else:
-                head[key] = value.strip()
+                head.setdefault(key, value)
             continue
         in_header = False
         body.append(line)
-    return Case(head.get("source", ""), head.get("family", ""), expect, "\n".join(body))
+    return Case(
+        head.get("source", ""),
+        head.get("address", ""),
+        head.get("family", ""),
+        head.get("lang", "en"),
+        expect,
+        "\n".join(body),
+    )
+
+
+@dataclass
+class Score:
+    total: int = 0
+    harmless: int = 0
+    recognised: int = 0
+    right: int = 0
+    wrong_cause: int = 0
+    harmless_labelled: int = 0  # harmless texts the doctor labels harmless (and nothing harmful)
+    misses: Counter[str] | None = None  # "expected id (family) -> got" for the texts not right
+
+    def pct(self, n: int) -> str:
+        return f"{100 * n / self.total:.1f}%" if self.total else "n/a"
+
+    def line(self, name: str) -> str:
+        return (
+            f"{name}: {self.total} texts ({self.harmless} harmless), recognised {self.recognised} "
+            f"({self.pct(self.recognised)}), right first id {self.right} ({self.pct(self.right)}), "
+            f"wrong causes {self.wrong_cause}; harmless labelled harmless {self.harmless_labelled}/{self.harmless}"
+        )
+
+
+def judge(case: Case, found: list[Diagnosis]) -> tuple[bool, bool, bool]:
+    """(recognised, right first id, wrong cause) for one text."""
+    right = bool(found) and found[0].id == case.ids[0]
+    if case.harmless:
+        recognised = bool(found) and not recognised_in_output(found) and case.ids[0] in {d.id for d in found}
+        return recognised, right and recognised, recognised_in_output(found)
+    recognised = recognised_in_output(found)
+    first = next((d for d in found if d.harmful), None)
+    row = pattern(first.id) if first is not None else None
+    wrong = first is not None and first.id != case.ids[0] and row is not None and not row.symptom
+    return recognised, right, wrong
+
+
+def score(files: list[Path]) -> Score:
+    s = Score(misses=Counter())
+    assert s.misses is not None
+    for path in files:
+        case = parse(path)
+        found = match_output(case.body)
+        recognised, right, wrong = judge(case, found)
+        s.total += 1
+        s.harmless += case.harmless
+        s.recognised += recognised
+        s.right += right
+        s.wrong_cause += wrong
+        s.harmless_labelled += case.harmless and recognised
+        if not right:
+            got = found[0].id if found else "nothing"
+            s.misses[f"{case.ids[0]} ({case.family}) -> {got}{' WRONG CAUSE' if wrong else ''}"] += 1
+    return s
+
+
+# ---- the files themselves ---------------------------------------------------------------------
+
+
+def header_problems(path: Path) -> list[str]:
+    """What is wrong with a file's header or its folder (never anything from its text)."""
+    case = parse(path)
+    out = [f"no '# {key}:' line" for key in HEADER_KEYS if not getattr(case, key)]
+    if not case.expect:
+        out.append("no '# expect:' line")
+    if case.address != case.address.strip().lower() or not case.address.startswith(ADDRESS_KINDS):
+        out.append("address not canonical (lowercase github:|url:|doc:|seed:)")
+    if case.lang not in ("en", "zh"):
+        out.append("lang is neither en nor zh")
+    in_heldout = path.parent == HELDOUT
+    if case.address and held_out(case.address) is not in_heldout:
+        out.append(
+            "held out by the address rule: belongs in heldout/"
+            if not in_heldout
+            else "belongs at the top level"
+        )
+    out += [
+        f"expect names an id the catalogue does not have: {want}"
+        for want in case.ids
+        if pattern(want) is None
+    ]
+    for want in case.expect:
+        row = pattern(want.removeprefix("harmless:"))
+        if row is not None and row.harmful is want.startswith("harmless:"):
+            out.append(f"'harmless:' prefix does not fit the catalogue's row: {want}")
+    return out
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
+def test_every_training_text_has_its_header_and_lies_where_the_rule_puts_it(path: Path) -> None:
+    assert header_problems(path) == []
+
+
+def test_every_held_out_text_has_its_header_and_lies_where_the_rule_puts_it() -> None:
+    # Counted, not named: the rule writer must not learn what the held-out texts are.
+    problems = Counter(problem for path in HELD for problem in header_problems(path))
+    assert problems == Counter(), dict(problems)
 
 
 def test_the_corpus_is_big_and_varied() -> None:
     cases = [parse(f) for f in FILES]
-    assert len(cases) >= 45
+    assert len(cases) >= 100
     sessions = [c for c in cases if c.family == "session"]
-    assert len(sessions) >= 4 and all(len(c.expect) >= 2 for c in sessions)
+    assert all(len(c.expect) >= 2 for c in sessions)
     families = Counter(c.family for c in cases)
     assert len(families) >= 15, families
-    assert sum(1 for c in cases if c.expect[0].startswith("harmless:")) >= 5  # noise-only texts too
+    assert sum(c.harmless for c in cases) >= 5  # noise-only texts too
+    assert sum(c.lang == "zh" for c in cases) >= 5  # Chinese texts too
+
+
+# ---- training: every text right ---------------------------------------------------------------
 
 
 @pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
 def test_corpus_text_gets_the_expected_diagnosis(path: Path) -> None:
     case = parse(path)
-    assert case.source and case.family and case.expect, "header: source, family and expect lines"
     found = match_output(case.body)
     got = [d.id for d in found]
     assert got and got[0] == case.ids[0], f"{got} (expected first: {case.ids[0]})"
@@ -77,12 +218,63 @@ def test_corpus_text_gets_the_expected_diagnosis(path: Path) -> None:
     assert first.line is not None and first.evidence and first.why and first.fix and first.seen_in
     evidence_line = case.body.splitlines()[first.line - 1].strip()
     assert evidence_line[:100] in first.evidence
-    assert recognised_in_output(found) is not case.expect[0].startswith("harmless:")
+    assert recognised_in_output(found) is not case.harmless
 
 
-def test_every_diagnosis_in_the_catalogue_is_met_in_the_corpus() -> None:
+def test_training_score(capsys: pytest.CaptureFixture[str]) -> None:
+    s = score(FILES)
+    with capsys.disabled():
+        print("\n" + s.line("doctor corpus, training"))
+    assert s.right == s.total and s.wrong_cause == 0
+
+
+# ---- held-out: the aggregate only -------------------------------------------------------------
+
+
+def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
+    """CI holds the texts no pattern was written against at >= 90% recognised, 0 wrong causes.
+    Only counts and the expected id/family of each miss are printed, never a text."""
+    if not HELD:
+        pytest.skip("no held-out texts in this checkout")
+    s = score(HELD)
+    with capsys.disabled():
+        print("\n" + s.line("doctor corpus, held-out"))
+        assert s.misses is not None
+        for miss, n in sorted(s.misses.items()):
+            print(f"  held-out miss x{n}: {miss}")
+    assert s.recognised >= 0.9 * s.total and s.wrong_cause == 0
+
+
+# ---- the catalogue --------------------------------------------------------------------------
+
+
+def test_every_diagnosis_in_the_catalogue_is_met_in_the_training_corpus() -> None:
     met = {d.id for f in FILES for d in match_output(parse(f).body)}
     assert {p.id for p in patterns()} - met == set()
+
+
+def test_the_judge_counts_a_wrong_cause_and_an_incomplete_answer_apart() -> None:
+    case = Case("s", "github:a/b#1", "cudnn", "en", ["missing-cudnn"], "")
+    wrong = match_output("CUDA_ERROR_OUT_OF_MEMORY: out of memory")  # a cause, not this one
+    assert judge(case, wrong) == (True, False, True)
+    symptom = match_output("Skipping registering GPU devices...")  # true, but not the cause
+    assert judge(case, symptom) == (True, False, False)
+    assert judge(case, match_output("libcudnn.so.8: cannot open shared object file")) == (True, True, False)
+    assert judge(case, []) == (False, False, False)
+    noise = Case("s", "github:a/b#1", "noise", "en", ["harmless:noise-numa"], "")
+    numa = match_output("successful NUMA node read from SysFS had negative value (-1)")
+    assert judge(noise, numa) == (True, True, False)
+    assert judge(noise, wrong)[2] is True  # a harmless text called harmful is a wrong cause
+
+
+def test_the_split_rule_is_the_fixed_one() -> None:
+    # Pinned values: the rule must never be changed to move a text between the sets.
+    assert held_out("github:tensorflow/tensorflow#45930") is (
+        int(hashlib.sha256(b"github:tensorflow/tensorflow#45930").hexdigest(), 16) % 3 == 0
+    )
+    addresses = [f"github:tensorflow/tensorflow#{n}" for n in range(300)]
+    share = sum(map(held_out, addresses)) / len(addresses)
+    assert 0.25 < share < 0.42
 
 
 def test_harmless_rows_come_after_every_harmful_row() -> None:
@@ -92,7 +284,16 @@ def test_harmless_rows_come_after_every_harmful_row() -> None:
 
 
 def test_noise_alone_is_not_recognised_as_a_problem() -> None:
-    noise = parse(CORPUS / "noise_all_relernn63.txt").body
+    noise = "\n".join(
+        [
+            "I tensorflow/core/platform/cpu_feature_guard.cc:193] This TensorFlow binary is optimized with "
+            "oneAPI Deep Neural Network Library (oneDNN) to use the following CPU instructions in "
+            "performance-critical operations:  AVX2 FMA",
+            "I tensorflow/stream_executor/cuda/cuda_gpu_executor.cc:975] successful NUMA node read from "
+            "SysFS had negative value (-1), but there must be at least one NUMA node, so returning NUMA node zero",
+            "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find TensorRT",
+        ]
+    )
     found = match_output(noise)
     assert found and all(not d.harmful and d.severity == "harmless" for d in found)
     assert not recognised_in_output(found)
@@ -112,3 +313,42 @@ def test_a_repl_echo_needs_the_line_that_printed_it() -> None:
     assert match_output(">>> print(tf.config.list_physical_devices('GPU'))\n[]")[0].id == "gpu-list-empty"
     assert match_output(">>> print(tf.test.is_built_with_cuda())\nFalse")[0].id == "cpu-only-wheel"
     assert match_output(">>> x = []\n[]\n>>> y == 3\nFalse") == []
+
+
+def test_every_regex_has_an_anchor() -> None:
+    # A regex without a literal every match holds runs on every line of a long log.
+    from wizard.doctor.catalogue import anchor_of
+
+    loose = [
+        (p.id, r.regex.pattern) for p in patterns() for r in p.rules if anchor_of(r.regex.pattern) is None
+    ]
+    assert loose == []
+
+
+def _wrapped(body: str, width: int) -> str:
+    import textwrap
+
+    out: list[str] = []
+    for line in body.splitlines():
+        out += textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False) or [""]
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        pytest.param(lambda b: _wrapped(b, 72), id="wrapped-at-72-columns"),
+        pytest.param(lambda b: "\n".join("> " + line for line in b.splitlines()), id="quoted-in-a-reply"),
+        pytest.param(lambda b: re.sub(r"'([^'\n]*)'", "\u2018\\1\u2019", b), id="curly-quotes"),
+    ],
+)
+def test_a_training_text_pasted_another_way_gets_the_same_diagnosis(form: object) -> None:
+    # The same message, as another forum or terminal would show it: the stable core still matches.
+    assert callable(form)
+    missed = []
+    for path in FILES:
+        case = parse(path)
+        got = [d.id for d in match_output(form(case.body))]
+        if not got or got[0] != case.ids[0]:
+            missed.append(f"{path.stem}: {got[:2]} (expected {case.ids[0]})")
+    assert missed == []

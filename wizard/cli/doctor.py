@@ -147,20 +147,17 @@ def _run_command(args: argparse.Namespace, console: Console) -> int:
 
 
 def render(console: Console, found: list[Diagnosis], *, output_given: bool) -> None:
-    """Harmful problems and notes first, then 'not recognised' when the text held nothing known,
-    then the harmless messages, labelled. Every line is Rich Text made safe (control characters
-    visible), never markup: titles and evidence may carry a GPU name, a path or a log line."""
+    """The output's own findings first (harmful, then 'not recognised' when the text held nothing
+    known, then its harmless messages, labelled); then what detect finds on this machine, under a
+    heading that says so. Every line is Rich Text made safe (control characters visible), never
+    markup: titles and evidence may carry a GPU name, a path or a log line."""
     from wizard.doctor.diagnose import recognised_in_output
     from wizard.safe.display import text
 
     def show(value: str, style: str, limit: int | None = None) -> None:
         console.print(text(value, style, limit=limit))
 
-    serious = [d for d in found if d.severity != "harmless"]
-    harmless = [d for d in found if d.severity == "harmless"]
-    if not serious and not output_given:
-        show(t("doctor.none_found"), "green")
-    for d in serious:
+    def full(d: Diagnosis) -> None:
         label = t("doctor.note_label") + ": " if d.severity == "info" else ""
         show(label + d.title, STYLE.get(d.severity, "bold"))
         show(f"  {d.why}", "dim")
@@ -170,6 +167,16 @@ def render(console: Console, found: list[Diagnosis], *, output_given: bool) -> N
             show("  " + t("doctor.machine_fix_line", fix=d.for_this_machine), "cyan")
         show("  " + t("doctor.source_line", source=d.seen_in), "dim")
         console.print()
+
+    from_output = [d for d in found if d.origin == "output"]
+    machine = [d for d in found if d.origin != "output"]
+    serious = [d for d in from_output if d.severity != "harmless"]
+    harmless = [d for d in from_output if d.severity == "harmless"]
+    if output_given and found:
+        show(t("doctor.log_heading"), "bold")
+        console.print()
+    for d in serious:
+        full(d)
     if output_given and not recognised_in_output(found):
         show(t("doctor.not_recognised"), "yellow")
         show("  " + t("doctor.not_recognised_next"), "yellow")
@@ -180,6 +187,16 @@ def render(console: Console, found: list[Diagnosis], *, output_given: bool) -> N
             show(f"  {t('doctor.harmless_label')} · {d.title}", "dim")
             show(f"    {d.why}", "dim")
             show(f"    {d.evidence}", "dim italic", limit=400)
+        console.print()
+    machine_serious = [d for d in machine if d.severity != "harmless"]
+    if not machine_serious and not output_given:
+        show(t("doctor.none_found"), "green")
+    if machine_serious and output_given:
+        # What detect finds where the doctor runs: not necessarily the machine that wrote the log.
+        show(t("doctor.machine_heading"), "bold")
+        console.print()
+    for d in machine_serious:
+        full(d)
 
 
 def _plain(message: str, style: str = "") -> Text:

@@ -10,15 +10,21 @@ harmless row (they come last in the file) and a specific row wins over a generic
 `repl_after`/`repl_value` match a Python REPL echo: a value line ("[]", "False") right after the
 line that printed it.
 
+Texts as people paste them: a line is matched in a plain form (curly quotes, full-width
+punctuation, HTML entities and runs of blanks made plain; `plain`), and a message wrapped onto two
+lines is matched across the break (see LineMatcher).
+
 Speed: most lines of a log match nothing, and a case-insensitive regex costs ~20 µs per line in
-CPython. Each regex gets an "anchor": a literal text every match must contain (the longest, a
-rare one before a common word), found from the parsed regex. A line holding no anchor at all is
-passed over after one C-level scan; otherwise `anchor in line.lower()` skips most regexes. A
-2 MiB log tail (~15 000 TensorFlow log lines) is matched in a fraction of a second.
+CPython. Each regex gets an "anchor": the start of a literal text every match must contain (the
+longest, a rare one before a common word), found from the parsed regex. A line holding no anchor
+at all is passed over after one trie-shaped regex scan; otherwise `anchor in line.lower()` skips
+most regexes; a long line already seen is answered from memory. A 2 MiB log tail (~15 000
+TensorFlow log lines) is matched in a fraction of a second.
 """
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -35,10 +41,51 @@ except ImportError:  # pragma: no cover - Python 3.10
 MAX_LINE_CHARS = 4_000  # a longer line is cut before matching, so one huge line stays cheap
 EVIDENCE_CHARS = 200  # the evidence kept per finding
 MIN_ANCHOR = 2  # a shorter literal filters too little to be worth it
+MAX_ANCHOR = 16  # the start of a longer literal filters as well
+REPL_VALUE_CHARS = 40  # a REPL echo value ("[]", "False") is a short line
+SEEN_LINES = 4096  # long lines remembered with their answer
 # Words on almost every line of a TensorFlow log: a poor anchor when the regex offers another one.
 COMMON_WORDS = frozenset({"tensorflow", "gpu", "gpus", "cuda", "nvidia", "error", "library"})
 
 HARMFUL, SYMPTOM, HARMLESS = 0, 1, 2  # ranking tiers of a hit
+
+# What a blog editor, a Chinese input method or a web page does to a pasted message: curly quotes,
+# full-width colons and brackets, no-break and ideographic spaces, zero-width characters, HTML
+# entities. Lines are matched in this plain form (the evidence keeps the line as it was), so one
+# regex matches "couldn't", "couldn’t" and "couldn&#39;t".
+_PLAIN = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\uff1a": ":",
+        "\uff08": "(",
+        "\uff09": ")",
+        "\uff3b": "[",
+        "\uff3d": "]",
+        "\uff0c": ", ",
+        "\u00a0": " ",
+        "\u3000": " ",
+        "\u200b": None,
+        "\ufeff": None,
+    }
+)
+
+
+def plain(line: str) -> str:
+    """The line as matched: typographic quotes, full-width punctuation and HTML entities made plain,
+    and a run of spaces or tabs inside it one space ("required  key not available")."""
+    if "&" in line and ";" in line:
+        line = html.unescape(line)
+    if not line.isascii():
+        line = line.translate(_PLAIN)
+    if "  " in line or "\t" in line:
+        line = " ".join(line.split())
+    return line
 
 
 @dataclass(frozen=True)
@@ -70,10 +117,12 @@ class Pattern:
     def matches(self, line: str, low: str, previous: str) -> bool:
         if any(rule.search(line, low) for rule in self.rules):
             return True
+        # The value first: it is short ("[]", "False"), so a long log line fails at once.
         return (
             bool(self.repl_after)
-            and any(rx.search(previous) for rx in self.repl_after)
+            and len(line) <= REPL_VALUE_CHARS
             and any(rx.search(line) for rx in self.repl_value)
+            and any(rx.search(previous) for rx in self.repl_after)
         )
 
 
@@ -112,8 +161,10 @@ def anchor_of(source: str) -> str | None:
     runs = [r.lower() for r in _collect_runs(parsed) if len(r) >= MIN_ANCHOR]
     if not runs:
         return None
-    # The longest literal, but a rare one ("[]", ".tar.gz") before a common word ("gpu").
-    return max(runs, key=lambda r: (r.strip() not in COMMON_WORDS, len(r)))
+    # The longest literal, but a rare one ("[]", ".tar.gz") before a common word ("gpu"); its start
+    # is enough (any piece of a literal every match holds is held too), and a short anchor keeps
+    # the prefilter and the check across a wrapped line cheap.
+    return max(runs, key=lambda r: (r.strip() not in COMMON_WORDS, len(r)))[:MAX_ANCHOR]
 
 
 def _collect_runs(parsed: Any) -> list[str]:
@@ -162,46 +213,128 @@ def _flat_rules() -> tuple[tuple[str | None, re.Pattern[str] | None, Pattern], .
 
 @cache
 def _prefilter() -> tuple[tuple[str, ...], tuple[tuple[str | None, re.Pattern[str] | None, Pattern], ...]]:
-    """Every anchor, and the rules a line holding none of them still needs (REPL rows and
-    regexes without an anchor)."""
+    """The anchors a line must hold one of for any anchored rule to match, and the rules a line
+    holding none of them still needs (REPL rows and regexes without an anchor). An anchor that
+    contains a shorter one is left out: the shorter one is found wherever the longer one is."""
     flat = _flat_rules()
-    anchors = tuple(sorted({a for a, regex, _ in flat if a is not None and regex is not None}))
-    return anchors, tuple(item for item in flat if item[0] is None)
+    kept: list[str] = []
+    for a in sorted({a for a, regex, _ in flat if a is not None and regex is not None}, key=len):
+        if not any(k in a for k in kept):
+            kept.append(a)
+    return tuple(kept), tuple(item for item in flat if item[0] is None)
+
+
+def _trie(words: tuple[str, ...]) -> re.Pattern[str]:
+    """One regex that finds any of `words`, shaped as a trie (shared starts tested once): about
+    twice as fast as testing each word with `in`, and far faster than a flat alternation."""
+    root: dict[str, Any] = {}
+    for word in words:
+        node = root
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        if "" in node:  # a word ends here: its start is all a search needs
+            return ""
+        alts = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items())]
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    return re.compile(build(root) if words else "(?!)")
+
+
+@cache
+def _anchor_regex() -> re.Pattern[str]:
+    return _trie(_prefilter()[0])
+
+
+@cache
+def _seam() -> int:
+    """How far on each side of a join an anchor must be looked for when neither half holds one: the
+    longest prefilter anchor (an anchor left out contains a kept one, which then spans the join)."""
+    return max(map(len, _prefilter()[0]), default=0)
 
 
 class LineMatcher:
-    """Reads lines one at a time (a log, a pasted session, a running command's output)."""
+    """Reads lines one at a time (a log, a pasted session, a running command's output).
+
+    A message wrapped onto two lines (a pasted issue, a terminal 80 columns wide) is matched too:
+    a line that matches nothing is tried once more joined to the unmatched line before it, and a
+    hit there belongs to that earlier line."""
 
     def __init__(self) -> None:
         self.hits: dict[str, Hit] = {}
         self.lines = 0
         self._previous = ""
+        # The last line, when it matched nothing: (plain text, raw text, number, position, anchored).
+        self._unmatched: tuple[str, str, int, int, bool] | None = None
         self._flat = _flat_rules()
-        self._anchors, self._unanchored = _prefilter()
+        self._unanchored = _prefilter()[1]
+        self._anchor_search = _anchor_regex().search
+        self._seen: dict[str, tuple[bool, tuple[int, Pattern] | None]] = {}
+        self._place = {id(p): place for place, (_, _, p) in reversed(list(enumerate(self._flat)))}
+
+    def _anchored(self, low: str) -> bool:
+        # Most lines hold no anchor at all: one trie regex tests them all at C speed, instead of
+        # a Python loop over every rule.
+        return self._anchor_search(low) is not None
+
+    def _row(self, line: str, low: str, anchored: bool, repl: bool) -> tuple[int, Pattern] | None:
+        """The first row that matches the line (with its place in file order), or None."""
+        rules = self._flat if anchored else self._unanchored
+        for place, (anchor, regex, p) in enumerate(rules):  # flat, in file order: the hot path
+            if regex is None:  # a REPL row
+                if repl and p.matches(line, low, self._previous):
+                    return self._place[id(p)], p
+            elif (anchor is None or anchor in low) and regex.search(line) is not None:
+                return (place if anchored else self._place[id(p)]), p
+        return None
+
+    def _hit(self, p: Pattern, raw: str, number: int, position: int) -> Hit | None:
+        if p.id in self.hits:  # the line belongs to this row; no other row sees it
+            return None
+        new = Hit(p, number, position, raw.strip()[:EVIDENCE_CHARS])
+        self.hits[p.id] = new
+        return new
 
     def feed(self, line: str, number: int | None = None) -> Hit | None:
         """Match one line; the Hit when it is the first line of its diagnosis, else None."""
-        line = line[:MAX_LINE_CHARS]
+        raw = line[:MAX_LINE_CHARS]
+        line = plain(raw)
         position = self.lines
         self.lines += 1
+        shown = position + 1 if number is None else number
+        stripped = line.strip()
         low = line.lower()
+        if len(line) > REPL_VALUE_CHARS:  # no REPL value: the answer depends on the line alone
+            known = self._seen.get(line)
+            if known is None:
+                anchored = self._anchored(low)
+                known = self._seen[line] = (anchored, self._row(line, low, anchored, repl=False))
+                if len(self._seen) > SEEN_LINES:  # logs repeat lines (progress, warnings) but not all
+                    self._seen.clear()
+            anchored, row = known
+        else:
+            anchored = self._anchored(low)
+            row = self._row(line, low, anchored, repl=True)
+        before, self._unmatched = self._unmatched, None
+        if before is not None and stripped:
+            # The line before matched nothing: the message may have begun there. The joined text
+            # wins when it matches a row before this line's own (a more specific one).
+            joined = before[0] + " " + stripped
+            reach = _seam()  # neither half holds an anchor: only one across the join can match
+            seam = (before[0][-reach:] + " " + stripped[:reach]).lower()
+            if before[4] or anchored or self._anchored(seam):
+                both = self._row(joined, joined.lower(), True, repl=False)
+                if both is not None and (row is None or both[0] < row[0]) and both[1].id not in self.hits:
+                    self._previous = line
+                    return self._hit(both[1], before[1].strip() + " " + raw.strip(), before[2], before[3])
         new: Hit | None = None
-        # Most lines hold no anchor at all: `any(map(...))` tests them all at C speed, instead of
-        # a Python loop over every rule (a big regex alternation is slower still).
-        rules = self._flat if any(map(low.__contains__, self._anchors)) else self._unanchored
-        for anchor, regex, p in rules:  # flat and in file order: this loop is the hot path
-            if regex is None:  # a REPL row
-                if not p.matches(line, low, self._previous):
-                    continue
-            elif (anchor is not None and anchor not in low) or regex.search(line) is None:
-                continue
-            if p.id not in self.hits:  # the line belongs to this row; no other row sees it
-                new = Hit(
-                    p, position + 1 if number is None else number, position, line.strip()[:EVIDENCE_CHARS]
-                )
-                self.hits[p.id] = new
-            break
-        if line.strip():
+        if row is not None:
+            new = self._hit(row[1], raw, shown, position)
+        elif stripped:
+            self._unmatched = (stripped, raw, shown, position, anchored)
+        if stripped:
             self._previous = line
         return new
 

@@ -5,10 +5,12 @@ Two sources, ranked together:
     (assets/doctor/patterns.toml via wizard.doctor.catalogue; each row names where the text was seen);
   * profile: every problem `detect` reports (wizard.doctor.findings), so doctor and detect agree.
 
-Ranking: harmful causes seen in the output (what just failed), then the machine's errors, then
-harmful symptoms in the output (consequences the causes explain), then the machine's warnings,
-then notes, then the harmless messages, labelled so. The texts a person reads live in
-assets/text/<lang>/doctor.toml; `sharpen` adds what is specific to this machine.
+Ranking: the output's own findings first: its harmful causes (what just failed), then its harmful
+symptoms (consequences the causes explain), then its harmless messages, labelled so; then what
+detect finds on this machine (errors, warnings, notes), labelled as being about this machine. A log
+read on another machine (lab IT reading a student's log) is never drowned by the reader's own
+machine. The texts a person reads live in assets/text/<lang>/doctor.toml; `sharpen` adds what is
+specific to this machine.
 """
 
 from __future__ import annotations
@@ -51,8 +53,8 @@ SEVERITIES = ("error", "warning", "info", "harmless")
 DETECT_SOURCE = "tf-gpu-wizard detect"
 
 # The order of the report (lower first): see the module docstring.
-_TIER_OUTPUT_CAUSE, _TIER_PROFILE_ERROR, _TIER_OUTPUT_SYMPTOM = 0, 1, 2
-_TIER_PROFILE_WARNING, _TIER_PROFILE_INFO, _TIER_HARMLESS = 3, 4, 5
+_TIER_OUTPUT_CAUSE, _TIER_OUTPUT_SYMPTOM, _TIER_HARMLESS = 0, 1, 2
+_TIER_PROFILE_ERROR, _TIER_PROFILE_WARNING, _TIER_PROFILE_INFO = 3, 4, 5
 
 
 @dataclass(frozen=True)
@@ -74,8 +76,43 @@ class Diagnosis:
         return asdict(self)
 
 
+def _venv_shown() -> str:
+    """The wizard's environment as a fix names it (~ for the home folder, as the plan shows it)."""
+    from pathlib import Path
+
+    from wizard.paths import default_venv
+
+    venv, home = default_venv(), Path.home()
+    try:
+        return "~/" + venv.relative_to(home).as_posix()
+    except ValueError:
+        return str(venv)
+
+
+# The two guides our users copy from are cited by what they are (patterns.toml names them in
+# English); a person reads them in their language.
+GUIDES = {
+    "a widely copied Chinese guide to matching CUDA and cuDNN for TensorFlow": "doctor.source_guide_cuda",
+    "a widely copied Chinese WSL2 guide": "doctor.source_guide_wsl2",
+}
+
+
+def public_source(seen_in: str) -> str:
+    """A row's sources as a person reads them: public citations, the guides in their language."""
+    for english, key in GUIDES.items():
+        if english in seen_in:
+            seen_in = seen_in.replace(english, t(key))
+    return seen_in
+
+
 def _texts(diag_id: str) -> tuple[str, str, str]:
-    return t(f"doctor.{diag_id}.title"), t(f"doctor.{diag_id}.why"), t(f"doctor.{diag_id}.fix")
+    # Fixes name the wizard's own environment ({venv}), never a new venv somewhere else.
+    venv = _venv_shown()
+    return (
+        t(f"doctor.{diag_id}.title"),
+        t(f"doctor.{diag_id}.why"),
+        t(f"doctor.{diag_id}.fix", venv=venv),
+    )
 
 
 def _from_hit(hit: Hit, sharpen: Sharpener | None) -> Diagnosis:
@@ -92,7 +129,7 @@ def _from_hit(hit: Hit, sharpen: Sharpener | None) -> Diagnosis:
         family=p.family,
         line=hit.number,
         origin="output",
-        seen_in=p.seen_in,
+        seen_in=public_source(p.seen_in),
         for_this_machine=sharpen(p.id) if sharpen and p.harmful else "",
     )
 

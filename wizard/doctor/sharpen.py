@@ -17,8 +17,12 @@ from wizard.profile import MachineProfile
 from wizard.text import t
 
 # Which facts sharpen which diagnosis.
-DRIVER = frozenset({"driver-too-old", "ptx-too-new-for-driver", "gpu-lib-init-failed", "no-device"})
-GPU = frozenset({"unsupported-cc", "gpu-too-new", "kernel-launch-failed", "ptx-jit-slow-start"})
+DRIVER = frozenset(
+    {"driver-too-old", "ptx-too-new-for-driver", "gpu-lib-init-failed", "no-device", "kernel-module-missing"}
+)
+GPU = frozenset(
+    {"unsupported-cc", "gpu-too-new", "kernel-launch-failed", "ptx-jit-slow-start", "ptxas-too-old"}
+)
 INSTALL = frozenset(
     {
         "missing-cudart",
@@ -33,8 +37,14 @@ INSTALL = frozenset(
         "unsupported-cc",
         "driver-too-old",
         "ptx-too-new-for-driver",
+        "dnn-library-not-found",
+        "ptxas-too-old",
     }
 )
+
+
+# Install fixes that hold for a CPU set too (the others are about GPU libraries).
+CPU_TOO = frozenset({"python-unsupported", "tensorflow-gpu-removed", "cpu-only-wheel"})
 
 
 class Sharpener:
@@ -57,6 +67,12 @@ class Sharpener:
     def __call__(self, diag_id: str) -> str:
         parts: list[str] = []
         p = self.profile
+        if diag_id == "cuinit-failed":  # harmful only where a GPU is expected: say which this is
+            if p.has_nvidia_gpu:
+                name = p.gpus[0].name if p.gpus else "NVIDIA"
+                parts.append(t("doctor.sharpen.cuinit_gpu", name=name))
+            else:
+                parts.append(t("doctor.sharpen.cuinit_no_gpu"))
         if diag_id in DRIVER and p.driver is not None and p.driver.version not in ("", "unknown"):
             parts.append(t("doctor.sharpen.driver", version=p.driver.version))
             rec = self.recommendation()
@@ -69,23 +85,72 @@ class Sharpener:
         if diag_id in GPU and p.gpus:
             gpu = p.gpus[0]
             parts.append(t("doctor.sharpen.gpu", name=gpu.name, cc=gpu.compute_capability))
+        parts.extend(self._new_families(diag_id))
         if diag_id in INSTALL:
-            parts.append(self._install())
+            parts.append(self._install(diag_id))
         return " ".join(x for x in parts if x)
 
-    def _install(self) -> str:
+    def _new_families(self, diag_id: str) -> list[str]:
+        """This machine's facts for the families issue 21 added (the profile's own words)."""
+        from wizard.paths import default_venv
+
+        p, venv = self.profile, default_venv()
+        out: list[str] = []
+        known = p.driver is not None and p.driver.version not in ("", "unknown")
+        if diag_id == "container-no-gpu":
+            if known and p.gpus and p.driver is not None:
+                out.append(t("doctor.sharpen.container_host_ok", version=p.driver.version))
+            elif p.has_nvidia_gpu:
+                out.append(t("doctor.sharpen.container_host_driver"))
+            else:
+                out.append(t("doctor.sharpen.container_no_gpu"))
+        elif diag_id == "kernel-module-missing" and p.platform == "linux":
+            kernel, km = p.os.kernel, p.kernel
+            if km.nvidia_loaded:
+                out.append(t("doctor.sharpen.kmod_loaded", kernel=kernel, version=km.loaded_version or "?"))
+            elif km.nvidia_loaded is False:
+                out.append(t("doctor.sharpen.kmod_not_loaded", kernel=kernel))
+        elif diag_id == "numpy-abi":
+            out.append(t("doctor.sharpen.numpy_check", venv=venv))
+        elif diag_id == "pip-half-upgraded":
+            if p.python.uv:
+                out.append(t("doctor.sharpen.pip_uv", uv=p.python.uv, venv=venv))
+            elif p.python.venv_module is False:
+                out.append(t("doctor.sharpen.pip_no_ensurepip", version=p.python.version, venv=venv))
+            elif p.python.venv_module:
+                out.append(t("doctor.sharpen.pip_ensurepip", version=p.python.version, venv=venv))
+        if diag_id in ("dnn-library-not-found", "missing-cudnn", "cudnn-version-mismatch") and p.cudnn:
+            found = p.cudnn[0]
+            out.append(t("doctor.sharpen.system_cudnn", version=found.version, path=found.path))
+        return out
+
+    def _install(self, diag_id: str) -> str:
+        """The wizard's own plan for this machine: its pinned lines, into its environment."""
         rec = self.recommendation()
         best = rec.recommended if rec is not None else None
         if best is None:
             return ""
+        if best.set.method == "cpu" and diag_id not in CPU_TOO:
+            # This machine's plan has no GPU libraries: a GPU library error in a log from another
+            # machine is not fixed by this machine's CPU set.
+            return ""
         try:
             from wizard.choose.resolver import pip_requirements, required_driver
+            from wizard.paths import default_venv
 
-            command = shlex.join(["pip", "install", *pip_requirements(best)])
+            venv = default_venv()
+            pins = pip_requirements(best)
             need = required_driver(best, self.profile.platform) if best.set.method != "cpu" else None
         except Exception:  # as above: never let the knowledge base stop the doctor
             return ""
-        text = t("doctor.sharpen.install", command=command, python=best.set.python)
+        command = shlex.join([str(venv / "bin" / "python"), "-m", "pip", "install", *pins])
+        text = t(
+            "doctor.sharpen.install",
+            command=command,
+            python=best.set.python,
+            tensorflow=best.set.tensorflow,
+            venv=venv,
+        )
         if need:
             text += " " + t("doctor.sharpen.needs_driver", tensorflow=best.set.tensorflow, driver=need)
         return text
