@@ -1,0 +1,67 @@
+"""What the plan installs is said the same way by recommend, Choose and the doctor: the locked
+environment's package count and the plan's installer (uv or pip), never "pip installs exactly"
+the 12 nvidia-* wheels while the plan installs a 44-package lock with uv."""
+
+from __future__ import annotations
+
+import io
+import re
+
+from rich.console import Console
+
+from screens.choose_screen import detail_text
+from wizard.choose.resolver import recommend
+from wizard.cli.recommend import render
+from wizard.demo import load_demo
+from wizard.plan.build import build_plan
+from wizard.plan.view import format_plan
+
+
+def _recommend_text(name: str) -> str:
+    profile = load_demo(name)
+    out = io.StringIO()
+    render(recommend(profile), Console(file=out, width=200, color_system=None), profile=profile)
+    return out.getvalue()
+
+
+def _plan_lock(name: str) -> tuple[int, str]:
+    profile = load_demo(name)
+    best = recommend(profile).recommended
+    assert best is not None
+    plan = build_plan(profile, best, home="/home/student")
+    text = format_plan(plan)
+    found = re.search(r"Install the locked environment: TensorFlow [\d.]+, (\d+) packages", text)
+    assert found, text
+    uv = "uv pip install" in text and "--require-hashes" in text
+    return int(found.group(1)), "uv" if uv else "pip"
+
+
+def _choose_text(name: str) -> str:
+    profile = load_demo(name)
+    best = recommend(profile).recommended
+    assert best is not None
+    out = io.StringIO()
+    Console(file=out, width=300, color_system=None).print(detail_text(best, profile))
+    return out.getvalue()
+
+
+def test_recommend_says_the_plans_lock_and_installer() -> None:
+    count, installer = _plan_lock("wsl2-rtx4060-laptop")
+    text = _recommend_text("wsl2-rtx4060-laptop")
+    assert f"Installs the locked environment with {installer}: {count} packages, 12 of them NVIDIA" in text
+    assert "pip installs exactly" not in text
+
+
+def test_choose_says_the_plans_lock_and_installer() -> None:
+    count, installer = _plan_lock("wsl2-rtx4060-laptop")
+    text = _choose_text("wsl2-rtx4060-laptop")
+    assert f"Installs the locked environment with {installer}: {count} packages, 12 of them NVIDIA" in text
+    assert "How: pip installs" not in text
+    assert "Installs 12 NVIDIA libraries" not in text
+
+
+def test_native_windows_choose_lists_no_wheels_as_installed_there() -> None:
+    text = _choose_text("windows11-rtx3070")
+    assert "Nothing is installed on Windows" in text
+    assert "nvidia-cublas" not in text
+    assert "How: pip installs" not in text
