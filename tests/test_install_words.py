@@ -65,3 +65,23 @@ def test_native_windows_choose_lists_no_wheels_as_installed_there() -> None:
     assert "Nothing is installed on Windows" in text
     assert "nvidia-cublas" not in text
     assert "How: pip installs" not in text
+
+
+# ---- the venv module: only a problem where the plan makes the environment with python -m venv ----
+
+
+def test_no_venv_warning_when_the_plan_makes_the_env_with_uv(monkeypatch) -> None:
+    from wizard.doctor.findings import find_problems
+    from wizard.plan.installer import INSTALLER_ENV, choose_installer
+
+    monkeypatch.delenv(INSTALLER_ENV, raising=False)
+    profile = load_demo("wsl2-rtx4060-laptop")
+    assert profile.python.venv_module is False and choose_installer(profile).is_uv
+    assert "no-venv" not in [f.key for f in find_problems(profile)]
+    best = recommend(profile).recommended
+    assert best is not None
+    plan = format_plan(build_plan(profile, best, home="/home/student"))
+    assert "uv venv" in plan and "python3.10-venv" not in plan  # the plan has no venv-module step
+    # With pip, `python -m venv` needs the module: then the warning stands.
+    monkeypatch.setenv(INSTALLER_ENV, "pip")
+    assert "no-venv" in [f.key for f in find_problems(profile)]
