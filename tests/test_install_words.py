@@ -85,3 +85,33 @@ def test_no_venv_warning_when_the_plan_makes_the_env_with_uv(monkeypatch) -> Non
     # With pip, `python -m venv` needs the module: then the warning stands.
     monkeypatch.setenv(INSTALLER_ENV, "pip")
     assert "no-venv" in [f.key for f in find_problems(profile)]
+
+
+# ---- WSL1: the doctor and the plan give the command as detect does, with the distro's name -------
+
+
+def test_wsl1_doctor_fix_names_the_distro_as_detect_does() -> None:
+    from wizard.doctor.diagnose import diagnose
+    from wizard.profile_view import wsl1_command
+    from wizard.text import set_language
+
+    profile = load_demo("wsl1-ubuntu-22.04")
+    for lang in ("en", "zh"):
+        set_language(lang)
+        try:
+            wsl1 = next(d for d in diagnose(profile) if d.id == "wsl1")
+            command = wsl1_command(profile.os.wsl_distro)
+        finally:
+            set_language(None)
+        assert "wsl --set-version Ubuntu-22.04 2" in command
+        assert command in wsl1.fix
+        assert "<" not in wsl1.fix and "‹" not in wsl1.fix  # no placeholder left for the student
+
+
+def test_wsl1_plan_says_first_that_the_gpu_needs_wsl2(capsys) -> None:
+    from wizard.cli import main
+
+    assert main(["plan", "--profile", "wsl1-ubuntu-22.04"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("The GPU needs WSL2")
+    assert "wsl --set-version Ubuntu-22.04 2" in first
