@@ -21,6 +21,7 @@ from screens.styles import style_paths, style_text
 from screens.widgets.candidate_table import CandidateTable, method_label
 from screens.widgets.detail_box import DetailBox
 from screens.widgets.fit import head
+from wizard.plan.lock_view import install_summary
 from wizard.safe.display import safe
 from wizard.text import t
 
@@ -181,7 +182,8 @@ class ChooseScreen(WizardScreen):
             detail.update("")
             return
         detail.set_class(not cand.ok, "error-text")
-        detail.update(detail_text(cand))  # a Rich Text of safe() strings: reasons quote GPU names
+        # A Rich Text of safe() strings: reasons quote GPU names.
+        detail.update(detail_text(cand, self.session.profile))
         self._venv_for(cand)
 
     def _venv_for(self, cand: Any) -> None:
@@ -265,7 +267,7 @@ class ChooseScreen(WizardScreen):
         self.wizard.go_plan()
 
 
-def detail_text(cand: Any) -> Table:
+def detail_text(cand: Any, profile: Any = None) -> Table:
     """Everything about one row: plain words first, each followed by its exact terms.
 
     The reasons (the first one marked), a different Python, the packages held back for
@@ -280,11 +282,20 @@ def detail_text(cand: Any) -> Table:
         lines.append((t("app.choose.pins", count=len(cand.constraints)), ""))
         lines.append((t("app.choose.constraints", constraints=", ".join(cand.constraints)), "dim"))
         lines.extend((reason, "dim") for reason in cand.constraint_reasons)
+    # What the plan installs, as the plan says it: the whole lock and its installer (uv or pip),
+    # or, on native Windows, that nothing is installed there (wizard/plan/lock_view.py).
+    summary = install_summary(cand, profile) if profile is not None else ""
     pins = list(getattr(cand, "pins", []) or [])
-    if pins:  # the exact nvidia-* wheels: in words first, then the names and versions
-        lines.append((t("app.choose.exact_pins", count=len(pins)), ""))
-        lines.append((", ".join(pins), "dim"))
-    lines.append((t(f"app.method_how.{cand.set.method}"), "dim"))
+    if summary:
+        lines.append((summary, ""))
+        if pins and profile.platform != "windows":
+            lines.append((t("plan.lock_view.nvidia_pins"), "dim"))
+            lines.append((", ".join(pins), "dim"))
+    else:
+        if pins:  # the exact nvidia-* wheels: in words first, then the names and versions
+            lines.append((t("app.choose.exact_pins", count=len(pins)), ""))
+            lines.append((", ".join(pins), "dim"))
+        lines.append((t(f"app.method_how.{cand.set.method}"), "dim"))
     grid = Table.grid(padding=(0, 1, 0, 0))
     grid.add_column("mark", no_wrap=True)
     grid.add_column("line", ratio=1, overflow="fold")  # fold: a CJK run has no spaces to wrap at

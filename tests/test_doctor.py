@@ -63,7 +63,7 @@ def test_profile_problems_come_with_fixes() -> None:
         "no-device",  # an RTX 4090 on the PCI bus and no NVIDIA driver
         "nouveau",
         "secure-boot-module",
-        "no-venv-module",  # a fresh Ubuntu has no python3-venv
+        # no "no-venv-module": a fresh Ubuntu has no python3-venv, but the plan's uv makes the env
         "finding-driver-step",  # the plan's first step: the driver the chosen set needs
     ]
 
@@ -150,7 +150,7 @@ def _all_fix_texts() -> list[tuple[str, str, str]]:
         try:
             ids = {p.id for p in patterns()} | set(FINDING_TO_DIAGNOSIS.values())
             out += [(lang, i, t(f"doctor.{i}.fix", venv="~/.venvs/tf-gpu")) for i in sorted(ids)]
-            out += [(lang, f"sharpen.{k}", t(f"doctor.sharpen.{k}")) for k in ("install",)]
+            out += [(lang, f"sharpen.{k}", t(f"doctor.sharpen.{k}")) for k in ("install", "install_lock")]
         finally:
             set_language(None)
     return out
@@ -173,6 +173,7 @@ def test_the_missing_cudnn_fix_is_the_wizards_pinned_plan() -> None:
     # Issue 18 point 6: 'libcudnn.so.8' must not both blame an unpinned [and-cuda] and advise it.
     from wizard.choose.resolver import pip_requirements, recommend
     from wizard.paths import default_venv
+    from wizard.plan.lock_view import locked_install
 
     profile = load_demo("wsl2-rtx4060-laptop")
     best = recommend(profile).recommended
@@ -184,9 +185,12 @@ def test_the_missing_cudnn_fix_is_the_wizards_pinned_plan() -> None:
     assert d.id == "missing-cudnn"
     assert "~/.venvs/tf-gpu" in d.fix and "tf-gpu-wizard apply" in d.fix
     machine = d.for_this_machine
-    assert str(default_venv() / "bin" / "python") in machine
-    assert all(req in machine for req in pip_requirements(best))  # the pinned lines, == each
-    assert all("==" in req for req in pip_requirements(best))
+    # The plan installs the hashed lock (wizard/plan/lock_view.py): apply, its count and digest.
+    locked = locked_install(best, profile)
+    assert locked is not None
+    assert str(default_venv()) in machine and "tf-gpu-wizard apply" in machine
+    assert f"{locked.count} packages" in machine and locked.digest in machine
+    assert not any(req in machine for req in pip_requirements(best))  # no second install line
 
 
 @pytest.mark.parametrize(

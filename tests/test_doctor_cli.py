@@ -228,7 +228,16 @@ def test_doctor_says_what_detect_says(name: str, key: str) -> None:
     assert title in detect.stdout and title in doctor.stdout
     assert doctor.returncode == 1  # a harmful problem
     assert t(f"doctor.{FINDING_TO_DIAGNOSIS[key]}.title") in doctor.stdout
-    assert t("doctor.fix_line", fix=t(f"doctor.{FINDING_TO_DIAGNOSIS[key]}.fix")) in doctor.stdout
+    if key == "wsl1":  # the fix with this distro's own name, worded as detect words it
+        from wizard.demo import load_demo
+        from wizard.profile_view import wsl1_command
+
+        command = wsl1_command(load_demo(name).os.wsl_distro)
+        fix = t("doctor.wsl1.fix_for", command=command)
+        assert command in detect.stdout.replace("\n", " ")
+    else:
+        fix = t(f"doctor.{FINDING_TO_DIAGNOSIS[key]}.fix")
+    assert t("doctor.fix_line", fix=fix) in " ".join(doctor.stdout.split())
 
 
 def test_every_finding_detect_can_report_reaches_the_doctor() -> None:
@@ -263,6 +272,8 @@ def test_every_finding_detect_can_report_reaches_the_doctor() -> None:
 
 def test_the_fix_names_what_this_machine_needs() -> None:
     from wizard.choose.resolver import pip_requirements, recommend, required_driver
+    from wizard.paths import default_venv
+    from wizard.plan.lock_view import locked_install
 
     profile = load_demo("wsl2-rtx4060-laptop")
     best = recommend(profile).recommended
@@ -270,7 +281,13 @@ def test_the_fix_names_what_this_machine_needs() -> None:
     found = diagnose(profile, "ERROR: No matching distribution found for tensorflow-gpu")
     assert found[0].id == "tensorflow-gpu-removed"
     machine = found[0].for_this_machine
-    assert all(req in machine for req in pip_requirements(best))  # the exact install line
+    # What the plan installs, as the plan says it: the hashed lock by apply, not a pip line.
+    locked = locked_install(best, profile)
+    assert locked is not None
+    assert "tf-gpu-wizard apply installs the locked environment" in machine
+    assert f"{locked.count} packages" in machine and locked.digest in machine
+    assert f"with {locked.installer}" in machine and str(default_venv()) in machine
+    assert "pip install" not in machine and not any(req in machine for req in pip_requirements(best))
     assert f"Python {best.set.python}" in machine
     need = required_driver(best, profile.platform)
     assert need and need in machine  # the driver version that TensorFlow needs

@@ -143,7 +143,7 @@ def mirror_advice(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        _, plan = plan_from_args(args)
+        profile, plan = plan_from_args(args)
         if args.script:
             from wizard.plan.script import render_script
 
@@ -165,6 +165,10 @@ def run(args: argparse.Namespace) -> int:
         from wizard.plan.view import format_plan
         from wizard.safe.display import visible
 
+        if profile.platform == "wsl1":  # a CPU plan because of WSL1: say so first, with the command
+            from wizard.profile_view import wsl1_command
+
+            print(visible(t("plan.cli.wsl1_gpu", command=wsl1_command(profile.os.wsl_distro))))
         sys.stdout.write(
             visible(format_plan(plan, terminal_width()), multiline=True)
         )  # a GPU name may hold escapes

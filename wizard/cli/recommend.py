@@ -10,11 +10,14 @@ from wizard.choose.choice import METHODS, Candidate, Recommendation
 from wizard.choose.driver_view import step_title
 from wizard.choose.resolver import useful_candidates
 from wizard.cli.common import add_profile_option, error_line
+from wizard.plan.lock_view import install_summary
 from wizard.text import t
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
+
+    from wizard.profile import MachineProfile
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -62,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         return 0 if rec.recommended else 1
     from rich.console import Console
 
-    render(rec, Console(), simulated=profile.simulated, show_all=getattr(args, "all", False))
+    render(rec, Console(), simulated=profile.simulated, show_all=getattr(args, "all", False), profile=profile)
     return 0 if rec.recommended else 1
 
 
@@ -79,7 +82,14 @@ def _shown(value: str, style: str = "") -> Text:
     return text(value, style, limit=4000, multiline=True)
 
 
-def render(rec: Recommendation, console: Console, *, simulated: bool = False, show_all: bool = False) -> None:
+def render(
+    rec: Recommendation,
+    console: Console,
+    *,
+    simulated: bool = False,
+    show_all: bool = False,
+    profile: MachineProfile | None = None,
+) -> None:
     from rich.table import Table
 
     wide = console.width >= WIDE_ENOUGH
@@ -122,7 +132,7 @@ def render(rec: Recommendation, console: Console, *, simulated: bool = False, sh
     hidden = len(rec.candidates) - len(rows)
     if hidden > 0 and not show_all:
         console.print(t("recommend.more", count=hidden), style="dim")
-    _render_summary(rec, console)
+    _render_summary(rec, console, profile)
 
 
 def said_once(rows: list[Candidate]) -> list[list[str]]:
@@ -146,7 +156,7 @@ def said_once(rows: list[Candidate]) -> list[list[str]]:
     return out
 
 
-def _render_summary(rec: Recommendation, console: Console) -> None:
+def _render_summary(rec: Recommendation, console: Console, profile: MachineProfile | None = None) -> None:
     best = rec.recommended
     if best is None:
         console.print(t("recommend.nothing_fits"), style="bold red")
@@ -168,8 +178,12 @@ def _render_summary(rec: Recommendation, console: Console) -> None:
             for line, why in zip(best.constraints, best.constraint_reasons, strict=False):
                 console.print(_shown(f"  {line}"))
                 console.print(_shown(f"    {why}", "dim"))
+        # What the plan installs, said as the plan says it (wizard/plan/lock_view.py).
+        summary = install_summary(best, profile)
+        if summary:
+            console.print(_shown(summary))
         if best.pins:  # the one nvidia-* set pinned with == for this GPU and driver
-            console.print(t("recommend.pins"))
+            console.print(t("plan.lock_view.nvidia_pins" if summary else "recommend.pins"))
             console.print(_shown("  " + " ".join(best.pins), "dim"))
     if rec.unlock_hint:
         console.print(_shown(t("recommend.hint", hint=rec.unlock_hint), "yellow"))

@@ -23,6 +23,7 @@ from wizard.doctor.catalogue import HARMFUL, HARMLESS, Hit, LineMatcher, Pattern
 from wizard.doctor.findings import Finding, find_problems
 from wizard.doctor.sharpen import Sharpener
 from wizard.profile import MachineProfile
+from wizard.profile_view import wsl1_command
 from wizard.text import has, t
 
 # Every finding `detect` can report, and the diagnosis the doctor gives for it. A finding missing
@@ -134,13 +135,17 @@ def _from_hit(hit: Hit, sharpen: Sharpener | None) -> Diagnosis:
     )
 
 
-def _from_finding(finding: Finding, sharpen: Sharpener | None) -> Diagnosis:
+def _from_finding(
+    finding: Finding, sharpen: Sharpener | None, profile: MachineProfile | None = None
+) -> Diagnosis:
     diag_id = FINDING_TO_DIAGNOSIS.get(finding.key, "")
     evidence = t("doctor.detected", title=finding.title, why=finding.why)
     harmful = finding.severity in ("error", "warning")
     row = pattern(diag_id) if diag_id else None
     if diag_id and has(f"doctor.{diag_id}.title"):
         title, why, fix = _texts(diag_id)
+        if diag_id == "wsl1" and profile is not None:  # the command as detect gives it, with the name
+            fix = t("doctor.wsl1.fix_for", command=wsl1_command(profile.os.wsl_distro))
     else:  # a finding the doctor has no text for yet: say what detect says
         diag_id = f"finding-{finding.key}"
         title, why, fix = finding.title, finding.why, t("doctor.finding_fix")
@@ -181,7 +186,7 @@ def from_hits(hits: Iterable[Hit], profile: MachineProfile | None = None) -> lis
         ranked.append((_tier(d, hit.pattern.tier not in (HARMFUL, HARMLESS)), order, d))
     if profile is not None:
         for order, finding in enumerate(find_problems(profile), start=len(ranked)):
-            d = _from_finding(finding, sharpen)
+            d = _from_finding(finding, sharpen, profile)
             if d.id not in seen:
                 seen.add(d.id)
                 ranked.append((_tier(d, False), order, d))

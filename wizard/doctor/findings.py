@@ -77,7 +77,8 @@ def find_problems(p: MachineProfile) -> list[Finding]:
     if cuda_paths:
         out.append(_f("ld-library-path", "info", paths=":".join(cuda_paths)))
 
-    if p.python.venv_module is False and p.platform in ("linux", "wsl2"):
+    # uv makes the plan's environment without ensurepip (wizard.plan.installer): no python3-venv needed.
+    if p.python.venv_module is False and p.platform in ("linux", "wsl2") and not _plan_uses_uv(p):
         out.append(_f("no-venv", "warning", version=".".join(p.python.version.split(".")[:2])))
     if p.tensorflow and p.tensorflow.distribution == "tensorflow-cpu":
         out.append(_f("cpu-only-tf", "info", version=p.tensorflow.version))
@@ -87,6 +88,15 @@ def find_problems(p: MachineProfile) -> list[Finding]:
     # The newest TensorFlow out of reach (an old driver, an old GPU) or a Python to add.
     out.extend(_f(key, severity, **fields) for key, severity, fields in newest_tf_problems(p))
     return out
+
+
+def _plan_uses_uv(profile: MachineProfile) -> bool:
+    from wizard.plan.installer import choose_installer
+
+    try:
+        return choose_installer(profile).is_uv
+    except Exception:  # an unreadable uv version: the plan's pip then needs the venv module
+        return False
 
 
 def _driver_unreadable(version: object) -> bool:

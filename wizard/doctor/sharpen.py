@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import shlex
 
-from wizard.choose.choice import Recommendation
+from wizard.choose.choice import Candidate, Recommendation
+from wizard.plan.lock_view import LockedInstall, locked_install
 from wizard.profile import MachineProfile
 from wizard.text import t
 
@@ -143,6 +144,20 @@ class Sharpener:
             need = required_driver(best, self.profile.platform) if best.set.method != "cpu" else None
         except Exception:  # as above: never let the knowledge base stop the doctor
             return ""
+        locked = _locked(best, self.profile)
+        if locked is not None:  # the plan installs the hashed lock (uv or pip): say that, not a pip line
+            text = t(
+                "doctor.sharpen.install_lock",
+                venv=venv,
+                installer=locked.installer,
+                tensorflow=best.set.tensorflow,
+                python=best.set.python,
+                count=locked.count,
+                digest=locked.digest,
+            )
+            if need:
+                text += " " + t("doctor.sharpen.needs_driver", tensorflow=best.set.tensorflow, driver=need)
+            return text
         command = shlex.join([str(venv / "bin" / "python"), "-m", "pip", "install", *pins])
         text = t(
             "doctor.sharpen.install",
@@ -154,3 +169,10 @@ class Sharpener:
         if need:
             text += " " + t("doctor.sharpen.needs_driver", tensorflow=best.set.tensorflow, driver=need)
         return text
+
+
+def _locked(best: Candidate, profile: MachineProfile) -> LockedInstall | None:
+    try:
+        return locked_install(best, profile)
+    except Exception:  # as above: never let the knowledge base stop the doctor
+        return None
