@@ -104,7 +104,7 @@ def download_glibc(lock: Lock, glibc: str) -> str:
     """The glibc whose wheels the one download takes for `lock`: the one it was resolved for (a
     recorded lock: manylinux_2_28, or higher where a pinned wheel needs it), never above the hosts'.
     pip then picks the very files the lock names, not newer builds the hosts could also run."""
-    found = re.search(r"manylinux_?(\d+)_(\d+)", lock.target.platform if lock.target else "")
+    found = re.search(r"manylinux_?([0-9]+)_([0-9]+)", lock.target.platform if lock.target else "")
     resolved = Version(f"{found.group(1)}.{found.group(2)}") if found else Version("2.17")
     if lock.target is not None and lock.target.glibc > resolved:
         resolved = lock.target.glibc

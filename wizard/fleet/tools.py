@@ -24,5 +24,5 @@ def uv_version(uv: str) -> str:
         ).stdout
     except (OSError, subprocess.TimeoutExpired):
         return "0"
-    m = re.search(r"(\d+\.\d+(?:\.\d+)?)", out)
+    m = re.search(r"([0-9]+\.[0-9]+(?:\.[0-9]+)?)", out)
     return m.group(1) if m else "0"
