@@ -143,7 +143,7 @@ def mirror_advice(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        _, plan = plan_from_args(args)
+        profile, plan = plan_from_args(args)
         if args.script:
             from wizard.plan.script import render_script
 
@@ -163,10 +163,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         from wizard.cjk.wrap import terminal_width
         from wizard.plan.view import format_plan
+        from wizard.run.runner import Runner
         from wizard.safe.display import visible
 
+        # The runner's own preview, as the Plan screen and `apply --dry-run` show it.
+        statuses = Runner(plan, simulate=plan.simulated, profile=profile).preview()
         sys.stdout.write(
-            visible(format_plan(plan, terminal_width()), multiline=True)
+            visible(format_plan(plan, terminal_width(), statuses), multiline=True)
         )  # a GPU name may hold escapes
         print()
         print(t("plan.view.script_hint"))
