@@ -79,10 +79,12 @@ class RunScreen(WizardScreen):
         Binding("s", "skip", t("app.key.skip")),
         Binding("d", "doctor", t("app.key.doctor")),
         Binding("c", "copy", t("app.key.copy")),
+        Binding("i", "ran_it", t("app.key.ran_it")),
         Binding("m", "monitor", t("app.key.monitor")),
     ]
     # The notice (the finish's "how to use it", a failure) before the log, the log before the steps.
-    SCROLL_REGIONS = ("#run-notice-box", "#run-log", "#run-steps-box")
+    # A by-hand step's long text first: it is what the user reads while the run waits.
+    SCROLL_REGIONS = ("#windows-manual-box", "#run-notice-box", "#run-log", "#run-steps-box")
 
     class StepStarted(Message):
         def __init__(self, step: Step, index: int, total: int) -> None:
@@ -278,6 +280,7 @@ class RunScreen(WizardScreen):
         panel.display = True
         self.add_class("-windows")
         panel.query_one("#windows-ran", Button).focus()
+        self.refresh_bindings()
 
     @on(WindowsHostPanel.RanIt)
     def _ran_it(self) -> None:
@@ -285,6 +288,7 @@ class RunScreen(WizardScreen):
             return
         self.query_one(WindowsHostPanel).checking()
         self.remove_class("-windows")
+        self.refresh_bindings()
         self.query_one(RunStepList).set_status(self._windows_step.id, "running")
         self._windows_ok = True
         self._windows_event.set()
@@ -390,6 +394,8 @@ class RunScreen(WizardScreen):
             return self.state == "failed"
         if action == "copy":
             return self._windows_step is not None and bool(self._windows_step.commands)
+        if action == "ran_it":
+            return self._windows_step is not None and self.has_class("-windows")
         if action == "back":
             return self.state != "running"
         if action == "monitor":
@@ -428,6 +434,11 @@ class RunScreen(WizardScreen):
     @on(Button.Pressed, "#quit")
     def _quit(self) -> None:
         self.wizard.stop_and_exit()
+
+    def action_ran_it(self) -> None:
+        """The footer's key for the panel's "I ran it" button (the same message)."""
+        if self._windows_step is not None and self.has_class("-windows"):
+            self.query_one(WindowsHostPanel).post_message(WindowsHostPanel.RanIt())
 
     def action_copy(self) -> None:
         if self._windows_step is not None:

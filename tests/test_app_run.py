@@ -320,3 +320,56 @@ async def test_a_failed_optional_step_can_be_skipped() -> None:
             await pilot.pause(0.1)
         assert statuses(app)["wslconfig"] == "skipped"
         assert statuses(app)["verify"] == "done"
+
+
+async def _by_hand_step_at_80x24(pilot: Pilot[Any], app: WizardApp) -> RunScreen:
+    """The old-driver WSL2 demo at 80x24: the run waits at the by-hand driver step, whose
+    text is longer than the room the panel has."""
+    await to_run(pilot)
+    run = app.screen
+    assert isinstance(run, RunScreen)
+    panel = run.query_one(WindowsHostPanel)
+    await wait_for(pilot, lambda: panel.display)
+    await pilot.pause()
+    assert statuses(app)["windows-driver"] == "waiting" and "Do this yourself" in screen_text(app)
+    button = panel.query_one("#windows-ran", Button)
+    footer_row = app.size.height - 1
+    # "I ran it" is on screen, above the footer, and the footer offers its key.
+    assert button.is_on_screen and button.region.bottom <= footer_row, button.region
+    assert "I ran it" in screen_text(app).splitlines()[button.region.y]
+    assert "i I ran it" in " ".join(screen_text(app).splitlines()[footer_row].split())
+    # The long text scrolls by keys to its last line (End, from the button).
+    box = panel.query_one("#windows-manual-box")
+    assert box.max_scroll_y > 0
+    await pilot.press("end")
+    await pilot.pause()
+    assert box.scroll_y >= box.max_scroll_y - 0.5
+    assert "driver inside WSL." in " ".join(screen_text(app).split())  # its last words
+    return run
+
+
+async def test_by_hand_step_at_80x24_is_done_by_the_footer_key() -> None:
+    app = build_app("wsl2-rtx3080-laptop-driver527")
+    async with app.run_test(size=(80, 24)) as pilot:
+        run = await _by_hand_step_at_80x24(pilot, app)
+        await pilot.press("i")
+        # The check ran: a new Windows driver needs `wsl --shutdown`, the run stops and says so.
+        await wait_for(pilot, lambda: run.state == "restart")
+        assert statuses(app)["windows-driver"] != "waiting"
+        await pilot.pause()
+        assert "wsl --shutdown" in screen_text(app)
+
+
+async def test_by_hand_step_at_80x24_is_done_by_tab_and_enter() -> None:
+    app = build_app("wsl2-rtx3080-laptop-driver527")
+    async with app.run_test(size=(80, 24)) as pilot:
+        run = await _by_hand_step_at_80x24(pilot, app)
+        button = run.query_one("#windows-ran", Button)
+        for _ in range(6):  # Tab goes round the panel's text box and back to the button
+            if app.focused is button:
+                break
+            await pilot.press("tab")
+        assert app.focused is button
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: run.state == "restart")
+        assert statuses(app)["windows-driver"] != "waiting"

@@ -139,3 +139,55 @@ def test_bench_cli_piped_prints_counters_in_order_each_with_its_result(
     # the result file's path stays on one line
     saved = next(line for line in lines if line.startswith("Result saved to"))
     assert saved.endswith(".json")
+
+
+# ---- a run stopped early: the verdict says what was measured, nothing more -----------------
+
+
+def _stopped_after(profile: str, results: int) -> BenchReport:
+    """A simulated run stopped (s, Ctrl-C) once `results` matmul results were in."""
+    p = load_demo(profile)
+    report = BenchReport(gpu_name=p.gpus[0].name if p.gpus else None)
+    seen = 0
+    for raw in simulated_events(p):
+        if raw.get("event") == "result" and raw.get("kind") == "matmul":
+            if seen == results:
+                break
+            seen += 1
+        report.apply(validate_event(raw))
+    report.stop()
+    return report
+
+
+def test_stopped_with_only_numpys_matmul_says_numpy_measured() -> None:
+    report = _stopped_after("wsl2-rtx4060-laptop", 1)
+    assert [r.device for r in report.matmul] == ["numpy"]  # what the panel's table shows
+    numpy = best_gflops(report, "numpy")
+    found = verdict(report)
+    assert found is not None and numpy is not None and found.level == "warn"
+    assert found.text == t("bench.verdict.numpy_only_stopped", numpy=numpy)
+    assert f"{numpy:,.0f} GFLOP/s" in found.text and "measure anything" not in found.text
+
+
+def test_stopped_before_the_gpu_had_its_turn_claims_nothing_about_the_gpu() -> None:
+    report = _stopped_after("wsl2-rtx4060-laptop", 2)  # NumPy and TensorFlow on the CPU
+    assert {r.device for r in report.matmul} == {"numpy", "CPU"}
+    found = verdict(report)
+    assert found is not None and found.level == "warn"
+    assert t("bench.verdict.gpu_unseen") not in found.text
+    assert found.text.endswith(t("bench.verdict.stopped_rest"))
+    on_gpu = _stopped_after("wsl2-rtx4060-laptop", 7)
+    found = verdict(on_gpu)
+    assert found is not None and "GPU" in {r.device for r in on_gpu.matmul}
+    assert found.text == t("bench.verdict.gpu_matmul_stopped", tflops=on_gpu.best("GPU").tflops)  # type: ignore[union-attr]
+
+
+def test_stopped_before_any_result_and_a_failed_numpy_only_run() -> None:
+    found = verdict(_stopped_after("wsl2-rtx4060-laptop", 0))
+    assert found is not None and found.text == t("bench.verdict.stopped_nothing")
+    failed = replay("no-nvidia-gpu", drop=("train", "xla"))
+    failed.matmul = [r for r in failed.matmul if r.device == "numpy"]
+    failed.apply(validate_event({"event": "done", "ok": False, "seconds": 1.0}))
+    found = verdict(failed)
+    assert found is not None and found.level == "error"
+    assert found.text == t("bench.verdict.numpy_only", numpy=best_gflops(failed, "numpy"))

@@ -96,3 +96,32 @@ def test_recommend_refuses_an_unknown_release_in_one_line(capsys: Any) -> None:
     assert main(["--profile", "wsl2-rtx4060-laptop", "recommend", "--tf", "9.9"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "9.9" in err[0] and "2.21" in err[0]
+
+
+def _step_block(out: str, number: int) -> str:
+    """Step `number`'s lines in a plan/dry-run text (up to the next blank line)."""
+    start = out.index(f"\n{number:2d}. ") + 1
+    end = out.find("\n\n", start)
+    return " ".join(out[start : end if end > 0 else None].split())
+
+
+def test_plan_says_what_is_already_satisfied_as_the_dry_run_does(capsys: pytest.CaptureFixture[str]) -> None:
+    """WSL2 with driver 566.36: the driver step is already there. `plan` says so, as the dry run
+    (and the app's Plan) do; no by-hand text to follow and no `wsl --shutdown` for it."""
+    assert main(["plan", "--profile", "wsl2-rtx4060-laptop"]) == 0
+    plan_out = capsys.readouterr().out
+    assert main(["apply", "--profile", "wsl2-rtx4060-laptop", "--dry-run"]) == 0
+    dry_out = capsys.readouterr().out
+    for out in (plan_out, dry_out):
+        driver, wsl_update = _step_block(out, 1), _step_block(out, 2)
+        assert "NVIDIA driver 528.33 or newer" in driver and "[already satisfied]" in driver
+        assert "by hand:" not in driver and "wsl --shutdown` afterwards" not in driver
+        assert "check: nvidia-smi reports driver 528.33" in driver
+        # The next step still runs, and still needs its `wsl --shutdown`.
+        assert "wsl --update" in wsl_update and "[`wsl --shutdown` afterwards]" in wsl_update
+        assert "already satisfied" not in wsl_update
+    assert "already satisfied: would not run" in _step_block(dry_out, 1)
+    # The old driver (527.41) is not there: its step keeps its instructions and restart.
+    assert main(["plan", "--profile", "wsl2-rtx3080-laptop-driver527"]) == 0
+    old = _step_block(capsys.readouterr().out, 1)
+    assert "by hand:" in old and "already satisfied" not in old and "wsl --shutdown` afterwards" in old

@@ -103,3 +103,44 @@ async def test_b_then_s_on_the_monitor_says_stopped_truthfully() -> None:
         assert "Done in 0 s" not in panel_text
         assert "Stopped" in panel_text or "stopped" in panel_text
         assert "▶" not in panel_text  # no phase still marked running
+
+
+async def test_b_then_s_during_the_matmuls_the_verdict_agrees_with_the_table() -> None:
+    """Stopped once NumPy's matmul is in: the verdict names what was measured, not "nothing"."""
+    from wizard.text import t
+
+    profile = load_demo("wsl2-rtx4060-laptop")
+
+    def make() -> MonitorScreen:
+        return MonitorScreen(
+            None,
+            sampler_factory=lambda: fake_sampler(),
+            bench_factory=lambda: SimulatedBenchRun(profile, delay=0.05),
+            interval=3600.0,
+            save_results=False,
+        )
+
+    app = MonitorApp(make)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("b")
+        screen: Any = app.screen
+        for _ in range(400):
+            await pilot.pause(0.01)
+            if screen.report is not None and screen.report.matmul:
+                break
+        await pilot.press("s")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if screen._run is None:
+                break
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        report = screen.report
+        assert report.stopped and report.matmul  # at least NumPy's row, as the table shows
+        shown = str(screen.query_one("#bench-verdict", Static).render())
+        assert "measure anything" not in shown
+        devices = {r.device for r in report.matmul}
+        if devices == {"numpy"}:
+            assert "NumPy" in shown and t("bench.verdict.gpu_unseen") not in shown
+        assert "GPU" in shown or "GPU" not in devices

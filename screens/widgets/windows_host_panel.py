@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, Static
@@ -20,10 +20,18 @@ class WindowsHostPanel(Vertical):
         border-title-color: $warning;
         padding: 0 1;
     }
-    WindowsHostPanel > #windows-command { color: $accent; text-style: bold; }
-    WindowsHostPanel > #windows-intro { color: $text-muted; margin-top: 1; }
-    WindowsHostPanel Horizontal { height: auto; margin-top: 1; }
+    WindowsHostPanel > #windows-command { color: $accent; text-style: bold; margin-bottom: 1; }
+    WindowsHostPanel > #windows-intro { color: $text-muted; }
+    WindowsHostPanel Horizontal { height: auto; }
     WindowsHostPanel Button { margin-right: 2; width: auto; }
+    /* The by-hand text can be long (a driver from a web page): it scrolls in its own box,
+       below the button, so "I ran it" stays on screen however short the terminal. */
+    WindowsHostPanel > #windows-manual-box {
+        height: auto;
+        max-height: 8;
+        margin-top: 1;
+        scrollbar-size-vertical: 1;
+    }
     """
 
     class RanIt(Message):
@@ -36,11 +44,12 @@ class WindowsHostPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="windows-command")
-        yield Static("", id="windows-manual")
         with Horizontal():
             yield Button(t("app.run.ran_it"), id="windows-ran", variant="primary", compact=True)
             yield Button(t("app.run.copy"), id="windows-copy", compact=True)
         yield Static(t("app.run.windows_intro"), id="windows-intro", markup=False)
+        with VerticalScroll(id="windows-manual-box"):
+            yield Static("", id="windows-manual")
 
     def show(self, commands: list[str], manual: str | None = None, native: bool = False) -> None:
         """`commands` are PowerShell lines to copy; `manual` what to do by hand instead;
@@ -53,6 +62,7 @@ class WindowsHostPanel(Vertical):
         text = self.query_one("#windows-manual", Static)
         text.update(Content(safe(manual or "", 2000, multiline=True)))  # may quote a GPU name
         text.display = bool(manual)
+        self.query_one("#windows-manual-box").display = bool(manual)
         self.query_one("#windows-ran", Button).disabled = False
         # A step with nothing to paste (install a driver from a web page) is done by hand.
         by_hand = not self.commands

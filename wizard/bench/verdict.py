@@ -46,15 +46,26 @@ def verdict(report: BenchReport) -> Verdict | None:
     tf_cpu, numpy = best_gflops(report, "CPU"), best_gflops(report, "numpy")
     if not report.done:
         return None
+    # Stopped by the user: say what was measured before the stop, and claim nothing about
+    # the phases it did not reach (the GPU may simply not have had its turn yet).
+    stopped = report.stopped
     if gpu is not None:  # the GPU multiplied matrices, but the CNN did not finish
-        return Verdict("warn", t("bench.verdict.gpu_matmul_only", tflops=gpu.tflops))
+        key = "bench.verdict.gpu_matmul_stopped" if stopped else "bench.verdict.gpu_matmul_only"
+        return Verdict("warn", t(key, tflops=gpu.tflops))
     if tf_cpu is not None:
         numbers = (
             t("bench.verdict.cpu", tf=tf_cpu, numpy=numpy)
             if numpy
             else t("bench.verdict.cpu_no_numpy", tf=tf_cpu)
         )
+        if stopped:
+            return Verdict("warn", numbers + t("bench.verdict.stopped_rest"))
         if report.gpu_name:  # this machine has a GPU, and TensorFlow did not use it
             return Verdict("warn", numbers + t("bench.verdict.gpu_unseen"))
         return Verdict("ok", numbers)
+    if numpy is not None:  # NumPy's reference matmul ran, TensorFlow's own did not
+        key = "bench.verdict.numpy_only_stopped" if stopped else "bench.verdict.numpy_only"
+        return Verdict("warn" if stopped else "error", t(key, numpy=numpy))
+    if stopped:
+        return Verdict("warn", t("bench.verdict.stopped_nothing"))
     return Verdict("error", t("bench.verdict.failed"))

@@ -204,7 +204,8 @@ def _dry_run(plan: Plan, runner: Runner) -> int:
     }
     for number, step in enumerate(plan.steps, 1):
         print()
-        print(safe("\n".join(format_step(step, number, terminal_width())), None, multiline=True))
+        lines = format_step(step, number, terminal_width(), expected.get(step.id))
+        print(safe("\n".join(lines), None, multiline=True))
         if not step.enabled:
             state = t("runner.cli.would_leave_out")
         else:

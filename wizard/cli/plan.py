@@ -163,14 +163,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         from wizard.cjk.wrap import terminal_width
         from wizard.plan.view import format_plan
+        from wizard.run.runner import Runner
         from wizard.safe.display import visible
 
         if profile.platform == "wsl1":  # a CPU plan because of WSL1: say so first, with the command
             from wizard.profile_view import wsl1_command
 
             print(visible(t("plan.cli.wsl1_gpu", command=wsl1_command(profile.os.wsl_distro))))
+        # The runner's own preview, as the Plan screen and `apply --dry-run` show it.
+        statuses = Runner(plan, simulate=plan.simulated, profile=profile).preview()
         sys.stdout.write(
-            visible(format_plan(plan, terminal_width()), multiline=True)
+            visible(format_plan(plan, terminal_width(), statuses), multiline=True)
         )  # a GPU name may hold escapes
         print()
         print(t("plan.view.script_hint"))

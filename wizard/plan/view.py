@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from wizard.cjk.wrap import wrap
-from wizard.plan.model import Plan, Step
+from wizard.plan.model import DONE, SATISFIED, Plan, Step, status_word
 from wizard.text import t
 
 
@@ -20,9 +20,16 @@ def _where(step: Step) -> str:
     }.get(step.where, t("plan.view.where_user"))
 
 
-def _tags(step: Step) -> list[str]:
+def _there(step: Step, status: str | None) -> bool:
+    """Already there by the runner's preview (satisfied, or done by the run this resumes)."""
+    return step.enabled and status in (DONE, SATISFIED)
+
+
+def _tags(step: Step, status: str | None = None) -> list[str]:
     tags = [_where(step)]
-    if step.restart == "reboot":
+    if _there(step, status):
+        tags.append(status_word(status or SATISFIED))  # nothing runs: no restart afterwards either
+    elif step.restart == "reboot":
         tags.append(t("plan.view.restart_reboot"))
     elif step.restart == "wsl-shutdown":
         tags.append(t("plan.view.restart_wsl"))
@@ -37,11 +44,14 @@ def _wrap(text: str, indent: str, width: int) -> list[str]:
     return wrap(text, width, indent, indent + "  ")
 
 
-def format_step(step: Step, number: int, width: int = 100) -> list[str]:
+def format_step(step: Step, number: int, width: int = 100, status: str | None = None) -> list[str]:
+    """`status`: the runner's preview of the step (wizard.plan.model's statuses), when known."""
     ind = "    "
-    lines = wrap(f"{number:2d}. {step.title}  [" + "] [".join(_tags(step)) + "]", width, "", "    ")
+    tags = _tags(step, status)
+    lines = wrap(f"{number:2d}. {step.title}  [" + "] [".join(tags) + "]", width, "", "    ")
     lines += _wrap(t("plan.view.why", text=step.why), ind, width)
-    if step.manual:
+    # Already there: nothing to do by hand (Run shows the instructions should its check fail).
+    if step.manual and not _there(step, status):
         lines += _wrap(t("plan.view.manual", text=step.manual), ind, width)
     prompt = "PS> " if step.where == "windows-host" or step.console == "powershell" else "$ "
     for command in step.command_lines():
@@ -54,7 +64,8 @@ def format_step(step: Step, number: int, width: int = 100) -> list[str]:
     return lines
 
 
-def format_plan(plan: Plan, width: int = 100) -> str:
+def format_plan(plan: Plan, width: int = 100, statuses: dict[str, str] | None = None) -> str:
+    """`statuses`: the runner's preview (Runner.preview), as the Plan screen and the dry run show it."""
     s = plan.set
     head = [t("plan.view.header", tensorflow=s.tensorflow, method=s.method, python=s.python)]
     head.append(t("plan.view.machine", label=plan.label))
@@ -65,7 +76,7 @@ def format_plan(plan: Plan, width: int = 100) -> str:
     lines = [line for text in head for line in wrap(text, width, "", "  ")]
     for number, step in enumerate(plan.steps, 1):
         lines.append("")
-        lines += format_step(step, number, width)
+        lines += format_step(step, number, width, (statuses or {}).get(step.id))
     if plan.notes:
         lines.append("")
         for note in plan.notes:
