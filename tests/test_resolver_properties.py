@@ -78,10 +78,16 @@ def _ruled_out(profile: MachineProfile, rec_set: Any, step: Any = None) -> list[
     """Every table that would forbid the recommended set on this machine (after its driver
     step, when it has one: the set is then judged on the driver that step installs)."""
     facts = read_facts(profile, KB)
+    windows = facts.platform in ("wsl2", "windows")
     if step is not None and step.step:
         floor = Version(step.floor)
-        windows = facts.platform in ("wsl2", "windows")
         facts = replace(facts, driver=floor, driver_cuda=KB.cuda_for_driver(floor, windows=windows))
+    elif step is not None and facts.driver is not None:
+        # The set's driver need reads the CUDA a driver supports from its version (a profile's own
+        # CUDA figure can be wrong: 470 with "9.1"); the tables are asked the same.
+        known = KB.cuda_for_driver(facts.driver, windows=windows)
+        if known is not None and (facts.driver_cuda is None or known > facts.driver_cuda):
+            facts = replace(facts, driver_cuda=known)
     # Native Windows' pip-and-cuda set is the one it sets up in WSL2: judged by WSL2's tables.
     platform = "wsl2" if facts.platform == "windows" and rec_set.method == "pip-and-cuda" else facts.platform
     rel = KB.release(rec_set.tensorflow)
