@@ -51,7 +51,10 @@ def test_blackwell_reasons_name_what_the_wheels_really_lack() -> None:
     # Not "the tested ones do not reach this GPU": they do, through PTX; ptxas is what is missing.
     assert "do not reach this GPU" not in why
     assert "ptxas 12.5 has no sm_120 target" in why
-    assert re.search(r"cuBLAS 12\.5, cuDNN 9\.3 (and \S+ \S+ )?reach compute capability 12\.0 only through compute_90 PTX|cuBLAS 12\.5 and cuDNN 9\.3 reach compute capability 12\.0 only through compute_90 PTX", why), why
+    assert re.search(
+        r"cuBLAS 12\.5, cuDNN 9\.3 (and \S+ \S+ )?reach compute capability 12\.0 only through compute_90 PTX|cuBLAS 12\.5 and cuDNN 9\.3 reach compute capability 12\.0 only through compute_90 PTX",
+        why,
+    ), why
     # The kernel_gen kernels, counted by the harvest: sm_90a-only PTX in 2.16-2.20, portable in 2.21.
     assert "the 1,149 generated (kernel_gen) kernels carry their PTX only as compute_90a" in why
     assert "TF 2.16-2.20" in why and "TF 2.21 is the first whose 1,149 generated kernels" in why
