@@ -63,7 +63,7 @@ def test_profile_problems_come_with_fixes() -> None:
         "no-device",  # an RTX 4090 on the PCI bus and no NVIDIA driver
         "nouveau",
         "secure-boot-module",
-        # no "no-venv-module": a fresh Ubuntu has no python3-venv, but the plan's uv makes the env
+        "no-venv-module",  # a fresh Ubuntu has no python3-venv; this demo's plan uses pip (no uv)
         "finding-driver-step",  # the plan's first step: the driver the chosen set needs
     ]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import re
+from dataclasses import replace
 
 from rich.console import Console
 
@@ -75,7 +76,9 @@ def test_no_venv_warning_when_the_plan_makes_the_env_with_uv(monkeypatch) -> Non
     from wizard.plan.installer import INSTALLER_ENV, choose_installer
 
     monkeypatch.delenv(INSTALLER_ENV, raising=False)
-    profile = load_demo("wsl2-rtx4060-laptop")
+    demo = load_demo("wsl2-rtx4060-laptop")
+    # The machine as detect sees it where the wizard runs: its own uv (the demo carries none).
+    profile = replace(demo, python=replace(demo.python, uv="/home/student/.local/bin/uv", uv_version="0.9.0"))
     assert profile.python.venv_module is False and choose_installer(profile).is_uv
     assert "no-venv" not in [f.key for f in find_problems(profile)]
     best = recommend(profile).recommended
