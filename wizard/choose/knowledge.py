@@ -13,11 +13,11 @@ moment they are read: nothing downstream compares version strings.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 from itertools import pairwise
-from typing import Any
+from typing import Any, TypeVar
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -478,22 +478,24 @@ def extra_from_harvest(tf: TfHarvest) -> AndCudaExtra | None:
     )
 
 
-def generated_releases(harvest: Harvest, hand: list[Release]) -> list[Release]:
-    have = {r.series for r in hand}
+_Row = TypeVar("_Row")
+
+
+def _generated_rows(harvest: Harvest, have: set[str], make: Callable[[Any], _Row | None]) -> list[_Row]:
+    """A row made from the harvest for each release series the hand table lacks."""
     out = []
     for tf in sorted(harvest.tensorflow.values(), key=lambda h: h.version):
-        if f"{tf.version.major}.{tf.version.minor}" not in have and (row := release_from_harvest(tf)):
+        if f"{tf.version.major}.{tf.version.minor}" not in have and (row := make(tf)):
             out.append(row)
     return out
+
+
+def generated_releases(harvest: Harvest, hand: list[Release]) -> list[Release]:
+    return _generated_rows(harvest, {r.series for r in hand}, release_from_harvest)
 
 
 def generated_extras(harvest: Harvest, hand: list[AndCudaExtra]) -> list[AndCudaExtra]:
-    have = {e.series for e in hand}
-    out = []
-    for tf in sorted(harvest.tensorflow.values(), key=lambda h: h.version):
-        if f"{tf.version.major}.{tf.version.minor}" not in have and (row := extra_from_harvest(tf)):
-            out.append(row)
-    return out
+    return _generated_rows(harvest, {e.series for e in hand}, extra_from_harvest)
 
 
 def generated_builds(harvest: Harvest, hand: list[ComputeBuild]) -> list[ComputeBuild]:
