@@ -17,7 +17,9 @@ for gpu in gpus:
 if not gpus and "--cpu" not in sys.argv:
     sys.exit("TensorFlow sees no GPU. `~/.local/bin/tf-gpu-wizard doctor` finds out why.")
 
-# A small, learnable problem: which side of a random plane is each point on?
+# A small, learnable problem: which side of a random plane is each point on? Three epochs learn it
+# (accuracy about 0.9) in under a second on a CPU: enough to prove training works.
+EPOCHS = 3
 tf.random.set_seed(0)
 x = tf.random.normal((4096, 32))
 y = tf.cast(tf.matmul(x, tf.random.normal((32, 1))) > 0, tf.float32)
@@ -31,11 +33,11 @@ with tf.device("/GPU:0" if gpus else "/CPU:0"):
     )
     model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
     start = time.perf_counter()
-    history = model.fit(x, y, epochs=5, batch_size=128, verbose=0)
+    history = model.fit(x, y, epochs=EPOCHS, batch_size=128, verbose=0)
 kernel = model.layers[0].kernel  # Keras 3 wraps the tf.Variable (.value); Keras 2 does not
 where = getattr(getattr(kernel, "value", kernel), "device", "") or "?"
 accuracy = history.history["accuracy"][-1]
-print(f"Trained 5 epochs in {time.perf_counter() - start:.1f} s on {where}; accuracy {accuracy:.2f}")
+print(f"Trained {EPOCHS} epochs in {time.perf_counter() - start:.1f} s on {where}; accuracy {accuracy:.2f}")
 if gpus and "GPU" not in where.upper():
     sys.exit("The model's weights are not on the GPU.")
 if accuracy < 0.8:

@@ -157,7 +157,10 @@ def damage(dist, cache, proven, linked=None):
         key = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, h.mode + "=" + h.value]
         if cache.get(path) != key:
             todo.append((path, h.mode, h.value, key, st.st_nlink))
-    # hashlib lets go of the GIL while it hashes: the big files are hashed on every core at once.
+    # hashlib lets go of the GIL while it hashes: the big files are hashed on every core at once,
+    # the biggest first (one sha256 stream cannot be split: a 790 MB libtensorflow_cc started last
+    # would be hashed alone after all the others).
+    todo.sort(key=lambda item: -item[3][0])
     with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:
         for (path, _, _, key, links), same in zip(todo, pool.map(matches, todo)):  # noqa: B905 (3.7)
             if same:

@@ -70,7 +70,10 @@ WRITE_LINES_PY = (
 )
 
 
-# Run in the target environment's Python, never imported by the wizard.
+# TensorFlow once for the verify and the hello proof (assets/programs/tf_proof.py): `cpu HELLO`.
+TF_PROOF = "tf_proof.py"
+
+# Run in the target environment's Python, never imported by the wizard (native Windows' CPU plan).
 # One line (pasted from `plan` it runs as printed); a CPU set has no GPU to place it elsewhere.
 VERIFY_CPU_PY = (
     "import os; os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1'); import tensorflow as tf; "
@@ -332,18 +335,25 @@ def verify_step(
     windows: bool = False,
     python: str | None = None,
     driver_cuda: str | None = None,
+    hello: str = "",
 ) -> Step:
     """The GPU check (assets/checks/tf_gpu_check.py) or a CPU matmul; the command is its own
-    check, so the runner runs it once."""
+    check, so the runner runs it once. `hello` (a CPU plan): the hello script's path, run by
+    tf_proof.py in the same process after the matmul, so that TensorFlow starts once for both
+    proofs (the hello step's check then finds it recorded: last_mile.hello_step)."""
     py = python or env_python(inputs.venv, windows)
     if gpu:
         argv = (*prefix, py, check_script(), *check_args(inputs.candidate, driver_cuda))
+    elif hello:
+        argv = (*prefix, py, program(TF_PROOF), "cpu", hello)
     else:
         argv = (*prefix, py, "-c", VERIFY_CPU_PY)
     return Step(
         id="verify",
         title=t("plan.verify.title_gpu" if gpu else "plan.verify.title_cpu"),
-        why=t("plan.verify.why_gpu" if gpu else "plan.verify.why_cpu"),
+        why=t(
+            "plan.verify.why_gpu" if gpu else "plan.verify.why_cpu_hello" if hello else "plan.verify.why_cpu"
+        ),
         where="user",
         commands=(argv,),
         check=Check(argv, t("plan.verify.proves_gpu" if gpu else "plan.verify.proves_cpu")),

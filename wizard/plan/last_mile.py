@@ -15,6 +15,7 @@ import re
 from pathlib import Path, PurePath, PureWindowsPath
 
 from wizard.plan import shellblock
+from wizard.plan.common import TF_PROOF
 from wizard.plan.installer import PIP, Installer
 from wizard.plan.model import Check, PlanInputs, Step
 from wizard.plan.programs import program
@@ -58,21 +59,35 @@ def kernel_json(home: PurePath, venv: PurePath | str) -> str:
 
 
 def hello_step(
-    inputs: PlanInputs, *, gpu: bool, python: str, run_prefix: tuple[str, ...] = (), run_python: str = ""
+    inputs: PlanInputs,
+    *,
+    gpu: bool,
+    python: str,
+    run_prefix: tuple[str, ...] = (),
+    run_python: str = "",
+    proven_by_verify: bool = False,
 ) -> Step:
     """Copy the hello script into the environment; its check runs it as the student will.
 
-    `python` copies the file; `run_prefix` + `run_python` run it (e.g. `conda run -p ENV python`)."""
+    `python` copies the file; `run_prefix` + `run_python` run it (e.g. `conda run -p ENV python`).
+    `proven_by_verify` (CPU plans, whose verify step runs this script after its matmul): the check
+    is `tf_proof.py hello`, which passes on the verify run's record when the file and the
+    environment are unchanged since, and otherwise runs the script itself."""
     dest = hello_path(inputs.venv)
-    argv = (*run_prefix, run_python or python, dest, *(() if gpu else ("--cpu",)))
+    args = () if gpu else ("--cpu",)
+    proof = "_verified" if proven_by_verify and not gpu else ""
+    if proof:
+        argv: tuple[str, ...] = (*run_prefix, run_python or python, program(TF_PROOF), "hello", dest, *args)
+    else:
+        argv = (*run_prefix, run_python or python, dest, *args)
     return Step(
         id="hello",
         title=t("plan.hello.title_gpu" if gpu else "plan.hello.title_cpu"),
-        why=t("plan.hello.why", path=dest),
+        why=t("plan.hello.why_verified" if proven_by_verify else "plan.hello.why", path=dest),
         where="user",
         # A shipped program and two paths: a command a student can read (no `python -c` text).
         commands=((python, program(COPY_FILE), program(HELLO), dest),),
-        check=Check(argv, t("plan.hello.proves_gpu" if gpu else "plan.hello.proves_cpu", path=dest)),
+        check=Check(argv, t(f"plan.hello.proves_{'gpu' if gpu else 'cpu'}{proof}", path=dest)),
     )
 
 
@@ -124,9 +139,18 @@ def last_mile_steps(
     run_python: str = "",
     activate_block: bool = True,
     jupyter: bool = True,
+    proven_by_verify: bool = False,
 ) -> list[Step]:
     """The steps above, in order, for one plan (Jupyter's kernel folder is the Linux one)."""
-    steps = [hello_step(inputs, gpu=gpu, python=python, run_prefix=run_prefix, run_python=run_python)]
+    hello = hello_step(
+        inputs,
+        gpu=gpu,
+        python=python,
+        run_prefix=run_prefix,
+        run_python=run_python,
+        proven_by_verify=proven_by_verify,
+    )
+    steps = [hello]
     cache = cuda_cache_step(inputs) if gpu and activate_block else None
     if cache is not None:
         steps.append(cache)

@@ -27,9 +27,10 @@ from wizard.plan.common import (
 )
 from wizard.plan.gpucheck import known_driver_cuda
 from wizard.plan.installer import PIP, choose_installer
-from wizard.plan.last_mile import last_mile_steps
+from wizard.plan.last_mile import HELLO, last_mile_steps
 from wizard.plan.locked import locked_environment_step, locked_tensorflow_step
 from wizard.plan.model import Check, Plan, PlanError, PlanInputs, Step
+from wizard.plan.programs import program
 from wizard.plan.wsl import set_floor, windows_steps
 from wizard.profile import UNKNOWN, MachineProfile
 from wizard.text import t
@@ -356,13 +357,15 @@ def cpu_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
         steps.append(locked_environment_step(profile, inputs, lock))
     else:
         steps.append(tensorflow_step(profile, inputs, distribution=distribution))
-    steps.append(verify_step(inputs, gpu=False, windows=windows))
+    # One start of TensorFlow proves both the verify and the hello script (assets/programs/tf_proof.py).
+    steps.append(verify_step(inputs, gpu=False, windows=windows, hello="" if windows else program(HELLO)))
     steps += last_mile_steps(
         inputs,
         gpu=False,
         python=env_python(inputs.venv, windows),
         installer=PIP if windows else choose_installer(profile),
         jupyter=profile.platform in ("linux", "wsl2", "wsl1"),
+        proven_by_verify=not windows,
     )
     notes = [t("plan.cpu.note")] if profile.has_nvidia_gpu else []
     return assemble_plan(profile, inputs, steps, notes)

@@ -47,6 +47,8 @@ def output_for(argv: Sequence[str], profile: MachineProfile | None) -> list[str]
         return _pip_lines(argv)
     if "-m" in argv and "venv" in argv:
         return []
+    if any(a.endswith("tf_proof.py") for a in argv):
+        return _proof_lines(argv)
     if any(a.endswith("tf_gpu_check.py") for a in argv):
         return _gpu_check_lines(profile)
     if "tf.config.list_physical_devices" in joined:
@@ -72,6 +74,18 @@ def _lock_lines(argv: Sequence[str]) -> list[str]:
     if verb == "compile":
         return ["(simulated) uv resolved the lock for this machine, every package with its sha256"]
     return []
+
+
+def _proof_lines(argv: Sequence[str]) -> list[str]:
+    """assets/programs/tf_proof.py: the CPU verify with the hello script, or the hello check."""
+    if "hello" in argv:
+        return ["(simulated) the hello script trained its model in the verify step's run: proven"]
+    return [
+        "TensorFlow (simulated)",
+        "matmul on /job:localhost/replica:0/task:0/device:CPU:0 ok",
+        "Trained 3 epochs on /job:localhost/replica:0/task:0/device:CPU:0; accuracy 0.94",
+        "Hello from the CPU: TensorFlow works.",
+    ]
 
 
 def _gpu_check_lines(profile: MachineProfile | None) -> list[str]:
