@@ -17,12 +17,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
 from tests.test_install_repair import _overwrite_same_size, _wheel
 from tests.test_runner_helpers import Recorder
 from wizard.choose.choice import Candidate, VersionSet
+from wizard.choose.harvest import WheelFile
+from wizard.choose.lock import Lock, LockLine, LockTarget
 from wizard.plan.common import tensorflow_step
 from wizard.plan.installer import Installer
+from wizard.plan.locked import locked_environment_step
 from wizard.plan.model import Plan, PlanInputs
 from wizard.profile import MachineProfile
 from wizard.run.runner import Runner
@@ -149,3 +153,59 @@ def _repair(plan: Plan, env: dict[str, str]) -> None:
     result = Runner(plan, rec, sudo=NOT_ROOT, env=env).run()
     assert result.outcome == "finished", "\n".join(rec.lines[-20:])
     assert rec.statuses() == {"tensorflow": "done"}, "repaired, not skipped"
+
+
+def test_the_locked_install_fetches_a_damaged_package_again_instead_of_relinking_it(
+    index: Index, tmp_path: Path
+) -> None:
+    """The plan's locked step (lockfile.py place / repair --uv / uv pip install --require-hashes):
+    a file overwritten in the environment is the same inode as uv's cached copy, so a plain
+    reinstall would link the damaged bytes back; the repair cleans that package from uv's cache and
+    the install fetches a good copy, checked against the lock's sha256 and the RECORD."""
+    uv_pkg = pytest.importorskip("uv")
+    uv = str(uv_pkg.find_uv_bin())
+    venv = tmp_path / "venv"
+    env = {
+        **os.environ,
+        "UV_CACHE_DIR": str(tmp_path / "uv-cache"),
+        "PIP_CONFIG_FILE": os.devnull,
+        "UV_NO_CONFIG": "1",
+    }
+    env.pop("VIRTUAL_ENV", None)
+    for key in [k for k in env if k.startswith(("UV_INDEX", "UV_EXTRA_INDEX", "UV_FIND_LINKS", "PIP_"))]:
+        env.pop(key)
+    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True, env=env)
+    py = str(venv / "bin" / "python")
+    wheels = tmp_path / "wheels"
+    lines = tuple(
+        LockLine(w.name.split("-")[0], w.name.split("-")[1], (WheelFile(w.name, _sha256(w)),))
+        for w in sorted(wheels.glob("*.whl"))
+    )
+    lock = Lock(lines, LockTarget("3.11", "x86_64-manylinux_2_28", Version("2.17")))
+    installer = Installer("uv", uv, ("--index-url", index.url))
+    cand = Candidate(VersionSet("2.21.0", "3.11", None, None, "cpu"), ok=True)
+    step = locked_environment_step(MachineProfile(), PlanInputs(cand, venv, tmp_path), lock, installer)
+    repair = next(argv for argv in step.commands if "repair" in argv)
+    assert repair[repair.index("repair") + 1 : -1] == ("--uv", uv), "the plan shows the cache clean-up"
+    plan = Plan(cand.set, "linux", str(venv), py, (step,), label="uv cache, locked")
+
+    _repair(plan, env)  # the first install
+    fetched = len(index.fetched)
+    site = next(venv.glob("lib/python*/site-packages"))
+    target = site / "wizdemo" / "__init__.py"
+    good = target.read_bytes()
+    assert target.stat().st_nlink > 1, "uv linked the file from its cache"
+    _overwrite_same_size(target)
+    assert subprocess.run(list(step.check.argv), env=env, capture_output=True).returncode != 0
+
+    rec = Recorder()
+    assert Runner(plan, rec, sudo=NOT_ROOT, env=env).run().outcome == "finished", "\n".join(rec.lines[-20:])
+    assert rec.statuses() == {"tensorflow": "done"}, "repaired, not skipped as already done"
+    assert any("cleaning it for: wizdemo" in line for line in rec.lines), rec.lines[-20:]
+    assert set(index.fetched[fetched:]) == {"wizdemo-2.21.0-py3-none-any.whl"}  # that one, again
+    assert target.read_bytes() == good
+    assert subprocess.run(list(step.check.argv), env=env, capture_output=True).returncode == 0
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()

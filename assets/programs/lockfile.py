@@ -4,7 +4,10 @@ place SRC DEST SHA256   copy the lock SRC to DEST (whole: temp, fsync, rename) w
                         SHA256; a lock that differs from the one the plan showed is refused.
 check DEST SHA256       exit 0 when DEST is that lock and every package in it is installed whole
                         (installed_ok.py, beside this file, checks each against its RECORD).
-repair DEST             uninstall the packages of the lock an interrupted install left damaged.
+repair [--uv UV] DEST   uninstall the packages of the lock an interrupted install left damaged;
+                        with --uv, a damaged file linked from uv's cache (uv's default) means the
+                        cached copy is damaged too: those packages are cleaned from the cache, so
+                        the install that follows fetches them again rather than relinking them.
 pylock DEST OUT UV PYTHON PLATFORM
                         the lock as a PEP 751 pylock.toml (uv names each file's URL on the index
                         this machine uses), the same files: every sha256 of DEST is in OUT.
@@ -50,10 +53,10 @@ def requirements(path):
     return out
 
 
-def installed_ok(mode, reqs):
+def installed_ok(mode, reqs, options=()):
     if not reqs:
         return 0
-    return subprocess.call([sys.executable, os.path.join(HERE, "installed_ok.py"), mode, *reqs])
+    return subprocess.call([sys.executable, os.path.join(HERE, "installed_ok.py"), mode, *options, *reqs])
 
 
 def place(src, dest, sha):
@@ -83,10 +86,10 @@ def check(dest, sha):
     return installed_ok("check", requirements(dest))
 
 
-def repair(dest):
+def repair(dest, uv=None):
     if not os.path.isfile(dest):
         return 0
-    return installed_ok("repair", requirements(dest))
+    return installed_ok("repair", requirements(dest), ("--uv", uv) if uv else ())
 
 
 def compile_lock(out, uv, python, platform, reqs):
@@ -127,6 +130,8 @@ def main(argv):
         return check(argv[1], argv[2])
     if len(argv) == 2 and argv[0] == "repair":
         return repair(argv[1])
+    if len(argv) == 4 and argv[0] == "repair" and argv[1] == "--uv":
+        return repair(argv[3], argv[2])
     if len(argv) == 6 and argv[0] == "pylock":
         return pylock(*argv[1:])
     if len(argv) >= 6 and argv[0] == "compile":

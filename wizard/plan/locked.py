@@ -49,10 +49,18 @@ def listing(lock: Lock) -> str:
     return ", ".join(shown) + (f", … (+{more})" if more > 0 else "")
 
 
-def place_commands(py: str, lock: Lock, path: str) -> list[tuple[str, ...]]:
+def repair_command(py: str, path: str, installer: Installer) -> tuple[str, ...]:
+    """Uninstall what an interrupted install left damaged; with uv, a damaged file linked from its
+    cache means the cached copy is damaged too: `--uv` cleans those packages from the cache, so the
+    install fetches them again instead of linking the same damaged bytes back."""
+    uv_opt = ("--uv", installer.uv) if installer.is_uv and installer.uv else ()
+    return (py, program(LOCKFILE), "repair", *uv_opt, path)
+
+
+def place_commands(py: str, lock: Lock, path: str, installer: Installer) -> list[tuple[str, ...]]:
     return [
         (py, program(LOCKFILE), "place", lock_source(lock.text()), path, lock.digest),
-        (py, program(LOCKFILE), "repair", path),
+        repair_command(py, path, installer),
     ]
 
 
@@ -81,7 +89,7 @@ def locked_environment_step(
     }
     gpu = cand.set.method == "pip-and-cuda"
     commands = [
-        *place_commands(py, lock, path),
+        *place_commands(py, lock, path, installer),
         installer.install_command(py, "--require-hashes", "--no-deps", "-r", path),
     ]
     size = SIZE_MIB["tensorflow"] + SIZE_MIB["and-cuda"] if gpu else SIZE_MIB["tensorflow-cpu"]
@@ -125,7 +133,7 @@ def compiled_lock_step(profile: MachineProfile, inputs: PlanInputs, lock: Lock, 
     platform = uv_platform(profile.os.glibc)
     commands = [
         (py, program(LOCKFILE), "compile", path, installer.uv, cand.set.python, platform, *requirements),
-        (py, program(LOCKFILE), "repair", path),
+        repair_command(py, path, installer),
         installer.install_command(py, "--require-hashes", "--no-deps", "-r", path),
     ]
     return Step(
