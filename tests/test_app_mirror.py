@@ -1,5 +1,5 @@
 """The Plan screen's package source: the catalogue's mirrors in a list, the plan rebuilt on the
-chosen one (every pip install gets its index), --mirror passed to the app, and the suggestion
+chosen one (every install by the wizard's uv gets it as uv's --default-index), --mirror passed to the app, and the suggestion
 shown to a zh_CN user. The catalogue is the test's own (TF_GPU_WIZARD_HOME)."""
 
 from __future__ import annotations
@@ -16,8 +16,11 @@ from wizard.mirror.catalogue import add_mirror
 INDEX = "http://127.0.0.1:8999/simple"
 
 
-def _pip_installs(plan: Any) -> list[tuple[str, ...]]:
-    return [c for s in plan.steps for c in s.commands if c[1:4] == ("-m", "pip", "install")]
+def _installs(plan: Any) -> list[tuple[str, ...]]:
+    """The plan's installs: the wizard's own uv (`uv pip install`), as every non-Windows plan has."""
+    return [
+        c for s in plan.steps for c in s.commands if c[0].endswith("/uv") and c[1:3] == ("pip", "install")
+    ]
 
 
 async def test_choosing_a_mirror_rebuilds_the_plan_on_its_index() -> None:
@@ -28,16 +31,16 @@ async def test_choosing_a_mirror_rebuilds_the_plan_on_its_index() -> None:
         select = app.screen.query_one("#plan-mirror", Select)
         assert [value for _, value in select._options] == ["default", "lab"]
         before = app.session.plan
-        assert all("--index-url" not in c for c in _pip_installs(before))
+        assert all("--default-index" not in c for c in _installs(before))
         select.value = "lab"
         await settle(pilot)
         plan = app.session.plan
         assert plan is not before and app.session.mirror == "lab"
-        assert _pip_installs(plan) and all(c[4:6] == ("--index-url", INDEX) for c in _pip_installs(plan))
+        assert _installs(plan) and all(c[3:5] == ("--default-index", INDEX) for c in _installs(plan))
         assert "lab" in screen_text(app)
         select.value = "default"
         await settle(pilot)
-        assert all("--index-url" not in c for c in _pip_installs(app.session.plan))
+        assert all("--default-index" not in c for c in _installs(app.session.plan))
 
 
 async def test_mirror_given_to_the_app_is_used_and_preselected() -> None:
@@ -46,7 +49,7 @@ async def test_mirror_given_to_the_app_is_used_and_preselected() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await to_plan(pilot)
         assert app.screen.query_one("#plan-mirror", Select).value == "lab"
-        assert all(c[4:6] == ("--index-url", INDEX) for c in _pip_installs(app.session.plan))
+        assert all(c[3:5] == ("--default-index", INDEX) for c in _installs(app.session.plan))
 
 
 @pytest.mark.parametrize(("locale", "suggested"), [("zh_CN.UTF-8", True), ("en_US.UTF-8", False)])

@@ -13,6 +13,7 @@ import pytest
 
 from wizard.demo import load_demo
 from wizard.doctor.diagnose import FINDING_TO_DIAGNOSIS, diagnose, match_output, patterns
+from wizard.plan.installer import INSTALLER_ENV
 from wizard.text import has, set_language, t
 
 REAL_TEXTS = {
@@ -55,17 +56,19 @@ def test_healthy_output_gives_nothing() -> None:
     assert match_output(ok) == []
 
 
-def test_profile_problems_come_with_fixes() -> None:
+def test_profile_problems_come_with_fixes(monkeypatch: pytest.MonkeyPatch) -> None:
     ids = [d.id for d in diagnose(load_demo("wsl2-linux-driver-inside"))]
     assert "linux-driver-in-wsl" in ids
-    # The machine's error first, then its warnings in detect's order.
+    # The machine's error first, then its warnings in detect's order. A fresh Ubuntu has no
+    # python3-venv, which the plan does not need: the wizard's own uv makes the environment.
     assert [d.id for d in diagnose(load_demo("ubuntu-24.04-rtx4090-fresh"))] == [
         "no-device",  # an RTX 4090 on the PCI bus and no NVIDIA driver
         "nouveau",
         "secure-boot-module",
-        "no-venv-module",  # a fresh Ubuntu has no python3-venv; this demo's plan uses pip (no uv)
         "finding-driver-step",  # the plan's first step: the driver the chosen set needs
     ]
+    monkeypatch.setenv(INSTALLER_ENV, "pip")  # the person picked pip: python3-venv is needed
+    assert "no-venv-module" in [d.id for d in diagnose(load_demo("ubuntu-24.04-rtx4090-fresh"))]
 
 
 def test_output_matches_come_before_profile_findings_and_are_not_repeated() -> None:

@@ -19,7 +19,7 @@ from tests.machines import context, ok, tree
 from wizard.choose.resolver import recommend
 from wizard.demo import load_demo
 from wizard.plan.build import build_plan
-from wizard.plan.installer import PIP, choose_installer
+from wizard.plan.installer import INSTALLER_ENV, PIP, choose_installer
 from wizard.plan.model import Plan
 from wizard.probe.installers import probe_installers
 from wizard.profile import MachineProfile, PythonInfo
@@ -33,10 +33,27 @@ def _with_uv(profile: MachineProfile, **python: object) -> MachineProfile:
     return replace(profile, python=info)
 
 
-def _plan(profile: MachineProfile, method: str | None = None) -> Plan:
+def _plan(profile: MachineProfile, method: str | None = None, pip: bool = False) -> Plan:
+    """The plan; `pip`: as the person who picked pip (TF_GPU_WIZARD_INSTALLER=pip) gets it."""
     rec = recommend(profile, prefer_method=method)
     assert rec.recommended is not None
-    return build_plan(profile, rec.recommended, home=HOME)
+    with pytest.MonkeyPatch.context() as mp:
+        if pip:
+            mp.setenv(INSTALLER_ENV, "pip")
+        return build_plan(profile, rec.recommended, home=HOME)
+
+
+def test_a_demo_shows_the_wizards_own_uv_where_the_demo_user_has_it() -> None:
+    """A demo profile carries no uv, but the real wizard brings its own: the demo plan shows that uv,
+    in the demo user's home (README command 1 in ~/tf-gpu-wizard), and pip only when picked."""
+    plan = _plan(load_demo("no-nvidia-gpu"))
+    own = f"{HOME}/tf-gpu-wizard/.venv/bin/uv"
+    assert plan.step("venv").commands[0][:2] == (own, "venv")
+    assert plan.step("tensorflow").commands[-1][:3] == (own, "pip", "install")
+    texts = [a for s in plan.steps for c in (*s.commands, s.check.argv) for a in c]
+    assert not any(a.startswith(("/work/", "/root/", "/tmp/")) for a in texts), "this machine's paths"
+    picked = _plan(load_demo("no-nvidia-gpu"), pip=True)
+    assert picked.step("tensorflow").commands[-1][1:4] == ("-m", "pip", "install")
 
 
 def _probe(
@@ -99,7 +116,7 @@ def test_a_broken_uv_is_not_used(tmp_path: Path) -> None:
 
 def test_cpu_plan_with_uv_has_the_same_checks_and_constraints() -> None:
     base = load_demo("no-nvidia-gpu")
-    pip_plan = _plan(base)
+    pip_plan = _plan(base, pip=True)
     uv_plan = _plan(_with_uv(base))
     venv = uv_plan.venv
     py = f"{venv}/bin/python"
@@ -113,10 +130,12 @@ def test_cpu_plan_with_uv_has_the_same_checks_and_constraints() -> None:
     assert "--require-hashes" in install and "--no-deps" in install
     for step_id in ("venv", "tensorflow", "verify", "hello"):
         assert uv_plan.step(step_id).check == pip_plan.step(step_id).check, step_id
-    # Every command but the installer itself is the pip plan's (the lock placed, then repaired).
+    # Every command but the installer itself is the pip plan's (the lock placed, then repaired);
+    # uv's repair also cleans its cache of a damaged package (--uv), so the install fetches it again.
     pip_cmds = [c for c in pip_plan.step("tensorflow").commands if "pip" not in c[:4]]
     uv_cmds = [c for c in uv_plan.step("tensorflow").commands if c[0] != UV]
-    assert uv_cmds == pip_cmds and len(uv_cmds) == 2
+    assert len(uv_cmds) == 2 and uv_cmds[0] == pip_cmds[0]
+    assert uv_cmds[1] == (*pip_cmds[1][:3], "--uv", UV, *pip_cmds[1][3:])
 
 
 def test_uv_gets_pips_index_settings_on_its_command_line() -> None:
@@ -156,7 +175,10 @@ def test_no_venv_package_is_needed_with_uv() -> None:
     """A stock Debian/Ubuntu Python without ensurepip: pip needs python3-venv, uv does not."""
     base = load_demo("no-nvidia-gpu")
     stock = replace(base, python=replace(base.python, venv_module=False, pip=False))
-    assert "python-venv" in [s.id for s in _plan(stock).steps] or base.os.id not in ("ubuntu", "debian")
+    assert "python-venv" in [s.id for s in _plan(stock, pip=True).steps] or base.os.id not in (
+        "ubuntu",
+        "debian",
+    )
     assert "python-venv" not in [s.id for s in _plan(_with_uv(stock)).steps]
     assert not any(s.needs_root for s in _plan(_with_uv(stock)).steps)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.apps.uv_machine import machine_with_uv, uv_path
+from tests.apps.uv_machine import demo_as_this_machine, machine_with_uv, uv_path
 from wizard.assets import asset_file
 from wizard.choose.resolver import recommend
 from wizard.cli import main
@@ -25,14 +25,15 @@ from wizard.plan.build import build_plan
 from wizard.plan.last_mile import CUDA_CACHE_BLOCK, KERNEL_OK_PY, hello_path
 from wizard.plan.model import Plan
 from wizard.plan.next_steps import next_steps
-from wizard.plan.programs import program
+from wizard.plan.programs import program_name
 from wizard.plan.script import render_script
 
 HOME = "/home/student"
 
 
-def _plan(name: str, method: str | None = None, venv: Path | None = None) -> Plan:
-    profile = load_demo(name)
+def _plan(name: str, method: str | None = None, venv: Path | None = None, here: bool = False) -> Plan:
+    """The demo's plan; `here`: for this machine with the demo's facts, to run its commands."""
+    profile = demo_as_this_machine(name) if here else load_demo(name)
     rec = recommend(profile, prefer_method=method)
     assert rec.recommended is not None
     return build_plan(profile, rec.recommended, home=HOME, venv=venv)
@@ -49,11 +50,13 @@ def test_every_environment_plan_ends_with_the_hello_script(name: str) -> None:
     gpu = plan.set.method != "cpu"
     assert hello.check.argv[-1 if gpu else -2] == hello_path(plan.venv)
     assert ("--cpu" in hello.check.argv) is not gpu
-    assert hello.commands[0][-2] == program("hello_gpu.py")  # a file, so the command is one short line
+    source = hello.commands[0][-2]
+    assert program_name(source) == "hello_gpu.py"  # a file, so the command is one short line
+    assert source.startswith(HOME + "/.local/share/tf-gpu-wizard/programs/")  # the demo user's
 
 
 def test_the_hello_copy_command_writes_the_shipped_script(tmp_path: Path) -> None:
-    plan = _plan("no-nvidia-gpu", venv=tmp_path / "env")
+    plan = _plan("no-nvidia-gpu", venv=tmp_path / "env", here=True)
     (argv,) = plan.step("hello").commands
     argv = (sys.executable, *argv[1:])  # the environment's Python is not there in this test
     subprocess.run(argv, check=True)
@@ -74,7 +77,7 @@ def test_cuda_cache_block_in_a_real_activate_script(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     activate = venv / "bin" / "activate"
     original = activate.read_text()
-    step = _plan("ubuntu-24.04-rtx5090", venv=venv).step("cuda-cache")
+    step = _plan("ubuntu-24.04-rtx5090", venv=venv, here=True).step("cuda-cache")
     for _ in range(2):  # twice: one block
         for argv in step.commands:
             subprocess.run(list(argv), check=True)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.apps.uv_machine import program_here
 from tests.test_runner_helpers import Recorder, make_plan
 from wizard.choose.choice import Candidate, VersionSet
 from wizard.choose.harvest import WheelFile, load_harvest
@@ -26,6 +27,7 @@ from wizard.choose.lock import LOCK_NAME, Lock, LockLine, lock_for
 from wizard.choose.resolver import recommend
 from wizard.demo import demo_names, load_demo
 from wizard.plan.build import build_plan
+from wizard.plan.installer import INSTALLER_ENV
 from wizard.plan.locked import locked_tensorflow_step
 from wizard.plan.model import PlanInputs
 from wizard.profile import MachineProfile
@@ -73,7 +75,7 @@ def test_every_pip_and_cuda_demo_gets_a_lock_of_exactly_the_shown_versions(name:
     # The lock is placed from the programs folder after its digest is checked (a short command).
     placed = next(c for c in step.commands if "place" in c)
     src, dest, digest = placed[-3:]
-    assert Path(src).read_text(encoding="utf-8") == lock.text() and digest == lock.digest
+    assert program_here(src).read_text(encoding="utf-8") == lock.text() and digest == lock.digest
     assert dest.endswith(LOCK_NAME)
     assert f"CUDA {cand.set.cuda}, cuDNN {cand.set.cudnn}" in step.title
     # The check proves the installed set is the lock's: the file by digest, every package in it.
@@ -135,7 +137,9 @@ def test_pip_reads_the_lock_as_a_hashed_requirements_file(tmp_path: Path) -> Non
     )
 
 
-def test_a_wheel_without_a_known_hash_makes_an_unhashed_lock_that_says_so() -> None:
+def test_a_wheel_without_a_known_hash_makes_an_unhashed_lock_that_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     cand = Candidate(
         VersionSet("2.21.0", "3.12", "12.5", "9.3", "pip-and-cuda"),
         True,
@@ -144,6 +148,13 @@ def test_a_wheel_without_a_known_hash_makes_an_unhashed_lock_that_says_so() -> N
     lock = lock_for(cand)
     assert lock is not None and not lock.hashed and lock.missing == ["nvidia-cudnn-cu12==9.99.0.1"]
     assert "--hash" not in lock.text()
+    # With uv (the wizard's own, as every plan but the person's pick of pip has): the whole lock is
+    # resolved on the machine, every package hashed, then installed with --require-hashes.
+    step = build_plan(load_demo("ubuntu-22.04-rtx3090-cuda11.8"), cand, home="/h").step("tensorflow")
+    assert any(c[2] == "compile" for c in step.commands if len(c) > 2)
+    install = next(c for c in step.commands if "-r" in c)
+    assert "--require-hashes" in install
+    monkeypatch.setenv(INSTALLER_ENV, "pip")  # pip: the nvidia-only lock as it is, saying what it lacks
     step = build_plan(load_demo("ubuntu-22.04-rtx3090-cuda11.8"), cand, home="/h").step("tensorflow")
     install = next(c for c in step.commands if "-r" in c)
     assert "--require-hashes" not in install and "--no-deps" in install

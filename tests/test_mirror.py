@@ -19,6 +19,7 @@ from pathlib import Path, PureWindowsPath
 
 import pytest
 
+from tests.apps.uv_machine import uv_path
 from wizard.mirror.advice import DEFAULT, resolve, suggest
 from wizard.mirror.catalogue import (
     Mirror,
@@ -297,6 +298,11 @@ def _is_pip_install(cmd: list[str]) -> bool:
     return cmd[1:4] == ["-m", "pip", "install"]
 
 
+def _is_uv_install(cmd: list[str]) -> bool:
+    """The wizard's own uv (a demo plan names it where the demo user has it)."""
+    return PureWindowsPath(cmd[0]).name in ("uv", "uv.exe") and cmd[1:3] == ["pip", "install"]
+
+
 @pytest.mark.parametrize(
     ("profile", "method"),
     [("wsl2-rtx4060-laptop", None), ("ubuntu-24.04-rtx4090-fresh", "conda"), ("windows11-rtx3070", "conda")],
@@ -314,9 +320,13 @@ def test_plan_mirror_name_puts_the_index_into_every_pip_and_conda_command(
     assert after_run.returncode == 0, after_run.stderr
     after = json.loads(after_run.stdout)
     pip = [c for c in _commands(after) if _is_pip_install(c)]
-    assert pip, "the plan has pip installs"
+    uv = [c for c in _commands(after) if _is_uv_install(c)]
+    assert pip or uv, "the plan has installs"
+    assert bool(uv) == (profile != "windows11-rtx3070"), "uv everywhere but on native Windows"
     for cmd in pip:
         assert cmd[4:6] == ["--index-url", url]
+    for cmd in uv:  # uv's own flag for the index that replaces the default one
+        assert cmd[3:5] == ["--default-index", url]
     conda = [
         c for c in _commands(after) if PureWindowsPath(c[0]).name.startswith("conda") and c[1] == "create"
     ]
@@ -330,7 +340,7 @@ def test_plan_mirror_name_puts_the_index_into_every_pip_and_conda_command(
         for arg in cmd:
             if skip:
                 skip -= 1
-            elif arg in ("--index-url", "-c"):
+            elif arg in ("--index-url", "--default-index", "-c"):
                 skip = 1
             elif arg != "--override-channels":
                 out.append(arg)
@@ -351,40 +361,45 @@ def test_exported_script_on_a_mirror_passes_shellcheck_and_pip_really_asks_the_m
     assert subprocess.run(["bash", "-n", str(script)], check=False).returncode == 0
     checked = subprocess.run([str(SHELLCHECK), str(script)], capture_output=True, text=True, check=False)
     assert checked.returncode == 0, checked.stdout
-    pip_lines = [line.strip() for line in result.stdout.splitlines() if " -m pip install " in line]
-    assert pip_lines and all(f"--index-url {mirrors.fast} " in line for line in pip_lines)
-    # Run the script's first pip command for real (this interpreter, --dry-run): pip asks our mirror.
-    argv = shlex.split(pip_lines[0])
+    uv_lines = [line.strip() for line in result.stdout.splitlines() if "/uv pip install " in line]
+    assert uv_lines and all(f"--default-index {mirrors.fast} " in line for line in uv_lines)
+    # Run the script's first uv install for real (this machine's uv and interpreter, --dry-run):
+    # uv asks our mirror.
+    argv = shlex.split(uv_lines[0])
+    python = argv.index("--python") + 1
+    env = tmp_path / "env"  # an empty environment, as the plan's venv step has just made
+    subprocess.run([uv_path(), "venv", "-q", "--python", sys.executable, str(env)], check=True)
     argv = [
-        sys.executable,
-        *argv[1:4],
+        uv_path(),
+        *argv[1:3],
         "--dry-run",
-        "--no-cache-dir",
-        "--disable-pip-version-check",
-        *argv[4:],
+        "--no-cache",
+        *argv[3:python],
+        str(env / "bin" / "python"),
+        *argv[python + 1 :],
     ]
-    subprocess.run(
+    done = subprocess.run(
         argv,
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
-        env={**os.environ, "PIP_CONFIG_FILE": os.devnull},
+        env={**os.environ, "PIP_CONFIG_FILE": os.devnull, "UV_NO_CONFIG": "1"},
     )
-    assert ("fast", "/simple/pip/") in mirrors.seen
+    assert ("fast", "/simple/pip/") in mirrors.seen, done.stderr[-500:]
 
 
 def test_plan_mirror_url_directly_and_unknown_names() -> None:
     url = "http://127.0.0.1:8999/pypi/simple"
     result = run_cli("plan", "--profile", "wsl2-rtx4060-laptop", "--mirror", url)
-    assert result.returncode == 0 and f"--index-url {url}" in result.stdout
+    assert result.returncode == 0 and f"--default-index {url}" in result.stdout  # uv's flag
     # `--mirror` may also stand before the command, like --profile.
     before = run_cli("--mirror", url, "plan", "--profile", "wsl2-rtx4060-laptop")
-    assert before.returncode == 0 and f"--index-url {url}" in before.stdout
+    assert before.returncode == 0 and f"--default-index {url}" in before.stdout
     applied = run_cli("apply", "--dry-run", "--new", "--profile", "wsl2-rtx4060-laptop", "--mirror", url)
-    assert applied.returncode == 0 and f"pip install --index-url {url} " in applied.stdout
+    assert applied.returncode == 0 and f"uv pip install --default-index {url} " in applied.stdout
     default = run_cli("plan", "--profile", "wsl2-rtx4060-laptop", "--mirror", "default")
-    assert default.returncode == 0 and "--index-url" not in default.stdout
+    assert default.returncode == 0 and "--default-index" not in default.stdout
     unknown = run_cli("plan", "--profile", "wsl2-rtx4060-laptop", "--mirror", "tuna")
     assert (
         unknown.returncode == 2 and "tuna" in unknown.stderr and len(unknown.stderr.strip().splitlines()) == 1

@@ -25,7 +25,7 @@ from wizard.demo import demo_names, load_demo
 from wizard.plan.build import build_plan
 from wizard.plan.common import INSTALLED_OK
 from wizard.plan.model import Plan, PlanError, powershell_join
-from wizard.plan.programs import program, programs_dir
+from wizard.plan.programs import program_name, programs_dir
 from wizard.plan.view import format_plan
 from wizard.profile import DriverInfo, GpuInfo, LibCuda, MachineProfile
 from wizard.text import t
@@ -207,7 +207,9 @@ def test_constraints_are_written_into_the_venv_and_used() -> None:
     )
     step = build_plan(profile, cand, home=HOME, venv="/tmp/v").step("tensorflow")
     repair, write, install = step.commands
-    assert repair[1:3] == (program(INSTALLED_OK), "repair")  # first: a half-unpacked package goes
+    assert (
+        program_name(repair[1]) == INSTALLED_OK and repair[2] == "repair"
+    )  # first: a half-unpacked one goes
     # One argument a line: no newline inside any argument, so the printed command pastes as it is.
     assert write[-2:] == ("/tmp/v/tf-gpu-wizard-constraints.txt", "nvidia-cuda-nvcc-cu12<12.7")
     assert install[-3:] == ("-c", "/tmp/v/tf-gpu-wizard-constraints.txt", "tensorflow[and-cuda]==2.21.0")
@@ -261,7 +263,7 @@ def test_cpu_plan_uses_the_small_wheel_on_linux_x86() -> None:
     plan = build_plan(profile, cand, home=HOME)
     # Installed from the whole-environment lock (issue 20): tensorflow-cpu among its hashed lines.
     placed = next(c for c in plan.step("tensorflow").commands if "place" in c)
-    lines = Path(placed[-3]).read_text(encoding="utf-8").splitlines()
+    lines = Path(programs_dir(), str(program_name(placed[-3]))).read_text(encoding="utf-8").splitlines()
     assert any(line.startswith("tensorflow-cpu==2.21.0 --hash=sha256:") for line in lines)
     assert not any(line.startswith("tensorflow==") for line in lines)
     assert plan.step("verify").check_before is False

@@ -55,8 +55,10 @@ def _argvs(plan: Plan) -> list[tuple[str, str, tuple[str, ...]]]:
 
 
 def _programs(argv: tuple[str, ...]) -> list[tuple[str, str]]:
-    """(interpreter, program) for every `-c PROGRAM` in argv."""
+    """(interpreter, program) for every `-c PROGRAM` in argv (uv's `-c FILE` is a constraints file)."""
     found = []
+    if argv and argv[0].rsplit("/", 1)[-1] == "uv":
+        return found
     for i, word in enumerate(argv[:-1]):
         if word == "-c":
             found.append((argv[i - 1] if i else "", argv[i + 1]))

@@ -10,6 +10,7 @@ from wizard.choose.choice import Candidate
 from wizard.paths import default_venv
 from wizard.plan import conda as plan_conda
 from wizard.plan import linux as plan_linux
+from wizard.plan.demo_paths import shown_under
 from wizard.plan.model import Plan, PlanError, PlanInputs
 from wizard.plan.wsl_setup import windows_home, windows_to_wsl_plan
 from wizard.profile import MachineProfile
@@ -45,6 +46,12 @@ def build_plan(
         if not venv_path.is_absolute():
             venv_path = Path.cwd() / venv_path
     inputs = PlanInputs(candidate=candidate, venv=venv_path, home=home_path)
+    # A demo plan names the wizard's uv and programs in the demo user's home, as the venv is.
+    with shown_under(home_path if profile.simulated else None):
+        return _build(profile, candidate, inputs)
+
+
+def _build(profile: MachineProfile, candidate: Candidate, inputs: PlanInputs) -> Plan:
     method = candidate.set.method
     if method == "cpu":
         return plan_linux.cpu_plan(profile, inputs)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
+from wizard.plan.demo_paths import demo_home, demo_uv
 from wizard.profile import MachineProfile
 
 UV_MIN = "0.4"  # `uv python`, `uv venv --seed --allow-existing`, `--index-strategy`
@@ -98,11 +99,18 @@ INSTALLER_ENV = "TF_GPU_WIZARD_INSTALLER"
 
 def choose_installer(profile: MachineProfile) -> Installer:
     """uv (the wizard brings its own, so a detected machine always has one) unless the person picked
-    pip, the profile has none (an old or demo profile), it is too old, or pip's index needs a secret."""
+    pip, the profile has none (an old saved profile), it is too old, or pip's index needs a secret.
+
+    A demo profile shows what the real program would do there: the wizard's own uv, named where
+    it is on the demo machine (wizard.plan.demo_paths), with the index settings its pip has."""
     info = profile.python
     if os.environ.get(INSTALLER_ENV, "").strip().lower() == "pip":
         return PIP
-    if not info.uv or profile.platform == "windows" or info.pip_index_private:
+    if profile.platform == "windows" or info.pip_index_private:
+        return PIP
+    if not info.uv and profile.simulated:
+        return Installer("uv", demo_uv(demo_home()), uv_index_args(profile))
+    if not info.uv:
         return PIP
     try:
         if Version(info.uv_version or "0") < Version(UV_MIN):

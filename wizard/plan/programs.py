@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-from pathlib import Path
+from pathlib import Path, PurePath, PureWindowsPath
 
 from wizard.assets import asset, list_assets
 from wizard.paths import data_dir
+from wizard.plan.demo_paths import demo_home, demo_programs_dir, is_demo_programs_dir
 from wizard.safe.atomic import WriteError, write_bytes_atomic
 
 FOLDER = "programs"
@@ -48,7 +49,13 @@ def lock_source(text: str) -> str:
             write_bytes_atomic(target, data, mode=0o644, make_parents=True)
     except (OSError, WriteError):
         pass  # the step's own digest check then fails with one clear line
-    return str(target)
+    return _shown(name, str(target))
+
+
+def _shown(name: str, real: str) -> str:
+    """`real`, or in a demo plan the same program in the demo user's programs folder."""
+    home = demo_home()
+    return str(demo_programs_dir(home).joinpath(*name.split("/"))) if home is not None else real
 
 
 def programs_dir() -> Path:
@@ -68,20 +75,22 @@ def program(name: str) -> str:
     try:
         if not target.is_file() or target.read_bytes() != data:
             write_bytes_atomic(target, data, mode=0o644, make_parents=True)
-        return str(target)
+        return _shown(name, str(target))
     except (OSError, WriteError):
-        return str(asset(f"{FOLDER}/{name}"))
+        return _shown(name, str(asset(f"{FOLDER}/{name}")))
 
 
 def program_name(arg: str) -> str | None:
-    """`arg`'s program name when it is the path of one of ours (for the exported script)."""
-    path = Path(arg)
-    if path.parent.name == LOCKS and path.parent.parent == programs_dir() and path.suffix == ".txt":
-        return f"{LOCKS}/{path.name}" if path.is_file() else None
+    """`arg`'s program name when it is the path of one of ours (for the exported script): in this
+    machine's programs folder, the installed assets, or a demo plan's programs folder."""
+    path: PurePath = PureWindowsPath(arg) if "\\" in arg else Path(arg)
+    ours = (programs_dir(), Path(str(asset(FOLDER))))
+    if path.parent.name == LOCKS and path.suffix == ".txt":
+        mine = path.parent.parent == programs_dir() or is_demo_programs_dir(path.parent.parent)
+        return f"{LOCKS}/{path.name}" if mine and (programs_dir() / LOCKS / path.name).is_file() else None
     if path.name not in names():
         return None
-    folders = {programs_dir(), Path(str(asset(FOLDER)))}
-    return path.name if path.parent in folders else None
+    return path.name if path.parent in ours or is_demo_programs_dir(path.parent) else None
 
 
 def embedded(argvs: list[tuple[str, ...]]) -> list[str]:
