@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.apps.uv_machine import demo_as_this_machine
 from wizard.choose.choice import Candidate, VersionSet
 from wizard.choose.lock import LOCK_NAME, environment_lock, load_locks, lock_for
 from wizard.choose.resolver import recommend
@@ -280,7 +281,7 @@ def test_the_fallback_compiles_a_hashed_lock_on_the_machine(tmp_path: Path, monk
     import wizard.choose.lock as lock_module
 
     monkeypatch.setattr(lock_module, "load_locks", lock_module.RecordedLocks)
-    profile = load_demo("wsl2-rtx4060-laptop")
+    profile = demo_as_this_machine("wsl2-rtx4060-laptop")  # its command runs here
     cand = recommend(profile).recommended
     profile.python.uv, profile.python.uv_version = _uv(), "0.9.0"
     assert environment_lock(cand, profile.os.glibc) is None
