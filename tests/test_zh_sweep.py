@@ -56,3 +56,14 @@ def test_os_errors_on_the_command_line_are_chinese(
     err = capsys.readouterr().err.strip()
     assert err and "Traceback" not in err
     assert "No such file" not in err and english_sentences(err) == [], err
+
+
+@pytest.mark.parametrize("name", ["wsl2-rtx4060-laptop", "ubuntu-22.04-2x-a100-server"])
+def test_detect_s_python_line_names_the_python_s_kind_in_chinese(zh: None, name: str) -> None:
+    from wizard.demo import load_demo
+    from wizard.profile_view import part_rows
+
+    profile = load_demo(name)
+    (_, value), _ = part_rows("python", profile)
+    kind = value.split(" · ")[1]
+    assert kind in {"系统 Python", "虚拟环境（venv）", "conda 环境"} or kind.startswith("conda 环境"), value

@@ -52,6 +52,11 @@ def _driver_text(p: MachineProfile) -> str:
     return t("profile.value.driver", version=version, cuda=safe(cuda, 20), source=source)
 
 
+def _env_kind(kind: str) -> str:
+    # The probe's word ("system", "venv", "conda") is a code: worded per language, others kept.
+    return t("profile.env." + kind) if kind in ("system", "venv", "conda") else _known(kind)
+
+
 def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
     """What one probe part found, as (label, value) rows for people."""
     f = "profile.field."
@@ -64,7 +69,7 @@ def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
             (t(f + "kernel"), _known(p.os.kernel)),
         ]
     if part == "python":
-        env = p.python.env + (f" ({p.python.env_name})" if p.python.env_name else "")
+        env = _env_kind(p.python.env) + (f" ({p.python.env_name})" if p.python.env_name else "")
         return [
             (
                 t(f + "python"),
