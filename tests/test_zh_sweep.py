@@ -67,3 +67,50 @@ def test_detect_s_python_line_names_the_python_s_kind_in_chinese(zh: None, name:
     (_, value), _ = part_rows("python", profile)
     kind = value.split(" · ")[1]
     assert kind in {"系统 Python", "虚拟环境（venv）", "conda 环境"} or kind.startswith("conda 环境"), value
+
+
+def _demo_names() -> list[str]:
+    return sorted(p.stem for p in ROOT.joinpath("assets", "profiles").glob("*.json"))
+
+
+@pytest.mark.parametrize("name", _demo_names())
+def test_detect_s_probe_notes_are_chinese_on_every_demo(
+    zh: None, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from wizard.demo import load_demo
+
+    assert main(["detect", "--profile", name]) == 0
+    out = capsys.readouterr().out
+    notes = out.split("检测备注：", 1)[1] if "检测备注：" in out else ""
+    label = load_demo(name).label or ""
+    found = [s for s in english_sentences(" ".join(notes.split())) if s not in label]
+    assert found == [], found
+
+
+def test_a_note_probed_in_english_reads_chinese_when_the_profile_is_read_in_chinese() -> None:
+    from wizard.probe.os_platform import wsl1_fix
+    from wizard.profile import MachineProfile
+
+    profile = MachineProfile(notes=[wsl1_fix("Ubuntu-22.04"), wsl1_fix("")])
+    saved = profile.to_json()  # written by an English session
+    assert "this is WSL1" in saved
+    set_language("zh")
+    try:
+        again = MachineProfile.from_json(saved)
+        assert str(again.notes[0]).startswith("这是 WSL1")
+        assert "wsl --set-version Ubuntu-22.04 2" in str(again.notes[0])
+        assert "wsl -l -v" in str(again.notes[1]) and english_sentences(str(again.notes[1])) == []
+    finally:
+        set_language("en")
+
+
+def test_a_note_with_an_unknown_code_is_not_trusted_as_a_key() -> None:
+    from wizard.profile import MachineProfile
+
+    p = MachineProfile.from_dict(
+        {
+            "schema": 1,
+            "notes": [{"code": "detect.no_problems", "text": "x"}, {"code": "probe.nope"}, 3, "free"],
+        }
+    )
+    assert [str(n) for n in p.notes] == ["x", "free"]

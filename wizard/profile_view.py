@@ -148,7 +148,13 @@ def powershell_quote(value: str) -> str:
 def wsl1_command(distro: str) -> str:
     """How to turn this WSL1 distribution into WSL2, in PowerShell: the command with the
     distribution's own name (WSL_DISTRO_NAME), or how to find the name when it is unknown."""
+    arg = wsl1_distro_arg(distro)
+    return t("profile.wsl1.command", distro=arg) if arg else t("profile.wsl1.command_unknown")
+
+
+def wsl1_distro_arg(distro: str) -> str | None:
+    """The distribution's name as a PowerShell argument (quoted where it must be), None if unknown."""
     if distro and distro != UNKNOWN and distro.isprintable() and len(distro) < 200:
         name = distro if distro.replace("-", "").replace(".", "").replace("_", "").isalnum() else None
-        return t("profile.wsl1.command", distro=name or powershell_quote(distro))
-    return t("profile.wsl1.command_unknown")
+        return name or powershell_quote(distro)
+    return None
