@@ -114,3 +114,27 @@ def test_a_note_with_an_unknown_code_is_not_trusted_as_a_key() -> None:
         }
     )
     assert [str(n) for n in p.notes] == ["x", "free"]
+
+
+@pytest.mark.parametrize("command", ["recommend", "detect", "doctor"])
+def test_the_blackwell_citations_read_chinese_with_the_issue_as_the_citation(
+    zh: None, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main([command, "--profile", "ubuntu-24.04-rtx5090"])
+    out = " ".join(capsys.readouterr().out.split())
+    for issue in ("#99592", "#101746", "#97387", "#90291"):
+        assert f"tensorflow/tensorflow{issue}（TF" in out.replace(" ", ""), issue
+    assert "WSL2 上的 RTX 5070 Ti" in out
+    assert english_sentences(out) == [], english_sentences(out)
+
+
+def test_each_citation_is_worded_from_its_facts_in_english_too() -> None:
+    from wizard.choose.driver_view import citation_text
+    from wizard.choose.knowledge import load_knowledge
+
+    blackwell = next(a for a in load_knowledge().architectures if a.name == "Blackwell")
+    texts = [citation_text(r) for r in blackwell.reports]
+    assert texts[1] == (
+        "tensorflow/tensorflow#101746 (TF 2.20.0 and 2.16.2, RTX 5080 Laptop: CUDA_ERROR_INVALID_PTX in kernel_gen)"
+    )
+    assert texts[3] == "tensorflow/tensorflow#90291 (TF 2.18, RTX 5070 Ti on WSL2: CUDA_ERROR_INVALID_HANDLE)"
