@@ -138,3 +138,76 @@ def test_each_citation_is_worded_from_its_facts_in_english_too() -> None:
         "tensorflow/tensorflow#101746 (TF 2.20.0 and 2.16.2, RTX 5080 Laptop: CUDA_ERROR_INVALID_PTX in kernel_gen)"
     )
     assert texts[3] == "tensorflow/tensorflow#90291 (TF 2.18, RTX 5070 Ti on WSL2: CUDA_ERROR_INVALID_HANDLE)"
+
+
+SWEEP_PROFILES = [
+    "wsl2-rtx4060-laptop",
+    "wsl1-ubuntu-22.04",
+    "windows11-rtx3070",
+    "ubuntu-24.04-rtx5090",
+    "ubuntu-20.04-gtx1080-driver470",
+    "no-nvidia-gpu",
+    "ubuntu-22.04-rtx3060-driver-not-loaded",
+    "ubuntu-22.04-rtx3090-cuda11.8",
+]
+HELP = [
+    ["--help"],
+    *([c, "--help"] for c in ("detect", "recommend", "plan", "apply", "monitor", "bench", "doctor")),
+]
+HELP += [
+    ["fleet", "--help"],
+    ["fleet", "export", "--help"],
+    ["fleet", "report", "--help"],
+    ["mirror", "--help"],
+]
+PER_PROFILE = [
+    ["detect"],
+    ["recommend"],
+    ["plan"],
+    ["apply", "--dry-run"],
+    ["doctor"],
+    ["monitor", "--count", "2"],
+]
+
+
+def _said(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    try:
+        main(argv)
+    except SystemExit:
+        pass  # --help
+    captured = capsys.readouterr()
+    return captured.out + "\n" + captured.err
+
+
+@pytest.mark.parametrize("argv", HELP, ids=lambda a: " ".join(a))
+def test_every_help_page_is_chinese(zh: None, argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    out = _said(argv, capsys)
+    assert "用法" in out
+    assert [s for line in out.splitlines() for s in english_sentences(line)] == []
+
+
+@pytest.mark.parametrize("name", SWEEP_PROFILES)
+def test_every_command_on_demo_machines_is_chinese(
+    zh: None, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Data (GPU names, versions, paths, commands) may stay as it is; a sentence may not."""
+    bad = {}
+    for argv in PER_PROFILE:
+        argv = [*argv, "--profile", name]
+        if argv[0] == "monitor":
+            argv += ["--interval", "0.01"]
+        out = _said(argv, capsys)
+        found = [s for line in out.splitlines() for s in english_sentences(" ".join(line.split()))]
+        if found:
+            bad[" ".join(argv[:2])] = found
+    assert bad == {}
+
+
+def test_each_demo_label_in_english_is_the_file_s_own() -> None:
+    import json
+
+    from tests.test_text_parity import catalogue
+
+    labels = {k.split(".", 2)[2]: v for k, v in catalogue("en").items() if k.startswith("demo.label.")}
+    for path in ROOT.joinpath("assets", "profiles").glob("*.json"):
+        assert labels.get(path.stem) == json.loads(path.read_text(encoding="utf-8"))["label"], path.stem
