@@ -49,3 +49,18 @@ async def test_a_covered_wide_character_is_still_cut_where_it_is_really_covered(
         await pilot.pause(0.2)
         strips = app.screen._compositor.render_strips()
         assert all(strip.cell_length == 80 for strip in strips)
+
+
+async def test_the_header_and_the_open_list_s_footer_key_are_chinese(zh: None) -> None:
+    """The app's classes are imported before the language is set (as here): the header and
+    Textual's own Select key are still worded in the session's language."""
+    app = build_app("wsl2-rtx4060-laptop")
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert "在你的 NVIDIA 显卡上运行 TensorFlow" in screen_text(app)
+        await to_choose(pilot)
+        select = app.screen.query_one("#choose-method", Select)
+        select.focus()
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        footer = screen_text(app).splitlines()[-1]
+        assert "esc 收起" in footer and "Dismiss" not in footer, footer
