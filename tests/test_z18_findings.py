@@ -25,3 +25,33 @@ def test_fleet_report_says_what_the_path_is(
     assert main(["fleet", "report", str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and said in err, err
+
+
+def _finding(name: str, code: str) -> str:
+    from wizard.demo import load_demo
+    from wizard.doctor.findings import find_problems
+
+    profile = load_demo(name)
+    return next(f.why for f in find_problems(profile) if f.key == code)
+
+
+def test_the_driver_fix_shows_the_plan_s_own_driver_commands() -> None:
+    """GTX 1080 on 470: Detect's fix and `plan --tf 2.21`'s driver step say the same commands."""
+    from wizard.choose.resolver import recommend
+    from wizard.demo import load_demo
+    from wizard.plan.build import build_plan
+
+    profile = load_demo("ubuntu-20.04-gtx1080-driver470")
+    rec = recommend(profile)
+    assert rec.upgrade is not None
+    plan = build_plan(profile, rec.upgrade)
+    step = next(s for s in plan.steps if s.id.startswith("driver"))
+    why = " ".join(_finding("ubuntu-20.04-gtx1080-driver470", "newest-tf-driver").split())
+    assert " && ".join(step.command_lines()) in why
+    assert "ubuntu-drivers" not in why and "plan --tf 2.21" in why
+
+
+def test_the_wsl_driver_fix_says_the_next_key_not_start_again() -> None:
+    why = _finding("wsl2-rtx3080-laptop-driver527", "driver-step")
+    assert "start the wizard again" not in why
+    assert "press n" in why and "tf-gpu-wizard apply" in why
