@@ -75,3 +75,21 @@ def test_the_python_advice_is_what_the_plan_does(uv: str | None) -> None:
     for way in ("deadsnakes", "pyenv", "uv python install"):
         assert way not in advice or way in plan_text, (way, advice)
     assert ("uv python install" in plan_text) == bool(uv)
+
+
+async def test_welcome_s_download_size_is_the_plan_s() -> None:
+    from tests.apps.screen_text import screen_text
+    from tests.apps.wizard_app import build_app
+    from wizard.choose.resolver import recommend
+    from wizard.demo import load_demo
+    from wizard.plan.build import build_plan
+    from wizard.plan.view import size_text
+
+    profile = load_demo("wsl2-rtx4060-laptop")
+    rec = recommend(profile)
+    assert rec.recommended is not None
+    install = next(s for s in build_plan(profile, rec.recommended).steps if s.download_mib >= 1024)
+    app = build_app("wsl2-rtx4060-laptop")
+    async with app.run_test(size=(120, 40)):
+        text = " ".join(screen_text(app).split())
+        assert f"about {size_text(install.download_mib)})" in text, text
