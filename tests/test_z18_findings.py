@@ -93,3 +93,23 @@ async def test_welcome_s_download_size_is_the_plan_s() -> None:
     async with app.run_test(size=(120, 40)):
         text = " ".join(screen_text(app).split())
         assert f"about {size_text(install.download_mib)})" in text, text
+
+
+async def test_the_glossary_s_pin_example_is_a_pin_the_plan_makes() -> None:
+    """Help after Choose: the pin example is the recommended set's own NVIDIA pin, as the plan
+    installs it (not a made-up `<12.8` constraint the wizard never writes)."""
+    from tests.apps.screen_text import screen_text
+    from tests.apps.wizard_app import build_app, to_choose
+
+    app = build_app("debian-12-gtx1060-laptop")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_choose(pilot)
+        rec = app.session.recommendation
+        assert rec is not None and rec.recommended is not None
+        pin = next(p for p in rec.recommended.pins if p.startswith("nvidia-"))
+        await pilot.press("question_mark")
+        await pilot.pause(0.2)
+        await pilot.press("g")
+        await pilot.pause(0.2)
+        text = " ".join(screen_text(app).split())
+        assert pin in text and "<12.8" not in text, text
