@@ -113,3 +113,16 @@ async def test_the_glossary_s_pin_example_is_a_pin_the_plan_makes() -> None:
         await pilot.pause(0.2)
         text = " ".join(screen_text(app).split())
         assert pin in text and "<12.8" not in text, text
+
+
+def test_monitor_prints_the_wsl2_notes_once_and_each_sample_stays_labelled(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from wizard.text import t
+
+    argv = ["monitor", "--profile", "wsl2-rtx4060-laptop", "--count", "3", "--interval", "0.01"]
+    assert main(argv) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert out.count(" ".join(t("monitor.note.wsl2_processes").split())) == 1
+    assert out.count(t("monitor.processes_wsl2")) == 1
+    assert out.count(t("monitor.simulated_tag")) == 3  # a demo's every sample says it is one
