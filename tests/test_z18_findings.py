@@ -126,3 +126,41 @@ def test_monitor_prints_the_wsl2_notes_once_and_each_sample_stays_labelled(
     assert out.count(" ".join(t("monitor.note.wsl2_processes").split())) == 1
     assert out.count(t("monitor.processes_wsl2")) == 1
     assert out.count(t("monitor.simulated_tag")) == 3  # a demo's every sample says it is one
+
+
+def test_plan_on_native_windows_offers_no_script_and_says_why_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from wizard.text import t
+
+    assert main(["plan", "--profile", "windows11-rtx3070"]) == 0
+    out = capsys.readouterr().out
+    assert "plan --script" not in out and out.count(t("plan.script.not_windows")) == 1
+    assert main(["plan", "--profile", "windows11-rtx3070", "--script"]) == 2
+    said = capsys.readouterr()
+    assert said.out == "" and len(said.err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("name", "offered"), [("windows11-rtx3070", False), ("wsl2-rtx4060-laptop", True)])
+async def test_the_plan_screen_offers_export_only_where_a_script_can_be_made(
+    name: str, offered: bool
+) -> None:
+    from textual.widgets import Button
+
+    from tests.apps.screen_text import screen_text
+    from tests.apps.wizard_app import build_app, to_plan
+    from wizard.text import t
+
+    app = build_app(name)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_plan(pilot)
+        assert app.screen.query_one("#export", Button).display is offered
+        footer = screen_text(app).splitlines()[-1]
+        assert (t("app.key.export") in footer) is offered, footer
+        if offered:
+            return  # `e` writes the script into the current folder: tested in the plan screen's tests
+        before = len(app._notifications)
+        await pilot.press("e")
+        await pilot.pause(0.2)
+        refused = [n for n in list(app._notifications)[before:] if n.severity == "error"]
+        assert not refused  # never offered, then refused
