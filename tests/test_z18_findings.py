@@ -164,3 +164,25 @@ async def test_the_plan_screen_offers_export_only_where_a_script_can_be_made(
         await pilot.pause(0.2)
         refused = [n for n in list(app._notifications)[before:] if n.severity == "error"]
         assert not refused  # never offered, then refused
+
+
+async def test_the_run_clock_does_not_count_the_wait_at_a_simulated_restart() -> None:
+    from textual.widgets import Static
+
+    from tests.apps.wizard_app import build_app, run_screen, to_restart
+    from wizard.text import t
+
+    now = [1000.0]
+    app = build_app("ubuntu-24.04-rtx4090-fresh", clock=lambda: now[0])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_restart(pilot)
+        screen = run_screen(app)
+        shown = str(screen.query_one("#run-elapsed", Static).render())
+        now[0] += 600  # ten minutes reading the restart notice
+        await pilot.click("#continue")
+        await pilot.pause(0.5)
+        now[0] += 3
+        screen._show_elapsed()
+        after = str(screen.query_one("#run-elapsed", Static).render())
+        assert shown == t("app.run.elapsed", elapsed="0:00")
+        assert after == t("app.run.elapsed", elapsed="0:03"), after  # not 10:03
