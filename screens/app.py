@@ -39,6 +39,19 @@ APP_STYLES = ("app.tcss", "welcome.tcss", "modals.tcss", "monitor.tcss")
 Detector = Callable[..., "MachineProfile"]
 
 
+def _word_textual_keys() -> None:
+    """Textual's own Select list names its Escape key "Dismiss menu" in the footer: in English.
+    Its bindings are class data, merged when the class is made; word them and merge again."""
+    try:
+        from textual.binding import Binding as _Binding
+        from textual.widgets._select import SelectOverlay
+
+        SelectOverlay.BINDINGS = [_Binding("escape", "dismiss", t("app.select.dismiss"))]
+        SelectOverlay._merged_bindings = SelectOverlay._merge_bindings()
+    except (ImportError, AttributeError):  # another Textual: its own words, nothing breaks
+        pass
+
+
 class WizardApp(App[int]):
     """The whole flow. `profile` replaces detection (a demo or saved profile, simulated)."""
 
@@ -69,6 +82,9 @@ class WizardApp(App[int]):
         profile_ref: str | None = None,
     ) -> None:
         super().__init__()
+        # Worded now, in the session's language (the class attributes were read at import).
+        self.title, self.sub_title = t("app.title"), t("app.sub_title")
+        _word_textual_keys()
         self.profile_ref = profile_ref  # what --profile named (a demo or a file): the restart hint keeps it
         self.session = Session(profile=profile, detected=profile is not None, mirror=mirror)
         self.suggest_mirror = suggest_mirror  # tests turn the locale/probe suggestion off

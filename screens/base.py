@@ -9,6 +9,7 @@ from textual.containers import ScrollableContainer
 from textual.screen import Screen
 from textual.widget import Widget
 
+from screens.cjk_compositor import install as install_cjk_compositor
 from screens.widgets.simulated_banner import SimulatedBanner
 from wizard.text import t
 
@@ -32,6 +33,10 @@ class WizardScreen(Screen[Any]):
     # The regions the scroll keys move when the focus is not in one, in order of preference:
     # the first that has something to scroll. Empty: the largest that has.
     SCROLL_REGIONS: tuple[str, ...] = ()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        install_cjk_compositor(self)  # a Select's list over other widgets keeps its Chinese
 
     @property
     def wizard(self) -> Navigator:

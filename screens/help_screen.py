@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -30,13 +32,27 @@ GLOSSARY = (
 )
 
 
-def glossary_table() -> Table:
+def pin_example(recommendation: Any = None) -> str:
+    """A pin the wizard really makes: the recommended set's first NVIDIA pin when Choose has one
+    (picked for this GPU and driver), else the newest TensorFlow release the tables know."""
+    from wizard.choose.knowledge import load_knowledge
+
+    best = getattr(recommendation, "recommended", None)
+    pins = [p for p in getattr(best, "pins", ()) or () if p.startswith("nvidia-")]
+    if pins:
+        return str(pins[0])
+    releases = load_knowledge().releases
+    return f"tensorflow=={releases[0].version}" if releases else "tensorflow"
+
+
+def glossary_table(example: str | None = None) -> Table:
     """Term and meaning side by side; Rich wraps the meaning by display cells (CJK is 2 wide)."""
     table = Table.grid(padding=(0, 2, 1, 0))
     table.add_column("term", style="bold", no_wrap=True)
     table.add_column("meaning", ratio=1, overflow="fold")  # a CJK run has no spaces to wrap at
     for key in GLOSSARY:
-        table.add_row(Text(t(f"app.glossary.term.{key}")), Text(t(f"app.glossary.meaning.{key}")))
+        meaning = t(f"app.glossary.meaning.{key}", example=example or pin_example())
+        table.add_row(Text(t(f"app.glossary.term.{key}")), Text(meaning))
     return table
 
 
@@ -54,7 +70,9 @@ class HelpScreen(ModalScreen[None]):
                 body = t("app.help.body", command=start_command()).strip("\n")
                 yield Static(body, id="help-body", markup=False)
                 yield Static(t("app.glossary.title"), id="glossary-title", classes="section-title")
-                yield Static(glossary_table(), id="glossary")
+                session = getattr(self.app, "session", None)
+                example = pin_example(getattr(session, "recommendation", None))
+                yield Static(glossary_table(example), id="glossary")
             yield Button(t("app.help.close"), id="help-close", compact=True)
 
     def on_mount(self) -> None:

@@ -308,7 +308,11 @@ class MonitorScreen(Screen[None]):
             try:
                 saved = save_report(report)
             except OSError as exc:
-                problem = str(exc)
+                from wizard.safe.atomic import WriteError
+                from wizard.safe.error_words import os_error
+
+                # WriteError is our own sentence; any other OSError is the C library's English.
+                problem = str(exc) if isinstance(exc, WriteError) else os_error(exc)
         self.post_message(BenchFinished(report, saved, problem))
 
     def on_bench_update(self, message: BenchUpdate) -> None:

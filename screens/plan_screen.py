@@ -25,6 +25,18 @@ from wizard.text import t
 SCRIPT_NAME = "tf-gpu-wizard-install.sh"
 
 
+def exportable(plan: Any) -> bool:
+    """Whether the plan has a bash script (render_script is the one that decides)."""
+    from wizard.plan.model import PlanError
+    from wizard.plan.script import render_script
+
+    try:
+        render_script(plan)
+    except PlanError:
+        return False
+    return True
+
+
 class PlanScreen(WizardScreen):
     CSS_PATH = style_paths(["plan.tcss"])  # type: ignore[assignment]
     CSS = style_text(["plan.tcss"])
@@ -155,7 +167,10 @@ class PlanScreen(WizardScreen):
         table.show(plan)
         self._detail(table.highlighted())
         self.query_one("#run", Button).disabled = False
-        self.query_one("#export", Button).disabled = False
+        export = self.query_one("#export", Button)
+        export.disabled = False
+        export.display = exportable(plan)  # native Windows: no bash script; not offered, then refused
+        self.refresh_bindings()
 
     def _summary(self, plan: Any, statuses: dict[str, str]) -> None:
         """N steps to run: the steps Run will carry out; those already there are counted apart."""
@@ -247,6 +262,12 @@ class PlanScreen(WizardScreen):
             return
         self.session.plan = plan.with_enabled(step.id, not step.enabled)
         self._show(self.session.plan)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "export":
+            plan = self.session.plan
+            return plan is None or exportable(plan)  # hidden from the footer where it cannot be done
+        return super().check_action(action, parameters)
 
     @on(Button.Pressed, "#export")
     def action_export(self) -> None:

@@ -124,6 +124,7 @@ class RunScreen(WizardScreen):
         self.result: RunResult | None = None
         self.skip: set[str] = set()
         self.started_at: float | None = None
+        self._stopped_at: float | None = None  # when the run last stopped (restart, failure, Ctrl+C)
         self.failed_output: list[str] = []
         self._stopping = threading.Event()
         self._windows_event = threading.Event()
@@ -187,8 +188,13 @@ class RunScreen(WizardScreen):
     def _start(self) -> None:
         if self.runner is None:
             self.runner = self._make_runner()
+        now = self.wizard.clock()
         if self.started_at is None:
-            self.started_at = self.wizard.clock()
+            self.started_at = now
+        elif self._stopped_at is not None:
+            # Elapsed is time spent running: the wait at a restart notice or a failure is not.
+            self.started_at += now - self._stopped_at
+        self._stopped_at = None
         self.state = "running"
         self._show_elapsed()
         self.session.step_running = True
@@ -300,6 +306,7 @@ class RunScreen(WizardScreen):
         result = message.result
         self.result = result
         self._show_elapsed()
+        self._stopped_at = self.wizard.clock()
         self.session.step_running = False
         self.query_one(WindowsHostPanel).display = False
         self.remove_class("-windows")

@@ -41,7 +41,7 @@ class WelcomeScreen(WizardScreen):
                     yield Static(t("app.welcome.no_touch_title"), classes="section-title")
                     yield Static(t("app.welcome.no_touch"), classes="para", markup=False)
                     yield Static(t("app.welcome.time_title"), classes="section-title")
-                    yield Static(t("app.welcome.time"), classes="para", markup=False)
+                    yield Static(t("app.welcome.time", size=gpu_set_size()), classes="para", markup=False)
             if not session.simulated:
                 yield Static(t("app.welcome.no_gpu_hint"), classes="muted", id="welcome-demo-hint")
         with Horizontal(classes="button-row"):
@@ -78,3 +78,11 @@ class WelcomeScreen(WizardScreen):
 
     def action_back(self) -> None:
         """The first screen has nowhere to go back to."""
+
+
+def gpu_set_size() -> str:
+    """TensorFlow with its CUDA wheels, from the plan's own size table and in its own units."""
+    from wizard.plan.common import SIZE_MIB
+    from wizard.plan.view import size_text
+
+    return size_text(SIZE_MIB["tensorflow"] + SIZE_MIB["and-cuda"])

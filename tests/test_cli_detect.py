@@ -30,7 +30,9 @@ def test_detect_json_is_a_profile() -> None:
     data = json.loads(result.stdout)
     assert data["schema"] == 1 and data["platform"] == "linux"
     assert data["driver"] is None and data["gpus"] == []
-    assert "no NVIDIA driver found" in data["notes"]
+    # a note is a code and its fields, with its text for a reader
+    assert "no NVIDIA driver found" in [n["text"] for n in data["notes"]]
+    assert "probe.no_driver" in [n["code"] for n in data["notes"]]
 
 
 def test_save_then_load_as_profile(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ def test_an_old_linux_driver_is_a_finding_with_the_driver_to_get() -> None:
     f = found["newest-tf-driver"]
     assert NEWEST in f.title
     assert "525.60.13" in f.why and "470.256.02" in f.why  # the version to get, and the one here
-    assert "ubuntu-drivers" in f.why and "reboot" in f.why  # how, and what follows
+    assert "nvidia-driver-550" in f.why and "reboot" in f.why  # how (the plan's command), then
     assert "2.14" in f.why  # what works until then
     assert f.severity == "info"  # a way forward, not a failure: TF 2.14 trains on this GPU
 

@@ -37,7 +37,7 @@ def test_recommend_at_80_columns_says_each_reason_once_and_the_pins_once() -> No
     render(rec, Console(file=out, width=80, color_system=None))
     flat = " ".join(out.getvalue().split())
     assert flat.count("pip TensorFlow is reported to fail") == 1
-    assert "more as in row 1" in flat
+    assert "also 2 reasons row 1 gives above (not repeated here)" in flat  # said plainly
     best = rec.recommended
     assert best is not None and best.pins
     for pin in best.pins:  # the pinned list once, every package of it

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from wizard.assets import asset_text, list_assets
 from wizard.profile import MachineProfile, ProfileError
-from wizard.text import t
+from wizard.text import has, t
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,9 @@ def load_demo(name: str) -> MachineProfile:
     except ProfileError as exc:
         raise ProfileError(t("profile.error.demo", name=name, error=exc)) from None
     profile.simulated = True
+    # The label is the product's own sentence, so it is worded per language (the file keeps English).
+    if has(f"demo.label.{name}"):
+        profile.label = t(f"demo.label.{name}")
     return profile
 
 

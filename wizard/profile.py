@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, get_args, get_type_hints
 
-from wizard.text import t
+from wizard.text import has, t
 
 SCHEMA = 1
 UNKNOWN = "unknown"
@@ -126,6 +126,65 @@ class Resources:
     cpu_count: int | None = None
 
 
+_NOTE_CODE = re.compile(r"probe\.[a-z0-9_]+")
+
+
+@dataclass(eq=False)
+class Note:
+    """A probe note as data: a catalogue key under `probe.` and its fields, worded when shown, so a
+    profile probed (or shipped) in English reads Chinese in a Chinese session. A note with no code
+    is free text kept as it was written (old profiles, hand-written ones)."""
+
+    code: str = ""
+    fields: dict[str, str] = field(default_factory=dict)
+    text: str = ""
+
+    def __str__(self) -> str:
+        return t(self.code, **self.fields) if self.code else self.text
+
+    # A note reads as its text: `"WSL1" in note`, `note == "..."`, as notes did when they were str.
+    def __contains__(self, part: str) -> bool:
+        return part in str(self)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Note):
+            return (self.code, self.fields, self.text) == (other.code, other.fields, other.text)
+        return isinstance(other, str) and str(self) == other
+
+    def __hash__(self) -> int:
+        return hash((self.code, tuple(sorted(self.fields.items())), self.text))
+
+    def to_json(self) -> dict[str, Any] | str:
+        if not self.code:
+            return self.text
+        # `text` is for a reader of --json; the wizard reads the code back.
+        return {"code": self.code, "fields": dict(self.fields), "text": str(self)}
+
+    @classmethod
+    def from_json(cls, value: Any) -> Note | None:
+        if isinstance(value, str):
+            return cls(text=clean_text(value))
+        if not isinstance(value, dict):
+            return None
+        code, raw, text = value.get("code"), value.get("fields"), value.get("text")
+        if isinstance(code, str) and _NOTE_CODE.fullmatch(code) and has(code):
+            given = raw if isinstance(raw, dict) else {}
+            items = list(given.items())[:32]
+            return cls(
+                code,
+                {
+                    clean_text(str(k)): clean_text(str(v))
+                    for k, v in items
+                    if isinstance(v, (str, int, float))
+                },
+            )
+        return cls(text=clean_text(text)) if isinstance(text, str) else None
+
+
+def note(code: str, **fields: object) -> Note:
+    return Note(code, {k: clean_text(str(v)) for k, v in fields.items()})
+
+
 @dataclass
 class MachineProfile:
     schema: int = SCHEMA
@@ -138,7 +197,7 @@ class MachineProfile:
     cuda_toolkits: list[CudaToolkit] = field(default_factory=list)
     cudnn: list[CudnnInfo] = field(default_factory=list)
     tensorflow: TensorflowInfo | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     # Beyond the required schema: details the doctor and the plan use.
     kernel: KernelModules = field(default_factory=KernelModules)
     libcuda: list[LibCuda] = field(default_factory=list)
@@ -151,7 +210,9 @@ class MachineProfile:
 
     # ---- JSON ---------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["notes"] = [n.to_json() if isinstance(n, Note) else str(n) for n in self.notes]
+        return data
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
@@ -283,6 +344,10 @@ def _build(cls: type, data: dict[str, Any]) -> Any:
         if cls is MachineProfile and name in _LISTS:
             if isinstance(value, list):
                 kwargs[name] = [_build(_LISTS[name], v) for v in value[:MAX_ITEMS] if isinstance(v, dict)]
+            continue
+        if cls is MachineProfile and name == "notes":
+            if isinstance(value, list):
+                kwargs[name] = [n for n in map(Note.from_json, value[:MAX_ITEMS]) if n is not None]
             continue
         if name in ("notes", "ld_library_path"):
             if isinstance(value, list):  # text only: str() of a nested list can recurse without end

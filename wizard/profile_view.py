@@ -52,6 +52,11 @@ def _driver_text(p: MachineProfile) -> str:
     return t("profile.value.driver", version=version, cuda=safe(cuda, 20), source=source)
 
 
+def _env_kind(kind: str) -> str:
+    # The probe's word ("system", "venv", "conda") is a code: worded per language, others kept.
+    return t("profile.env." + kind) if kind in ("system", "venv", "conda") else _known(kind)
+
+
 def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
     """What one probe part found, as (label, value) rows for people."""
     f = "profile.field."
@@ -64,7 +69,7 @@ def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
             (t(f + "kernel"), _known(p.os.kernel)),
         ]
     if part == "python":
-        env = p.python.env + (f" ({p.python.env_name})" if p.python.env_name else "")
+        env = _env_kind(p.python.env) + (f" ({p.python.env_name})" if p.python.env_name else "")
         return [
             (
                 t(f + "python"),
@@ -143,7 +148,13 @@ def powershell_quote(value: str) -> str:
 def wsl1_command(distro: str) -> str:
     """How to turn this WSL1 distribution into WSL2, in PowerShell: the command with the
     distribution's own name (WSL_DISTRO_NAME), or how to find the name when it is unknown."""
+    arg = wsl1_distro_arg(distro)
+    return t("profile.wsl1.command", distro=arg) if arg else t("profile.wsl1.command_unknown")
+
+
+def wsl1_distro_arg(distro: str) -> str | None:
+    """The distribution's name as a PowerShell argument (quoted where it must be), None if unknown."""
     if distro and distro != UNKNOWN and distro.isprintable() and len(distro) < 200:
         name = distro if distro.replace("-", "").replace(".", "").replace("_", "").isalnum() else None
-        return t("profile.wsl1.command", distro=name or powershell_quote(distro))
-    return t("profile.wsl1.command_unknown")
+        return name or powershell_quote(distro)
+    return None

@@ -49,13 +49,26 @@ class DriverNeed:
 
 
 @dataclass(frozen=True)
+class FailureReport:
+    """One public report of pip TensorFlow failing on a GPU: the issue is the citation, the rest
+    are its facts (worded per language by driver_view.citation_text)."""
+
+    issue: str  # "tensorflow/tensorflow#99592"
+    releases: tuple[str, ...] = ()  # the TensorFlow releases it names
+    gpu: str = ""
+    error: str = ""  # the CUDA error it shows
+    where: str = ""  # the part that fails ("kernel_gen"), if the report says
+    platform: str = ""  # "WSL2" where the report is about it
+
+
+@dataclass(frozen=True)
 class GpuReport:
     """Public reports that pip TensorFlow fails on this GPU's architecture (Blackwell)."""
 
     name: str
     cc: str
     arch: str
-    reports: tuple[str, ...]
+    reports: tuple[FailureReport, ...]
 
 
 @dataclass

@@ -11,7 +11,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from wizard.choose.choice import MINOR, TOOLKIT, Candidate, DriverNeed, GpuReport
+from wizard.choose.choice import MINOR, TOOLKIT, Candidate, DriverNeed, FailureReport, GpuReport
 from wizard.text import t
 
 
@@ -78,13 +78,35 @@ def reported_text(report: GpuReport, kb: Any = None) -> str:
         name=report.name,
         cc=report.cc,
         arch=report.arch,
-        reports=", ".join(report.reports),
+        reports=t("recommend.citation.join").join(citation_text(r) for r in report.reports),
         old=facts.get("old", "2.16-2.20"),
         specific=facts.get("specific", "compute_90a"),
         count=facts.get("count", "?"),
         first=facts.get("first", "2.21"),
         portable=facts.get("portable", "compute_90"),
         isa=facts.get("isa", "8.5"),
+    )
+
+
+def citation_text(report: FailureReport) -> str:
+    """One report in this language: its issue as the citation, then what it says, e.g.
+    "tensorflow/tensorflow#90291 (TF 2.18, RTX 5070 Ti on WSL2: CUDA_ERROR_INVALID_HANDLE)"."""
+    if not (report.releases or report.gpu or report.error):
+        return report.issue
+    gpu = (
+        t("recommend.citation.on", gpu=report.gpu, platform=report.platform)
+        if report.platform
+        else report.gpu
+    )
+    error = (
+        t("recommend.citation.in", error=report.error, where=report.where) if report.where else report.error
+    )
+    return t(
+        "recommend.citation.report",
+        issue=report.issue,
+        releases=t("recommend.citation.and").join(report.releases),
+        gpu=gpu,
+        error=error,
     )
 
 

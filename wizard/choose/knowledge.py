@@ -24,6 +24,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from wizard.assets import asset_text
+from wizard.choose.choice import FailureReport
 from wizard.choose.harvest import Arch, Harvest, Ptx, TfHarvest, canonical, load_harvest
 from wizard.tomlcompat import tomllib
 
@@ -170,7 +171,7 @@ class Architecture(Sourced):
     cc_max: Version
     last_driver_branch: int | None
     ptxas_cuda: Version | None
-    reports: tuple[str, ...] = ()  # issues reporting pip TensorFlow failing on these GPUs
+    reports: tuple[FailureReport, ...] = ()  # issues reporting pip TensorFlow failing on these GPUs
 
     def covers(self, cc: Version) -> bool:
         return self.cc_min <= cc <= self.cc_max
@@ -592,6 +593,20 @@ def _gpu(row: Mapping[str, Any]) -> Gpu:
     )
 
 
+def _report(row: Any) -> FailureReport:
+    if not isinstance(row, Mapping):
+        return FailureReport(issue=str(row))
+    releases = row.get("releases", [])
+    return FailureReport(
+        issue=str(row["issue"]),
+        releases=tuple(str(r) for r in releases) if isinstance(releases, list) else (str(releases),),
+        gpu=str(row.get("gpu", "")),
+        error=str(row.get("error", "")),
+        where=str(row.get("where", "")),
+        platform=str(row.get("platform", "")),
+    )
+
+
 def _arch(row: Mapping[str, Any]) -> Architecture:
     branch = row.get("last_driver_branch")
     ptxas = row.get("ptxas_cuda")
@@ -601,7 +616,7 @@ def _arch(row: Mapping[str, Any]) -> Architecture:
         cc_max=Version(row["cc_max"]),
         last_driver_branch=int(branch) if branch is not None else None,
         ptxas_cuda=Version(ptxas) if ptxas is not None else None,
-        reports=tuple(str(r) for r in row.get("pip_tensorflow_reports", [])),
+        reports=tuple(_report(r) for r in row.get("pip_tensorflow_reports", [])),
         **_sourced(row),
     )
 

@@ -199,10 +199,14 @@ def _gpu_facts(profile: MachineProfile, kb: KnowledgeBase) -> list[GpuFact]:
         # The driver is not answering, but the probe saw the card on the PCI bus
         # and wrote its name into a note: use it to know the architecture.
         for note in profile.notes or []:
-            m = re.search(r"PCI: NVIDIA device \S+ \(([^)]+)\)", str(note))
-            if m:
-                row = kb.gpu(m.group(1))
-                out.append(GpuFact(_short_name(m.group(1)), row.compute_capability if row else None))
+            # A coded note carries the card's name as a field (its wording is the language's);
+            # a free-text note from an old profile is read as the probe wrote it in English.
+            fields = getattr(note, "fields", {})
+            m = re.search(r"PCI: NVIDIA device \S+ \(([^)]+)\)", str(getattr(note, "text", note)))
+            pci_name = fields.get("name") if "name" in fields else (m.group(1) if m else None)
+            if pci_name:
+                row = kb.gpu(pci_name)
+                out.append(GpuFact(_short_name(pci_name), row.compute_capability if row else None))
     return out
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from wizard.cli.common import add_profile_option, load_profile_arg, print_json
 from wizard.profile import MachineProfile
+from wizard.safe.error_words import os_error
 from wizard.text import t
 
 
@@ -26,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             profile.save(args.save)
         except OSError as exc:
-            print(t("detect.save_failed", path=args.save, error=exc.strerror or exc), file=sys.stderr)
+            print(t("detect.save_failed", path=args.save, error=os_error(exc)), file=sys.stderr)
             return 1
     if args.json:
         print_json(profile.to_dict())

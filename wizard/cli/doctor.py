@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wizard.cli.common import add_profile_option, load_profile_arg, print_json
+from wizard.safe.error_words import os_error
 from wizard.text import t
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             log = read_log(args.log)
         except OSError as exc:
-            print(t("cli.cannot_read", path=safe(args.log), error=exc.strerror or exc), file=sys.stderr)
+            print(t("cli.cannot_read", path=safe(args.log), error=os_error(exc)), file=sys.stderr)
             return EXIT_BAD_INPUT
         for number, line in log.lines:
             matcher.feed(line, number)

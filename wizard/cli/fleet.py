@@ -139,9 +139,18 @@ def run_plan(args: argparse.Namespace) -> int:
 def run_report(args: argparse.Namespace) -> int:
     from wizard.fleet.receipts import counts, load_report, table, write_csv
     from wizard.safe.atomic import WriteError
+    from wizard.safe.display import safe
 
     if not (args.project / "plans").is_dir() and not (args.project / "receipts").is_dir():
-        print(t("cli.error", error=t("fleet.report.not_project", path=str(args.project))), file=sys.stderr)
+        # A folder that is not there is a wrong path, not a wrong folder: say which.
+        key = (
+            "report.not_project"
+            if args.project.is_dir()
+            else "report_path.no_folder"
+            if not args.project.exists()
+            else "report_path.not_folder"
+        )
+        print(t("cli.error", error=t(f"fleet.{key}", path=safe(str(args.project)))), file=sys.stderr)
         return 2
     rows = load_report(args.project)
     try:

@@ -165,25 +165,27 @@ def _run_human(sampler: Sampler, interval: float, count: int | None) -> int:
                 n, cost = n + 1, cost + s.cost_s
                 live.update(Group(render(s, sampler.info), hint), refresh=True)
     else:
+        # Printed one after another: the source's notes (simulated, WSL2) once, before the first.
         for s in _ticks(sampler, interval, count):
             n, cost = n + 1, cost + s.cost_s
-            console.print(render(s, sampler.info))
+            console.print(render(s, sampler.info, notes=n == 1))
     elapsed = max(time.monotonic() - started, interval)
     console.print(t("monitor.stopped", count=n) + "  " + t("monitor.cost", percent=100.0 * cost / elapsed))
     return 0
 
 
-def render(s: Sample, info: SourceInfo) -> RenderableType:
+def render(s: Sample, info: SourceInfo, notes: bool = True) -> RenderableType:
+    """One sample; `notes`: with the source's notes (the live view redraws them in each frame)."""
     parts: list[RenderableType] = []
     if info.simulated:
         parts.append(Text(t("monitor.simulated_tag"), style="bold reverse magenta"))
-    for note in info.notes:
+    for note in info.notes if notes else ():
         parts.append(Text(safe(note, 1000), style="yellow"))
     if s.no_gpu_reason:
         parts.append(Text(safe(s.no_gpu_reason, 1000), style="yellow"))
     if s.gpus:
         parts.extend(_gpu_lines(g) for g in s.gpus)
-        procs = _process_table(s, info)
+        procs = _process_table(s, info) if info.processes_available or notes else None
         if procs is not None:
             parts.append(procs)
     host = s.host

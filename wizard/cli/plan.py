@@ -176,5 +176,12 @@ def run(args: argparse.Namespace) -> int:
             visible(format_plan(plan, terminal_width(), statuses), multiline=True)
         )  # a GPU name may hold escapes
         print()
-        print(t("plan.view.script_hint"))
+        # The hint only where a script can be made; else the one line that says why not.
+        from wizard.plan.script import render_script
+
+        try:
+            render_script(plan)
+            print(t("plan.view.script_hint"))
+        except PlanError as exc:
+            print(exc)  # our own sentence (plan.script.not_windows), not data
     return 0

@@ -151,7 +151,9 @@ def said_once(rows: list[Candidate]) -> list[list[str]]:
                 lines.append(reason)
         if again:
             where = ", ".join(str(n) for n in sorted(set(again)))
-            lines.append(t("recommend.same_as", count=len(again), rows=where))
+            key = "recommend.same_z18.one" if len(again) == 1 else "recommend.same_z18.many"
+            row_word = "recommend.same_z18.row" if len(set(again)) == 1 else "recommend.same_z18.rows"
+            lines.append(t(key, count=len(again), rows=t(row_word, rows=where)))
         out.append(lines)
     return out
 

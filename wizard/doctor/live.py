@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from wizard.doctor.catalogue import MAX_LINE_CHARS
+from wizard.safe.error_words import os_error
 from wizard.text import t
 
 
@@ -75,7 +76,7 @@ class WatchedRun:
                 env=self.env,
             )
         except OSError as exc:
-            raise CannotStart(exc.strerror or str(exc)) from None
+            raise CannotStart(os_error(exc)) from None
         stream = self._proc.stdout
         assert stream is not None
         number = 0

@@ -8,11 +8,14 @@ Findings are returned as (key, severity, fields) for wizard.doctor.findings to w
 
 from __future__ import annotations
 
+import shlex
+
 from packaging.version import Version
 
 from wizard.choose.driver_view import need_sentence, reported_text, step_title
 from wizard.choose.knowledge import load_knowledge
 from wizard.choose.resolver import GPU_METHODS, evaluate, read_facts, recommend
+from wizard.plan.linux import driver_install_commands
 from wizard.profile import MachineProfile
 from wizard.text import t
 
@@ -43,14 +46,25 @@ def _problems(p: MachineProfile) -> list[Problem]:
     newest = kb.releases[0]
     best_tf = best.set.tensorflow if best.set.method != "cpu" else ""
     until = t("findings.until.tf", tf=best_tf) if best_tf else t("findings.until.cpu")
-    side_fix = "findings.fix.driver_wsl2" if facts.windows_driver else "findings.fix.driver_linux"
+
+    def fix(floor: str, next_key: str, tf: str) -> str:
+        """How to get the driver: the plan's own commands (one place: plan.linux), then the next key."""
+        then = t(next_key, tf=tf)
+        if facts.windows_driver:
+            return t("findings.fix_z18.driver_wsl2", floor=floor, next=then)
+        commands = driver_install_commands(p, floor)
+        if not commands:
+            return t("findings.fix_z18.driver_by_hand", floor=floor, next=then)
+        shown = " && ".join(shlex.join(("sudo", *c)) for c in commands)
+        return t("findings.fix_z18.driver_linux", floor=floor, commands=shown, next=then)
+
     if best.driver is not None and best.driver.step:
         need = best.driver
         fields = {
             "step": step_title(need),
             "tf": best.set.tensorflow,
             "sentence": need_sentence(need, fix=False),
-            "fix": t(side_fix, floor=need.floor),
+            "fix": fix(need.floor, "findings.next_z18.in_plan", need.tf),
         }
         out.append(("driver-step", "warning", fields))  # the plan's first step: the student must do it
     elif rec.upgrade is not None and rec.upgrade.driver is not None:
@@ -58,7 +72,7 @@ def _problems(p: MachineProfile) -> list[Problem]:
         fields = {
             "newest": need.tf,
             "reason": need_sentence(need, fix=False),
-            "fix": t(side_fix, floor=need.floor),
+            "fix": fix(need.floor, "findings.next_z18.upgrade", need.tf),
             "until": until,
         }
         out.append(("newest-tf-driver", "info", fields))  # a way forward, not a failure

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from wizard.choose.choice import METHODS
+from wizard.safe.error_words import os_error
 from wizard.text import t
 from wizard.tomlcompat import tomllib
 
@@ -115,9 +116,7 @@ def load_answers(path: Path) -> Answers:
         with open(path, "rb") as f:
             raw = f.read(MAX_BYTES + 1)
     except OSError as exc:
-        raise AnswersError(
-            t("fleet.answers.unreadable", path=str(path), error=exc.strerror or str(exc))
-        ) from None
+        raise AnswersError(t("fleet.answers.unreadable", path=str(path), error=os_error(exc))) from None
     if len(raw) > MAX_BYTES:
         raise AnswersError(t("fleet.answers.too_large", path=str(path), limit=MAX_BYTES // 1024))
     try:

@@ -24,6 +24,7 @@ from wizard.fleet.tools import control_uv
 from wizard.plan.programs import names as program_names
 from wizard.plan.programs import program_bytes
 from wizard.safe.atomic import write_bytes_atomic
+from wizard.safe.error_words import os_error
 from wizard.text import t
 
 PROBE_ZIP = "tf-gpu-wizard-probe.pyz"
@@ -173,5 +174,5 @@ def export_project(out: Path, inventory: Path, answers: Answers) -> list[str]:
         for folder in ("profiles", "plans", "locks", "receipts", "wheelhouse"):
             os.makedirs(out / folder, exist_ok=True)
     except OSError as exc:
-        raise ExportError(t("fleet.export.failed", path=str(out), error=exc.strerror or str(exc))) from None
+        raise ExportError(t("fleet.export.failed", path=str(out), error=os_error(exc))) from None
     return changed

@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 from wizard import paths
 from wizard.safe.atomic import TooLarge, WriteError, read_bytes_limited, write_text_atomic
 from wizard.safe.display import safe
+from wizard.safe.error_words import os_error
 from wizard.text import t
 from wizard.tomlcompat import tomllib
 
@@ -135,7 +136,7 @@ def _read(path: Path) -> str | None:
     except FileNotFoundError:
         return None
     except (OSError, TooLarge, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        reason = os_error(exc) if isinstance(exc, OSError) else str(exc)
         raise MirrorError(t("mirror.bad_file", path=str(path), error=reason)) from None
 
 

@@ -91,6 +91,25 @@ def last_branch(profile: MachineProfile) -> int | None:
     return max(branches) if branches else None
 
 
+def driver_install_commands(profile: MachineProfile, floor: str) -> tuple[tuple[str, ...], ...]:
+    """The commands (run as root) that install a driver of `floor` or newer here: the plan's driver
+    step runs them and the doctor's fix shows them. Empty where the driver is installed by hand."""
+    distro, version = profile.os.id, profile.os.version
+    if distro == "ubuntu":
+        branch = driver_branch(floor, last_branch(profile))
+        # ubuntu-drivers picks the signed, prebuilt kernel modules (Secure Boot friendly) when they exist.
+        install = (
+            ("ubuntu-drivers", "install", f"nvidia:{branch}")
+            if version_at_least(version, "22.04")
+            else apt_install(f"nvidia-driver-{branch}")
+        )
+        return (apt_update(), install)
+    if distro == "debian":
+        headers = "linux-headers-arm64" if profile.arch == "aarch64" else "linux-headers-amd64"
+        return (apt_install(headers, "nvidia-driver", "firmware-misc-nonfree"),)
+    return ()
+
+
 def driver_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
     """Nothing when the driver is new enough; else the distribution's packages and a reboot."""
     cand = inputs.candidate
@@ -107,22 +126,15 @@ def driver_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
         why += " " + t("plan.h17_driver.linux_risky")
     if profile.kernel.secure_boot:
         why += " " + t("plan.driver.secure_boot")
-    distro, version = profile.os.id, profile.os.version
+    distro = profile.os.id
     branch = driver_branch(floor, last_branch(profile))
+    commands = driver_install_commands(profile, floor)
     if distro == "ubuntu":
-        # ubuntu-drivers picks the signed, prebuilt kernel modules (Secure Boot friendly) when they exist.
-        install = (
-            ("ubuntu-drivers", "install", f"nvidia:{branch}")
-            if version_at_least(version, "22.04")
-            else apt_install(f"nvidia-driver-{branch}")
-        )
-        return [_driver_step(floor, _title(cand, "plan.driver.title", branch), why, (apt_update(), install))]
+        return [_driver_step(floor, _title(cand, "plan.driver.title", branch), why, commands)]
     if distro == "debian":
-        headers = "linux-headers-arm64" if profile.arch == "aarch64" else "linux-headers-amd64"
-        install = apt_install(headers, "nvidia-driver", "firmware-misc-nonfree")
         return [
             _debian_non_free_step(profile),
-            _driver_step(floor, _title(cand, "plan.driver.title_debian", branch), why, (install,)),
+            _driver_step(floor, _title(cand, "plan.driver.title_debian", branch), why, commands),
         ]
     manual = t("plan.driver.manual", floor=floor)
     return [_driver_step(floor, _title(cand, "plan.driver.title", branch), why, (), manual=manual)]

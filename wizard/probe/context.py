@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 
 from wizard.nvml import NvmlBackend, PynvmlBackend
+from wizard.profile import Note, note
 from wizard.sysio import System
 
 
@@ -103,8 +104,12 @@ class ProbeContext:
     python: PythonFacts = field(default_factory=running_python)
     installed: Callable[[str], str | None] = installed_version
     nvml_timeout: float = 5.0
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
-    def note(self, text: str) -> None:
-        if text not in self.notes:
-            self.notes.append(text)
+    def note(self, code: str, **fields: object) -> None:
+        """A note as a catalogue key under probe. and its fields (worded when shown)."""
+        self.add(note(code, **fields))
+
+    def add(self, item: Note) -> None:
+        if item not in self.notes:
+            self.notes.append(item)

@@ -9,7 +9,6 @@ from pathlib import PurePosixPath
 from wizard.probe.context import ProbeContext
 from wizard.probe.os_platform import WSL_LIB
 from wizard.profile import CudaToolkit, CudnnInfo, LibCuda, MachineProfile
-from wizard.text import t
 
 LIB_DIRS = (
     "/usr/lib/x86_64-linux-gnu",
@@ -115,7 +114,7 @@ def _libcuda(ctx: ProbeContext, profile: MachineProfile, ldconfig: str) -> None:
     if profile.platform == "wsl2":
         stray = [lib.path for lib in profile.libcuda if not lib.inside_wsl_lib]
         if stray:
-            ctx.note(t("probe.linux_driver_in_wsl", path=stray[0]))
+            ctx.note("probe.linux_driver_in_wsl", path=stray[0])
 
 
 def probe_cuda(ctx: ProbeContext, profile: MachineProfile) -> str:

@@ -21,7 +21,6 @@ from wizard.probe.resources import probe_resources
 from wizard.probe.tensorflow import probe_tensorflow
 from wizard.profile import MachineProfile
 from wizard.sysio import System
-from wizard.text import t
 
 Part = Callable[[ProbeContext, MachineProfile], str]
 
@@ -57,7 +56,7 @@ def detect(
             profile.probe_layers[name] = part(ctx, profile)
         except Exception as exc:  # a probe bug must not stop the others
             profile.probe_layers[name] = "failed"
-            ctx.note(t("probe.part_failed", part=name, error=f"{type(exc).__name__}: {exc}"))
+            ctx.note("probe.part_failed", part=name, error=f"{type(exc).__name__}: {exc}")
         profile.notes = list(ctx.notes)
         if on_part is not None:
             on_part(name, profile)

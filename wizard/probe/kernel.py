@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from wizard.probe.context import ProbeContext
 from wizard.profile import MachineProfile
-from wizard.text import t
 
 
 def loaded_modules(text: str) -> set[str]:
@@ -24,7 +23,7 @@ def probe_kernel(ctx: ProbeContext, profile: MachineProfile) -> str:
     version = (ctx.system.read_text("/sys/module/nvidia/version") or "").strip()
     km.loaded_version = version or None
     if km.loaded_version and profile.driver and profile.driver.version not in ("unknown", km.loaded_version):
-        ctx.note(t("probe.module_mismatch", loaded=km.loaded_version, userspace=profile.driver.version))
+        ctx.note("probe.module_mismatch", loaded=km.loaded_version, userspace=profile.driver.version)
     result = ctx.system.run(["mokutil", "--sb-state"], timeout=2.0)
     if result.ok or result.stdout:
         text = (result.stdout + result.stderr).lower()
@@ -34,5 +33,5 @@ def probe_kernel(ctx: ProbeContext, profile: MachineProfile) -> str:
             km.secure_boot = False
     if profile.nvidia_pci_devices and km.nvidia_loaded is False and profile.driver is None:
         if km.nouveau_loaded:
-            ctx.note(t("probe.nouveau_loaded"))
+            ctx.note("probe.nouveau_loaded")
     return "procfs"

@@ -16,7 +16,6 @@ from wizard.nvml import ErrorKind, NvmlBackend, NvmlError, cuda_version_text
 from wizard.probe.context import ProbeContext
 from wizard.probe.os_platform import WSL_LIB
 from wizard.profile import DriverInfo, GpuInfo, MachineProfile
-from wizard.text import t
 
 NVIDIA_VENDOR = "0x10de"
 SMI_FIELDS = "index,name,compute_cap,memory.total,uuid,pci.bus_id,driver_version"
@@ -53,22 +52,22 @@ def _from_nvml(ctx: ProbeContext, profile: MachineProfile) -> bool:
         nvml = _bounded(ctx.nvml_factory, ctx.nvml_timeout)
         _bounded(nvml.init, ctx.nvml_timeout)
     except _Timeout:
-        ctx.note(t("probe.nvml_timeout", seconds=ctx.nvml_timeout))
+        ctx.note("probe.nvml_timeout", seconds=ctx.nvml_timeout)
         return False
     except NvmlError as exc:
         if exc.kind in (ErrorKind.LIBRARY_NOT_FOUND, ErrorKind.DRIVER_NOT_LOADED):
             if profile.platform == "wsl2" and ctx.system.exists(f"{WSL_LIB}/libnvidia-ml.so.1"):
-                ctx.note(t("probe.nvml_wsl_lib_present", detail=exc.detail))
+                ctx.note("probe.nvml_wsl_lib_present", detail=exc.detail)
         else:
-            ctx.note(t("probe.nvml_failed", detail=exc.detail))
+            ctx.note("probe.nvml_failed", detail=exc.detail)
         return False
     try:
         return _bounded(lambda: _read_nvml(ctx, nvml, profile), ctx.nvml_timeout)
     except _Timeout:
-        ctx.note(t("probe.nvml_timeout", seconds=ctx.nvml_timeout))
+        ctx.note("probe.nvml_timeout", seconds=ctx.nvml_timeout)
         return bool(profile.driver)
     except NvmlError as exc:
-        ctx.note(t("probe.nvml_failed", detail=exc.detail))
+        ctx.note("probe.nvml_failed", detail=exc.detail)
         return bool(profile.driver)
     finally:
         try:
@@ -83,7 +82,7 @@ def _read_nvml(ctx: ProbeContext, nvml: NvmlBackend, profile: MachineProfile) ->
     try:
         driver.cuda = cuda_version_text(nvml.cuda_driver_version())
     except NvmlError as exc:
-        ctx.note(t("probe.field_unavailable", field="CUDA driver version", detail=exc.detail))
+        ctx.note("probe.field_unavailable", field="CUDA driver version", detail=exc.detail)
     profile.driver = driver
     for i in range(nvml.device_count()):
         profile.gpus.append(_read_gpu(ctx, nvml, i))
@@ -105,9 +104,9 @@ def _read_gpu(ctx: ProbeContext, nvml: NvmlBackend, i: int) -> GpuInfo:
             read()
         except NvmlError as exc:
             if exc.kind is ErrorKind.GPU_LOST:
-                ctx.note(t("probe.gpu_lost", index=i))
+                ctx.note("probe.gpu_lost", index=i)
                 break
-            ctx.note(t("probe.field_unavailable", field=f"GPU {i} {label}", detail=exc.detail))
+            ctx.note("probe.field_unavailable", field=f"GPU {i} {label}", detail=exc.detail)
     return gpu
 
 
@@ -151,7 +150,7 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
     if result.missing:
         return False
     if result.timed_out:
-        ctx.note(t("probe.smi_timeout"))
+        ctx.note("probe.smi_timeout")
         return False
     if not result.ok:
         # Old drivers do not know compute_cap; ask again without it.
@@ -159,7 +158,7 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
         result = ctx.system.run([smi, f"--query-gpu={fields}", "--format=csv,noheader,nounits"], timeout=5.0)
         if not result.ok:
             first = (result.stdout or result.stderr).strip().splitlines()[:1]
-            ctx.note(t("probe.smi_failed", detail=first[0] if first else f"exit {result.returncode}"))
+            ctx.note("probe.smi_failed", detail=first[0] if first else f"exit {result.returncode}")
             return False
         rows = [line.split(",") for line in result.stdout.splitlines()]
         text = "\n".join(",".join([*r[:2], "", *r[2:]]) for r in rows)
@@ -195,7 +194,7 @@ def _from_proc(ctx: ProbeContext, profile: MachineProfile) -> bool:
     if not version:
         return False
     profile.driver = DriverInfo(version=version, source="proc")
-    ctx.note(t("probe.proc_only"))
+    ctx.note("probe.proc_only")
     return True
 
 
@@ -227,11 +226,11 @@ def probe_nvidia(ctx: ProbeContext, profile: MachineProfile) -> str:
         layer = "pci"
     if profile.driver is None:
         if profile.nvidia_pci_devices:
-            ctx.note(t("probe.gpu_without_driver", count=profile.nvidia_pci_devices))
+            ctx.note("probe.gpu_without_driver", count=profile.nvidia_pci_devices)
         elif profile.platform == "wsl2":
-            ctx.note(t("probe.no_driver_wsl2"))
+            ctx.note("probe.no_driver_wsl2")
         else:
-            ctx.note(t("probe.no_driver"))
+            ctx.note("probe.no_driver")
     elif not profile.gpus and layer in ("nvml", "nvidia-smi"):
-        ctx.note(t("probe.driver_no_gpus"))
+        ctx.note("probe.driver_no_gpus")
     return layer

@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 
 from wizard.probe.context import ProbeContext
-from wizard.profile import MachineProfile
-from wizard.text import t
+from wizard.profile import MachineProfile, Note, note
 
 WSL_LIB = "/usr/lib/wsl/lib"
 APT_SOURCES_D = "/etc/apt/sources.list.d"
@@ -94,11 +93,12 @@ def _linux_flavour(ctx: ProbeContext, kernel: str, proc_version: str) -> str:
     return "wsl1"
 
 
-def wsl1_fix(distro: str) -> str:
+def wsl1_fix(distro: str) -> Note:
     """The PowerShell line that converts this distribution to WSL2 (how to find its name when unknown)."""
-    from wizard.profile_view import wsl1_command
+    from wizard.profile_view import wsl1_distro_arg
 
-    return t("probe.wsl1", command=wsl1_command(distro))
+    arg = wsl1_distro_arg(distro)
+    return note("probe.wsl1", distro=arg) if arg else note("probe.wsl1_unknown")
 
 
 def probe_platform(ctx: ProbeContext, profile: MachineProfile) -> str:
@@ -129,7 +129,7 @@ def probe_platform(ctx: ProbeContext, profile: MachineProfile) -> str:
 
     release = ctx.system.read_text("/etc/os-release") or ctx.system.read_text("/usr/lib/os-release")
     if release is None:
-        ctx.note(t("probe.no_os_release"))
+        ctx.note("probe.no_os_release")
     else:
         info = parse_os_release(release)
         profile.os.id = info.get("ID", "unknown") or "unknown"
@@ -141,5 +141,5 @@ def probe_platform(ctx: ProbeContext, profile: MachineProfile) -> str:
     if profile.platform in ("wsl1", "wsl2") and name:
         profile.os.wsl_distro = name
     if profile.platform == "wsl1":
-        ctx.note(wsl1_fix(profile.os.wsl_distro))
+        ctx.add(wsl1_fix(profile.os.wsl_distro))
     return "procfs"

@@ -7,7 +7,6 @@ from pathlib import PurePath
 from wizard.probe.context import ProbeContext, PythonFacts
 from wizard.probe.installers import probe_installers
 from wizard.profile import MachineProfile
-from wizard.text import t
 
 
 def probe_python(ctx: ProbeContext, profile: MachineProfile) -> str:
@@ -24,7 +23,7 @@ def probe_python(ctx: ProbeContext, profile: MachineProfile) -> str:
         # A venv: the wizard's own (install.sh makes it). It is not the machine's Python, and the
         # TensorFlow environment must not be made from it: describe the interpreter it was made from.
         base = _base_executable(py)
-        ctx.note(t("probe.python_base", venv=py.prefix, python=base))
+        ctx.note("probe.python_base", venv=py.prefix, python=base)
         info.executable = base
         info.pip = py.base_has_pip
         info.venv_module = py.base_has_venv
@@ -39,7 +38,7 @@ def probe_python(ctx: ProbeContext, profile: MachineProfile) -> str:
         info.env = "system"
     probe_installers(ctx, info)
     if info.venv_module is False and profile.platform in ("linux", "wsl2"):
-        ctx.note(t("probe.no_venv_module", version=".".join(py.version.split(".")[:2])))
+        ctx.note("probe.no_venv_module", version=".".join(py.version.split(".")[:2]))
     return "python"
 
 

@@ -61,7 +61,9 @@ class TooLarge(ValueError):
 
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror
+        from wizard.safe.error_words import os_error  # error_words is beside, not under, this module
+
+        return os_error(exc)
     return str(exc) or type(exc).__name__
 
 
