@@ -58,16 +58,20 @@ def test_the_wsl_driver_fix_says_the_next_key_not_start_again() -> None:
 
 
 @pytest.mark.parametrize("uv", [None, "/home/student/.local/bin/uv"], ids=["pip", "uv"])
-def test_the_python_advice_is_what_the_plan_does(uv: str | None) -> None:
+def test_the_python_advice_is_what_the_plan_does(uv: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
     """GTX 1080 on 470 has Python 3.8 and gets TF 2.14.1 with Python 3.9: the advice names no way
-    of installing Python that the plan does not take (deadsnakes vs `uv python install`)."""
+    of installing Python that the plan does not take (deadsnakes vs `uv python install`), with uv
+    (the demo's own, as a real run) and with pip picked by the person."""
     from wizard.choose.resolver import recommend
     from wizard.demo import load_demo
     from wizard.plan.build import build_plan
+    from wizard.plan.installer import INSTALLER_ENV
 
     profile = load_demo("ubuntu-20.04-gtx1080-driver470")
     if uv:
         profile.python.uv, profile.python.uv_version = uv, "0.9.0"
+    else:
+        monkeypatch.setenv(INSTALLER_ENV, "pip")
     rec = recommend(profile)
     assert rec.recommended is not None and rec.recommended.python_change
     plan_text = " ".join(" ".join(s.command_lines()) for s in build_plan(profile, rec.recommended).steps)
