@@ -10,6 +10,16 @@ harmless row (they come last in the file) and a specific row wins over a generic
 `repl_after`/`repl_value` match a Python REPL echo: a value line ("[]", "False") right after the
 line that printed it.
 
+Context: a row with `when` claims its line only where the same text, anywhere (before or after),
+holds one of its cues: "nvidia-smi: command not found" said inside a container (docker, podman,
+`--gpus`) is a container started without GPU access, not a missing nvidia-smi. While the cue is
+not seen the line belongs to the next row that matches it (the row without the context), so a
+streamed log is answered as it comes and corrected when the cue arrives.
+
+Weak rows (`weak = true`) are lines that are evidence only beside a failure (a `docker run` line
+without `--gpus`, "SecureBoot enabled"): ranked after every strong cause, and where the text holds
+no harmful line of another row they are a note, not a cause (see wizard.doctor.diagnose).
+
 Texts as people paste them: a line is matched in a plain form (curly quotes, full-width
 punctuation, HTML entities and runs of blanks made plain; `plain`), and a message wrapped onto two
 lines is matched across the break (see LineMatcher).
@@ -47,7 +57,8 @@ SEEN_LINES = 4096  # long lines remembered with their answer
 # Words on almost every line of a TensorFlow log: a poor anchor when the regex offers another one.
 COMMON_WORDS = frozenset({"tensorflow", "gpu", "gpus", "cuda", "nvidia", "error", "library"})
 
-HARMFUL, SYMPTOM, HARMLESS = 0, 1, 2  # ranking tiers of a hit
+HARMFUL, WEAK, SYMPTOM, HARMLESS = 0, 1, 2, 3  # ranking tiers of a hit
+HITS_KEPT = 64  # lines kept per diagnosis: enough to find one a context row did not take
 
 # What a blog editor, a Chinese input method or a web page does to a pasted message: curly quotes,
 # full-width colons and brackets, no-break and ideographic spaces, zero-width characters, HTML
@@ -107,12 +118,16 @@ class Pattern:
     symptom: bool  # a consequence that a more specific diagnosis explains: ranked after causes
     repl_after: tuple[re.Pattern[str], ...] = ()
     repl_value: tuple[re.Pattern[str], ...] = ()
+    when: tuple[re.Pattern[str], ...] = ()  # context cues, one needed anywhere in the text
+    weak: bool = False  # evidence only beside a failure: ranked after the strong causes
 
     @property
     def tier(self) -> int:
         if not self.harmful:
             return HARMLESS
-        return SYMPTOM if self.symptom else HARMFUL
+        if self.symptom:
+            return SYMPTOM
+        return WEAK if self.weak else HARMFUL
 
     def matches(self, line: str, low: str, previous: str) -> bool:
         if any(rule.search(line, low) for rule in self.rules):
@@ -190,8 +205,20 @@ def patterns() -> tuple[Pattern, ...]:
             symptom=bool(row.get("symptom", False)),
             repl_after=_compile(row.get("repl_after", [])),
             repl_value=_compile(row.get("repl_value", [])),
+            when=_compile(row.get("when", [])),
+            weak=bool(row.get("weak", False)),
         )
         for row in data["pattern"]
+    )
+
+
+@cache
+def _cues() -> tuple[tuple[Pattern, re.Pattern[str]], ...]:
+    """Each context row with its cues as one regex (a handful of rows: cheap on every line)."""
+    return tuple(
+        (p, re.compile("|".join(f"(?:{rx.pattern})" for rx in p.when), re.IGNORECASE))
+        for p in patterns()
+        if p.when
     )
 
 
@@ -260,10 +287,16 @@ class LineMatcher:
 
     A message wrapped onto two lines (a pasted issue, a terminal 80 columns wide) is matched too:
     a line that matches nothing is tried once more joined to the unmatched line before it, and a
-    hit there belongs to that earlier line."""
+    hit there belongs to that earlier line.
+
+    `hits` is the answer so far, one Hit per diagnosis: a line a context row matched belongs to it
+    once its cue has been seen anywhere in the text, else to the row that matched it without
+    context; of an id's lines, a strong row's first line before a weak row's."""
 
     def __init__(self) -> None:
-        self.hits: dict[str, Hit] = {}
+        self._lines: dict[str, list[Hit]] = {}  # id -> its lines (HITS_KEPT at most), in order
+        self._context: list[list[Hit]] = []  # per line a context row matched: its Hits, row order
+        self._cued: set[int] = set()  # the context rows (id()) whose cue the text holds
         self.lines = 0
         self._previous = ""
         # The last line, when it matched nothing: (plain text, raw text, number, position, anchored).
@@ -271,7 +304,8 @@ class LineMatcher:
         self._flat = _flat_rules()
         self._unanchored = _prefilter()[1]
         self._anchor_search = _anchor_regex().search
-        self._seen: dict[str, tuple[bool, tuple[int, Pattern] | None]] = {}
+        self._cues = _cues()
+        self._seen: dict[str, tuple[bool, tuple[int, Pattern] | None, tuple[Pattern, ...]]] = {}
         self._place = {id(p): place for place, (_, _, p) in reversed(list(enumerate(self._flat)))}
 
     def _anchored(self, low: str) -> bool:
@@ -279,23 +313,38 @@ class LineMatcher:
         # a Python loop over every rule.
         return self._anchor_search(low) is not None
 
-    def _row(self, line: str, low: str, anchored: bool, repl: bool) -> tuple[int, Pattern] | None:
-        """The first row that matches the line (with its place in file order), or None."""
+    def _row(
+        self, line: str, low: str, anchored: bool, repl: bool
+    ) -> tuple[tuple[int, Pattern] | None, tuple[Pattern, ...]]:
+        """The first row without context that matches the line (with its place in file order), or
+        None; and the context rows before it that match the line too."""
         rules = self._flat if anchored else self._unanchored
+        context: list[Pattern] = []
         for place, (anchor, regex, p) in enumerate(rules):  # flat, in file order: the hot path
             if regex is None:  # a REPL row
                 if repl and p.matches(line, low, self._previous):
-                    return self._place[id(p)], p
+                    return (self._place[id(p)], p), tuple(context)
             elif (anchor is None or anchor in low) and regex.search(line) is not None:
-                return (place if anchored else self._place[id(p)]), p
-        return None
+                if p.when:
+                    if p not in context:
+                        context.append(p)
+                    continue
+                return ((place if anchored else self._place[id(p)]), p), tuple(context)
+        return None, tuple(context)
 
     def _hit(self, p: Pattern, raw: str, number: int, position: int) -> Hit | None:
-        if p.id in self.hits:  # the line belongs to this row; no other row sees it
+        """Keep the line for its row; the Hit when it is the first line of its diagnosis."""
+        kept = self._lines.setdefault(p.id, [])
+        if len(kept) >= HITS_KEPT:  # the line still belongs to this row; no other row sees it
             return None
         new = Hit(p, number, position, raw.strip()[:EVIDENCE_CHARS])
-        self.hits[p.id] = new
-        return new
+        kept.append(new)
+        return new if len(kept) == 1 else None
+
+    def _see_cues(self, line: str) -> None:
+        for p, cue in self._cues:
+            if id(p) not in self._cued and cue.search(line) is not None:
+                self._cued.add(id(p))
 
     def feed(self, line: str, number: int | None = None) -> Hit | None:
         """Match one line; the Hit when it is the first line of its diagnosis, else None."""
@@ -306,33 +355,42 @@ class LineMatcher:
         shown = position + 1 if number is None else number
         stripped = line.strip()
         low = line.lower()
+        if self._cues and stripped:
+            self._see_cues(line)
         if len(line) > REPL_VALUE_CHARS:  # no REPL value: the answer depends on the line alone
             known = self._seen.get(line)
             if known is None:
                 anchored = self._anchored(low)
-                known = self._seen[line] = (anchored, self._row(line, low, anchored, repl=False))
+                known = self._seen[line] = (anchored, *self._row(line, low, anchored, repl=False))
                 if len(self._seen) > SEEN_LINES:  # logs repeat lines (progress, warnings) but not all
                     self._seen.clear()
-            anchored, row = known
+            anchored, row, context = known
         else:
             anchored = self._anchored(low)
-            row = self._row(line, low, anchored, repl=True)
+            row, context = self._row(line, low, anchored, repl=True)
         before, self._unmatched = self._unmatched, None
-        if before is not None and stripped:
+        if before is not None and stripped and not context:
             # The line before matched nothing: the message may have begun there. The joined text
             # wins when it matches a row before this line's own (a more specific one).
             joined = before[0] + " " + stripped
             reach = _seam()  # neither half holds an anchor: only one across the join can match
             seam = (before[0][-reach:] + " " + stripped[:reach]).lower()
             if before[4] or anchored or self._anchored(seam):
-                both = self._row(joined, joined.lower(), True, repl=False)
-                if both is not None and (row is None or both[0] < row[0]) and both[1].id not in self.hits:
+                both, _ = self._row(joined, joined.lower(), True, repl=False)
+                if both is not None and (row is None or both[0] < row[0]) and both[1].id not in self._lines:
                     self._previous = line
                     return self._hit(both[1], before[1].strip() + " " + raw.strip(), before[2], before[3])
         new: Hit | None = None
+        if context:
+            hits = [Hit(p, shown, position, raw.strip()[:EVIDENCE_CHARS]) for p in context]
+            self._context.append(hits)
+            taken = next((h for h in hits if id(h.pattern) in self._cued), None)
+            if taken is not None and taken.pattern.id not in self.hits:
+                new = taken  # the cue came first: the line is the context row's at once
         if row is not None:
-            new = self._hit(row[1], raw, shown, position)
-        elif stripped:
+            first = self._hit(row[1], raw, shown, position)
+            new = new or (first if not any(id(p) in self._cued for p in context) else None)
+        elif stripped and not context:
             self._unmatched = (stripped, raw, shown, position, anchored)
         if stripped:
             self._previous = line
@@ -342,6 +400,21 @@ class LineMatcher:
         for line in text.splitlines():
             self.feed(line)
 
+    @property
+    def hits(self) -> dict[str, Hit]:
+        """One Hit per diagnosis id (see the class docstring), in the order the ids were first seen."""
+        taken: set[int] = set()
+        lines: dict[str, list[Hit]] = {}
+        for hits in self._context:
+            chosen = next((h for h in hits if id(h.pattern) in self._cued), None)
+            if chosen is not None:
+                taken.add(chosen.position)
+                lines.setdefault(chosen.pattern.id, []).append(chosen)
+        for diag_id, kept in self._lines.items():
+            lines.setdefault(diag_id, []).extend(h for h in kept if h.position not in taken)
+        best = {i: min(hs, key=lambda h: (h.pattern.weak, h.position)) for i, hs in lines.items() if hs}
+        return dict(sorted(best.items(), key=lambda item: item[1].position))
+
     def ranked(self) -> list[Hit]:
-        """Harmful causes, then harmful symptoms, then harmless messages; each by first appearance."""
+        """Harmful causes, weak ones, harmful symptoms, then harmless messages; each by first appearance."""
         return sorted(self.hits.values(), key=lambda h: (h.pattern.tier, h.position))
