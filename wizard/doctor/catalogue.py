@@ -212,14 +212,21 @@ def patterns() -> tuple[Pattern, ...]:
     )
 
 
+def cue_anchor(source: str) -> str | None:
+    """The longest literal every match of a cue holds, lower-cased (one character will do: a
+    cue is looked for on every line until it is seen, and `in` is cheap)."""
+    try:
+        parsed = _sre_parse.parse(source, re.IGNORECASE)
+    except Exception:  # an unusual construct: the regex is simply always tried
+        return None
+    runs = [r.lower() for r in _collect_runs(parsed) if r]
+    return max(runs, key=len)[:MAX_ANCHOR] if runs else None
+
+
 @cache
-def _cues() -> tuple[tuple[Pattern, re.Pattern[str]], ...]:
-    """Each context row with its cues as one regex (a handful of rows: cheap on every line)."""
-    return tuple(
-        (p, re.compile("|".join(f"(?:{rx.pattern})" for rx in p.when), re.IGNORECASE))
-        for p in patterns()
-        if p.when
-    )
+def _cues() -> tuple[tuple[Pattern, tuple[tuple[str | None, re.Pattern[str]], ...]], ...]:
+    """Each context row with its cues (anchor, regex): a handful, tried on each line until seen."""
+    return tuple((p, tuple((cue_anchor(rx.pattern), rx) for rx in p.when)) for p in patterns() if p.when)
 
 
 def pattern(diag_id: str) -> Pattern | None:
@@ -271,6 +278,15 @@ def _trie(words: tuple[str, ...]) -> re.Pattern[str]:
 
 
 @cache
+def _cue_regex() -> re.Pattern[str] | None:
+    """Any cue's anchor, as one trie regex; None when a cue has no anchor (then every line is tried)."""
+    anchors = [anchor for _, cues in _cues() for anchor, _ in cues]
+    if any(anchor is None for anchor in anchors):
+        return None
+    return _trie(tuple(sorted({a for a in anchors if a is not None})))
+
+
+@cache
 def _anchor_regex() -> re.Pattern[str]:
     return _trie(_prefilter()[0])
 
@@ -305,6 +321,8 @@ class LineMatcher:
         self._unanchored = _prefilter()[1]
         self._anchor_search = _anchor_regex().search
         self._cues = _cues()
+        cue_regex = _cue_regex()
+        self._cue_search = cue_regex.search if cue_regex is not None else None
         self._seen: dict[str, tuple[bool, tuple[int, Pattern] | None, tuple[Pattern, ...]]] = {}
         self._place = {id(p): place for place, (_, _, p) in reversed(list(enumerate(self._flat)))}
 
@@ -341,9 +359,13 @@ class LineMatcher:
         kept.append(new)
         return new if len(kept) == 1 else None
 
-    def _see_cues(self, line: str) -> None:
-        for p, cue in self._cues:
-            if id(p) not in self._cued and cue.search(line) is not None:
+    def _see_cues(self, line: str, low: str) -> None:
+        if self._cue_search is not None and self._cue_search(low) is None:
+            return  # no cue's anchor on the line (most lines): one trie regex says so
+        for p, cues in self._cues:
+            if id(p) not in self._cued and any(
+                (anchor is None or anchor in low) and rx.search(line) is not None for anchor, rx in cues
+            ):
                 self._cued.add(id(p))
 
     def feed(self, line: str, number: int | None = None) -> Hit | None:
@@ -356,7 +378,7 @@ class LineMatcher:
         stripped = line.strip()
         low = line.lower()
         if self._cues and stripped:
-            self._see_cues(line)
+            self._see_cues(line, low)
         if len(line) > REPL_VALUE_CHARS:  # no REPL value: the answer depends on the line alone
             known = self._seen.get(line)
             if known is None:
@@ -385,7 +407,7 @@ class LineMatcher:
             hits = [Hit(p, shown, position, raw.strip()[:EVIDENCE_CHARS]) for p in context]
             self._context.append(hits)
             taken = next((h for h in hits if id(h.pattern) in self._cued), None)
-            if taken is not None and taken.pattern.id not in self.hits:
+            if taken is not None and self.hits.get(taken.pattern.id) is taken:
                 new = taken  # the cue came first: the line is the context row's at once
         if row is not None:
             first = self._hit(row[1], raw, shown, position)

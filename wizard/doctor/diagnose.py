@@ -110,12 +110,14 @@ def public_source(seen_in: str) -> str:
 
 
 def _texts(diag_id: str) -> tuple[str, str, str]:
-    # Fixes name the wizard's own environment ({venv}), never a new venv somewhere else.
-    venv = _venv_shown()
+    # Fixes name the wizard's own environment ({venv}), never a new venv somewhere else, and the
+    # plan's own commands ({wsl_install}: the WSL2 install step's command, one place for it).
+    from wizard.plan.wsl_setup import wsl_install_shown
+
     return (
         t(f"doctor.{diag_id}.title"),
         t(f"doctor.{diag_id}.why"),
-        t(f"doctor.{diag_id}.fix", venv=venv),
+        t(f"doctor.{diag_id}.fix", venv=_venv_shown(), wsl_install=wsl_install_shown()),
     )
 
 

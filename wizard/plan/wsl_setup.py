@@ -22,6 +22,9 @@ from wizard.text import t
 
 LINUX_VENV = "~/.venvs/tf-gpu"  # the wizard's default environment, in the Ubuntu home
 DISTRO = "Ubuntu-24.04"  # the Ubuntu `wsl --install` offers today; its Python 3.12 is what was planned
+# The one command that installs WSL2 with that Ubuntu: the plan's step runs it, the doctor's fix
+# for native Windows shows it (wizard.doctor.diagnose), so both say the same.
+WSL_INSTALL = ("wsl", "--install", "-d", DISTRO)
 
 # Each check is one line run by the Windows Python; a missing wsl.exe or nvidia-smi is a plain "no".
 # `wsl --list --verbose` prints UTF-16; exit 0 when the distribution is there on WSL version 2.
@@ -132,7 +135,7 @@ def windows_to_wsl_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
             title=t("plan.wsl_setup.install_title"),
             why=t("plan.wsl_setup.install_why", tf=cand.set.tensorflow, distro=DISTRO),
             where="windows-host",
-            commands=(("wsl", "--install", "-d", DISTRO),),
+            commands=(WSL_INSTALL,),
             check=Check(
                 (checker, "-c", WSL_DISTRO_PY, DISTRO), t("plan.wsl_setup.install_proves", distro=DISTRO)
             ),
@@ -164,3 +167,8 @@ def windows_to_wsl_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     plan = assemble_plan(profile, inputs, steps, notes)
     # The environment this leads to is the one the wizard inside Ubuntu makes.
     return replace(plan, venv=LINUX_VENV, python=LINUX_VENV + "/bin/python")
+
+
+def wsl_install_shown() -> str:
+    """The WSL2 install command as PowerShell shows it (the plan's step and the doctor's fix)."""
+    return powershell_join(WSL_INSTALL)

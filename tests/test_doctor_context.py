@@ -1,0 +1,229 @@
+"""The doctor's context rows, weak rows, the GPU check's own codes and the plan's commands in fixes.
+
+A line's cause can depend on where it was printed: the same "nvidia-smi: command not found" is a
+missing driver on a host and a container started without GPU access inside docker. A line that
+is only evidence beside a failure (a `docker run` without --gpus, "SecureBoot enabled") is never
+the cause on its own: the doctor says it is not sure rather than name a wrong cause.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_gpu_check import run_check
+from wizard.demo import load_demo
+from wizard.doctor.catalogue import LineMatcher, patterns
+from wizard.doctor.diagnose import diagnose, match_output, recognised_in_output
+from wizard.text import set_language, t
+
+
+def first(text: str) -> str:
+    found = match_output(text)
+    return found[0].id if found else "nothing"
+
+
+# ---- context: where a line was printed -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "root@3f2a9c1b7d4e:/# nvidia-smi\nbash: nvidia-smi: command not found",  # a container's prompt
+        "$ docker exec -it trainer bash\n# nvidia-smi\nbash: nvidia-smi: command not found",
+        "nvidia-smi: command not found\nI built the image and started the container; this is inside it",
+        "podman run --rm -it ubuntu:22.04\nsh: 1: nvidia-smi: not found",
+        "docker run --rm nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi\n/bin/sh: nvidia-smi: command not found",
+        "在容器里运行 nvidia-smi\nbash: nvidia-smi：未找到命令",
+    ],
+)
+def test_nvidia_smi_not_found_inside_a_container_is_a_container_without_gpu_access(text: str) -> None:
+    assert first(text) == "container-no-gpu"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "$ nvidia-smi\nbash: nvidia-smi: command not found",
+        # The toolkit named on the host is not a container around the shell.
+        "I installed the nvidia-container-toolkit package\nbash: nvidia-smi: command not found",
+        "sudo apt install nvidia-container-toolkit\nnvidia-smi: command not found",
+    ],
+)
+def test_nvidia_smi_not_found_on_a_host_stays_a_missing_nvidia_smi(text: str) -> None:
+    assert first(text) == "nvidia-smi-missing"
+
+
+def test_a_cue_after_the_line_corrects_a_streamed_answer() -> None:
+    # doctor --run reads a log as it comes: the cue may arrive after the line it explains.
+    matcher = LineMatcher()
+    live = matcher.feed("bash: nvidia-smi: command not found", 1)
+    assert live is not None and live.pattern.id == "nvidia-smi-missing"
+    assert list(matcher.hits) == ["nvidia-smi-missing"]
+    matcher.feed("(this is inside the docker container, the host's nvidia-smi works)", 2)
+    assert list(matcher.hits) == ["container-no-gpu"]
+    assert matcher.hits["container-no-gpu"].number == 1  # the evidence is still the line that said it
+
+
+def test_a_cue_before_the_line_answers_at_once() -> None:
+    matcher = LineMatcher()
+    assert matcher.feed("$ docker exec -it trainer bash", 1) is None
+    live = matcher.feed("bash: nvidia-smi: command not found", 2)
+    assert live is not None and live.pattern.id == "container-no-gpu"
+
+
+def test_wsl_gpu_access_blocked_is_a_linux_driver_only_after_one_was_installed_inside() -> None:
+    blocked = "Failed to initialize NVML: GPU access blocked by the operating system"
+    assert first(blocked) == "no-device"  # Windows does not give WSL the GPU
+    assert first(
+        blocked + "\nFailed to properly shut down NVML: GPU access blocked by the operating system"
+    ) == ("no-device")
+    for install in (
+        "sudo apt install nvidia-utils-535",
+        "sudo apt-get install -y nvidia-driver-550",
+        "sh NVIDIA-Linux-x86_64-550.54.14.run",
+    ):
+        assert first(install + "\n$ nvidia-smi\n" + blocked) == "linux-driver-in-wsl", install
+    # The CUDA toolkit is not a driver: no context.
+    assert first("sudo apt install nvidia-cuda-toolkit\n" + blocked) == "no-device"
+
+
+def test_no_machine_code_on_a_gpu_newer_than_the_wheels_is_gpu_too_new() -> None:
+    line = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
+    assert first(line) == "unsupported-cc"
+    assert (
+        first("Found GPU0 NVIDIA GeForce RTX 5090 which is of cuda capability 12.0\n" + line) == "gpu-too-new"
+    )
+    assert (
+        first("device: 0, name: NVIDIA GeForce RTX 5070 Ti, compute capability: 12.0\n" + line)
+        == "gpu-too-new"
+    )
+    assert first("GPU 0: NVIDIA GeForce GTX 680, compute capability 3.0\n" + line) == "unsupported-cc"
+
+
+def test_a_code_line_alone_is_not_an_empty_gpu_list() -> None:
+    code = "gpus = tf.config.list_physical_devices('GPU')\ntf.config.experimental.set_memory_growth(gpus[0], True)"
+    assert match_output(code) == []
+    assert first(code + "\nIndexError: list index out of range") == "gpu-list-empty"
+
+
+def test_every_context_row_has_a_row_for_its_lines_without_the_context_or_says_nothing() -> None:
+    # A context row's regexes are compiled and anchored like any other, and its cues are regexes.
+    for p in patterns():
+        if p.when:
+            assert p.rules and all(rx.pattern for rx in p.when), p.id
+
+
+# ---- weak evidence: a note, never a confident cause ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "weak_id"),
+    [
+        ("$ mokutil --sb-state\nSecureBoot enabled", "secure-boot-module"),
+        ("docker run -it -p 8888:8888 tensorflow/tensorflow:latest-gpu-jupyter", "container-no-gpu"),
+    ],
+)
+def test_weak_evidence_alone_is_a_note_and_not_recognised(text: str, weak_id: str) -> None:
+    found = match_output(text)
+    assert [(d.id, d.severity, d.harmful) for d in found] == [(weak_id, "info", False)]
+    assert not recognised_in_output(found)
+
+
+def test_weak_evidence_beside_a_failure_is_its_cause_and_after_a_strong_one() -> None:
+    sb = "$ mokutil --sb-state\nSecureBoot enabled\n"
+    smi = "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."
+    assert [d.id for d in match_output(sb + smi)] == ["secure-boot-module", "no-device"]
+    assert match_output(sb + smi)[0].severity == "error"
+    rejected = "modprobe: ERROR: could not insert 'nvidia': Key was rejected by service"
+    # A strong cause first, the weak one after it, whatever their order in the log.
+    mixed = match_output("CUDA_ERROR_OUT_OF_MEMORY: out of memory\n" + sb + rejected)
+    assert [d.id for d in mixed][:2] == ["memory-held", "secure-boot-module"]
+    assert mixed[1].line == 4  # the strong line of that id, not the weak state line before it
+
+
+def test_the_cli_shows_a_weak_line_alone_as_a_note_and_says_it_does_not_recognise_an_error() -> None:
+    import io
+
+    from rich.console import Console
+
+    from wizard.cli.doctor import render
+
+    out = io.StringIO()
+    render(Console(file=out, width=200), match_output("SecureBoot enabled"), output_given=True)
+    text = out.getvalue()
+    assert t("doctor.note_label") + ": " + t("doctor.secure-boot-module.title") in text
+    assert t("doctor.not_recognised") in text
+
+
+# ---- the wizard's own GPU check: every result code has a row ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "diag_id"),
+    [
+        (
+            ("--driver-cuda", "12.4", "--expect-gpus", "2"),
+            {"gpus": "NVIDIA GeForce RTX 3060=8.6"},
+            "gpu-check-left-out",
+        ),
+        (
+            ("--driver-cuda", "12.4"),
+            {"gpus": "NVIDIA GeForce RTX 3060=8.6", "fault": "cpu-placement"},
+            "gpu-check-cpu-placement",
+        ),
+        (
+            ("--ptx-isa", "compute_90=8.5", "--driver-cuda", "12.6", "--time-limit", "1"),
+            {"gpus": "NVIDIA H100 80GB HBM3=9.0", "FAKE_TF_SLOW": "20"},
+            "gpu-check-time-limit",
+        ),
+    ],
+)
+def test_each_gpu_check_code_is_recognised_from_the_checks_own_output(
+    args: tuple[str, ...], env: dict[str, str], diag_id: str
+) -> None:
+    # The check program runs (against tests/fake_tf) and the doctor reads what it printed: its
+    # JSON lines alone (the Run log), its FAILED line alone (stderr), and both.
+    done, _ = run_check(*args, **env)
+    assert done.returncode == 1
+    for text in (done.stdout, done.stderr, done.stdout + done.stderr):
+        found = match_output(text)
+        assert [d.id for d in found if d.harmful] == [diag_id], text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("diag_id", ["gpu-check-left-out", "gpu-check-cpu-placement", "gpu-check-time-limit"])
+def test_gpu_check_fixes_point_at_the_wizards_plan_and_environment(lang: str, diag_id: str) -> None:
+    set_language(lang)
+    try:
+        line = f"tf_gpu_check FAILED [{diag_id.removeprefix('gpu-check-').replace('left-out', 'gpu-left-out')}]: x"
+        d = diagnose(load_demo("wsl2-rtx4060-laptop"), line)[0]
+        assert d.id == diag_id
+        assert "tf-gpu-wizard " in d.fix and "~/.venvs/tf-gpu" in d.fix and "{" not in d.fix
+        assert "pip install" not in d.fix and "venv " not in d.fix.replace("{venv}", "")
+        assert d.for_this_machine  # this machine's GPU or its locked set
+    finally:
+        set_language(None)
+
+
+# ---- the plan's own command in the doctor's fix ----------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_native_windows_fix_gives_the_plans_wsl_install_command(lang: str) -> None:
+    from wizard.choose.resolver import recommend
+    from wizard.plan.build import build_plan
+    from wizard.plan.model import powershell_join
+
+    profile = load_demo("windows11-rtx3070")
+    set_language(lang)
+    try:
+        best = recommend(profile).recommended
+        assert best is not None
+        step = next(s for s in build_plan(profile, best).steps if s.id == "wsl-install")
+        command = powershell_join(step.commands[0])
+        assert command.startswith("wsl --install -d ")
+        fix = next(d for d in diagnose(profile) if d.id == "native-windows").fix
+        assert command in fix and "{" not in fix
+        assert "wsl --install)" not in fix and "wsl --install，" not in fix  # never the bare command
+    finally:
+        set_language(None)
