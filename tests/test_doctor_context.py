@@ -47,6 +47,9 @@ def test_nvidia_smi_not_found_inside_a_container_is_a_container_without_gpu_acce
         # The toolkit named on the host is not a container around the shell.
         "I installed the nvidia-container-toolkit package\nbash: nvidia-smi: command not found",
         "sudo apt install nvidia-container-toolkit\nnvidia-smi: command not found",
+        # A host without the driver, whose user is setting up docker: said on the host, not inside.
+        "I am setting up nvidia-docker2 for training.\n$ nvidia-smi\nbash: nvidia-smi: command not found",
+        "$ nvidia-smi\nnvidia-smi: command not found\n$ docker run --rm --gpus all nvidia/cuda:12.4.1-base nvidia-smi",
     ],
 )
 def test_nvidia_smi_not_found_on_a_host_stays_a_missing_nvidia_smi(text: str) -> None:

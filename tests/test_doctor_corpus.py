@@ -8,8 +8,8 @@ sessions) the whole ranked list must be equal.
 Two sets, split by a fixed rule on the address (see tests/doctor_corpus/README.md):
   * training, tests/doctor_corpus/*.txt: the texts the patterns were written against; 100% right;
   * held-out, tests/doctor_corpus/heldout/*.txt: never read while writing patterns. Only their
-    aggregate is printed (counts, and the expected id and family of a miss, never a text or a file
-    name), and CI holds it at >= 90% recognised with 0 wrong causes.
+    aggregate is printed (counts, never a text, a file name or the families missed), and CI holds
+    it at >= 90% recognised with 0 wrong causes.
 
 Scores, per set:
   recognised   a harmful text gets a harmful diagnosis from the text; a harmless one gets only
@@ -231,24 +231,40 @@ def test_training_score(capsys: pytest.CaptureFixture[str]) -> None:
 # ---- held-out: the aggregate only -------------------------------------------------------------
 
 
-# The wrong causes the one blind scoring of the held-out set found; never raise it.
-BLIND_WRONG_CAUSES = 2
+# Round 1 (185 texts, scored blind once on 2026-12-01: 95.7% recognised, 94.1% right first id,
+# 2 wrong causes) is no longer blind: after that score the lead read its 2 wrong-cause texts (a
+# bare "nvidia-smi: command not found" said inside a container; WSL's "GPU access blocked by the
+# operating system" on a Windows that gives WSL no GPU), and the rule writer (issue 21, round 2)
+# read those two and fixed them by a general mechanism (context rows: a cue anywhere in the text),
+# not by their lines. Round 1 was then scored twice as an aggregate: once by accident inside a
+# batch of tests (only its pass under the old bar of 2 was seen), then with the rules of that
+# moment (context and weak rows, the GPU check's codes, a few more rows): 177/185 recognised,
+# 175 right first id, 1 wrong cause (both read texts right, one other text wrong, not looked at).
+# After that run the
+# rows most likely to name a wrong cause were taken back or narrowed (kernel-module format errors,
+# libcuda as no-device, "Fail to find the dnn implementation", "CUDA error: out of memory"; the
+# container and Blackwell cues narrowed to "said inside a container" and "this GPU's own
+# capability") without another run, so the bar is what was measured, 1, never raised. Round 1
+# guards against regressions now; the blind measure is the fresh round 2, scored once.
+BLIND_WRONG_CAUSES = 1
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
-    """CI holds the texts no pattern was written against at >= 90% recognised, and at no more
-    wrong causes than their one blind scoring found (2 of 185 on 2026-12-01: 95.7% recognised,
-    94.1% right first id). The issue asks for 0; those two were not tuned away after the score was
-    seen, so this bar only stops a regression until a fresh held-out set is written.
-    Only counts and the expected id/family of each miss are printed, never a text."""
+    """CI holds the held-out texts at >= 90% recognised and at most BLIND_WRONG_CAUSES wrong causes.
+    Only the totals are printed, never a text, a file name or which families were missed (that
+    would tell the rule writer what the held-out texts are); the lead can list the expected
+    id/family of each miss with DOCTOR_HELDOUT_MISSES=1."""
+    import os
+
     if not HELD:
         pytest.skip("no held-out texts in this checkout")
     s = score(HELD)
     with capsys.disabled():
         print("\n" + s.line("doctor corpus, held-out"))
         assert s.misses is not None
-        for miss, n in sorted(s.misses.items()):
-            print(f"  held-out miss x{n}: {miss}")
+        if os.environ.get("DOCTOR_HELDOUT_MISSES") == "1":
+            for miss, n in sorted(s.misses.items()):
+                print(f"  held-out miss x{n}: {miss}")
     assert s.recognised >= 0.9 * s.total and s.wrong_cause <= BLIND_WRONG_CAUSES
 
 
