@@ -230,3 +230,54 @@ def test_native_windows_fix_gives_the_plans_wsl_install_command(lang: str) -> No
         assert "wsl --install)" not in fix and "wsl --install，" not in fix  # never the bare command
     finally:
         set_language(None)
+
+
+# ---- messages as the programs print them (their source), beyond the corpus ------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "diag_id"),
+    [
+        # podman / crun, and CDI (the NVIDIA Container Toolkit's device spec not generated)
+        (
+            "Error: crun: executable file `nvidia-smi` not found in $PATH: No such file or directory: "
+            "OCI runtime attempted to invoke a command that was not found",
+            "container-no-gpu",
+        ),
+        ("Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all", "container-no-gpu"),
+        # DKMS on a kernel without its headers: no module is built for it; on WSL's kernel, a Linux
+        # driver inside WSL
+        (
+            "Error! Your kernel headers for kernel 6.8.0-31-generic cannot be found at "
+            "/lib/modules/6.8.0-31-generic/build or /lib/modules/6.8.0-31-generic/source.",
+            "kernel-module-missing",
+        ),
+        (
+            "Error! Your kernel headers for kernel 5.15.153.1-microsoft-standard-WSL2 cannot be found at "
+            "/lib/modules/5.15.153.1-microsoft-standard-WSL2/build",
+            "linux-driver-in-wsl",
+        ),
+        (
+            "ERROR: Ignored the following versions that require a different python version: 2.16.1 "
+            "Requires-Python >=3.9",
+            "python-unsupported",
+        ),
+        # a working driver's dmesg and TensorFlow's oneDNN notice, wrapped: harmless
+        (
+            "[    4.1] nvidia-nvlink: Nvlink Core is being initialized, major device number 511",
+            "noise-nvidia-taint",
+        ),
+        ("To turn them off, set the environment variable `TF_ENABLE_ONEDNN_OPTS=0`.", "noise-onednn"),
+    ],
+)
+def test_program_messages_are_recognised(text: str, diag_id: str) -> None:
+    assert first(text) == diag_id
+
+
+def test_the_gpu_checks_json_with_an_empty_driver_list_is_not_an_empty_gpu_list() -> None:
+    # '"gpus": []' in the check's driver event means "the driver's list was not read", not "no GPU".
+    line = (
+        '{"event": "driver", "check": "tf_gpu_check", "message": "the driver supports CUDA 12.4", "gpus": []}'
+    )
+    assert match_output(line) == []
+    assert first("Available GPUs: []") == "gpu-list-empty"
