@@ -257,11 +257,6 @@ def test_native_windows_fix_gives_the_plans_wsl_install_command(lang: str) -> No
             "/lib/modules/5.15.153.1-microsoft-standard-WSL2/build",
             "linux-driver-in-wsl",
         ),
-        (
-            "ERROR: Ignored the following versions that require a different python version: 2.16.1 "
-            "Requires-Python >=3.9",
-            "python-unsupported",
-        ),
         # a working driver's dmesg and TensorFlow's oneDNN notice, wrapped: harmless
         (
             "[    4.1] nvidia-nvlink: Nvlink Core is being initialized, major device number 511",
@@ -281,3 +276,12 @@ def test_the_gpu_checks_json_with_an_empty_driver_list_is_not_an_empty_gpu_list(
     )
     assert match_output(line) == []
     assert first("Available GPUs: []") == "gpu-list-empty"
+
+
+def test_pips_skipped_versions_are_evidence_beside_what_it_could_not_find() -> None:
+    ignored = "ERROR: Ignored the following versions that require a different python version: 2.16.1 Requires-Python >=3.9"
+    assert [(d.id, d.severity) for d in match_output(ignored)] == [("python-unsupported", "info")]
+    gpu = ignored + "\nERROR: Could not find a version that satisfies the requirement tensorflow-gpu==2.16.1"
+    assert first(gpu) == "tensorflow-gpu-removed"  # the strong cause, though the weak line came first
+    plain = ignored + "\nERROR: No matching distribution found for tensorflow==2.16.1"
+    assert [(d.id, d.severity) for d in match_output(plain)] == [("python-unsupported", "error")]
