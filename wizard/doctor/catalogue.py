@@ -59,6 +59,7 @@ COMMON_WORDS = frozenset({"tensorflow", "gpu", "gpus", "cuda", "nvidia", "error"
 
 HARMFUL, WEAK, SYMPTOM, HARMLESS = 0, 1, 2, 3  # ranking tiers of a hit
 HITS_KEPT = 64  # lines kept per diagnosis: enough to find one a context row did not take
+CONTEXT_KEPT = 256  # lines a context row matched, kept until the end of the text
 
 # What a blog editor, a Chinese input method or a web page does to a pasted message: curly quotes,
 # full-width colons and brackets, no-break and ideographic spaces, zero-width characters, HTML
@@ -344,7 +345,7 @@ class LineMatcher:
                     return (self._place[id(p)], p), tuple(context)
             elif (anchor is None or anchor in low) and regex.search(line) is not None:
                 if p.when:
-                    if p not in context:
+                    if all(c is not p for c in context):  # a row with several matching regexes
                         context.append(p)
                     continue
                 return ((place if anchored else self._place[id(p)]), p), tuple(context)
@@ -403,7 +404,7 @@ class LineMatcher:
                     self._previous = line
                     return self._hit(both[1], before[1].strip() + " " + raw.strip(), before[2], before[3])
         new: Hit | None = None
-        if context:
+        if context and len(self._context) < CONTEXT_KEPT:
             hits = [Hit(p, shown, position, raw.strip()[:EVIDENCE_CHARS]) for p in context]
             self._context.append(hits)
             taken = next((h for h in hits if id(h.pattern) in self._cued), None)
