@@ -7,10 +7,13 @@ after the first held-out third had been scored and read). With one expect line t
 sessions) the whole ranked list must be equal.
 
 Two sets, split by a fixed rule on the address (see tests/doctor_corpus/README.md):
-  * training, tests/doctor_corpus/*.txt: the texts the patterns were written against; 100% right;
+  * training, tests/doctor_corpus/*.txt: the texts the patterns were written against; 100% right
+    for the rounds up to RULES_ROUND (a newer round's training texts are scored, not yet held);
   * held-out, tests/doctor_corpus/heldout/*.txt: never read while writing patterns. Only their
     aggregate is printed (counts, and the expected id and family of a miss, never a text or a file
     name), and CI holds it at >= 90% recognised with 0 wrong causes.
+Each score is printed for the whole set and for the fresh round (FRESH_ROUND) apart, with its
+Chinese texts apart too.
 
 Scores, per set:
   recognised   a harmful text gets a harmful diagnosis from the text; a harmless one gets only
