@@ -315,9 +315,13 @@ def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
                 print(f"  held-out miss x{n}: {miss}")
             for miss, n in sorted(fresh.misses.items()):
                 print(f"  held-out round {FRESH_ROUND} miss x{n}: {miss}")
-    assert first.recognised >= 0.9 * first.total and first.wrong_cause <= BLIND_WRONG_CAUSES
+    # Plain counts in the asserts: pytest's report of a failed assert would print the Score with
+    # its misses, which is exactly what the rule writer must not see.
+    first_ok = first.recognised >= 0.9 * first.total and first.wrong_cause <= BLIND_WRONG_CAUSES
+    fresh_ok = fresh.recognised >= 0.9 * fresh.total and fresh.wrong_cause <= FRESH_WRONG_CAUSES
+    assert first_ok, "round 1 held-out below its bar (counts printed above)"
     # The fresh round, collected blind after the first held-out third was read: the issue's own bar.
-    assert fresh.recognised >= 0.9 * fresh.total and fresh.wrong_cause <= FRESH_WRONG_CAUSES
+    assert fresh_ok, "round 2 held-out below the issue's bar (counts printed above)"
 
 
 # ---- the catalogue --------------------------------------------------------------------------
