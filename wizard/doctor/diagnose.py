@@ -7,7 +7,8 @@ Two sources, ranked together:
 
 Ranking: the output's own findings first: its harmful causes (what just failed), then its weak
 causes (a line that is evidence only beside a failure), then its harmful symptoms (consequences the
-causes explain), then its harmless messages, labelled so; then what
+causes explain), then its fallback causes (a complaint in words, the cause only where the text shows
+nothing else), then its harmless messages, labelled so; then what
 detect finds on this machine (errors, warnings, notes), labelled as being about this machine. A log
 read on another machine (lab IT reading a student's log) is never drowned by the reader's own
 machine. Where a weak row is the output's only harmful evidence, the doctor is not sure: it is
@@ -190,10 +191,11 @@ def from_hits(hits: Iterable[Hit], profile: MachineProfile | None = None) -> lis
     ranked: list[tuple[int, int, Diagnosis]] = []
     seen: set[str] = set()
     ordered = sorted(hits, key=lambda h: (h.pattern.tier, h.position))
-    # A weak line is a cause only beside a failure the output shows (a cause or a symptom).
-    unsure = not any(h.pattern.tier in (HARMFUL, SYMPTOM) for h in ordered)
+    # A weak line is a cause only beside a failure the output shows (a cause, a fallback cause or a
+    # symptom); a fallback row (a complaint in words) is a cause on its own.
+    unsure = not any(h.pattern.tier in (HARMFUL, SYMPTOM) or h.pattern.fallback for h in ordered)
     for order, hit in enumerate(ordered):
-        d = _from_hit(hit, sharpen, unsure=unsure and hit.pattern.tier == WEAK)
+        d = _from_hit(hit, sharpen, unsure=unsure and hit.pattern.weak)
         seen.add(d.id)
         ranked.append((_tier(d, hit.pattern.tier), order, d))
     if profile is not None:
