@@ -285,3 +285,122 @@ def test_pips_skipped_versions_are_evidence_beside_what_it_could_not_find() -> N
     assert first(gpu) == "tensorflow-gpu-removed"  # the strong cause, though the weak line came first
     plain = ignored + "\nERROR: No matching distribution found for tensorflow==2.16.1"
     assert [(d.id, d.severity) for d in match_output(plain)] == [("python-unsupported", "error")]
+
+
+# ---- round 2: a second fact, a fact that rules a context out, a complaint in words ---------------
+
+
+def test_an_ampere_gpu_under_cuda_10_needs_both_facts_wherever_each_is_said() -> None:
+    failed = "InternalError: Blas GEMM launch failed : a.shape=(64, 32), b.shape=(32, 32), m=64, n=32, k=32"
+    assert first(failed) == "gpu-lib-init-failed"  # no GPU named: the symptom
+    assert first("My GPU is an RTX 3080.\n" + failed) == "gpu-lib-init-failed"  # one fact only
+    assert first("TensorFlow 1.15 with CUDA 10.0\n" + failed) == "gpu-lib-init-failed"
+    both = "GeForce RTX 3080 Laptop GPU\n" + failed + "\nI use tensorflow-gpu==1.15.0 and CUDA 10.0"
+    assert first(both) == "gpu-too-new"
+
+
+def test_pips_list_of_tensorflow_gpu_versions_says_python_unless_the_removed_stub_is_in_it() -> None:
+    head = "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu==1.15.0 "
+    old = (
+        head
+        + "(from versions: 2.2.0, 2.2.1, 2.3.0, 2.8.0)\nERROR: No matching distribution found for tensorflow-gpu==1.15.0"
+    )
+    assert first(old) == "python-unsupported"
+    stub = (
+        head
+        + "(from versions: 2.5.0, 2.10.1, 2.12.0)\nERROR: No matching distribution found for tensorflow-gpu==1.15.0"
+    )
+    assert first(stub) == "tensorflow-gpu-removed"
+    assert first(head + "(from versions: none)") == "tensorflow-gpu-removed"
+
+
+def test_a_complaint_in_words_is_a_cause_only_where_nothing_else_is_shown() -> None:
+    complaint = "PyTorch's GPU is available, but tensorflow 2.16 can't use the GPU"
+    assert first(complaint) == "cpu-only-wheel"
+    assert first("tensorflow 2.16 can't use the GPU") == "nothing"  # no other framework using it
+    # an error line in the same text comes first, wherever it is
+    libs = "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file"
+    assert first(complaint + "\n" + libs) == "missing-cudart"
+    assert first(complaint + "\nSkipping registering GPU devices...") == "gpu-list-empty"
+    # TensorFlow's own "GPU will not be used" is no complaint of a user
+    assert first("Using gpu device 0: GeForce GTX 1080\nGPU will not be used.") == "nothing"
+
+
+def test_nvidia_smi_failing_after_a_kernel_upgrade_is_the_missing_module() -> None:
+    smi = "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running."
+    assert first(smi) == "no-device"
+    assert first("After the kernel was updated:\n" + smi) == "kernel-module-missing"
+    assert (
+        first(smi + "\nIt works again after sudo apt install linux-headers-$(uname -r)")
+        == "kernel-module-missing"
+    )
+    assert first("系统自动更新了内核之后\n" + smi) == "kernel-module-missing"
+
+
+def test_driver_insufficient_on_a_machine_without_an_nvidia_gpu_is_no_device() -> None:
+    line = "Error CUDA driver version is insufficient for CUDA runtime version at line 167"
+    assert first(line) == "driver-too-old"
+    assert first(line + "\nI'm using an integrated Intel GPU (Iris Xe)") == "no-device"
+    assert first("I don't have an NVIDIA GPU, only Intel graphics.\n" + line) == "no-device"
+
+
+def test_the_allocator_running_out_makes_failed_device_allocations_tensor_oom() -> None:
+    grow = "I cuda_driver.cc:801] failed to allocate 7.81G (8387559424 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory"
+    assert first(grow) == "memory-held"
+    oom = "W bfc_allocator.cc:457] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.60GiB (rounded to 2791309312)"
+    assert first(grow + "\n" + oom) == "tensor-oom"
+
+
+def test_a_wrapped_cue_and_a_wrapped_context_line_are_seen() -> None:
+    # a terminal 72 columns wide breaks the cue and the line it explains
+    text = (
+        "$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA\n"
+        "driver. Make sure that the latest NVIDIA driver is installed and running.\n"
+        "This started after a kernel\nupgrade last night."
+    )
+    assert first(text) == "kernel-module-missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "diag_id"),
+    [
+        # coreutils' timeout, env: the program is not on PATH
+        (
+            "/usr/bin/timeout: failed to run command 'nvidia-smi': No such file or directory",
+            "nvidia-smi-missing",
+        ),
+        ("env: 'nvidia-smi': No such file or directory", "nvidia-smi-missing"),
+        # TensorFlow's BFC allocator dumps its chunks when an allocation fails
+        ("I bfc_allocator.cc:1100]      Summary of in-use Chunks by size: ", "tensor-oom"),
+        ("I bfc_allocator.cc:1107] Sum Total of in-use chunks: 7.23GiB", "tensor-oom"),
+        (
+            "tensorflow.python.framework.errors_impl.InternalError: Blas GEMV launch failed:  m=2, n=100",
+            "gpu-lib-init-failed",
+        ),
+        # NumPy 2's module moved to numpy._core; pip replacing itself on Windows
+        ("ImportError: numpy._core.multiarray failed to import", "numpy-abi"),
+        (
+            "    Uninstalling pip-21.2.4:\nERROR: Could not install packages due to an OSError: [WinError 5] "
+            "Access is denied: 'C:\\\\venv\\\\Scripts\\\\pip.exe'",
+            "pip-half-upgraded",
+        ),
+        # the GPU inside a container started without --gpus; an interactive docker run without GPUs
+        (
+            "!! ERROR: nvidia-smi not found\nYou need to add `--gpus all` to the docker command",
+            "container-no-gpu",
+        ),
+        (
+            "$ docker run -it nvidia/cuda:11.0-base bash\nbash: nvidia-smi: command not found",
+            "container-no-gpu",
+        ),
+        # Blackwell: a launch that fails on a GPU newer than the wheels
+        ("GPU: NVIDIA GeForce RTX 5080 (compute capability 12.0)\nCUDA_ERROR_INVALID_HANDLE", "gpu-too-new"),
+    ],
+)
+def test_round_two_program_messages_are_recognised(text: str, diag_id: str) -> None:
+    assert first(text) == diag_id
+
+
+def test_a_weak_pip_leftover_alone_is_a_note() -> None:
+    found = match_output("WARNING: Ignoring invalid distribution -ip (c:\\python39\\lib\\site-packages)")
+    assert [(d.id, d.severity) for d in found] == [("pip-half-upgraded", "info")]
