@@ -404,3 +404,34 @@ def test_round_two_program_messages_are_recognised(text: str, diag_id: str) -> N
 def test_a_weak_pip_leftover_alone_is_a_note() -> None:
     found = match_output("WARNING: Ignoring invalid distribution -ip (c:\\python39\\lib\\site-packages)")
     assert [(d.id, d.severity) for d in found] == [("pip-half-upgraded", "info")]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_recommend_plan_and_doctor_show_one_wsl_install_command(lang: str) -> None:
+    # One command in one place (wizard.choose.wsl_command): recommend's Windows hint, the plan's
+    # WSL2 step and the doctor's native-Windows fix all show it, never a bare `wsl --install`.
+    from dataclasses import replace
+
+    from wizard.choose.resolver import recommend
+    from wizard.choose.wsl_command import DISTRO, wsl_install_shown
+    from wizard.plan.build import build_plan
+    from wizard.plan.model import powershell_join
+
+    profile = load_demo("windows11-rtx3070")
+    # recommend hints at WSL2 where its best set on this Windows is older than the newest
+    # (a Maxwell GPU: the newest wheels hold no sm_50 code)
+    maxwell = replace(profile, gpus=[replace(profile.gpus[0], compute_capability="5.0")])
+    set_language(lang)
+    try:
+        rec = recommend(profile)
+        assert rec.recommended is not None
+        step = next(s for s in build_plan(profile, rec.recommended).steps if s.id == "wsl-install")
+        planned = powershell_join(step.commands[0])
+        fix = next(d for d in diagnose(profile) if d.id == "native-windows").fix
+        assert planned == wsl_install_shown() == f"wsl --install -d {DISTRO}"
+        rec = recommend(maxwell)
+        assert rec.unlock_hint is not None and f"`{planned}`" in rec.unlock_hint
+        assert planned in fix
+        assert "`wsl --install`" not in rec.unlock_hint + fix
+    finally:
+        set_language(None)

@@ -113,7 +113,7 @@ def public_source(seen_in: str) -> str:
 def _texts(diag_id: str) -> tuple[str, str, str]:
     # Fixes name the wizard's own environment ({venv}), never a new venv somewhere else, and the
     # plan's own commands ({wsl_install}: the WSL2 install step's command, one place for it).
-    from wizard.plan.wsl_setup import wsl_install_shown
+    from wizard.choose.wsl_command import wsl_install_shown
 
     return (
         t(f"doctor.{diag_id}.title"),
