@@ -435,3 +435,17 @@ def test_recommend_plan_and_doctor_show_one_wsl_install_command(lang: str) -> No
         assert "`wsl --install`" not in rec.unlock_hint + fix
     finally:
         set_language(None)
+
+
+def test_an_empty_gpu_list_on_native_windows_with_tensorflow_after_2_10_is_a_cpu_build() -> None:
+    empty = "Num GPUs Available:  0"
+    assert first(empty) == "gpu-list-empty"
+    assert first("OS: Windows 11\n" + empty) == "gpu-list-empty"  # which TensorFlow is not said
+    assert first("OS: Windows 11\npip install tensorflow==2.15.0\n" + empty) == "cpu-only-wheel"
+    assert (
+        first("PS C:\\Users\\me> python -c 'import tensorflow'\ntensorflow 2.17.0\n" + empty)
+        == "cpu-only-wheel"
+    )
+    assert first("Windows 10\ntensorflow==2.10.1\n" + empty) == "gpu-list-empty"  # 2.10: still a GPU build
+    # the same words from WSL or Linux: not native Windows
+    assert first("Windows 11, WSL2 with Ubuntu 22.04\ntensorflow==2.15.0\n" + empty) == "gpu-list-empty"
