@@ -449,3 +449,9 @@ def test_an_empty_gpu_list_on_native_windows_with_tensorflow_after_2_10_is_a_cpu
     assert first("Windows 10\ntensorflow==2.10.1\n" + empty) == "gpu-list-empty"  # 2.10: still a GPU build
     # the same words from WSL or Linux: not native Windows
     assert first("Windows 11, WSL2 with Ubuntu 22.04\ntensorflow==2.15.0\n" + empty) == "gpu-list-empty"
+
+
+def test_no_module_named_pip_is_a_half_upgrade_only_where_pip_was_upgrading_itself() -> None:
+    gone = "C:\\Python39\\python.exe: No module named pip"
+    assert first(gone) == "nothing"  # a Python without pip: not this
+    assert first("> python -m pip install --upgrade pip\n" + gone) == "pip-half-upgraded"
