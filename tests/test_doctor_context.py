@@ -297,6 +297,9 @@ def test_an_ampere_gpu_under_cuda_10_needs_both_facts_wherever_each_is_said() ->
     assert first("TensorFlow 1.15 with CUDA 10.0\n" + failed) == "gpu-lib-init-failed"
     both = "GeForce RTX 3080 Laptop GPU\n" + failed + "\nI use tensorflow-gpu==1.15.0 and CUDA 10.0"
     assert first(both) == "gpu-too-new"
+    handle = "E cuda_dnn.cc:329] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR"
+    assert first(handle) == "gpu-lib-init-failed"
+    assert first("RTX 3090, CUDA 10.1, cuDNN 7.6\n" + handle) == "gpu-too-new"
 
 
 def test_pips_list_of_tensorflow_gpu_versions_says_python_unless_the_removed_stub_is_in_it() -> None:
