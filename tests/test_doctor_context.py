@@ -458,3 +458,10 @@ def test_no_module_named_pip_is_a_half_upgrade_only_where_pip_was_upgrading_itse
     gone = "C:\\Python39\\python.exe: No module named pip"
     assert first(gone) == "nothing"  # a Python without pip: not this
     assert first("> python -m pip install --upgrade pip\n" + gone) == "pip-half-upgraded"
+
+
+def test_a_complaint_in_chinese_beside_pytorch_using_the_gpu_is_a_cpu_build() -> None:
+    assert first("pytorch 可以使用 GPU，但是 tensorflow 用不了GPU") == "cpu-only-wheel"
+    assert (
+        first(">>> torch.cuda.is_available()\nTrue\nbut TensorFlow doesn't use the GPU") == "cpu-only-wheel"
+    )
