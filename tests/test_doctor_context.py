@@ -345,6 +345,8 @@ def test_driver_insufficient_on_a_machine_without_an_nvidia_gpu_is_no_device() -
     assert first(line) == "driver-too-old"
     assert first(line + "\nI'm using an integrated Intel GPU (Iris Xe)") == "no-device"
     assert first("I don't have an NVIDIA GPU, only Intel graphics.\n" + line) == "no-device"
+    # a laptop with both GPUs: the NVIDIA one is there, its driver is what is too old
+    assert first("integrated Intel GPU and a GeForce GTX 1050\n" + line) == "driver-too-old"
 
 
 def test_the_allocator_running_out_makes_failed_device_allocations_tensor_oom() -> None:
