@@ -338,6 +338,9 @@ def test_nvidia_smi_failing_after_a_kernel_upgrade_is_the_missing_module() -> No
         == "kernel-module-missing"
     )
     assert first("系统自动更新了内核之后\n" + smi) == "kernel-module-missing"
+    # Secure Boot refusing the module built for the new kernel: its own cause
+    refused = "modprobe: ERROR: could not insert 'nvidia': Key was rejected by service"
+    assert first("After the kernel was updated:\n" + smi + "\n" + refused) == "secure-boot-module"
 
 
 def test_driver_insufficient_on_a_machine_without_an_nvidia_gpu_is_no_device() -> None:
