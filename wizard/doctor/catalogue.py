@@ -25,6 +25,9 @@ A cue wrapped onto two lines is seen too (each line is also tried joined to the 
 Weak rows (`weak = true`) are lines that are evidence only beside a failure (a `docker run` line
 without `--gpus`, "SecureBoot enabled"): ranked after every strong cause, and where the text holds
 no harmful line of another row they are a note, not a cause (see wizard.doctor.diagnose).
+Decisive rows (`decisive = true`) are causes that make every other moot (a GPU of compute
+capability 1.x/2.x, on which no TensorFlow build has ever run): first among the causes, wherever
+their line is.
 Fallback rows (`fallback = true`) are a cause only where the text shows nothing else: a complaint
 in words ("TensorFlow can't use the GPU" where PyTorch uses it) is ranked after every cause and
 symptom the text shows, so an error line in the same text comes first; alone it is the cause.
@@ -136,6 +139,12 @@ class Pattern:
     also: tuple[re.Pattern[str], ...] = ()  # a second fact: one of these cues needed too
     unless: tuple[re.Pattern[str], ...] = ()  # a fact that rules the context out
     fallback: bool = False  # a cause only where the text shows nothing else: ranked after symptoms
+    decisive: bool = False  # a cause that makes the others moot (a GPU no build runs on): first
+
+    @property
+    def order(self) -> tuple[int, bool]:
+        """The ranking key before the line's place: the tier, then a decisive cause first."""
+        return (self.tier, not self.decisive)
 
     @property
     def late(self) -> bool:
@@ -170,6 +179,11 @@ class Hit:
     number: int | None  # the line number shown to people (negative: counted from the end)
     position: int  # the order in which the lines were read
     line: str  # the matching line, stripped and cut; raw data (make it safe before showing it)
+
+    @property
+    def rank(self) -> tuple[int, bool, int]:
+        """The report's order: tier, a decisive cause first, then first appearance."""
+        return (*self.pattern.order, self.position)
 
 
 def _literal_runs(items: Any, runs: list[str]) -> None:
@@ -233,6 +247,7 @@ def patterns() -> tuple[Pattern, ...]:
             also=_compile(row.get("also", [])),
             unless=_compile(row.get("unless", [])),
             fallback=bool(row.get("fallback", False)),
+            decisive=bool(row.get("decisive", False)),
         )
         for row in data["pattern"]
     )
@@ -530,6 +545,6 @@ class LineMatcher:
         return dict(sorted(best.items(), key=lambda item: item[1].position))
 
     def ranked(self) -> list[Hit]:
-        """Harmful causes, weak ones, harmful symptoms, fallback causes, then harmless messages; each
-        by first appearance."""
-        return sorted(self.hits.values(), key=lambda h: (h.pattern.tier, h.position))
+        """Harmful causes (a decisive one first), weak ones, harmful symptoms, fallback causes, then
+        harmless messages; each by first appearance."""
+        return sorted(self.hits.values(), key=lambda h: h.rank)

@@ -190,7 +190,7 @@ def from_hits(hits: Iterable[Hit], profile: MachineProfile | None = None) -> lis
     sharpen = Sharpener(profile) if profile is not None else None
     ranked: list[tuple[int, int, Diagnosis]] = []
     seen: set[str] = set()
-    ordered = sorted(hits, key=lambda h: (h.pattern.tier, h.position))
+    ordered = sorted(hits, key=lambda h: h.rank)
     # A weak line is a cause only beside a failure the output shows (a cause, a fallback cause or a
     # symptom); a fallback row (a complaint in words) is a cause on its own.
     unsure = not any(h.pattern.tier in (HARMFUL, SYMPTOM) or h.pattern.fallback for h in ordered)
