@@ -12,9 +12,9 @@ Two sets, split by a fixed rule on the address (see tests/doctor_corpus/README.m
   * held-out, tests/doctor_corpus/heldout/*.txt: never read while writing patterns. Only their
     aggregate is printed (counts, never a text, a file name or the families missed; the lead can
     list the expected id/family of each miss with DOCTOR_HELDOUT_MISSES=1), and CI holds it at
-    >= 90% recognised with 0 wrong causes.
-Each score is printed for the whole set and for the fresh round (FRESH_ROUND) apart, with its
-Chinese texts apart too.
+    >= 90% recognised with 0 wrong causes for the fresh round (FRESH_ROUND); a round read after
+    its blind scoring is held at its own bar (BLIND_WRONG_CAUSES for round 1, READ_BARS).
+Each score is printed for the whole set and for each round apart, with its Chinese texts apart too.
 
 Scores, per set:
   recognised   a harmful text gets a harmful diagnosis from the text; a harmless one gets only
@@ -49,7 +49,7 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round):(.*)$")
 # The newest round the patterns were written against: training texts of this round and older must
 # all be right; a newer round's training texts are only scored (raise this once rules cover them).
 RULES_ROUND = 2
-FRESH_ROUND = 2  # the round collected blind after the first held-out third was scored and read
+FRESH_ROUND = 2  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 
 
 def held_out(address: str) -> bool:
@@ -285,31 +285,56 @@ def test_training_score(capsys: pytest.CaptureFixture[str]) -> None:
 # libcuda as no-device, "Fail to find the dnn implementation", "CUDA error: out of memory"; the
 # container and Blackwell cues narrowed to "said inside a container" and "this GPU's own
 # capability") without another run, so the bar is what was measured, 1, never raised. Round 1
-# guards against regressions now; the blind measure is the fresh round 2, scored once.
+# guards against regressions now.
 BLIND_WRONG_CAUSES = 1
-# Round 2 is held at the issue's bar: no wrong cause.
+
+
+@dataclass(frozen=True)
+class Bar:
+    """What a read round's held-out texts are held at: counts measured after it was read."""
+
+    recognised: int
+    right: int
+    wrong_causes: int
+
+
+# Round 2 (62 texts) was scored blind, as aggregates, twice: 88.7% recognised, 77.4% right first
+# id, 2 wrong causes with the rules of r21; 91.9% / 80.6% / 2 with r21b's. Then its 12 texts whose
+# first id was not right were released and read (r21c), and the messages behind them fixed as
+# general rows (ptxas older than TF requires, a GPU of compute capability 1.x/2.x, modprobe's own
+# words, NVML after a driver upgrade, a Linux driver inside WSL said in words, CPU builds said in
+# words). Measured after that: 61/62 recognised, 60 right first id, 0 wrong causes. It is read now,
+# so this bar only guards regressions; the blind measure is the next fresh round.
+ROUND2_BAR = Bar(recognised=61, right=60, wrong_causes=0)
+# Every read round's bar (every round below FRESH_ROUND needs one; round 1's is the issue's share
+# with BLIND_WRONG_CAUSES, see test_held_out_score). A round in here is held at its bar even while
+# it is still FRESH_ROUND (round 2 now): making round 3 the fresh one is the one edit FRESH_ROUND = 3.
+READ_BARS: dict[int, Bar] = {2: ROUND2_BAR}
+# The fresh round, collected blind after the rounds before it were read: the issue's own bar.
 FRESH_WRONG_CAUSES = 0
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
     """CI holds the held-out texts at >= 90% recognised. Round 1 is held at no more wrong causes
-    than BLIND_WRONG_CAUSES (see there: it was read after its blind scoring, so it only stops a
-    regression); round 2, collected blind after that, is held at the issue's bar. Only the totals
-    are printed, never a text, a file name or which families were missed (that would tell the
-    rule writer what the held-out texts are); the lead can list the expected id/family of each
-    miss with DOCTOR_HELDOUT_MISSES=1."""
+    than BLIND_WRONG_CAUSES and every other read round at its own bar (READ_BARS: they were read
+    after their blind scoring, so they only stop a regression); FRESH_ROUND, collected blind after
+    them, is held at the issue's bar. Only the totals are printed, never a text, a file name or
+    which families were missed (that would tell the rule writer what the held-out texts are); the
+    lead can list the expected id/family of each miss with DOCTOR_HELDOUT_MISSES=1."""
     import os
 
     if not HELD:
         pytest.skip("no held-out texts in this checkout")
     s = score(HELD)
-    first = score([f for f in HELD if parse(f).round < FRESH_ROUND])
-    fresh = score(of_round(HELD, FRESH_ROUND))
+    rounds = sorted({parse(f).round for f in HELD} | {FRESH_ROUND})
+    by_round = {rnd: score(of_round(HELD, rnd)) for rnd in rounds}
+    fresh = by_round[FRESH_ROUND]
     with capsys.disabled():
         print("\n" + s.line("doctor corpus, held-out"))
         assert s.misses is not None and fresh.misses is not None
-        for line in round_lines("doctor corpus, held-out", HELD):
-            print(line)
+        for rnd in rounds:
+            for line in round_lines("doctor corpus, held-out", HELD, rnd):
+                print(line)
         if os.environ.get("DOCTOR_HELDOUT_MISSES") == "1":
             for miss, n in sorted(s.misses.items()):
                 print(f"  held-out miss x{n}: {miss}")
@@ -317,11 +342,22 @@ def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
                 print(f"  held-out round {FRESH_ROUND} miss x{n}: {miss}")
     # Plain counts in the asserts: pytest's report of a failed assert would print the Score with
     # its misses, which is exactly what the rule writer must not see.
-    first_ok = first.recognised >= 0.9 * first.total and first.wrong_cause <= BLIND_WRONG_CAUSES
+    unbarred = [rnd for rnd in rounds if 1 < rnd < FRESH_ROUND and rnd not in READ_BARS]
+    assert not unbarred, f"read rounds without a bar in READ_BARS: {unbarred}"
+    first = by_round.get(1)
+    if first is not None and first.total:
+        first_ok = first.recognised >= 0.9 * first.total and first.wrong_cause <= BLIND_WRONG_CAUSES
+        assert first_ok, "round 1 held-out below its bar (counts printed above)"
+    for rnd, bar in sorted(READ_BARS.items()):
+        got = by_round.get(rnd)
+        read_ok = got is not None and (
+            got.recognised >= bar.recognised
+            and got.right >= bar.right
+            and got.wrong_cause <= bar.wrong_causes
+        )
+        assert read_ok, f"round {rnd} held-out below its bar (counts printed above)"
     fresh_ok = fresh.recognised >= 0.9 * fresh.total and fresh.wrong_cause <= FRESH_WRONG_CAUSES
-    assert first_ok, "round 1 held-out below its bar (counts printed above)"
-    # The fresh round, collected blind after the first held-out third was read: the issue's own bar.
-    assert fresh_ok, "round 2 held-out below the issue's bar (counts printed above)"
+    assert fresh_ok, f"round {FRESH_ROUND} held-out below the issue's bar (counts printed above)"
 
 
 # ---- the catalogue --------------------------------------------------------------------------
