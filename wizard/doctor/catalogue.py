@@ -340,13 +340,20 @@ def _cue_list() -> tuple[tuple[tuple[int, int], str | None, re.Pattern[str]], ..
 
 @lru_cache(maxsize=256)
 def _cue_regex(unseen: frozenset[tuple[int, int]]) -> re.Pattern[str] | None:
-    """The anchors of the cue groups not yet seen, as one trie regex; None when a cue has no
-    anchor (then every line is tried). A group once seen is no longer looked for: a log that
-    names its GPU on every line does not cost a cue check per line."""
-    anchors = [anchor for key, anchor, _ in _cue_list() if key in unseen]
-    if any(anchor is None for anchor in anchors):
-        return None
-    return _trie(tuple(sorted({a for a in anchors if a is not None})))
+    """The anchors of the cue groups not yet seen, as one trie regex; None when no unseen cue has
+    one (the few cues without an anchor are tried on every line apart, see _free_cues). A group
+    once seen is no longer looked for: a log that names its GPU on every line does not cost a cue
+    check per line."""
+    anchors = {anchor for key, anchor, _ in _cue_list() if key in unseen and anchor is not None}
+    return _trie(tuple(sorted(anchors))) if anchors else None
+
+
+@lru_cache(maxsize=256)
+def _free_cues(
+    unseen: frozenset[tuple[int, int]],
+) -> tuple[tuple[tuple[int, int], str | None, re.Pattern[str]], ...]:
+    """The unseen cues without an anchor: tried on every line, but only these few, not every cue."""
+    return tuple(cue for cue in _cue_list() if cue[1] is None and cue[0] in unseen)
 
 
 @cache
@@ -389,6 +396,7 @@ class LineMatcher:
         self._unseen = frozenset(key for key, _, _ in self._cues)
         cue_regex = _cue_regex(self._unseen)
         self._cue_search = cue_regex.search if cue_regex is not None else None
+        self._free = _free_cues(self._unseen)
         self._seen: dict[str, tuple[bool, tuple[int, Pattern] | None, tuple[Pattern, ...]]] = {}
         self._place = {id(p): place for place, (_, _, p) in reversed(list(enumerate(self._flat)))}
 
@@ -432,12 +440,15 @@ class LineMatcher:
         return (id(p), WHEN) in seen and (not p.also or (id(p), ALSO) in seen) and (id(p), UNLESS) not in seen
 
     def _cues_in(self, line: str, low: str) -> bool:
-        """Look for the unseen cues in a line; False when it holds none of their anchors."""
-        if self._cue_search is not None and self._cue_search(low) is None:
+        """Look for the unseen cues in a line; False when it holds none of their anchors (and no
+        unseen cue without an anchor is left)."""
+        anchored = self._cue_search is not None and self._cue_search(low) is not None
+        if not anchored and not self._free:
             return False  # no unseen cue's anchor on the line (most lines): one trie regex says so
+        # Without an anchor on the line only the few cues without one can match it.
         seen = [
             key
-            for key, anchor, rx in self._cues
+            for key, anchor, rx in (self._cues if anchored else self._free)
             if key in self._unseen and (anchor is None or anchor in low) and rx.search(line) is not None
         ]
         if seen:
@@ -445,6 +456,7 @@ class LineMatcher:
             self._unseen = self._unseen.difference(seen)
             cue_regex = _cue_regex(self._unseen)
             self._cue_search = cue_regex.search if cue_regex is not None else None
+            self._free = _free_cues(self._unseen)
         return True
 
     def _see_cues(self, stripped: str, low: str) -> None:
@@ -455,7 +467,7 @@ class LineMatcher:
             # can hold one only where a cue's anchor is in one half or across the seam.
             joined = before[-CUE_SEAM:] + " " + stripped[:CUE_SEAM]
             seam = (before[-MAX_ANCHOR:] + " " + stripped[:MAX_ANCHOR]).lower()
-            if anchored or before_anchored or self._cue_search is None or self._cue_search(seam):
+            if anchored or before_anchored or self._free or (self._cue_search and self._cue_search(seam)):
                 self._cues_in(joined, joined.lower())
         self._cue_before = (stripped, anchored)
 
