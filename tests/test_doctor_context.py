@@ -494,6 +494,9 @@ def test_a_gpu_of_compute_capability_1_or_2_is_the_cause_before_a_missing_librar
     # capability 3.x and up, or a Blackwell 12.0, is not this row
     assert first(cudart + "\nname: GeForce GTX 1070 computeCapability: 6.1") == "missing-cudart"
     assert first("major: 12 minor: 0 memoryClockRate (GHz) 2.6") == "nothing"
+    assert (
+        first(cudart + "\nCUDA needs a GPU of compute capability 2.0 or higher") == "missing-cudart"
+    )  # words
 
 
 def test_modprobe_not_finding_the_nvidia_module_is_a_module_missing_for_this_kernel() -> None:
@@ -542,6 +545,8 @@ def test_nvidia_smi_failing_in_wsl_after_a_linux_driver_was_installed_there_is_t
     said = "I use WSL. I installed the driver, CUDA and cuDNN for both Windows and Linux.\n"
     assert first(said + smi) == "linux-driver-in-wsl"
     assert first("WSL2 Ubuntu\nsudo apt install nvidia-driver-535\n" + smi) == "linux-driver-in-wsl"
+    # the Windows driver installed for WSL, as it should be: not a Linux driver inside
+    assert first("WSL2: I installed the NVIDIA driver on Windows, and CUDA on Ubuntu.\n" + smi) == "no-device"
     # the Linux driver words without WSL: a native machine
     assert first("I installed the driver for Ubuntu.\n" + smi) == "no-device"
 
