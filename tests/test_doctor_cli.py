@@ -243,6 +243,8 @@ def test_doctor_says_what_detect_says(name: str, key: str) -> None:
 def test_every_finding_detect_can_report_reaches_the_doctor() -> None:
     import ast
 
+    from wizard.plan.wsl_setup import wsl_install_shown
+
     source = (Path(__file__).parent.parent / "wizard" / "doctor" / "findings.py").read_text()
     keys: set[str] = {
         node.args[0].value
@@ -261,7 +263,7 @@ def test_every_finding_detect_can_report_reaches_the_doctor() -> None:
         assert d0.origin == "profile" and d0.harmful and f"title of {key}" in d0.evidence
         if key in FINDING_TO_DIAGNOSIS:  # the doctor's own texts, with a fix
             assert d0.id == FINDING_TO_DIAGNOSIS[key] and d0.fix == t(
-                f"doctor.{d0.id}.fix", venv=_venv_shown()
+                f"doctor.{d0.id}.fix", venv=_venv_shown(), wsl_install=wsl_install_shown()
             )
         else:  # a finding added later: shown as detect words it, never dropped
             assert d0.id == f"finding-{key}" and d0.title == f"title of {key}"

@@ -2,14 +2,19 @@
 
 Each file starts with '# source:' (where the text was seen), '# address:' (its canonical address),
 '# family:' and one or more '# expect:' lines in ranked order ('harmless:<id>' for noise); '# lang:'
-is optional. With one expect line the first diagnosis must be that id; with several (the mixed
+is optional; '# round:' names the collection round (default 1; round 2 is the fresh set collected
+after the first held-out third had been scored and read). With one expect line the first diagnosis must be that id; with several (the mixed
 sessions) the whole ranked list must be equal.
 
 Two sets, split by a fixed rule on the address (see tests/doctor_corpus/README.md):
-  * training, tests/doctor_corpus/*.txt: the texts the patterns were written against; 100% right;
+  * training, tests/doctor_corpus/*.txt: the texts the patterns were written against; 100% right
+    for the rounds up to RULES_ROUND (a newer round's training texts are scored, not yet held);
   * held-out, tests/doctor_corpus/heldout/*.txt: never read while writing patterns. Only their
-    aggregate is printed (counts, and the expected id and family of a miss, never a text or a file
-    name), and CI holds it at >= 90% recognised with 0 wrong causes.
+    aggregate is printed (counts, never a text, a file name or the families missed; the lead can
+    list the expected id/family of each miss with DOCTOR_HELDOUT_MISSES=1), and CI holds it at
+    >= 90% recognised with 0 wrong causes for the fresh round (FRESH_ROUND); a round read after
+    its blind scoring is held at its own bar (BLIND_WRONG_CAUSES for round 1, READ_BARS).
+Each score is printed for the whole set and for each round apart, with its Chinese texts apart too.
 
 Scores, per set:
   recognised   a harmful text gets a harmful diagnosis from the text; a harmless one gets only
@@ -40,7 +45,11 @@ FILES = sorted(CORPUS.glob("*.txt"))
 HELD = sorted(HELDOUT.glob("*.txt"))
 HEADER_KEYS = ("source", "address", "family")
 ADDRESS_KINDS = ("github:", "url:", "doc:", "seed:")
-HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang):(.*)$")
+HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round):(.*)$")
+# The newest round the patterns were written against: training texts of this round and older must
+# all be right; a newer round's training texts are only scored (raise this once rules cover them).
+RULES_ROUND = 2
+FRESH_ROUND = 2  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 
 
 def held_out(address: str) -> bool:
@@ -56,6 +65,7 @@ class Case:
     lang: str
     expect: list[str]  # as written: "id" or "harmless:id"
     body: str
+    round: int = 1  # the collection round ('# round:'); 0 when the header's value is not a number
 
     @property
     def ids(self) -> list[str]:
@@ -89,7 +99,12 @@ def parse(path: Path) -> Case:
         head.get("lang", "en"),
         expect,
         "\n".join(body),
+        _round(head.get("round", "1")),
     )
+
+
+def _round(value: str) -> int:
+    return int(value) if value.isascii() and value.isdigit() else 0
 
 
 @dataclass
@@ -145,6 +160,24 @@ def score(files: list[Path]) -> Score:
     return s
 
 
+def of_round(files: list[Path], rnd: int, lang: str | None = None) -> list[Path]:
+    """The files of one collection round (and one language, if given)."""
+    cases = [(f, parse(f)) for f in files]
+    return [f for f, c in cases if c.round == rnd and (lang is None or c.lang == lang)]
+
+
+def round_lines(name: str, files: list[Path], rnd: int = FRESH_ROUND) -> list[str]:
+    """The score of one round apart, and of its Chinese texts apart (counts only)."""
+    return [
+        score(of_round(files, rnd)).line(f"{name}, round {rnd}"),
+        score(of_round(files, rnd, "zh")).line(f"{name}, round {rnd}, zh"),
+    ]
+
+
+# Training texts of the rounds the patterns were written against (all must be right).
+TRAINED = [f for f in FILES if parse(f).round <= RULES_ROUND]
+
+
 # ---- the files themselves ---------------------------------------------------------------------
 
 
@@ -158,6 +191,8 @@ def header_problems(path: Path) -> list[str]:
         out.append("address not canonical (lowercase github:|url:|doc:|seed:)")
     if case.lang not in ("en", "zh"):
         out.append("lang is neither en nor zh")
+    if case.round < 1:
+        out.append("round is not a whole number >= 1")
     in_heldout = path.parent == HELDOUT
     if case.address and held_out(case.address) is not in_heldout:
         out.append(
@@ -202,7 +237,7 @@ def test_the_corpus_is_big_and_varied() -> None:
 # ---- training: every text right ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
+@pytest.mark.parametrize("path", TRAINED, ids=[f.stem for f in TRAINED])
 def test_corpus_text_gets_the_expected_diagnosis(path: Path) -> None:
     case = parse(path)
     found = match_output(case.body)
@@ -223,40 +258,113 @@ def test_corpus_text_gets_the_expected_diagnosis(path: Path) -> None:
 
 def test_training_score(capsys: pytest.CaptureFixture[str]) -> None:
     s = score(FILES)
+    trained = score(TRAINED)
     with capsys.disabled():
         print("\n" + s.line("doctor corpus, training"))
-    assert s.right == s.total and s.wrong_cause == 0
+        for line in round_lines("doctor corpus, training", FILES):
+            print(line)
+    # A round newer than RULES_ROUND is scored and printed, not held at 100%: no rule was written
+    # against it yet, so its score is the rules' reach, not their memory.
+    assert trained.right == trained.total and trained.wrong_cause == 0
 
 
 # ---- held-out: the aggregate only -------------------------------------------------------------
 
 
-# The wrong causes the one blind scoring of the held-out set found; never raise it.
-BLIND_WRONG_CAUSES = 2
+# Round 1 (185 texts, scored blind once on 2026-12-01: 95.7% recognised, 94.1% right first id,
+# 2 wrong causes) is no longer blind: after that score the lead read its 2 wrong-cause texts (a
+# bare "nvidia-smi: command not found" said inside a container; WSL's "GPU access blocked by the
+# operating system" on a Windows that gives WSL no GPU), and the rule writer (issue 21, round 2)
+# read those two and fixed them by a general mechanism (context rows: a cue anywhere in the text),
+# not by their lines. Round 1 was then scored twice as an aggregate: once by accident inside a
+# batch of tests (only its pass under the old bar of 2 was seen), then with the rules of that
+# moment (context and weak rows, the GPU check's codes, a few more rows): 177/185 recognised,
+# 175 right first id, 1 wrong cause (both read texts right, one other text wrong, not looked at).
+# After that run the
+# rows most likely to name a wrong cause were taken back or narrowed (kernel-module format errors,
+# libcuda as no-device, "Fail to find the dnn implementation", "CUDA error: out of memory"; the
+# container and Blackwell cues narrowed to "said inside a container" and "this GPU's own
+# capability") without another run, so the bar is what was measured, 1, never raised. Round 1
+# guards against regressions now.
+BLIND_WRONG_CAUSES = 1
+
+
+@dataclass(frozen=True)
+class Bar:
+    """What a read round's held-out texts are held at: counts measured after it was read."""
+
+    recognised: int
+    right: int
+    wrong_causes: int
+
+
+# Round 2 (62 texts) was scored blind, as aggregates, twice: 88.7% recognised, 77.4% right first
+# id, 2 wrong causes with the rules of r21; 91.9% / 80.6% / 2 with r21b's. Then its 12 texts whose
+# first id was not right were released and read (r21c), and the messages behind them fixed as
+# general rows (ptxas older than TF requires, a GPU of compute capability 1.x/2.x, modprobe's own
+# words, NVML after a driver upgrade, a Linux driver inside WSL said in words, CPU builds said in
+# words). Measured after that: 61/62 recognised, 60 right first id, 0 wrong causes. It is read now,
+# so this bar only guards regressions; the blind measure is the next fresh round.
+ROUND2_BAR = Bar(recognised=61, right=60, wrong_causes=0)
+# Every read round's bar (every round below FRESH_ROUND needs one; round 1's is the issue's share
+# with BLIND_WRONG_CAUSES, see test_held_out_score). A round in here is held at its bar even while
+# it is still FRESH_ROUND (round 2 now): making round 3 the fresh one is the one edit FRESH_ROUND = 3.
+READ_BARS: dict[int, Bar] = {2: ROUND2_BAR}
+# The fresh round, collected blind after the rounds before it were read: the issue's own bar.
+FRESH_WRONG_CAUSES = 0
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
-    """CI holds the texts no pattern was written against at >= 90% recognised, and at no more
-    wrong causes than their one blind scoring found (2 of 185 on 2026-12-01: 95.7% recognised,
-    94.1% right first id). The issue asks for 0; those two were not tuned away after the score was
-    seen, so this bar only stops a regression until a fresh held-out set is written.
-    Only counts and the expected id/family of each miss are printed, never a text."""
+    """CI holds the held-out texts at >= 90% recognised. Round 1 is held at no more wrong causes
+    than BLIND_WRONG_CAUSES and every other read round at its own bar (READ_BARS: they were read
+    after their blind scoring, so they only stop a regression); FRESH_ROUND, collected blind after
+    them, is held at the issue's bar. Only the totals are printed, never a text, a file name or
+    which families were missed (that would tell the rule writer what the held-out texts are); the
+    lead can list the expected id/family of each miss with DOCTOR_HELDOUT_MISSES=1."""
+    import os
+
     if not HELD:
         pytest.skip("no held-out texts in this checkout")
     s = score(HELD)
+    rounds = sorted({parse(f).round for f in HELD} | {FRESH_ROUND})
+    by_round = {rnd: score(of_round(HELD, rnd)) for rnd in rounds}
+    fresh = by_round[FRESH_ROUND]
     with capsys.disabled():
         print("\n" + s.line("doctor corpus, held-out"))
-        assert s.misses is not None
-        for miss, n in sorted(s.misses.items()):
-            print(f"  held-out miss x{n}: {miss}")
-    assert s.recognised >= 0.9 * s.total and s.wrong_cause <= BLIND_WRONG_CAUSES
+        assert s.misses is not None and fresh.misses is not None
+        for rnd in rounds:
+            for line in round_lines("doctor corpus, held-out", HELD, rnd):
+                print(line)
+        if os.environ.get("DOCTOR_HELDOUT_MISSES") == "1":
+            for miss, n in sorted(s.misses.items()):
+                print(f"  held-out miss x{n}: {miss}")
+            for miss, n in sorted(fresh.misses.items()):
+                print(f"  held-out round {FRESH_ROUND} miss x{n}: {miss}")
+    # Plain counts in the asserts: pytest's report of a failed assert would print the Score with
+    # its misses, which is exactly what the rule writer must not see.
+    unbarred = [rnd for rnd in rounds if 1 < rnd < FRESH_ROUND and rnd not in READ_BARS]
+    assert not unbarred, f"read rounds without a bar in READ_BARS: {unbarred}"
+    first = by_round.get(1)
+    if first is not None and first.total:
+        first_ok = first.recognised >= 0.9 * first.total and first.wrong_cause <= BLIND_WRONG_CAUSES
+        assert first_ok, "round 1 held-out below its bar (counts printed above)"
+    for rnd, bar in sorted(READ_BARS.items()):
+        got = by_round.get(rnd)
+        read_ok = got is not None and (
+            got.recognised >= bar.recognised
+            and got.right >= bar.right
+            and got.wrong_cause <= bar.wrong_causes
+        )
+        assert read_ok, f"round {rnd} held-out below its bar (counts printed above)"
+    fresh_ok = fresh.recognised >= 0.9 * fresh.total and fresh.wrong_cause <= FRESH_WRONG_CAUSES
+    assert fresh_ok, f"round {FRESH_ROUND} held-out below the issue's bar (counts printed above)"
 
 
 # ---- the catalogue --------------------------------------------------------------------------
 
 
 def test_every_diagnosis_in_the_catalogue_is_met_in_the_training_corpus() -> None:
-    met = {d.id for f in FILES for d in match_output(parse(f).body)}
+    met = {d.id for f in TRAINED for d in match_output(parse(f).body)}
     assert {p.id for p in patterns()} - met == set()
 
 
@@ -272,6 +380,18 @@ def test_the_judge_counts_a_wrong_cause_and_an_incomplete_answer_apart() -> None
     numa = match_output("successful NUMA node read from SysFS had negative value (-1)")
     assert judge(noise, numa) == (True, True, False)
     assert judge(noise, wrong)[2] is True  # a harmless text called harmful is a wrong cause
+
+
+def test_the_round_header_is_parsed_and_defaults_to_one(tmp_path: Path) -> None:
+    head = "# source: s\n# address: github:a/b#1\n# family: noise\n# expect: harmless:noise-numa\n"
+    old, fresh, bad = tmp_path / "old.txt", tmp_path / "fresh.txt", tmp_path / "bad.txt"
+    old.write_text(head + "text\n", encoding="utf-8")
+    fresh.write_text(head + "# lang: zh\n# round: 2\ntext\n", encoding="utf-8")
+    bad.write_text(head + "# round: two\ntext\n", encoding="utf-8")
+    assert (parse(old).round, parse(fresh).round, parse(fresh).lang) == (1, 2, "zh")
+    assert parse(fresh).body == "text"  # the round line is header, not text
+    assert of_round([old, fresh], 2) == [fresh] and of_round([old, fresh], 2, "en") == []
+    assert "round is not a whole number >= 1" in header_problems(bad)
 
 
 def test_the_split_rule_is_the_fixed_one() -> None:
@@ -353,7 +473,7 @@ def test_a_training_text_pasted_another_way_gets_the_same_diagnosis(form: object
     # The same message, as another forum or terminal would show it: the stable core still matches.
     assert callable(form)
     missed = []
-    for path in FILES:
+    for path in TRAINED:
         case = parse(path)
         got = [d.id for d in match_output(form(case.body))]
         if not got or got[0] != case.ids[0]:

@@ -52,6 +52,7 @@ from wizard.choose.driver_view import need_reason, reported_text, upgrade_hint
 from wizard.choose.gpucode import PTX_DRIVER_TOO_OLD, SASS, Fit, fit
 from wizard.choose.knowledge import ComputeBuild, KnowledgeBase, Release, driver_text, load_knowledge
 from wizard.choose.wheelset import GpuTarget, WheelSet, choose_set, tested_set
+from wizard.choose.wsl_command import wsl_install_shown
 from wizard.profile import MachineProfile
 from wizard.profile_view import wsl1_command
 from wizard.text import t
@@ -858,7 +859,7 @@ def _unlock_hint(
     if facts.platform == "wsl1":
         return t("recommend.hint_wsl1", tf=newest.series, command=wsl1_command(facts.wsl_distro))
     if facts.platform == "windows" and facts.has_gpu and (not best_gpu or best_tf < newest.version):
-        return t("recommend.hint_windows", tf=newest.series)
+        return t("recommend.hint_windows", tf=newest.series, command=wsl_install_shown())
     if facts.platform == "macos":
         return t("recommend.hint_macos")
     if not facts.has_gpu:

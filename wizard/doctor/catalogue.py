@@ -10,6 +10,28 @@ harmless row (they come last in the file) and a specific row wins over a generic
 `repl_after`/`repl_value` match a Python REPL echo: a value line ("[]", "False") right after the
 line that printed it.
 
+Context: a row with `when` claims its line only where the same text, anywhere (before or after),
+holds one of its cues: "nvidia-smi: command not found" said inside a container (docker, podman,
+`--gpus`) is a container started without GPU access, not a missing nvidia-smi. While the cue is
+not seen the line belongs to the next row that matches it (the row without the context), so a
+streamed log is answered as it comes and corrected when the cue arrives.
+
+A context row may also need a second fact (`also`, one of its cues anywhere too): "Blas GEMM launch
+failed" is a GPU newer than the build only where the text names both an Ampere GPU and a CUDA 10
+toolchain, wherever each is said; and a fact may rule the context out (`unless`: pip's list of
+tensorflow-gpu versions means "not for this Python" unless the 2.12 stub, "removed", is in it).
+A cue wrapped onto two lines is seen too (each line is also tried joined to the one before).
+
+Weak rows (`weak = true`) are lines that are evidence only beside a failure (a `docker run` line
+without `--gpus`, "SecureBoot enabled"): ranked after every strong cause, and where the text holds
+no harmful line of another row they are a note, not a cause (see wizard.doctor.diagnose).
+Decisive rows (`decisive = true`) are causes that make every other moot (a GPU of compute
+capability 1.x/2.x, on which no TensorFlow build has ever run): first among the causes, wherever
+their line is.
+Fallback rows (`fallback = true`) are a cause only where the text shows nothing else: a complaint
+in words ("TensorFlow can't use the GPU" where PyTorch uses it) is ranked after every cause and
+symptom the text shows, so an error line in the same text comes first; alone it is the cause.
+
 Texts as people paste them: a line is matched in a plain form (curly quotes, full-width
 punctuation, HTML entities and runs of blanks made plain; `plain`), and a message wrapped onto two
 lines is matched across the break (see LineMatcher).
@@ -27,7 +49,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from wizard.assets import asset_text
@@ -47,7 +69,12 @@ SEEN_LINES = 4096  # long lines remembered with their answer
 # Words on almost every line of a TensorFlow log: a poor anchor when the regex offers another one.
 COMMON_WORDS = frozenset({"tensorflow", "gpu", "gpus", "cuda", "nvidia", "error", "library"})
 
-HARMFUL, SYMPTOM, HARMLESS = 0, 1, 2  # ranking tiers of a hit
+HARMFUL, WEAK, SYMPTOM, FALLBACK, HARMLESS = 0, 1, 2, 3, 4  # ranking tiers of a hit
+WHEN, ALSO, UNLESS = 0, 1, 2  # a context row's cue groups
+CUE_SEAM = 200  # characters of each line tried joined to the line before, for a wrapped cue
+WRAPPED = 160  # a line wrapped by a terminal or a forum is at most this long (a log line often longer)
+HITS_KEPT = 64  # lines kept per diagnosis: enough to find one a context row did not take
+CONTEXT_KEPT = 256  # lines a context row matched, kept until the end of the text
 
 # What a blog editor, a Chinese input method or a web page does to a pasted message: curly quotes,
 # full-width colons and brackets, no-break and ideographic spaces, zero-width characters, HTML
@@ -107,12 +134,32 @@ class Pattern:
     symptom: bool  # a consequence that a more specific diagnosis explains: ranked after causes
     repl_after: tuple[re.Pattern[str], ...] = ()
     repl_value: tuple[re.Pattern[str], ...] = ()
+    when: tuple[re.Pattern[str], ...] = ()  # context cues, one needed anywhere in the text
+    weak: bool = False  # evidence only beside a failure: ranked after the strong causes
+    also: tuple[re.Pattern[str], ...] = ()  # a second fact: one of these cues needed too
+    unless: tuple[re.Pattern[str], ...] = ()  # a fact that rules the context out
+    fallback: bool = False  # a cause only where the text shows nothing else: ranked after symptoms
+    decisive: bool = False  # a cause that makes the others moot (a GPU no build runs on): first
+
+    @property
+    def order(self) -> tuple[int, bool]:
+        """The ranking key before the line's place: the tier, then a decisive cause first."""
+        return (self.tier, not self.decisive)
+
+    @property
+    def late(self) -> bool:
+        """Ranked after the strong causes (a weak or a fallback row)."""
+        return self.weak or self.fallback
 
     @property
     def tier(self) -> int:
         if not self.harmful:
             return HARMLESS
-        return SYMPTOM if self.symptom else HARMFUL
+        if self.symptom:
+            return SYMPTOM
+        if self.fallback:
+            return FALLBACK
+        return WEAK if self.weak else HARMFUL
 
     def matches(self, line: str, low: str, previous: str) -> bool:
         if any(rule.search(line, low) for rule in self.rules):
@@ -132,6 +179,11 @@ class Hit:
     number: int | None  # the line number shown to people (negative: counted from the end)
     position: int  # the order in which the lines were read
     line: str  # the matching line, stripped and cut; raw data (make it safe before showing it)
+
+    @property
+    def rank(self) -> tuple[int, bool, int]:
+        """The report's order: tier, a decisive cause first, then first appearance."""
+        return (*self.pattern.order, self.position)
 
 
 def _literal_runs(items: Any, runs: list[str]) -> None:
@@ -190,8 +242,45 @@ def patterns() -> tuple[Pattern, ...]:
             symptom=bool(row.get("symptom", False)),
             repl_after=_compile(row.get("repl_after", [])),
             repl_value=_compile(row.get("repl_value", [])),
+            when=_compile(row.get("when", [])),
+            weak=bool(row.get("weak", False)),
+            also=_compile(row.get("also", [])),
+            unless=_compile(row.get("unless", [])),
+            fallback=bool(row.get("fallback", False)),
+            decisive=bool(row.get("decisive", False)),
         )
         for row in data["pattern"]
+    )
+
+
+def cue_anchor(source: str) -> str | None:
+    """The longest literal every match of a cue holds, lower-cased, a rare one before a common
+    word as for a rule (one character will do: a cue is looked for on every line until it is
+    seen, and `in` is cheap)."""
+    try:
+        parsed = _sre_parse.parse(source, re.IGNORECASE)
+    except Exception:  # an unusual construct: the regex is simply always tried
+        return None
+    runs = [r.lower() for r in _collect_runs(parsed) if r]
+    best = max(
+        runs, key=lambda r: (len(r) >= MIN_ANCHOR and r.strip() not in COMMON_WORDS, len(r)), default=None
+    )
+    return best[:MAX_ANCHOR] if best else None
+
+
+Cues = tuple[tuple[str | None, re.Pattern[str]], ...]
+
+
+@cache
+def _cues() -> tuple[tuple[Pattern, int, Cues], ...]:
+    """Each context row's cue groups (WHEN, ALSO, UNLESS) with their cues (anchor, regex): a
+    handful, tried on each line until seen."""
+    return tuple(
+        (p, group, tuple((cue_anchor(rx.pattern), rx) for rx in cues))
+        for p in patterns()
+        if p.when
+        for group, cues in enumerate((p.when, p.also, p.unless))
+        if cues
     )
 
 
@@ -244,6 +333,30 @@ def _trie(words: tuple[str, ...]) -> re.Pattern[str]:
 
 
 @cache
+def _cue_list() -> tuple[tuple[tuple[int, int], str | None, re.Pattern[str]], ...]:
+    """Every cue, flat: ((row id(), group), anchor, regex)."""
+    return tuple(((id(p), group), anchor, rx) for p, group, cues in _cues() for anchor, rx in cues)
+
+
+@lru_cache(maxsize=256)
+def _cue_regex(unseen: frozenset[tuple[int, int]]) -> re.Pattern[str] | None:
+    """The anchors of the cue groups not yet seen, as one trie regex; None when no unseen cue has
+    one (the few cues without an anchor are tried on every line apart, see _free_cues). A group
+    once seen is no longer looked for: a log that names its GPU on every line does not cost a cue
+    check per line."""
+    anchors = {anchor for key, anchor, _ in _cue_list() if key in unseen and anchor is not None}
+    return _trie(tuple(sorted(anchors))) if anchors else None
+
+
+@lru_cache(maxsize=256)
+def _free_cues(
+    unseen: frozenset[tuple[int, int]],
+) -> tuple[tuple[tuple[int, int], str | None, re.Pattern[str]], ...]:
+    """The unseen cues without an anchor: tried on every line, but only these few, not every cue."""
+    return tuple(cue for cue in _cue_list() if cue[1] is None and cue[0] in unseen)
+
+
+@cache
 def _anchor_regex() -> re.Pattern[str]:
     return _trie(_prefilter()[0])
 
@@ -260,10 +373,18 @@ class LineMatcher:
 
     A message wrapped onto two lines (a pasted issue, a terminal 80 columns wide) is matched too:
     a line that matches nothing is tried once more joined to the unmatched line before it, and a
-    hit there belongs to that earlier line."""
+    hit there belongs to that earlier line.
+
+    `hits` is the answer so far, one Hit per diagnosis: a line a context row matched belongs to it
+    once its cue has been seen anywhere in the text, else to the row that matched it without
+    context; of an id's lines, a strong row's first line before a weak row's."""
 
     def __init__(self) -> None:
-        self.hits: dict[str, Hit] = {}
+        self._lines: dict[str, list[Hit]] = {}  # id -> its lines (HITS_KEPT at most), in order
+        self._context: list[list[Hit]] = []  # per line a context row matched: its Hits, row order
+        self._groups: set[tuple[int, int]] = set()  # (row id(), cue group) seen in the text
+        # The last non-blank line and whether it held an unseen cue's anchor (a wrapped cue).
+        self._cue_before: tuple[str, bool] = ("", False)
         self.lines = 0
         self._previous = ""
         # The last line, when it matched nothing: (plain text, raw text, number, position, anchored).
@@ -271,7 +392,12 @@ class LineMatcher:
         self._flat = _flat_rules()
         self._unanchored = _prefilter()[1]
         self._anchor_search = _anchor_regex().search
-        self._seen: dict[str, tuple[bool, tuple[int, Pattern] | None]] = {}
+        self._cues = _cue_list()
+        self._unseen = frozenset(key for key, _, _ in self._cues)
+        cue_regex = _cue_regex(self._unseen)
+        self._cue_search = cue_regex.search if cue_regex is not None else None
+        self._free = _free_cues(self._unseen)
+        self._seen: dict[str, tuple[bool, tuple[int, Pattern] | None, tuple[Pattern, ...]]] = {}
         self._place = {id(p): place for place, (_, _, p) in reversed(list(enumerate(self._flat)))}
 
     def _anchored(self, low: str) -> bool:
@@ -279,23 +405,71 @@ class LineMatcher:
         # a Python loop over every rule.
         return self._anchor_search(low) is not None
 
-    def _row(self, line: str, low: str, anchored: bool, repl: bool) -> tuple[int, Pattern] | None:
-        """The first row that matches the line (with its place in file order), or None."""
+    def _row(
+        self, line: str, low: str, anchored: bool, repl: bool
+    ) -> tuple[tuple[int, Pattern] | None, tuple[Pattern, ...]]:
+        """The first row without context that matches the line (with its place in file order), or
+        None; and the context rows before it that match the line too."""
         rules = self._flat if anchored else self._unanchored
+        context: list[Pattern] = []
         for place, (anchor, regex, p) in enumerate(rules):  # flat, in file order: the hot path
             if regex is None:  # a REPL row
                 if repl and p.matches(line, low, self._previous):
-                    return self._place[id(p)], p
+                    return (self._place[id(p)], p), tuple(context)
             elif (anchor is None or anchor in low) and regex.search(line) is not None:
-                return (place if anchored else self._place[id(p)]), p
-        return None
+                if p.when:
+                    if all(c is not p for c in context):  # a row with several matching regexes
+                        context.append(p)
+                    continue
+                return ((place if anchored else self._place[id(p)]), p), tuple(context)
+        return None, tuple(context)
 
     def _hit(self, p: Pattern, raw: str, number: int, position: int) -> Hit | None:
-        if p.id in self.hits:  # the line belongs to this row; no other row sees it
+        """Keep the line for its row; the Hit when it is the first line of its diagnosis."""
+        kept = self._lines.setdefault(p.id, [])
+        if len(kept) >= HITS_KEPT:  # the line still belongs to this row; no other row sees it
             return None
         new = Hit(p, number, position, raw.strip()[:EVIDENCE_CHARS])
-        self.hits[p.id] = new
-        return new
+        kept.append(new)
+        return new if len(kept) == 1 else None
+
+    def _is_cued(self, p: Pattern) -> bool:
+        """The text holds this context row's cue, its second fact if it needs one, and no fact
+        that rules it out (a context row only; a row without `when` never is)."""
+        seen = self._groups
+        return (id(p), WHEN) in seen and (not p.also or (id(p), ALSO) in seen) and (id(p), UNLESS) not in seen
+
+    def _cues_in(self, line: str, low: str) -> bool:
+        """Look for the unseen cues in a line; False when it holds none of their anchors (and no
+        unseen cue without an anchor is left)."""
+        anchored = self._cue_search is not None and self._cue_search(low) is not None
+        if not anchored and not self._free:
+            return False  # no unseen cue's anchor on the line (most lines): one trie regex says so
+        # Without an anchor on the line only the few cues without one can match it.
+        seen = [
+            key
+            for key, anchor, rx in (self._cues if anchored else self._free)
+            if key in self._unseen and (anchor is None or anchor in low) and rx.search(line) is not None
+        ]
+        if seen:
+            self._groups.update(seen)
+            self._unseen = self._unseen.difference(seen)
+            cue_regex = _cue_regex(self._unseen)
+            self._cue_search = cue_regex.search if cue_regex is not None else None
+            self._free = _free_cues(self._unseen)
+        return True
+
+    def _see_cues(self, stripped: str, low: str) -> None:
+        anchored = self._cues_in(stripped, low)
+        before, before_anchored = self._cue_before
+        if before and len(before) <= WRAPPED and self._unseen:
+            # A cue wrapped onto this line (a pasted issue, an 80-column terminal): the joined text
+            # can hold one only where a cue's anchor is in one half or across the seam.
+            joined = before[-CUE_SEAM:] + " " + stripped[:CUE_SEAM]
+            seam = (before[-MAX_ANCHOR:] + " " + stripped[:MAX_ANCHOR]).lower()
+            if anchored or before_anchored or self._free or (self._cue_search and self._cue_search(seam)):
+                self._cues_in(joined, joined.lower())
+        self._cue_before = (stripped, anchored)
 
     def feed(self, line: str, number: int | None = None) -> Hit | None:
         """Match one line; the Hit when it is the first line of its diagnosis, else None."""
@@ -306,42 +480,83 @@ class LineMatcher:
         shown = position + 1 if number is None else number
         stripped = line.strip()
         low = line.lower()
+        if self._cues and stripped:
+            self._see_cues(stripped, low.strip())
         if len(line) > REPL_VALUE_CHARS:  # no REPL value: the answer depends on the line alone
             known = self._seen.get(line)
             if known is None:
                 anchored = self._anchored(low)
-                known = self._seen[line] = (anchored, self._row(line, low, anchored, repl=False))
+                known = self._seen[line] = (anchored, *self._row(line, low, anchored, repl=False))
                 if len(self._seen) > SEEN_LINES:  # logs repeat lines (progress, warnings) but not all
                     self._seen.clear()
-            anchored, row = known
+            anchored, row, context = known
         else:
             anchored = self._anchored(low)
-            row = self._row(line, low, anchored, repl=True)
+            row, context = self._row(line, low, anchored, repl=True)
         before, self._unmatched = self._unmatched, None
-        if before is not None and stripped:
+        if before is not None and stripped and not context:
             # The line before matched nothing: the message may have begun there. The joined text
-            # wins when it matches a row before this line's own (a more specific one).
+            # wins when it matches a row before this line's own (a more specific one), or a
+            # context row where this line matches nothing.
             joined = before[0] + " " + stripped
             reach = _seam()  # neither half holds an anchor: only one across the join can match
             seam = (before[0][-reach:] + " " + stripped[:reach]).lower()
             if before[4] or anchored or self._anchored(seam):
-                both = self._row(joined, joined.lower(), True, repl=False)
-                if both is not None and (row is None or both[0] < row[0]) and both[1].id not in self.hits:
+                both, both_context = self._row(joined, joined.lower(), True, repl=False)
+                if (
+                    both is not None and (row is None or both[0] < row[0]) and both[1].id not in self._lines
+                ) or (row is None and both_context):
                     self._previous = line
-                    return self._hit(both[1], before[1].strip() + " " + raw.strip(), before[2], before[3])
-        new: Hit | None = None
-        if row is not None:
-            new = self._hit(row[1], raw, shown, position)
-        elif stripped:
+                    text = before[1].strip() + " " + raw.strip()
+                    return self._claim(both, both_context, text, before[2], before[3])
+        new = self._claim(row, context, raw, shown, position)
+        if row is None and stripped and not context:
             self._unmatched = (stripped, raw, shown, position, anchored)
         if stripped:
             self._previous = line
+        return new
+
+    def _claim(
+        self,
+        row: tuple[int, Pattern] | None,
+        context: tuple[Pattern, ...],
+        raw: str,
+        shown: int,
+        position: int,
+    ) -> Hit | None:
+        """Give a line to its context rows and to its row; the Hit when it is new to the answer."""
+        new: Hit | None = None
+        if context and len(self._context) < CONTEXT_KEPT:
+            hits = [Hit(p, shown, position, raw.strip()[:EVIDENCE_CHARS]) for p in context]
+            self._context.append(hits)
+            taken = next((h for h in hits if self._is_cued(h.pattern)), None)
+            if taken is not None and self.hits.get(taken.pattern.id) is taken:
+                new = taken  # the cue came first: the line is the context row's at once
+        if row is not None:
+            first = self._hit(row[1], raw, shown, position)
+            new = new or (first if not any(self._is_cued(p) for p in context) else None)
         return new
 
     def feed_text(self, text: str) -> None:
         for line in text.splitlines():
             self.feed(line)
 
+    @property
+    def hits(self) -> dict[str, Hit]:
+        """One Hit per diagnosis id (see the class docstring), in the order the ids were first seen."""
+        taken: set[int] = set()
+        lines: dict[str, list[Hit]] = {}
+        for hits in self._context:
+            chosen = next((h for h in hits if self._is_cued(h.pattern)), None)
+            if chosen is not None:
+                taken.add(chosen.position)
+                lines.setdefault(chosen.pattern.id, []).append(chosen)
+        for diag_id, kept in self._lines.items():
+            lines.setdefault(diag_id, []).extend(h for h in kept if h.position not in taken)
+        best = {i: min(hs, key=lambda h: (h.pattern.late, h.position)) for i, hs in lines.items() if hs}
+        return dict(sorted(best.items(), key=lambda item: item[1].position))
+
     def ranked(self) -> list[Hit]:
-        """Harmful causes, then harmful symptoms, then harmless messages; each by first appearance."""
-        return sorted(self.hits.values(), key=lambda h: (h.pattern.tier, h.position))
+        """Harmful causes (a decisive one first), weak ones, harmful symptoms, fallback causes, then
+        harmless messages; each by first appearance."""
+        return sorted(self.hits.values(), key=lambda h: h.rank)

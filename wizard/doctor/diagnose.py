@@ -5,12 +5,16 @@ Two sources, ranked together:
     (assets/doctor/patterns.toml via wizard.doctor.catalogue; each row names where the text was seen);
   * profile: every problem `detect` reports (wizard.doctor.findings), so doctor and detect agree.
 
-Ranking: the output's own findings first: its harmful causes (what just failed), then its harmful
-symptoms (consequences the causes explain), then its harmless messages, labelled so; then what
+Ranking: the output's own findings first: its harmful causes (what just failed), then its weak
+causes (a line that is evidence only beside a failure), then its harmful symptoms (consequences the
+causes explain), then its fallback causes (a complaint in words, the cause only where the text shows
+nothing else), then its harmless messages, labelled so; then what
 detect finds on this machine (errors, warnings, notes), labelled as being about this machine. A log
 read on another machine (lab IT reading a student's log) is never drowned by the reader's own
-machine. The texts a person reads live in assets/text/<lang>/doctor.toml; `sharpen` adds what is
-specific to this machine.
+machine. Where a weak row is the output's only harmful evidence, the doctor is not sure: it is
+shown as a note (severity info, not harmful) and the text counts as not recognised, since a wrong
+cause stated with confidence costs a person more than "not recognised" does. The texts a person
+reads live in assets/text/<lang>/doctor.toml; `sharpen` adds what is specific to this machine.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from wizard.doctor.catalogue import HARMFUL, HARMLESS, Hit, LineMatcher, Pattern, pattern, patterns
+from wizard.doctor.catalogue import HARMFUL, SYMPTOM, WEAK, Hit, LineMatcher, Pattern, pattern, patterns
 from wizard.doctor.findings import Finding, find_problems
 from wizard.doctor.sharpen import Sharpener
 from wizard.profile import MachineProfile
@@ -54,8 +58,8 @@ SEVERITIES = ("error", "warning", "info", "harmless")
 DETECT_SOURCE = "tf-gpu-wizard detect"
 
 # The order of the report (lower first): see the module docstring.
-_TIER_OUTPUT_CAUSE, _TIER_OUTPUT_SYMPTOM, _TIER_HARMLESS = 0, 1, 2
-_TIER_PROFILE_ERROR, _TIER_PROFILE_WARNING, _TIER_PROFILE_INFO = 3, 4, 5
+_TIER_OUTPUT_CAUSE, _TIER_OUTPUT_WEAK, _TIER_OUTPUT_SYMPTOM, _TIER_HARMLESS = 0, 1, 2, 3
+_TIER_PROFILE_ERROR, _TIER_PROFILE_WARNING, _TIER_PROFILE_INFO = 4, 5, 6
 
 
 @dataclass(frozen=True)
@@ -107,31 +111,35 @@ def public_source(seen_in: str) -> str:
 
 
 def _texts(diag_id: str) -> tuple[str, str, str]:
-    # Fixes name the wizard's own environment ({venv}), never a new venv somewhere else.
-    venv = _venv_shown()
+    # Fixes name the wizard's own environment ({venv}), never a new venv somewhere else, and the
+    # plan's own commands ({wsl_install}: the WSL2 install step's command, one place for it).
+    from wizard.choose.wsl_command import wsl_install_shown
+
     return (
         t(f"doctor.{diag_id}.title"),
         t(f"doctor.{diag_id}.why"),
-        t(f"doctor.{diag_id}.fix", venv=venv),
+        t(f"doctor.{diag_id}.fix", venv=_venv_shown(), wsl_install=wsl_install_shown()),
     )
 
 
-def _from_hit(hit: Hit, sharpen: Sharpener | None) -> Diagnosis:
+def _from_hit(hit: Hit, sharpen: Sharpener | None, unsure: bool = False) -> Diagnosis:
+    """`unsure`: a weak line with no harmful line beside it, shown as a note, not as a cause."""
     p = hit.pattern
     title, why, fix = _texts(p.id)
+    harmful = p.harmful and not unsure
     return Diagnosis(
         id=p.id,
         title=title,
         why=why,
         fix=fix,
         evidence=t("doctor.matched", line=hit.line),
-        harmful=p.harmful,
-        severity="error" if p.harmful else "harmless",
+        harmful=harmful,
+        severity="info" if unsure else "error" if p.harmful else "harmless",
         family=p.family,
         line=hit.number,
         origin="output",
         seen_in=public_source(p.seen_in),
-        for_this_machine=sharpen(p.id) if sharpen and p.harmful else "",
+        for_this_machine=sharpen(p.id) if sharpen and harmful else "",
     )
 
 
@@ -165,11 +173,13 @@ def _from_finding(
     )
 
 
-def _tier(d: Diagnosis, symptom: bool) -> int:
+def _tier(d: Diagnosis, tier: int) -> int:
     if d.origin == "output":
+        if d.severity == "info":  # a weak line alone: a note, before the harmless messages
+            return _TIER_OUTPUT_WEAK
         if not d.harmful:
             return _TIER_HARMLESS
-        return _TIER_OUTPUT_SYMPTOM if symptom else _TIER_OUTPUT_CAUSE
+        return {HARMFUL: _TIER_OUTPUT_CAUSE, WEAK: _TIER_OUTPUT_WEAK}.get(tier, _TIER_OUTPUT_SYMPTOM)
     return {"error": _TIER_PROFILE_ERROR, "warning": _TIER_PROFILE_WARNING}.get(
         d.severity, _TIER_PROFILE_INFO
     )
@@ -180,16 +190,20 @@ def from_hits(hits: Iterable[Hit], profile: MachineProfile | None = None) -> lis
     sharpen = Sharpener(profile) if profile is not None else None
     ranked: list[tuple[int, int, Diagnosis]] = []
     seen: set[str] = set()
-    for order, hit in enumerate(sorted(hits, key=lambda h: (h.pattern.tier, h.position))):
-        d = _from_hit(hit, sharpen)
+    ordered = sorted(hits, key=lambda h: h.rank)
+    # A weak line is a cause only beside a failure the output shows (a cause, a fallback cause or a
+    # symptom); a fallback row (a complaint in words) is a cause on its own.
+    unsure = not any(h.pattern.tier in (HARMFUL, SYMPTOM) or h.pattern.fallback for h in ordered)
+    for order, hit in enumerate(ordered):
+        d = _from_hit(hit, sharpen, unsure=unsure and hit.pattern.weak)
         seen.add(d.id)
-        ranked.append((_tier(d, hit.pattern.tier not in (HARMFUL, HARMLESS)), order, d))
+        ranked.append((_tier(d, hit.pattern.tier), order, d))
     if profile is not None:
         for order, finding in enumerate(find_problems(profile), start=len(ranked)):
             d = _from_finding(finding, sharpen, profile)
             if d.id not in seen:
                 seen.add(d.id)
-                ranked.append((_tier(d, False), order, d))
+                ranked.append((_tier(d, HARMFUL), order, d))
     return [d for _, _, d in sorted(ranked, key=lambda item: (item[0], item[1]))]
 
 

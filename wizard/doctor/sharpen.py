@@ -22,7 +22,15 @@ DRIVER = frozenset(
     {"driver-too-old", "ptx-too-new-for-driver", "gpu-lib-init-failed", "no-device", "kernel-module-missing"}
 )
 GPU = frozenset(
-    {"unsupported-cc", "gpu-too-new", "kernel-launch-failed", "ptx-jit-slow-start", "ptxas-too-old"}
+    {
+        "unsupported-cc",
+        "gpu-too-new",
+        "kernel-launch-failed",
+        "ptx-jit-slow-start",
+        "ptxas-too-old",
+        "gpu-check-left-out",
+        "gpu-check-time-limit",
+    }
 )
 INSTALL = frozenset(
     {
@@ -40,6 +48,8 @@ INSTALL = frozenset(
         "ptx-too-new-for-driver",
         "dnn-library-not-found",
         "ptxas-too-old",
+        "gpu-check-cpu-placement",
+        "gpu-check-time-limit",
     }
 )
 

@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path, PurePath, PureWindowsPath
 
 from wizard.choose.driver_view import step_title
+from wizard.choose.wsl_command import DISTRO, WSL_INSTALL, wsl_install_shown
 from wizard.plan.common import assemble_plan
 from wizard.plan.model import Check, Plan, PlanInputs, Step, powershell_join
 from wizard.plan.wsl import set_floor, where_to_get, windows_driver_step, windows_driver_why
@@ -21,7 +22,10 @@ from wizard.profile import UNKNOWN, MachineProfile
 from wizard.text import t
 
 LINUX_VENV = "~/.venvs/tf-gpu"  # the wizard's default environment, in the Ubuntu home
-DISTRO = "Ubuntu-24.04"  # the Ubuntu `wsl --install` offers today; its Python 3.12 is what was planned
+# DISTRO and WSL_INSTALL, the one command that installs WSL2 with that Ubuntu, live in
+# wizard.choose.wsl_command: the plan's step runs it, recommend's hint and the doctor's fix for
+# native Windows show it, so all three say the same.
+__all__ = ["DISTRO", "WSL_INSTALL", "wsl_install_shown"]
 
 # Each check is one line run by the Windows Python; a missing wsl.exe or nvidia-smi is a plain "no".
 # `wsl --list --verbose` prints UTF-16; exit 0 when the distribution is there on WSL version 2.
@@ -132,7 +136,7 @@ def windows_to_wsl_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
             title=t("plan.wsl_setup.install_title"),
             why=t("plan.wsl_setup.install_why", tf=cand.set.tensorflow, distro=DISTRO),
             where="windows-host",
-            commands=(("wsl", "--install", "-d", DISTRO),),
+            commands=(WSL_INSTALL,),
             check=Check(
                 (checker, "-c", WSL_DISTRO_PY, DISTRO), t("plan.wsl_setup.install_proves", distro=DISTRO)
             ),
