@@ -101,7 +101,7 @@ def test_run_windows_host_step(snap_compare: Any, size: tuple[int, int]) -> None
 
 @pytest.mark.parametrize("size", SIZES)
 def test_run_password(snap_compare: Any, size: tuple[int, int]) -> None:
-    app = app_for("ubuntu-20.04-gtx1080-driver470")
+    app = app_for("ubuntu-24.04-rtx4090-fresh")
     assert snap_compare(app, terminal_size=size, run_before=to_password)
 
 

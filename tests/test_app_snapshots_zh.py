@@ -122,7 +122,7 @@ def test_run_windows_host_step(zh: Zh, snap_compare: Any, size: tuple[int, int])
 
 @pytest.mark.parametrize("size", SIZES)
 def test_run_password(zh: Zh, snap_compare: Any, size: tuple[int, int]) -> None:
-    app = zh.app("ubuntu-20.04-gtx1080-driver470")
+    app = zh.app("ubuntu-24.04-rtx4090-fresh")
     assert snap_compare(app, terminal_size=size, run_before=zh.wizard.to_password)
 
 

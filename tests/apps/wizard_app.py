@@ -85,8 +85,15 @@ async def to_password(pilot: Pilot[Any]) -> None:
 
 
 async def to_finished(pilot: Pilot[Any]) -> None:
-    await to_password(pilot)
-    await pilot.press(*"secret", "enter")
+    """Run to the end, giving the password where a step as root asks for it (a plan made with the
+    wizard's own uv may have no root step at all)."""
+    await to_run(pilot)
+    await wait_until(
+        pilot,
+        lambda: isinstance(pilot.app.screen, PasswordModal) or run_screen(pilot.app).state == "finished",
+    )
+    if isinstance(pilot.app.screen, PasswordModal):
+        await pilot.press(*"secret", "enter")
     await wait_until(pilot, lambda: run_screen(pilot.app).state == "finished")
     await log_settled(pilot)
 
