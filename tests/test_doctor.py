@@ -567,6 +567,14 @@ def test_round_three_messages_in_other_forms(diag_id: str, text: str) -> None:
     assert found and found[0].id == diag_id, [d.id for d in found]
 
 
+def test_a_specific_message_wrapped_after_a_generic_one_on_its_first_line_is_seen() -> None:
+    # The first half matches a generic row by itself (no device); joined, the specific one wins.
+    text = (
+        "nvidia-container-cli: initialization error: nvml error: driver/library\nversion mismatch: unknown."
+    )
+    assert [d.id for d in match_output(text)][:2] == ["driver-library-mismatch", "no-device"]
+
+
 def test_an_ascii_line_meets_the_same_rows_with_the_ascii_prefilter() -> None:
     # The ASCII-only tries are a shortcut: a Chinese line still meets the Chinese rows and cues.
     assert match_output("nvidia-smi: 未找到命令")[0].id == "nvidia-smi-missing"

@@ -399,8 +399,9 @@ class LineMatcher:
         self._cue_before: tuple[str, bool] = ("", False)
         self.lines = 0
         self._previous = ""
-        # The last line, when it matched nothing: (plain text, raw text, number, position, anchored).
-        self._unmatched: tuple[str, str, int, int, bool] | None = None
+        # The last line, when it matched nothing or was short enough to be a wrapped one: (plain text,
+        # raw text, number, position, anchored, its row's place in file order or None).
+        self._unmatched: tuple[str, str, int, int, bool, int | None] | None = None
         self._flat = _flat_rules()
         self._unanchored = _prefilter()[1]
         self._anchor_search = _anchor_regex().search
@@ -514,14 +515,18 @@ class LineMatcher:
             row, context = self._row(line, low, anchored, repl=True)
         before, self._unmatched = self._unmatched, None
         if before is not None and stripped and not context:
-            # The line before matched nothing: the message may have begun there. The joined text
-            # wins when it matches a row before this line's own (a more specific one), or a
-            # context row where this line matches nothing.
+            # The message may have begun on the line before (which matched nothing, or was short).
+            # The joined text wins when it matches a row before this line's own and before the
+            # line before's own (a more specific one), or a context row where neither line matched.
             joined = before[0] + " " + stripped
             reach = _seam()  # neither half holds an anchor: only one across the join can match
             seam = (before[0][-reach:] + " " + stripped[:reach]).lower()
             if before[4] or anchored or self._anchored(seam):
                 both, both_context = self._row(joined, joined.lower(), True, repl=False)
+                if before[5] is not None:  # the line before had its own row: only a more specific one
+                    both_context = ()
+                    if both is not None and both[0] >= before[5]:
+                        both = None
                 if (
                     both is not None and (row is None or both[0] < row[0]) and both[1].id not in self._lines
                 ) or (row is None and both_context):
@@ -529,8 +534,10 @@ class LineMatcher:
                     text = before[1].strip() + " " + raw.strip()
                     return self._claim(both, both_context, text, before[2], before[3])
         new = self._claim(row, context, raw, shown, position)
-        if row is None and stripped and not context:
-            self._unmatched = (stripped, raw, shown, position, anchored)
+        # A line its own row matched may still be the first half of a more specific message wrapped
+        # onto the next line ("... nvml error: driver/library" + "version mismatch"): kept when short.
+        if stripped and not context and (row is None or len(stripped) <= WRAPPED):
+            self._unmatched = (stripped, raw, shown, position, anchored, None if row is None else row[0])
         if stripped:
             self._previous = line
         return new
