@@ -546,6 +546,14 @@ ROUND3_FORMS = [
         "tensor-oom",
         "failed to allocate 2.00G from device: CUDA_ERROR_OUT_OF_MEMORY\nMy GPU memory keeps growing each epoch",
     ),
+    (
+        "missing-cudnn",
+        "    ctypes.WinDLL(build_info.cudnn_dll_name)\nOSError: [WinError 126] The specified module could not be found",
+    ),
+    (
+        "no-device",
+        "ImportError: Could not find 'nvcuda.dll'. TensorFlow requires that this DLL be installed in a directory",
+    ),
     # batch size 1 still failing: not the model's size, memory another process holds
     ("memory-held", "CUDA_ERROR_OUT_OF_MEMORY\nI reduced the batch size to 1 and it still fails"),
     (
