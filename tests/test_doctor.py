@@ -531,6 +531,64 @@ def test_each_tools_message_format_is_recognised(diag_id: str, text: str) -> Non
     assert found and found[0].id == diag_id, [d.id for d in found]
 
 
+# Round 3's messages as their programs print them, in forms the corpus does not hold (another
+# version, another order, a Chinese session), and the fact that turns a cause around.
+ROUND3_FORMS = [
+    ("ptxas-too-old", "nvcc fatal   : Unsupported gpu architecture 'compute_86'"),
+    ("ptxas-too-old", "nvcc fatal : Value 'sm_89' is not defined for option 'gpu-architecture'"),
+    ("unsupported-cc", "RuntimeError: CUDA error: invalid device function"),
+    ("pip-half-upgraded", "    from pip import main\nImportError: cannot import name 'main'"),
+    (
+        "missing-cudart",
+        "    ctypes.WinDLL(build_info.cudart_dll_name)\nOSError: [WinError 126] 找不到指定的模块。",
+    ),
+    (
+        "tensor-oom",
+        "failed to allocate 2.00G from device: CUDA_ERROR_OUT_OF_MEMORY\nMy GPU memory keeps growing each epoch",
+    ),
+    (
+        "missing-cudnn",
+        "    ctypes.WinDLL(build_info.cudnn_dll_name)\nOSError: [WinError 126] The specified module could not be found",
+    ),
+    (
+        "no-device",
+        "ImportError: Could not find 'nvcuda.dll'. TensorFlow requires that this DLL be installed in a directory",
+    ),
+    # batch size 1 still failing: not the model's size, memory another process holds
+    ("memory-held", "CUDA_ERROR_OUT_OF_MEMORY\nI reduced the batch size to 1 and it still fails"),
+    (
+        "no-device",
+        'could not select device driver "" with capabilities: [[gpu]]\nI have no NVIDIA GPU, only integrated Intel graphics',
+    ),
+    (
+        "container-no-gpu",
+        'could not select device driver "" with capabilities: [[gpu]]\nA laptop with integrated Intel graphics and an NVIDIA GeForce RTX 3060',
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("diag_id", "text"), ROUND3_FORMS, ids=[f"{i}-{d}" for i, (d, _) in enumerate(ROUND3_FORMS)]
+)
+def test_round_three_messages_in_other_forms(diag_id: str, text: str) -> None:
+    found = match_output(text)
+    assert found and found[0].id == diag_id, [d.id for d in found]
+
+
+def test_a_specific_message_wrapped_after_a_generic_one_on_its_first_line_is_seen() -> None:
+    # The first half matches a generic row by itself (no device); joined, the specific one wins.
+    text = (
+        "nvidia-container-cli: initialization error: nvml error: driver/library\nversion mismatch: unknown."
+    )
+    assert [d.id for d in match_output(text)][:2] == ["driver-library-mismatch", "no-device"]
+
+
+def test_an_ascii_line_meets_the_same_rows_with_the_ascii_prefilter() -> None:
+    # The ASCII-only tries are a shortcut: a Chinese line still meets the Chinese rows and cues.
+    assert match_output("nvidia-smi: 未找到命令")[0].id == "nvidia-smi-missing"
+    assert match_output("在容器里\nnvidia-smi: command not found")[0].id == "container-no-gpu"
+
+
 HEALTHY_LOG = Path(__file__).parent / "doctor_fixtures" / "healthy_gpu_session.txt"
 
 
