@@ -286,7 +286,9 @@ def test_training_score(capsys: pytest.CaptureFixture[str]) -> None:
 # container and Blackwell cues narrowed to "said inside a container" and "this GPU's own
 # capability") without another run, so the bar is what was measured, 1, never raised. Round 1
 # guards against regressions now.
-BLIND_WRONG_CAUSES = 1
+# Later the same day, after rounds 2 and 3's rules (rounds released and fixed as said below), round 1
+# measured 177/185 recognised, 177 right first id, 0 wrong causes: held at 0 from then on.
+BLIND_WRONG_CAUSES = 0
 
 
 @dataclass(frozen=True)
@@ -313,11 +315,12 @@ READ_BARS: dict[int, Bar] = {2: ROUND2_BAR}
 # The fresh round, collected blind after the rounds before it were read: the issue's own bar.
 FRESH_WRONG_CAUSES = 0
 # Round 3 (120 texts, 37 held out) was collected after round 2 had been read, by an engineer who
-# wrote no rule, and scored blind once, as an aggregate, with the rules of that moment: 30/37
-# recognised (81.1%), 29 right first id (78.4%), 0 wrong causes. No cause is wrong, but 81.1% is
-# below the issue's 90%: CI holds what was measured (so nothing regresses) and says so; the
-# issue's share is asserted the day a fresh round reaches it.
-FRESH_MEASURED = Bar(recognised=30, right=29, wrong_causes=0)
+# wrote no rule. Its held-out texts were never opened; they were scored twice, as aggregates only:
+# blind, with the rules of that moment, 30/37 recognised (81.1%), 29 right first id (78.4%), 0 wrong
+# causes; then, after rules were written against round 3's 83 training texts (82/83 right), 33/37
+# (89.2%), 32 right (86.5%), 0 wrong causes. No cause is wrong, but 89.2% is below the issue's 90%:
+# CI holds what was measured (so nothing regresses) and says so.
+FRESH_MEASURED = Bar(recognised=33, right=32, wrong_causes=0)
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
