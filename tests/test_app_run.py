@@ -382,3 +382,22 @@ async def test_by_hand_step_at_80x24_is_done_by_tab_and_enter() -> None:
         await pilot.press("enter")
         await wait_for(pilot, lambda: run.state == "restart")
         assert statuses(app)["windows-driver"] != "waiting"
+
+
+async def test_retry_after_cancelling_the_password_asks_for_it_again() -> None:
+    # RTX 4090 fresh, 80x24: the driver is a ROOT step. Cancelled at the password, then r:
+    # the retry asks again (a real sudo would need it), it does not jump to the restart.
+    app = build_app("ubuntu-24.04-rtx4090-fresh")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_run(pilot)
+        await wait_for(pilot, lambda: isinstance(app.screen, PasswordModal))
+        await pilot.press("escape")
+        run = next(s for s in app.screen_stack if isinstance(s, RunScreen))
+        await wait_for(pilot, lambda: run.state == "cancelled")
+        assert "Stopped before" in screen_text(app)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, PasswordModal) or run.state != "running")
+        assert isinstance(app.screen, PasswordModal), run.state
+        assert run.state == "running" and "restart" not in set(statuses(app).values())
+        await pilot.press(*"pw", "enter")
+        await wait_for(pilot, lambda: run.state == "restart")
