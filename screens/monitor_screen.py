@@ -150,7 +150,9 @@ class MonitorScreen(Screen[None]):
         yield Footer(show_command_palette=False)  # its "palette" label is English-only
 
     def on_mount(self) -> None:
-        self.query_one("#monitor-left").border_title = t("monitor.title")
+        # A machine with no NVIDIA GPU gets no GPU panel: the title says what is shown.
+        no_gpu = self.profile is not None and not self.profile.has_nvidia_gpu
+        self.query_one("#monitor-left").border_title = t("monitor.title_host" if no_gpu else "monitor.title")
         table = self.query_one("#processes", DataTable)
         # The name last: a long command line gives way (between words), never the memory figure.
         for key in ("gpu", "pid", "gpu_mem", "process"):

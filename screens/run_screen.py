@@ -154,7 +154,8 @@ class RunScreen(WizardScreen):
             yield Button(t("app.run.doctor"), id="doctor", compact=True)
             yield Button(t("app.run.restart_continue"), id="continue", variant="primary", compact=True)
             yield Button(t("app.run.quit_now"), id="quit", compact=True)
-            yield Button(t("app.run.monitor"), id="monitor", variant="success", compact=True)
+            label = t("app.run.monitor_cpu" if self._cpu_plan else "app.run.monitor")
+            yield Button(label, id="monitor", variant="success", compact=True)
         yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -344,6 +345,11 @@ class RunScreen(WizardScreen):
             elapsed = clock_text(self.wizard.clock() - self.started_at)
             self.query_one("#run-elapsed", Static).update(t("app.run.elapsed", elapsed=elapsed))
 
+    @property
+    def _cpu_plan(self) -> bool:
+        """A CPU plan: the finish offers the benchmark on the CPU, not a GPU monitor."""
+        return self.plan.set.method == "cpu"
+
     def _finished_text(self) -> str:
         """The finish: what was proven, then how to use the environment (wizard.plan.next_steps)."""
         from wizard.plan.next_steps import next_steps
@@ -351,7 +357,13 @@ class RunScreen(WizardScreen):
         exists = None if self.plan.simulated else os.path.exists
         # Native Windows: these steps only set WSL2 up; TensorFlow is installed inside Ubuntu next.
         handover = any(step.id == "wsl-wizard" for step in self.plan.active_steps)
-        head = t("app.run.finished_wsl" if handover else "app.run.finished")
+        head = t(
+            "app.run.finished_wsl"
+            if handover
+            else "app.run.finished_cpu"
+            if self._cpu_plan
+            else "app.run.finished"
+        )
         return "\n".join([head, "", *next_steps(self.plan, exists=exists)])
 
     def _set_notice(self, text: str | None, kind: str = "warning") -> None:

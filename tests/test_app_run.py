@@ -26,6 +26,7 @@ from tests.apps.screen_text import screen_text
 from tests.apps.wizard_app import FROZEN, build_app, settle, to_choose, to_plan, to_run
 from wizard.demo import load_demo
 from wizard.plan.installer import INSTALLER_ENV
+from wizard.text import t
 
 
 async def wait_for(pilot: Pilot[Any], condition: Any, timeout: float = 10.0) -> None:
@@ -382,3 +383,41 @@ async def test_by_hand_step_at_80x24_is_done_by_tab_and_enter() -> None:
         await pilot.press("enter")
         await wait_for(pilot, lambda: run.state == "restart")
         assert statuses(app)["windows-driver"] != "waiting"
+
+
+async def test_retry_after_cancelling_the_password_asks_for_it_again() -> None:
+    # RTX 4090 fresh, 80x24: the driver is a ROOT step. Cancelled at the password, then r:
+    # the retry asks again (a real sudo would need it), it does not jump to the restart.
+    app = build_app("ubuntu-24.04-rtx4090-fresh")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_run(pilot)
+        await wait_for(pilot, lambda: isinstance(app.screen, PasswordModal))
+        await pilot.press("escape")
+        run = next(s for s in app.screen_stack if isinstance(s, RunScreen))
+        await wait_for(pilot, lambda: run.state == "cancelled")
+        assert "Stopped before" in screen_text(app)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, PasswordModal) or run.state != "running")
+        assert isinstance(app.screen, PasswordModal), run.state
+        assert run.state == "running" and "restart" not in set(statuses(app).values())
+        await pilot.press(*"pw", "enter")
+        await wait_for(pilot, lambda: run.state == "restart")
+
+
+async def test_a_cpu_plan_finishes_with_the_benchmark_not_a_gpu_monitor() -> None:
+    app = build_app("no-nvidia-gpu")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await to_run(pilot)
+        run = next(s for s in app.screen_stack if isinstance(s, RunScreen))
+        await wait_for(pilot, lambda: run.state == "finished" or isinstance(app.screen, PasswordModal))
+        if isinstance(app.screen, PasswordModal):
+            await pilot.press(*"pw", "enter")
+            await wait_for(pilot, lambda: run.state == "finished")
+        assert run.plan.set.method == "cpu"
+        seen = " ".join(screen_text(app).split())
+        assert "prove it with the benchmark" in seen and "GPU monitor" not in seen
+        assert str(run.query_one("#monitor", Button).label) == t("app.run.monitor_cpu")
+        await pilot.press("m")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "MonitorScreen"
+        assert app.screen.query_one("#monitor-left").border_title == t("monitor.title_host")

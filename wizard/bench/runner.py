@@ -174,6 +174,9 @@ class SimulatedBenchRun:
         self.profile = profile
         gpu = profile.gpus[0].name if profile.gpus else None
         self.report = BenchReport(simulated=True, gpu_name=gpu)
+        if gpu is None and profile.has_nvidia_gpu:
+            # An NVIDIA card with no driver (its plan installs one, in simulation only).
+            self.report.cpu_why = t("bench.demo_driver.cpu_only")
         peaks = {d: p for d in DTYPES if gpu and (p := published_peak(gpu, d))}
         self._events = simulated_events(profile, peaks)
         self.delay = delay

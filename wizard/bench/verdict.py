@@ -62,6 +62,8 @@ def verdict(report: BenchReport) -> Verdict | None:
             return Verdict("warn", numbers + t("bench.verdict.stopped_rest"))
         if report.gpu_name:  # this machine has a GPU, and TensorFlow did not use it
             return Verdict("warn", numbers + t("bench.verdict.gpu_unseen"))
+        if report.cpu_why:  # a GPU plan's machine whose GPU TensorFlow cannot see: not a success
+            return Verdict("warn", numbers + report.cpu_why)
         return Verdict("ok", numbers)
     if numpy is not None:  # NumPy's reference matmul ran, TensorFlow's own did not
         key = "bench.verdict.numpy_only_stopped" if stopped else "bench.verdict.numpy_only"

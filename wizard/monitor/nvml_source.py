@@ -81,7 +81,14 @@ def _no_gpu_text(kind: ErrorKind, detail: str = "") -> str:
         ErrorKind.DRIVER_NOT_LOADED: "monitor.no_gpu.driver",
         ErrorKind.UNINITIALIZED: "monitor.no_gpu.driver_gone",
     }.get(kind, "monitor.no_gpu.error")
-    return t(key, detail=detail)
+    return t(key, detail=kind_detail(kind, detail))
+
+
+def kind_detail(kind: ErrorKind, detail: str = "") -> str:
+    """The error's own detail, or its kind in words where it has none (never the bare code)."""
+    if detail and detail != kind.value:
+        return detail
+    return t(f"monitor.nvml_kind.{kind.value}")
 
 
 # Per-field reads: (fields it fills, reader). The reader gets (backend, index) and
@@ -339,7 +346,7 @@ class NvmlSource:
                 gpus.append(self._read_gpu(i))
         except _DriverGone as gone:
             # It answered at start, so this is the driver going away (unloaded, reset, crashed).
-            self._gone = t("monitor.no_gpu.driver_gone", detail=gone.err.detail)
+            self._gone = t("monitor.no_gpu.driver_gone", detail=kind_detail(gone.err.kind, gone.err.detail))
             log.warning("NVML went away: %s", gone.err.detail)
             return [], self._gone
         if gpus:

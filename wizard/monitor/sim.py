@@ -153,6 +153,9 @@ class SimulatedSource:
         if not self.profile.has_nvidia_gpu:
             # No NVIDIA hardware at all (a Mac, Intel graphics): no driver to blame.
             info.no_gpu_reason = t("monitor.no_gpu.no_nvidia")
+        elif self.fake.init_error is not None:
+            # The demo's run installed the driver only in simulation: say so, not "reboot".
+            info.no_gpu_reason = t("monitor.demo_driver.no_gpu")
         info.notes.insert(0, t("monitor.sim.label", name=self.profile.label or "demo"))
         return info
 
@@ -164,6 +167,8 @@ class SimulatedSource:
         gpus, reason = self.inner.read()
         if reason and not self.profile.has_nvidia_gpu:
             reason = t("monitor.no_gpu.no_nvidia")
+        elif reason and self.fake.init_error is not None:
+            reason = t("monitor.demo_driver.no_gpu")
         return gpus, reason
 
     def close(self) -> None:

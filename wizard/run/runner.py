@@ -418,9 +418,10 @@ class Runner:
             self._stop_pending(step, t("runner.declined", title=step.title))
         if self.simulate:
             if not self._password_asked:
-                self._password_asked = True
                 if self.events.needs_password(step, 1) is None:
+                    # Not given: a retry asks again, as sudo would on a real run.
                     self._stop_pending(step, t("runner.cancelled"))
+                self._password_asked = True
             return
         if self.sudo.ready:
             return
