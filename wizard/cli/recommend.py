@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from wizard.choose.choice import METHODS, Candidate, Recommendation
+from wizard.choose.choice import METHODS, Candidate, Recommendation, method_words
 from wizard.choose.driver_view import step_title
 from wizard.choose.resolver import useful_candidates
 from wizard.cli.common import add_profile_option, error_line
@@ -112,7 +112,7 @@ def render(
             status += t("recommend.with_driver_step")
         cells: list[str | Text] = [
             cand.set.tensorflow,
-            cand.set.method,
+            method_words(cand.set.method),
             cand.set.python or "-",
             cand.set.cuda or "-",
             cand.set.cudnn or "-",
@@ -164,7 +164,10 @@ def _render_summary(rec: Recommendation, console: Console, profile: MachineProfi
         console.print(t("recommend.nothing_fits"), style="bold red")
     else:
         line = t(
-            "recommend.best", tensorflow=best.set.tensorflow, python=best.set.python, method=best.set.method
+            "recommend.best",
+            tensorflow=best.set.tensorflow,
+            python=best.set.python,
+            method=method_words(best.set.method),
         )
         if best.set.cuda:
             line += t("recommend.best_cuda", cuda=best.set.cuda, cudnn=best.set.cudnn)

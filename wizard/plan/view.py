@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from wizard.choose.choice import method_words
 from wizard.cjk.wrap import wrap
 from wizard.plan.model import DONE, SATISFIED, Plan, Step, status_word
 from wizard.text import t
@@ -67,7 +68,7 @@ def format_step(step: Step, number: int, width: int = 100, status: str | None = 
 def format_plan(plan: Plan, width: int = 100, statuses: dict[str, str] | None = None) -> str:
     """`statuses`: the runner's preview (Runner.preview), as the Plan screen and the dry run show it."""
     s = plan.set
-    head = [t("plan.view.header", tensorflow=s.tensorflow, method=s.method, python=s.python)]
+    head = [t("plan.view.header", tensorflow=s.tensorflow, method=method_words(s.method), python=s.python)]
     head.append(t("plan.view.machine", label=plan.label))
     head.append(t("plan.view.env", venv=plan.venv))
     head.append(t("plan.view.download", size=size_text(plan.download_mib)))
