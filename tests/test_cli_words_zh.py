@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from rich.cells import cell_len
 
 from wizard.choose.choice import METHODS
 from wizard.cli.main import main
@@ -37,3 +38,21 @@ def test_recommend_and_plan_in_chinese_name_methods_as_the_app_does(
     assert main(["recommend", "--profile", RTX5090, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert "pip-and-cuda" in json.dumps(data, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_recommend_at_80_columns_wraps_without_cutting_words(
+    lang: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    try:
+        assert main(["recommend", "--profile", RTX5090, "--lang", lang]) == 0
+    finally:
+        set_language(None)
+    out = capsys.readouterr().out
+    assert "…" not in out
+    assert all(cell_len(line.rstrip()) <= 80 for line in out.splitlines())
+    # The words the tester saw cut are there whole.
+    flat = "".join(line.strip() for line in out.splitlines())
+    assert "PTX ISA" in out or "PTXISA" in flat
+    assert "cuSOLVER" in out
