@@ -56,3 +56,30 @@ def test_recommend_at_80_columns_wraps_without_cutting_words(
     flat = "".join(line.strip() for line in out.splitlines())
     assert "PTX ISA" in out or "PTXISA" in flat
     assert "cuSOLVER" in out
+
+
+@pytest.mark.parametrize("with_log", [False, True])
+def test_doctor_on_blackwell_says_the_fact_once_with_the_plans_fix_and_the_public_source(
+    zh: None,
+    with_log: bool,
+    tmp_path: Any,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    argv = ["doctor", "--lang", "zh", "--profile", RTX5090]
+    if with_log:
+        log = tmp_path / "run.log"
+        log.write_text("Epoch 1/3\n", encoding="utf-8")
+        argv += ["--log", str(log)]
+    main(argv)
+    out = capsys.readouterr().out
+    flat = "".join(line.strip() for line in out.splitlines())
+    assert flat.count("1,149") == 2, out  # the paragraph (which names 1,149 twice) printed once
+    assert "…" not in out
+    assert "查看详情" not in out and "来源：tf-gpu-wizard detect" not in out
+    assert "安装TensorFlow2.21.0" in flat.replace(" ", "") and "CUDA_CACHE_MAXSIZE" in out
+    assert "来源：tensorflow/tensorflow#99592" in out
+    assert main(["doctor", "--profile", RTX5090, "--json"]) in (0, 1, 2)
+    (finding,) = [d for d in json.loads(capsys.readouterr().out) if d["id"] == "finding-reported-fail"]
+    assert finding["seen_in"].startswith("tensorflow/tensorflow#") and "detect" not in finding["fix"]
