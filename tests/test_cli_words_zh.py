@@ -4,6 +4,10 @@ one numbering of steps (tester's walk, engineer f2)."""
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -83,3 +87,47 @@ def test_doctor_on_blackwell_says_the_fact_once_with_the_plans_fix_and_the_publi
     assert main(["doctor", "--profile", RTX5090, "--json"]) in (0, 1, 2)
     (finding,) = [d for d in json.loads(capsys.readouterr().out) if d["id"] == "finding-reported-fail"]
     assert finding["seen_in"].startswith("tensorflow/tensorflow#") and "detect" not in finding["fix"]
+
+
+def _numbered(out: str) -> dict[str, str]:
+    """Plan's numbered step heads, number -> the head's start (the title before its tags)."""
+    heads = {}
+    for line in out.splitlines():
+        m = re.match(r"^ ?(\d+)\. (.+?)  \[", line)
+        if m:
+            heads[m.group(1)] = m.group(2)
+    return heads
+
+
+def test_plan_dry_run_and_run_number_the_same_steps(tmp_path: Any) -> None:
+    """A switched-off optional step (.wslconfig) is shown unnumbered; Plan, the dry run and Run
+    give every step that runs the same number."""
+    name = "wsl2-rtx4060-laptop"
+    env = {**os.environ, "HOME": str(tmp_path), "COLUMNS": "200", "TF_GPU_WIZARD_LANG": "en"}
+    env.pop("XDG_STATE_HOME", None)
+    env.pop("XDG_DATA_HOME", None)
+
+    def cli(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "wizard", "--profile", name, *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+        return done.stdout
+
+    plan_out = cli("plan")
+    dry_out = cli("apply", "--dry-run")
+    run_out = cli("apply", "--yes", "--new")
+    plan = _numbered(plan_out)
+    assert _numbered(dry_out) == plan
+    off = t("runner.cli.would_leave_out")
+    assert off in dry_out and " - " in plan_out  # the switched-off step is there, unnumbered
+    ran = re.findall(r"==> \[(\d+)/(\d+)\] (.+?)(?: \[|$)", run_out, re.M)
+    assert ran, run_out
+    total = {int(total) for _, total, _ in ran}
+    assert total == {len(plan)}, (total, plan)
+    for number, _, title in ran:
+        assert plan[number].startswith(title.strip()), (number, title, plan[number])
