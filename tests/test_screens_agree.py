@@ -86,7 +86,7 @@ def test_plan_tf_on_a_gpu_it_cannot_use_says_why_in_one_line() -> None:
     assert result.returncode == 0
     lines = [line for line in result.stderr.splitlines() if "2.21" in line]
     assert len(lines) == 1 and "GPU" in lines[0] and "compute capability 3.0" in lines[0]
-    assert "(cpu)" in result.stdout.splitlines()[0]
+    assert "(CPU only)" in result.stdout.splitlines()[0]  # the method as the app words it
 
 
 def test_plan_tf_with_a_driver_step_is_the_gpu_plan() -> None:
@@ -107,5 +107,5 @@ def test_plan_tf_with_a_driver_step_is_the_gpu_plan() -> None:
     )
     assert result.returncode == 0, result.stderr
     head = result.stdout.splitlines()[0]
-    assert head.startswith("Plan: TensorFlow 2.21.0 (pip-and-cuda)"), head
-    assert "525.60.13" in result.stdout and "(cpu)" not in result.stdout
+    assert head.startswith("Plan: TensorFlow 2.21.0 (pip, CUDA included)"), head
+    assert "525.60.13" in result.stdout and "(CPU only)" not in result.stdout

@@ -71,6 +71,26 @@ def test_simulated_pip_output_names_packages_not_files() -> None:
     assert any("installing every package of" in line and "sha256" in line for line in seen), seen
 
 
+def test_simulated_lock_lines_read_in_chinese() -> None:
+    """A zh run log has no English sentence of the wizard's own in its simulated lines."""
+    from wizard.text import set_language
+
+    plan = _plan("debian-12-gtx1060-laptop")
+    profile = load_demo("debian-12-gtx1060-laptop")
+    set_language("zh")
+    try:
+        seen = [line for step in plan.steps for argv in step.commands for line in output_for(argv, profile)]
+    finally:
+        set_language(None)
+    lock_lines = [line for line in seen if "sha256" in line]
+    assert lock_lines, seen
+    for line in lock_lines:
+        assert (
+            "(simulated)" not in line and "installing every" not in line and "the plan's lock" not in line
+        ), line
+    assert any("正在安装" in line for line in lock_lines), lock_lines
+
+
 def test_simulated_pip_from_the_lock_reads_the_lock() -> None:
     argv = ("/v/bin/python", "-m", "pip", "install", "--require-hashes", "--no-deps", "-r", "/v/x.lock.txt")
     lines = output_for(argv, None)

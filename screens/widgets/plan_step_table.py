@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.events import Resize
 from textual.widgets import DataTable
 
+from wizard.plan.model import step_numbers
 from wizard.safe.display import safe
 from wizard.text import t
 
@@ -81,7 +82,8 @@ class PlanStepTable(DataTable[Text]):
         self.clear(columns=True)
         self.steps = list(plan.steps)
         p = "app.plan."
-        rows = [self._cells(i, step, step.id in self.there) for i, step in enumerate(self.steps, start=1)]
+        numbers = step_numbers(plan)  # Run's numbers: a step switched off has none
+        rows = [self._cells(numbers.get(step.id), step, step.id in self.there) for step in self.steps]
         widths = {key: cell_len(t(p + "col_" + key)) for key in FIXED}
         for cells in rows:
             for key, cell in zip(FIXED, cells, strict=True):
@@ -103,7 +105,7 @@ class PlanStepTable(DataTable[Text]):
             self.move_cursor(row=max(0, min(row, len(self.steps) - 1)), animate=False)
 
     @staticmethod
-    def _cells(n: int, step: Step, there: bool = False) -> list[Text]:
+    def _cells(n: int | None, step: Step, there: bool = False) -> list[Text]:
         style = "" if step.enabled else "dim strike"
         on = "[x]" if step.enabled else "[ ]"
         if there and step.enabled:  # already satisfied: Run will check it and not run it
@@ -112,7 +114,7 @@ class PlanStepTable(DataTable[Text]):
             mark = Text(on if step.optional else "[•]", style="" if step.optional else "dim")
         return [
             mark,
-            Text(str(n), style=style),
+            Text("" if n is None else str(n), style=style),
             where_text(step.where),
             Text(size_text(step.download_mib), style=style),
         ]

@@ -8,6 +8,14 @@ from typing import Any
 METHODS = ("pip-and-cuda", "system-cuda", "conda", "cpu")
 
 
+def method_words(method: str) -> str:
+    """The words a person reads for a method (the app's, the CLI's): one catalogue key each;
+    --json and --method keep the bare names."""
+    from wizard.text import t
+
+    return t(f"app.method.{method}") if method in METHODS else method
+
+
 @dataclass(frozen=True)
 class VersionSet:
     tensorflow: str  # full release, e.g. "2.21.0"

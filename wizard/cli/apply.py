@@ -194,6 +194,7 @@ def _choose_plan(args: argparse.Namespace, profile: MachineProfile | None = None
 
 def _dry_run(plan: Plan, runner: Runner) -> int:
     from wizard.cjk.wrap import terminal_width
+    from wizard.plan.model import step_numbers
     from wizard.plan.view import format_step
 
     # What the run would do, by the runner's own preview: the same statuses it then reports.
@@ -202,9 +203,10 @@ def _dry_run(plan: Plan, runner: Runner) -> int:
         "done": "story.status.would_done",
         "satisfied": "story.status.would_satisfied",
     }
-    for number, step in enumerate(plan.steps, 1):
+    numbers = step_numbers(plan)  # the numbers Run then shows
+    for step in plan.steps:
         print()
-        lines = format_step(step, number, terminal_width(), expected.get(step.id))
+        lines = format_step(step, numbers.get(step.id), terminal_width(), expected.get(step.id))
         print(safe("\n".join(lines), None, multiline=True))
         if not step.enabled:
             state = t("runner.cli.would_leave_out")

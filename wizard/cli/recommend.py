@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from wizard.choose.choice import METHODS, Candidate, Recommendation
+from wizard.choose.choice import METHODS, Candidate, Recommendation, method_words
 from wizard.choose.driver_view import step_title
 from wizard.choose.resolver import useful_candidates
 from wizard.cli.common import add_profile_option, error_line
@@ -82,6 +82,18 @@ def _shown(value: str, style: str = "") -> Text:
     return text(value, style, limit=4000, multiline=True)
 
 
+def _filled(value: str, width: int) -> Text:
+    """A reason as lines of at most `width` cells, made safe first (so what is measured is shown)."""
+    from rich.text import Text
+
+    from wizard.cjk.wrap import wrap
+    from wizard.safe.display import safe
+
+    shown = safe(value, 4000, multiline=True)
+    lines = [line for para in shown.split("\n") for line in wrap(para, width)]
+    return Text("\n".join(lines), overflow="fold", no_wrap=False)
+
+
 def render(
     rec: Recommendation,
     console: Console,
@@ -112,7 +124,7 @@ def render(
             status += t("recommend.with_driver_step")
         cells: list[str | Text] = [
             cand.set.tensorflow,
-            cand.set.method,
+            method_words(cand.set.method),
             cand.set.python or "-",
             cand.set.cuda or "-",
             cand.set.cudnn or "-",
@@ -125,9 +137,12 @@ def render(
         reasons = Table.grid(padding=(0, 2))
         reasons.add_column(justify="right", style="dim")
         reasons.add_column()
+        # Filled here by cells with the CJK break rules (Rich breaks only at spaces and cut a run of
+        # Chinese with "…" mid-sentence); a unit wider than the line is folded, never cut.
+        room = max(20, console.width - len(str(len(rows))) - 2)
         for number, cand in enumerate(rows, 1):
             for reason in said[number - 1]:
-                reasons.add_row(str(number), _shown(reason), style=None if cand.ok else "dim")
+                reasons.add_row(str(number), _filled(reason, room), style=None if cand.ok else "dim")
         console.print(reasons)
     hidden = len(rec.candidates) - len(rows)
     if hidden > 0 and not show_all:
@@ -164,7 +179,10 @@ def _render_summary(rec: Recommendation, console: Console, profile: MachineProfi
         console.print(t("recommend.nothing_fits"), style="bold red")
     else:
         line = t(
-            "recommend.best", tensorflow=best.set.tensorflow, python=best.set.python, method=best.set.method
+            "recommend.best",
+            tensorflow=best.set.tensorflow,
+            python=best.set.python,
+            method=method_words(best.set.method),
         )
         if best.set.cuda:
             line += t("recommend.best_cuda", cuda=best.set.cuda, cudnn=best.set.cudnn)

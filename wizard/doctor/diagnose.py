@@ -154,9 +154,10 @@ def _from_finding(
         title, why, fix = _texts(diag_id)
         if diag_id == "wsl1" and profile is not None:  # the command as detect gives it, with the name
             fix = t("doctor.wsl1.fix_for", command=wsl1_command(profile.os.wsl_distro))
-    else:  # a finding the doctor has no text for yet: say what detect says
+    else:  # a finding the doctor has no text for yet: say what detect says, once
         diag_id = f"finding-{finding.key}"
-        title, why, fix = finding.title, finding.why, t("doctor.finding_fix")
+        title, why, fix = finding.title, finding.why, finding.fix or t("doctor.finding_fix")
+        evidence = t("doctor.detected_here", title=finding.title)
     return Diagnosis(
         id=diag_id,
         title=title,
@@ -168,7 +169,7 @@ def _from_finding(
         family=row.family if row else "machine",
         line=None,
         origin="profile",
-        seen_in=DETECT_SOURCE,
+        seen_in=finding.source or DETECT_SOURCE,
         for_this_machine=sharpen(diag_id) if sharpen and harmful else "",
     )
 

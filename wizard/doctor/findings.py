@@ -6,7 +6,7 @@ Used by `detect`, the app's detect screen, and later the doctor.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from wizard.doctor.newest import newest_tf_problems
 from wizard.profile import MachineProfile
@@ -22,6 +22,8 @@ class Finding:
     severity: str  # "error" | "warning" | "info"
     title: str
     why: str
+    fix: str = ""  # the doctor's fix where the finding has its own (else: detect, then the plan)
+    source: str = ""  # the public citation the fact comes from, where there is one
 
 
 def _f(key: str, severity: str, **fields: object) -> Finding:
@@ -86,7 +88,9 @@ def find_problems(p: MachineProfile) -> list[Finding]:
     if free is not None and free < LOW_DISK_MIB:
         out.append(_f("low-disk", "warning", free_gib=round(free / 1024, 1)))
     # The newest TensorFlow out of reach (an old driver, an old GPU) or a Python to add.
-    out.extend(_f(key, severity, **fields) for key, severity, fields in newest_tf_problems(p))
+    for key, severity, fields in newest_tf_problems(p):
+        fix, source = str(fields.pop("doctor_fix", "")), str(fields.pop("doctor_source", ""))
+        out.append(replace(_f(key, severity, **fields), fix=fix, source=source))
     return out
 
 

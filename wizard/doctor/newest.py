@@ -93,6 +93,12 @@ def _problems(p: MachineProfile) -> list[Problem]:
     if best.reported is not None:
         report = best.reported
         fields = {"name": report.name, "arch": report.arch, "why": reported_text(report, kb)}
+        # The doctor's fix is the plan's own answer (the set it pins, its cache step, its GPU check),
+        # and its source the public reports, not "run detect" again.
+        fields["doctor_fix"] = t(
+            "findings.reported_fail.fix", tf=best.set.tensorflow, name=report.name, arch=report.arch
+        )
+        fields["doctor_source"] = "; ".join(r.issue for r in report.reports)
         out.append(("reported-fail", "warning", fields))
     if best.python_change and facts.python is not None and Version(best.set.python) > facts.python:
         fields = {"tf": best.set.tensorflow, "python": best.set.python, "current": str(facts.python)}

@@ -53,6 +53,12 @@ def status_word(status: str) -> str:
     return t(f"story.status.{status.replace('-', '_')}")
 
 
+def step_numbers(plan: Plan) -> dict[str, int]:
+    """Each step's number as Plan (app, `plan`, `apply --dry-run`) and Run show it: counted from 1
+    among the steps that will run; an optional step switched off has none (shown unnumbered)."""
+    return {step.id: number for number, step in enumerate(plan.active_steps, 1)}
+
+
 def first_unfinished(plan: Plan, statuses: dict[str, str]) -> tuple[int, Step] | None:
     """(its number, counted from 1 among the active steps, and the step) a resume starts at."""
     for number, step in enumerate(plan.active_steps, 1):

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from wizard.choose.choice import method_words
 from wizard.cjk.wrap import wrap
-from wizard.plan.model import DONE, SATISFIED, Plan, Step, status_word
+from wizard.plan.model import DONE, SATISFIED, Plan, Step, status_word, step_numbers
 from wizard.text import t
 
 
@@ -44,11 +45,13 @@ def _wrap(text: str, indent: str, width: int) -> list[str]:
     return wrap(text, width, indent, indent + "  ")
 
 
-def format_step(step: Step, number: int, width: int = 100, status: str | None = None) -> list[str]:
-    """`status`: the runner's preview of the step (wizard.plan.model's statuses), when known."""
+def format_step(step: Step, number: int | None, width: int = 100, status: str | None = None) -> list[str]:
+    """`status`: the runner's preview of the step (wizard.plan.model's statuses), when known;
+    `number`: its number among the steps that will run (step_numbers), None for one switched off."""
     ind = "    "
     tags = _tags(step, status)
-    lines = wrap(f"{number:2d}. {step.title}  [" + "] [".join(tags) + "]", width, "", "    ")
+    mark = f"{number:2d}." if number is not None else " -"
+    lines = wrap(f"{mark} {step.title}  [" + "] [".join(tags) + "]", width, "", "    ")
     lines += _wrap(t("plan.view.why", text=step.why), ind, width)
     # Already there: nothing to do by hand (Run shows the instructions should its check fail).
     if step.manual and not _there(step, status):
@@ -67,16 +70,17 @@ def format_step(step: Step, number: int, width: int = 100, status: str | None = 
 def format_plan(plan: Plan, width: int = 100, statuses: dict[str, str] | None = None) -> str:
     """`statuses`: the runner's preview (Runner.preview), as the Plan screen and the dry run show it."""
     s = plan.set
-    head = [t("plan.view.header", tensorflow=s.tensorflow, method=s.method, python=s.python)]
+    head = [t("plan.view.header", tensorflow=s.tensorflow, method=method_words(s.method), python=s.python)]
     head.append(t("plan.view.machine", label=plan.label))
     head.append(t("plan.view.env", venv=plan.venv))
     head.append(t("plan.view.download", size=size_text(plan.download_mib)))
     if plan.simulated:
         head.append(t("plan.view.simulated"))
     lines = [line for text in head for line in wrap(text, width, "", "  ")]
-    for number, step in enumerate(plan.steps, 1):
+    numbers = step_numbers(plan)
+    for step in plan.steps:
         lines.append("")
-        lines += format_step(step, number, width, (statuses or {}).get(step.id))
+        lines += format_step(step, numbers.get(step.id), width, (statuses or {}).get(step.id))
     if plan.notes:
         lines.append("")
         for note in plan.notes:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from wizard.profile import MachineProfile
+from wizard.text import t
 
 
 def _base(argv: Sequence[str]) -> str:
@@ -67,19 +68,19 @@ def _lock_lines(argv: Sequence[str]) -> list[str]:
     """The lock steps (wizard/plan/locked.py) as they read for real: what is written, how many."""
     if "-r" in argv:
         path = argv[argv.index("-r") + 1]
-        return [f"(simulated) installing every package of {path}, each file checked against its sha256"]
+        return [t("runner.sim.installing_lock", path=path)]
     verb = next((a for a in argv if a in ("place", "check", "repair", "compile")), "")
     if verb == "place" and len(argv) >= 3:
-        return [f"(simulated) wrote {argv[-2]}, the plan's lock (sha256 {argv[-1][:16]})"]
+        return [t("runner.sim.wrote_lock", path=argv[-2], sha=argv[-1][:16])]
     if verb == "compile":
-        return ["(simulated) uv resolved the lock for this machine, every package with its sha256"]
+        return [t("runner.sim.resolved_lock")]
     return []
 
 
 def _proof_lines(argv: Sequence[str]) -> list[str]:
     """assets/programs/tf_proof.py: the CPU verify with the hello script, or the hello check."""
     if "hello" in argv:
-        return ["(simulated) the hello script trained its model in the verify step's run: proven"]
+        return [t("runner.sim.hello_proven")]
     return [
         "TensorFlow (simulated)",
         "matmul on /job:localhost/replica:0/task:0/device:CPU:0 ok",
