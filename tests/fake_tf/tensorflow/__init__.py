@@ -205,9 +205,12 @@ def function(fn=None, *, jit_compile: bool = False):
         def call(*args, **kwargs):
             if jit_compile:
                 if _fault("xla"):
+                    # ptxas older than this GPU (as CUDA 11.0's for an sm_86 card): the GPU's own sm
+                    gpus = _gpus()
+                    major, minor = gpus[0].details["compute_capability"] if gpus else (8, 6)
                     raise InternalError(
-                        "ptxas exited with non-zero error code 65280, output: ptxas fatal : Value 'sm_120'"
-                        " is not defined for option 'gpu-name'"
+                        "ptxas exited with non-zero error code 65280, output: ptxas fatal : Value"
+                        f" 'sm_{major}{minor}' is not defined for option 'gpu-name'"
                     )
                 _compiled.append(_device[-1])
             return f(*args, **kwargs)
