@@ -98,7 +98,9 @@ def index(tmp_path: Path) -> Iterator[Index]:
     served.server.server_close()
 
 
-def test_a_repair_with_uv_downloads_nothing_uv_has(index: Index, tmp_path: Path) -> None:
+def _uv_env(tmp_path: Path) -> tuple[str, Path, str, dict[str, str]]:
+    """The wizard's own uv, a fresh venv made with it, and an environment whose uv cache is
+    tmp_path's and which reads no index settings of this machine: (uv, venv, its python, env)."""
     uv_pkg = pytest.importorskip("uv")
     uv = str(uv_pkg.find_uv_bin())
     venv = tmp_path / "venv"
@@ -112,7 +114,11 @@ def test_a_repair_with_uv_downloads_nothing_uv_has(index: Index, tmp_path: Path)
     for key in [k for k in env if k.startswith(("UV_INDEX", "UV_EXTRA_INDEX", "UV_FIND_LINKS", "PIP_"))]:
         env.pop(key)
     subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True, env=env)
-    py = str(venv / "bin" / "python")
+    return uv, venv, str(venv / "bin" / "python"), env
+
+
+def test_a_repair_with_uv_downloads_nothing_uv_has(index: Index, tmp_path: Path) -> None:
+    uv, venv, py, env = _uv_env(tmp_path)
     installer = Installer("uv", uv, ("--index-url", index.url))
     cand = Candidate(VersionSet("2.21.0", "3.11", None, None, "cpu"), ok=True)
     step = tensorflow_step(
@@ -162,20 +168,7 @@ def test_the_locked_install_fetches_a_damaged_package_again_instead_of_relinking
     a file overwritten in the environment is the same inode as uv's cached copy, so a plain
     reinstall would link the damaged bytes back; the repair cleans that package from uv's cache and
     the install fetches a good copy, checked against the lock's sha256 and the RECORD."""
-    uv_pkg = pytest.importorskip("uv")
-    uv = str(uv_pkg.find_uv_bin())
-    venv = tmp_path / "venv"
-    env = {
-        **os.environ,
-        "UV_CACHE_DIR": str(tmp_path / "uv-cache"),
-        "PIP_CONFIG_FILE": os.devnull,
-        "UV_NO_CONFIG": "1",
-    }
-    env.pop("VIRTUAL_ENV", None)
-    for key in [k for k in env if k.startswith(("UV_INDEX", "UV_EXTRA_INDEX", "UV_FIND_LINKS", "PIP_"))]:
-        env.pop(key)
-    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True, env=env)
-    py = str(venv / "bin" / "python")
+    uv, venv, py, env = _uv_env(tmp_path)
     wheels = tmp_path / "wheels"
     lines = tuple(
         LockLine(w.name.split("-")[0], w.name.split("-")[1], (WheelFile(w.name, _sha256(w)),))
