@@ -24,6 +24,12 @@ settings.register_profile("ci", deadline=None, max_examples=100)
 settings.load_profile("ci")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests (real installs, the fleet's hosts, the walks) first: with `-n auto` they then
+    run beside the many quick ones instead of alone at the end. Otherwise the order is kept."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(autouse=True)
 def _wizard_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Never touch the real ~/.local/state: every test gets its own wizard home."""
@@ -31,6 +37,9 @@ def _wizard_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("TF_GPU_WIZARD_HOME", str(home))
     # Screens name the command that starts the wizard again; keep it the same on every checkout.
     monkeypatch.setenv("TF_GPU_WIZARD_START_COMMAND", "~/.local/bin/tf-gpu-wizard")
+    # CLI output wraps at the terminal's width: every test sees 100 columns unless it asks for
+    # another, whatever terminal (or none) the test run happens to have.
+    monkeypatch.setenv("COLUMNS", "100")
     yield home
     set_language(None)  # a test that ran `main(["--lang", ...])` leaves the next one alone
 

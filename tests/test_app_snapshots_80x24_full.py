@@ -13,7 +13,7 @@ import pytest
 from textual.pilot import Pilot
 
 from screens.monitor_screen import MonitorScreen
-from tests.apps.monitor_app import MonitorApp, build, settle
+from tests.apps.monitor_app import MonitorApp, build, settle, still_clock
 from tests.apps.wizard_app import build_app, to_choose, to_detect, to_finished, to_plan, to_windows_step
 from tests.test_app_snapshots import LOG
 from wizard.bench.runner import SimulatedBenchRun
@@ -105,7 +105,7 @@ def _monitor(profile: str) -> MonitorApp:
     return MonitorApp(
         lambda: MonitorScreen(
             p,
-            bench_factory=lambda: SimulatedBenchRun(p, delay=0),
+            bench_factory=lambda: SimulatedBenchRun(p, delay=0, clock=still_clock),
             interval=3600,
             autostart_bench=True,
             save_results=False,

@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Static
 from screens.monitor_screen import MonitorScreen
 from screens.widgets.bench_panel import BarChart, BenchPanel
 from screens.widgets.gpu_panel import GpuPanel
-from tests.apps.monitor_app import MonitorApp, build, fake_sampler, settle
+from tests.apps.monitor_app import MonitorApp, build, fake_sampler, settle, still_clock
 from wizard import paths
 from wizard.bench.runner import SimulatedBenchRun
 from wizard.demo import load_demo
@@ -94,7 +94,7 @@ async def test_simulated_profile_is_labelled_and_runs_a_replay() -> None:
     app = MonitorApp(
         lambda: MonitorScreen(
             profile,
-            bench_factory=lambda: SimulatedBenchRun(profile, delay=0),
+            bench_factory=lambda: SimulatedBenchRun(profile, delay=0, clock=still_clock),
             interval=3600,
             save_results=False,
         )
@@ -133,7 +133,7 @@ async def test_results_are_saved_with_the_monitor_summary() -> None:
         lambda: MonitorScreen(
             None,
             sampler_factory=lambda: fake_sampler(),
-            bench_factory=lambda: SimulatedBenchRun(bench_profile, delay=0),
+            bench_factory=lambda: SimulatedBenchRun(bench_profile, delay=0, clock=still_clock),
             autostart_bench=True,
             interval=3600,
         )

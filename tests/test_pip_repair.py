@@ -31,6 +31,8 @@ from wizard.profile import MachineProfile
 from wizard.run.runner import Runner
 from wizard.run.sudo import SudoSession
 
+pytestmark = pytest.mark.slow  # real venvs, a real pip upgrade killed half-way
+
 NOT_ROOT = SudoSession(sudo="/nonexistent-sudo", is_root=True)
 WANT = f"{sys.version_info.major}.{sys.version_info.minor}"
 

@@ -22,7 +22,7 @@ from screens.widgets.candidate_table import CandidateTable
 from screens.widgets.fit import fit_words, head
 from screens.widgets.plan_step_table import PlanStepTable, title_text
 from screens.widgets.simulated_banner import SimulatedBanner
-from tests.apps.monitor_app import MonitorApp, build, settle
+from tests.apps.monitor_app import MonitorApp, build, settle, still_clock
 from tests.apps.screen_text import screen_text
 from tests.apps.wizard_app import build_app, to_choose, to_plan
 from tests.test_app_snapshots_zh import Zh, zh  # noqa: F401  (the zh fixture: screens imported in Chinese)
@@ -211,7 +211,7 @@ def monitor_for(profile: str) -> MonitorApp:
     return MonitorApp(
         lambda: MonitorScreen(
             p,
-            bench_factory=lambda: SimulatedBenchRun(p, delay=0),
+            bench_factory=lambda: SimulatedBenchRun(p, delay=0, clock=still_clock),
             interval=3600,
             autostart_bench=True,
             save_results=False,

@@ -25,6 +25,8 @@ from tests.apps.screen_text import screen_text
 from tests.apps.wizard_app import build_app, settle
 from wizard.demo import demo_names
 
+pytestmark = pytest.mark.slow  # every demo from Welcome to the finish: minutes in all
+
 SIZE = (80, 24)
 TF = re.compile(r"TensorFlow (\d+\.\d+\.\d+)")
 # A demo with no TensorFlow to install here has no run to walk (a Mac, WSL1: Choose says why).

@@ -27,6 +27,11 @@ from wizard.nvml_fake import FakeGpu, FakeNvml
 BENCH_PROFILE = "ubuntu-22.04-rtx3090-cuda11.8"
 
 
+def still_clock() -> float:
+    """A benchmark clock that never moves: a snapshot says "(0 s)" however loaded the machine."""
+    return 0.0
+
+
 class MonitorApp(App[None]):
     CSS_PATH = [str(asset("styles/app.tcss")), str(asset("styles/monitor.tcss"))]  # type: ignore[assignment]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
@@ -106,7 +111,9 @@ def build(
         return MonitorScreen(
             load_demo(profile) if profile else None,
             sampler_factory=None if profile else (lambda: fake_sampler(gpus, history, wsl2, **nvml)),
-            bench_factory=(lambda: SimulatedBenchRun(bench_profile, delay=0)) if bench else None,
+            bench_factory=(lambda: SimulatedBenchRun(bench_profile, delay=0, clock=still_clock))
+            if bench
+            else None,
             interval=3600.0,
             autostart_bench=bench,
             save_results=False,

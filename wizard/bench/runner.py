@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from importlib import resources
 from pathlib import Path
@@ -169,9 +169,15 @@ class BenchRun:
 class SimulatedBenchRun:
     """A demo profile's benchmark: the events it would print, replayed at a pace."""
 
-    def __init__(self, profile: MachineProfile, *, delay: float = 0.35) -> None:
-
+    def __init__(
+        self,
+        profile: MachineProfile,
+        *,
+        delay: float = 0.35,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         self.profile = profile
+        self._clock = clock  # a test's fixed clock keeps a snapshot's durations still
         gpu = profile.gpus[0].name if profile.gpus else None
         self.report = BenchReport(simulated=True, gpu_name=gpu)
         if gpu is None and profile.has_nvidia_gpu:
@@ -185,7 +191,7 @@ class SimulatedBenchRun:
         self.stderr_tail: deque[str] = deque()
 
     def events(self) -> Iterator[BenchEvent]:
-        self.report.begin()
+        self.report.begin(self._clock)
         for raw in self._events:
             # The work happens before a result, so that is where the time goes.
             pause = self.delay * (3 if raw["event"] == "result" else 1)
