@@ -181,15 +181,21 @@ class WizardApp(App[int]):
         self.push_screen(DemoPickerModal(), picked)
 
     def start_hint(self) -> str:
-        """What to type to come back to this run: the start command, with --profile on a demo."""
+        """What to type to come back to this run: the start command, with --profile on a demo and
+        --lang where the language was chosen by it."""
         import shlex
 
         from wizard.paths import start_command
         from wizard.safe.display import safe
 
+        from wizard.text import language_flag
+
         command = start_command()
         if self.session.simulated and self.profile_ref:
             command += f" --profile {shlex.quote(safe(self.profile_ref, 400))}"
+        lang = language_flag()
+        if lang:  # started with --lang: the next start reads the same language
+            command += f" --lang {lang}"
         return command
 
     # ---- app-wide actions ---------------------------------------------

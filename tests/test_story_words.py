@@ -92,6 +92,17 @@ async def test_the_restart_hint_on_a_demo_keeps_its_profile() -> None:
         assert f"--profile{demo}" in _squeezed(screen_text(app))  # wrapped anywhere
 
 
+async def test_the_restart_hint_keeps_a_language_chosen_by_lang() -> None:
+    from wizard.text import set_language
+
+    demo = "ubuntu-24.04-rtx4090-fresh"
+    set_language("zh")  # as `--lang zh` does; the environment says English
+    app = build_app(demo, profile_ref=demo)
+    assert app.start_hint().endswith(f"--profile {demo} --lang zh")
+    set_language(None)
+    assert "--lang" not in app.start_hint()  # the environment's own language needs no flag
+
+
 def test_finish_and_plan_name_the_jupyter_kernel_the_same_way() -> None:
     profile = load_demo("debian-12-gtx1060-laptop")
     plan = build_plan(profile, recommend(profile).recommended)  # type: ignore[arg-type]
@@ -140,3 +151,13 @@ def test_monitor_in_a_terminal_says_how_to_stop_and_stops_on_q() -> None:
         if proc.poll() is None:
             proc.kill()
         os.close(main_fd)
+
+
+def test_the_exported_script_names_the_method_in_words() -> None:
+    from wizard.choose.choice import method_words
+    from wizard.plan.script import render_script
+
+    profile = load_demo("ubuntu-24.04-rtx4090-fresh")
+    plan = build_plan(profile, recommend(profile).recommended)  # type: ignore[arg-type]
+    header = render_script(plan).splitlines()[1]
+    assert f"({method_words(plan.set.method)})" in header and plan.set.method not in header

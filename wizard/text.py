@@ -60,6 +60,13 @@ def language() -> str:
     return _chosen or language_from(os.environ)
 
 
+def language_flag() -> str | None:
+    """The `--lang` a command must carry to keep this process's language: None when the
+    environment alone would choose it (a restart hint then stays short)."""
+    current = language()
+    return None if current == language_from(os.environ) else current
+
+
 @cache
 def _catalogue(lang: str) -> dict[str, str]:
     out: dict[str, str] = {}

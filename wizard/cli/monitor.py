@@ -185,9 +185,9 @@ def render(s: Sample, info: SourceInfo, notes: bool = True) -> RenderableType:
         parts.append(Text(safe(s.no_gpu_reason, 1000), style="yellow"))
     if s.gpus:
         parts.extend(_gpu_lines(g) for g in s.gpus)
-        procs = _process_table(s, info) if info.processes_available or notes else None
-        if procs is not None:
-            parts.append(procs)
+        # Under WSL2 there is no table to show: the source's note says why, once.
+        if info.processes_available:
+            parts.append(_process_table(s))
     host = s.host
     cpu = Text(f"{t('monitor.cpu')} {pct(host.cpu_mean)} ", style=STYLES[level("cpu", host.cpu_mean)])
     if len(host.cpu_percent) <= 16:  # per core, while that still fits on a line
@@ -243,9 +243,7 @@ def _gpu_lines(g: GpuSample) -> Text:
     return line
 
 
-def _process_table(s: Sample, info: SourceInfo) -> RenderableType | None:
-    if not info.processes_available:
-        return Text(t("monitor.processes_wsl2"), style="dim")
+def _process_table(s: Sample) -> RenderableType:
     rows = [(g.index, p) for g in s.gpus for p in g.processes or []]
     if not rows:
         # None is a failed read, not an idle GPU: say N/A rather than "no process".

@@ -14,6 +14,7 @@ import re
 import shlex
 
 from wizard import __version__
+from wizard.choose.choice import method_words
 from wizard.plan.model import Plan, PlanError, Step
 from wizard.plan.next_steps import next_steps
 from wizard.plan.programs import LOCKS, embedded, program_bytes, program_name
@@ -177,7 +178,8 @@ def render_script(plan: Plan) -> str:
         raise PlanError(t("plan.script.not_windows"))
     s = plan.set
     lines = ["#!/usr/bin/env bash"]
-    lines += _comment(t("plan.script.header", tensorflow=s.tensorflow, method=s.method, python=s.python))
+    method = method_words(s.method)  # the words the app and `plan` use, not the bare name
+    lines += _comment(t("plan.script.header", tensorflow=s.tensorflow, method=method, python=s.python))
     lines += _comment(t("plan.script.machine", label=plan.label))
     lines += _comment(t("plan.script.environment", venv=plan.venv))
     for note in plan.notes:  # the mirror in use, a Python to install first ...
