@@ -187,7 +187,6 @@ class WizardApp(App[int]):
 
         from wizard.paths import start_command
         from wizard.safe.display import safe
-
         from wizard.text import language_flag
 
         command = start_command()
