@@ -1,0 +1,251 @@
+"""Rows written to generalize (issue 21, r21e): each family's message as the program prints it, its
+variants, the same words in a Chinese session, and the texts where the row must NOT fire.
+
+Lines marked "from source" are copied from the program that prints them (TensorFlow, XLA, the
+NVIDIA Container Toolkit, NumPy, pip); the others are the shapes people write them in.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from wizard.doctor.diagnose import match_output, recognised_in_output
+
+
+def first(text: str) -> str:
+    found = match_output(text)
+    return found[0].id if found else "nothing"
+
+
+def harmful_ids(text: str) -> list[str]:
+    return [d.id for d in match_output(text) if d.harmful]
+
+
+# ---- cuDNN: "DNN library is not found" explained by the version line beside it ---------------
+
+MISMATCH = (
+    "E tensorflow/stream_executor/cuda/cuda_dnn.cc:361] Loaded runtime CuDNN library: 8.0.4 but source was "
+    "compiled with: 8.1.0. CuDNN library needs to have matching major version and equal or higher minor version."
+)
+
+
+@pytest.mark.parametrize(
+    "op",
+    ["UNIMPLEMENTED: DNN library is not found.", "FAILED_PRECONDITION: DNN library initialization failed."],
+)
+def test_the_dnn_library_line_is_the_version_mismatch_where_tensorflow_says_it(op: str) -> None:
+    assert first(f"{op}\n{MISMATCH}") == "cudnn-version-mismatch"  # the cue after the line
+    assert first(f"{MISMATCH}\n{op}") == "cudnn-version-mismatch"
+    assert first(op) == "dnn-library-not-found"  # alone: the family's own id
+
+
+# ---- the driver as the cause of a cuDNN start failure, said in words ---------------------------
+
+NOT_INIT = (
+    "E tensorflow/stream_executor/cuda/cuda_dnn.cc:385] could not create cudnn handle: CUDNN_STATUS_NOT_INITIALIZED\n"
+    "E tensorflow/stream_executor/cuda/cuda_dnn.cc:393] possibly insufficient driver version: 384.69.0\n"
+)
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "it works after I update driver to 387.34!",
+        "Updating the NVIDIA driver to the latest version fixed it.",
+        "After upgrading my driver it works fine now.",
+        "my driver is too old",
+        "更新显卡驱动后就好了",
+        "驱动版本太低了",
+    ],
+)
+def test_a_cudnn_start_failure_is_an_old_driver_where_the_text_says_so(words: str) -> None:
+    assert first(NOT_INIT + words) == "driver-too-old"
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "",
+        "I set allow_growth and it works now.",  # the common cause: memory, not the driver
+        "I updated the driver but it still fails.",
+        "It worked after I downgraded the driver to 470.",
+    ],
+)
+def test_a_cudnn_start_failure_without_that_stays_the_symptom(words: str) -> None:
+    assert first(NOT_INIT + words) == "gpu-lib-init-failed"
+
+
+# ---- memory another process holds -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "出现了CUDA内存不足的问题\n我运行nvidia-smi，发现有个VeCarRecoServer进程，把所有内存基本全吃了",
+        "RuntimeError: CUDA error: out of memory\nnvidia-smi shows another python process holding 10 GB of memory",
+        "显存不足\n显存被其他进程占用了",
+        "Resource exhausted: OOM when allocating tensor with shape[64,3,224,224]\n"
+        "The GPU memory was used by another notebook that was still running.",
+        "E cuda_driver.cc:828] failed to allocate 3.8G from device: CUDA_ERROR_OUT_OF_MEMORY\n"
+        "Turned out a zombie process was occupying all the GPU memory.",
+    ],
+)
+def test_out_of_memory_where_another_process_holds_the_memory_is_memory_held(text: str) -> None:
+    assert first(text) == "memory-held"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The work's own tensors (the batch), or the memory growing with the program's own use.
+        "Resource exhausted: OOM when allocating tensor with shape[64,3,224,224]\nreduce the batch size",
+        "enable_eager_execution 持续报出 CUDA_ERROR_OUT_OF_MEMORY\n\n程序运行时显存占用持续增长",
+    ],
+)
+def test_out_of_memory_of_the_work_itself_is_not_memory_held(text: str) -> None:
+    assert first(text) == "tensor-oom"
+
+
+def test_another_process_holding_the_memory_alone_is_the_cause_in_words() -> None:
+    assert first("nvidia-smi: another process is using almost all GPU memory") == "memory-held"
+    # words only: any error line the text shows comes first
+    text = (
+        "ImportError: libcudnn.so.8: cannot open shared object file\nanother process is using the GPU memory"
+    )
+    assert harmful_ids(text)[0] == "missing-cudnn"
+
+
+# ---- a container that lost (or never had) its GPU ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(container) $ nvidia-smi -L\nFailed to initialize NVML: Unknown Error\n(host) # nvidia-smi -L\nGPU 0: NVIDIA A10",
+        "root@098b49afe624:/# nvidia-smi\nFailed to initialize NVML: Unknown Error",
+        "This works until you do `systemctl daemon-reload`.\nFailed to initialize NVML: Unknown Error",
+        "sudo docker run -v /usr/bin:/usr/local/nvidia/bin -p 8888:8888 my_image\n$ nvidia-smi\n"
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
+        "Inside the running container:\nFailed to initialize NVML: Driver Not Loaded",
+        "在容器里执行 nvidia-smi\nFailed to initialize NVML: Unknown Error",
+    ],
+)
+def test_nvml_failing_inside_a_container_is_a_container_without_gpu_access(text: str) -> None:
+    assert first(text) == "container-no-gpu"
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("$ nvidia-smi\nFailed to initialize NVML: Unknown Error", "no-device"),
+        # A kernel upgrade on the host: the module, even where the user also runs containers.
+        (
+            "After the kernel upgrade nvidia-smi fails inside the container and on the host:\n"
+            "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
+            "kernel-module-missing",
+        ),
+        # --gpus given: no container cue from the command line alone.
+        (
+            "$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n"
+            "$ docker run --rm --gpus all nvidia/cuda:12.4.1-base nvidia-smi",
+            "no-device",
+        ),
+    ],
+)
+def test_nvml_failing_on_a_host_is_not_a_container(text: str, want: str) -> None:
+    assert first(text) == want
+
+
+# ---- words: nvidia-smi off PATH, Secure Boot, a slow first start -------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "`nvidia-smi` may not be available via `PATH`.",
+        "In WSL nvidia-smi is not on the PATH, it is in /usr/lib/wsl/lib",
+        "找不到 nvidia-smi",
+    ],
+)
+def test_nvidia_smi_off_path_said_in_words_is_nvidia_smi_missing(text: str) -> None:
+    assert first(text) == "nvidia-smi-missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I installed with Secure Boot disabled, and later I enabled the Secure Boot. "
+        "In such a case, the driver is no longer loaded during boot.",
+        "After disabling Secure Boot it works.",
+        "关闭安全启动后就好了",
+    ],
+)
+def test_secure_boot_said_in_words_is_the_module_it_refused(text: str) -> None:
+    assert first(text) == "secure-boot-module"
+
+
+def test_secure_boot_words_come_after_an_error_line() -> None:
+    text = "modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.5.0-14-generic\nI disabled secure boot and it is fixed"
+    assert first(text) == "kernel-module-missing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Its likely jit compiling the binary PTX up to your device's compute capacity.",
+        'It freezes at the point "I gpu_device.cc:1484] Adding visible gpu devices: 0, 1, 2, 3"',
+        "第一次运行要等好几分钟，是在做 PTX JIT 编译",
+    ],
+)
+def test_a_slow_first_start_said_in_words_is_the_harmless_ptx_jit(text: str) -> None:
+    found = match_output(text)
+    assert found and found[0].id == "ptx-jit-slow-start" and not recognised_in_output(found)
+
+
+# ---- pip: tensorflow-gpu not found on a 32-bit Python ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "My problem turned out to be that my python3 installed was 32bit version.",
+        "Python 3.6.3 (v3.6.3:2c5fed8, Oct  3 2017, 17:26:49) [MSC v.1900 32 bit (Intel)] on win32",
+        "我装的 python 是 32位 的",
+    ],
+)
+def test_tensorflow_gpu_not_found_on_a_32_bit_python_is_the_python(words: str) -> None:
+    text = (
+        f"pip3 install --upgrade tensorflow-gpu: No matching distribution found for tensorflow-gpu\n{words}"
+    )
+    assert first(text) == "python-unsupported"
+
+
+def test_tensorflow_gpu_not_found_on_a_64_bit_python_stays_removed() -> None:
+    text = (
+        "ERROR: No matching distribution found for tensorflow-gpu\n"
+        "Python 3.11.4 (tags/v3.11.4:d2340ef, Jun  7 2023, 05:45:37) [MSC v.1934 64 bit (AMD64)] on win32"
+    )
+    assert first(text) == "tensorflow-gpu-removed"
+
+
+# ---- symbols: a CUDA driver-API symbol the loaded libcuda lacks --------------------------------
+
+
+@pytest.mark.parametrize(
+    "symbol",
+    [
+        "cuDevicePrimaryCtxGetState",
+        "cuCtxGetDevice",
+        "cuGetProcAddress_v2",
+        "cuLaunchKernelEx",
+        "nvrtcGetCUBIN",
+    ],
+)
+def test_an_undefined_cuda_symbol_is_mixed_cuda_libraries(symbol: str) -> None:
+    line = f"ImportError: /usr/lib/python3/dist-packages/tensorflow/python/libtensorflow_framework.so: undefined symbol: {symbol}"
+    assert first(line) == "cuda-libs-mixed"
+
+
+def test_an_undefined_symbol_of_another_library_is_not_cuda() -> None:
+    assert first("ImportError: /x/_pywrap.so: undefined symbol: curl_easy_init") == "nothing"
+    assert first("ImportError: /x/_C.so: undefined symbol: cutlassGemm") == "nothing"
