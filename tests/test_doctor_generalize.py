@@ -249,3 +249,141 @@ def test_an_undefined_cuda_symbol_is_mixed_cuda_libraries(symbol: str) -> None:
 def test_an_undefined_symbol_of_another_library_is_not_cuda() -> None:
     assert first("ImportError: /x/_pywrap.so: undefined symbol: curl_easy_init") == "nothing"
     assert first("ImportError: /x/_C.so: undefined symbol: cutlassGemm") == "nothing"
+
+
+# ---- message variants copied from program source (not yet in the corpus) ----------------------
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        # XLA (asm_compiler.cc / subprocess_compilation.cc): ptxas failed with "Value 'sm_XY' is not
+        # defined for option 'gpu-name'", so XLA returns this and compiles with the driver (from source).
+        (
+            "XlaRuntimeError: UNIMPLEMENTED: /usr/local/cuda/bin/ptxas ptxas too old. Falling back to the driver to compile.",
+            "ptxas-too-old",
+        ),
+        (
+            "W external/xla/xla/stream_executor/gpu/redzone_allocator.cc:322] UNIMPLEMENTED: ptxas ptxas too old. "
+            "Falling back to the driver to compile.\nRelying on driver to perform ptx compilation.",
+            "ptxas-too-old",
+        ),
+        # dkms_autoinstaller / dkms (from source): no module built for the new kernel.
+        (
+            "dkms: autoinstall for kernel 6.8.0-49-generic was skipped since the kernel headers for this kernel do not seem to be installed.",
+            "kernel-module-missing",
+        ),
+        (
+            "Module build for kernel 6.8.0-49-generic was skipped since the\nkernel headers for this kernel do not seem to be installed.",
+            "kernel-module-missing",
+        ),
+        (
+            "Automatic installation of modules for kernel 5.15.0-91-generic was skipped since the kernel headers for this kernel do not seem to be installed.",
+            "kernel-module-missing",
+        ),
+        # ... and for WSL's own kernel: a Linux driver installed inside WSL.
+        (
+            "Module build for kernel 5.15.153.1-microsoft-standard-WSL2 was skipped since the kernel headers for this kernel do not seem to be installed.",
+            "linux-driver-in-wsl",
+        ),
+        # NVIDIA's .run installer (from its messages): it cannot build the module for this kernel.
+        (
+            "ERROR: Unable to find the kernel source tree for the currently running kernel.  Please make sure you "
+            "have installed the kernel source files for your kernel",
+            "kernel-module-missing",
+        ),
+        # pip 19.3 moved main; a pip script of another version calling it (from pip's history).
+        ("AttributeError: module 'pip._internal' has no attribute 'main'", "pip-half-upgraded"),
+    ],
+)
+def test_a_message_variant_from_program_source_is_recognised(text: str, want: str) -> None:
+    assert first(text) == want
+
+
+BFLOAT16 = (
+    '  File "/usr/lib/python3/site-packages/tensorflow/python/framework/dtypes.py", line 37, in <module>\n'
+    "    _np_bfloat16 = _pywrap_bfloat16.TF_bfloat16_type()\n"
+    "TypeError: Unable to convert function return value to a Python type! The signature was\n\t() -> handle"
+)
+
+
+def test_pybind11s_cast_error_at_tensorflows_import_is_numpy_2() -> None:
+    assert first(BFLOAT16) == "numpy-abi"  # TensorFlow's bfloat16 type, built for NumPy 1.x
+    assert (
+        first("TypeError: Unable to convert function return value to a Python type!\nnumpy==2.0.1")
+        == "numpy-abi"
+    )
+    # pybind11's words alone are about any C++ type: no cause named
+    assert (
+        first("TypeError: Unable to convert function return value to a Python type! The signature was")
+        == "nothing"
+    )
+
+
+# CPython's dynload_win.c: "DLL load failed while importing %s: %s" (3.8+; before: "DLL load failed: %s"),
+# the second part Windows' own message in the user's language.
+DLL_EN = "ImportError: DLL load failed: The specified module could not be found."
+DLL_ZH = "ImportError: DLL load failed while importing _pywrap_tensorflow_internal: 找不到指定的模块。"
+
+
+@pytest.mark.parametrize("dll", [DLL_EN, DLL_ZH])
+@pytest.mark.parametrize(
+    "build",
+    [
+        "pip install tensorflow-gpu==1.14.0",
+        "tensorflow-gpu 1.13.1, CUDA 10.0, cuDNN 7.4",
+        "tensorflow_gpu-2.0.0",
+    ],
+)
+def test_dll_load_failed_under_a_tensorflow_gpu_that_links_cuda_is_the_cuda_runtime(
+    dll: str, build: str
+) -> None:
+    assert first(f"{build}\n{dll}\nFailed to load the native TensorFlow runtime.") == "missing-cudart"
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        "pip install tensorflow==2.10.0",  # not a GPU build that links CUDA: the C++ runtime, the CPU ...
+        "pip install tensorflow-gpu==2.6.0",  # 2.1+ loads CUDA itself (its own dlerror lines say which)
+        "tensorflow-gpu 1.14, CUDA 10.0\nI found cudnn64_7.dll is missing",  # the cuDNN DLL, its own row
+        "tensorflow-gpu 1.14, CUDA 10.0\nInstalling the Visual C++ redistributable (msvcp140.dll) fixed it",
+    ],
+)
+def test_dll_load_failed_elsewhere_names_no_cuda_runtime(context: str) -> None:
+    assert "missing-cudart" not in harmful_ids(f"{context}\n{DLL_ZH}")
+
+
+# ---- causes said in words: fallbacks, after any error line --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("After the kernel update nvidia-smi stopped working.", "kernel-module-missing"),
+        ("更新内核后驱动没了", "kernel-module-missing"),
+        ("After upgrading pip, pip is broken.", "pip-half-upgraded"),
+        ("升级pip之后pip用不了了", "pip-half-upgraded"),
+        ("Downgrading numpy to 1.26.4 fixed it.", "numpy-abi"),
+        ("把 numpy 降级到 1.26 就好了", "numpy-abi"),
+        ("I think it is a cuDNN version mismatch.", "cudnn-version-mismatch"),
+        ("cudnn版本不对", "cudnn-version-mismatch"),
+        ("驱动版本太低", "driver-too-old"),
+        ("The NVIDIA driver is too old for this CUDA.", "driver-too-old"),
+        ("训练时显存不足", "tensor-oom"),
+        (
+            "TensorFlow cannot see the GPU inside the docker container, the host's nvidia-smi works.",
+            "container-no-gpu",
+        ),
+        ("容器里看不到GPU", "container-no-gpu"),
+    ],
+)
+def test_a_cause_said_in_words_is_the_cause_where_nothing_else_is_shown(text: str, want: str) -> None:
+    assert first(text) == want
+
+
+def test_a_cause_in_words_comes_after_the_error_line() -> None:
+    text = "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory\ncudnn版本不对"
+    assert harmful_ids(text)[:2] == ["missing-cudart", "cudnn-version-mismatch"]
+    oom = "训练时显存不足\n发现显存被其他进程占用了"  # another process: the context row, not the words
+    assert first(oom) == "memory-held"
