@@ -387,3 +387,46 @@ def test_a_cause_in_words_comes_after_the_error_line() -> None:
     assert harmful_ids(text)[:2] == ["missing-cudart", "cudnn-version-mismatch"]
     oom = "训练时显存不足\n发现显存被其他进程占用了"  # another process: the context row, not the words
     assert first(oom) == "memory-held"
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        # TensorFlow's copy to the GPU (copy_tensor: "Dst tensor is not initialized.") when the GPU has
+        # no room for the tensor (from source).
+        (
+            "InternalError: Failed copying input tensor from /job:localhost/replica:0/task:0/device:CPU:0 to "
+            "/job:localhost/replica:0/task:0/device:GPU:0 in order to run _EagerConst: Dst tensor is not initialized.",
+            "tensor-oom",
+        ),
+        # uv's resolver (from its messages) and conda's: no TensorFlow for this Python.
+        (
+            "  ╰─▶ Because the current Python version (3.13.0) does not satisfy Python>=3.9,<3.13 and "
+            "tensorflow==2.18.0 depends on Python>=3.9,<3.13, we can conclude that tensorflow==2.18.0 cannot be used.",
+            "python-unsupported",
+        ),
+        (
+            "  ╰─▶ Because tensorflow==2.16.1 has no wheels with a matching Python ABI tag (e.g., `cp313`) and you "
+            "require tensorflow==2.16.1, we can conclude that your requirements are unsatisfiable.",
+            "python-unsupported",
+        ),
+        (
+            "UnsatisfiableError: The following specifications were found\nto be incompatible with the existing "
+            "python installation in your environment:",
+            "python-unsupported",
+        ),
+        # TensorFlow's cuda_diagnostics when no NVIDIA kernel driver is loaded (from source).
+        (
+            "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:204] kernel reported version is: Permission denied: "
+            "could not open driver version path for reading: /proc/driver/nvidia/version",
+            "no-device",
+        ),
+    ],
+)
+def test_more_message_variants_from_program_source(text: str, want: str) -> None:
+    assert first(text) == want
+
+
+def test_dst_tensor_where_another_process_holds_the_memory_is_memory_held() -> None:
+    text = "Dst tensor is not initialized.\nAnother python process was holding most of the GPU memory."
+    assert first(text) == "memory-held"
