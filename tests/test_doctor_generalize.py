@@ -430,3 +430,23 @@ def test_more_message_variants_from_program_source(text: str, want: str) -> None
 def test_dst_tensor_where_another_process_holds_the_memory_is_memory_held() -> None:
     text = "Dst tensor is not initialized.\nAnother python process was holding most of the GPU memory."
     assert first(text) == "memory-held"
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "no other process is using the GPU memory",
+        "the memory is not used by another process",
+        "I checked: there is not any other process holding GPU memory",
+    ],
+)
+def test_memory_another_process_does_not_hold_is_not_memory_held(words: str) -> None:
+    assert (
+        first(f"Resource exhausted: OOM when allocating tensor with shape[64,3,224,224]\n{words}")
+        == "tensor-oom"
+    )
+
+
+def test_words_that_deny_the_cause_name_no_cause() -> None:
+    assert first("显存不足\n没有其他进程占用显存") == "tensor-oom"
+    assert first("I have not enabled Secure Boot and the driver is not loading") == "nothing"
