@@ -450,3 +450,45 @@ def test_memory_another_process_does_not_hold_is_not_memory_held(words: str) -> 
 def test_words_that_deny_the_cause_name_no_cause() -> None:
     assert first("显存不足\n没有其他进程占用显存") == "tensor-oom"
     assert first("I have not enabled Secure Boot and the driver is not loading") == "nothing"
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        # onnxruntime's "CUDA failure %d: %s" and Torch's "cuda runtime error (35)": cudaErrorInsufficientDriver.
+        ("onnxruntime::CudaCall CUDA failure 35: CUDA driver version is insuffic", "driver-too-old"),
+        (
+            "RuntimeError: cuda runtime error (35) : at /pytorch/aten/src/THC/THCGeneral.cpp:51",
+            "driver-too-old",
+        ),
+        # The NVIDIA kernel module's own words (dmesg): a driver that ignores this GPU, or no GPU at all.
+        (
+            "NVRM: The NVIDIA GeForce GT 710 GPU installed in this system is\nNVRM:  supported through the NVIDIA "
+            "470.xx Legacy drivers. Please\nNVRM:  visit http://www.nvidia.com/object/unix.html for more\n"
+            "NVRM:  information.  The 535.154.05 NVIDIA driver will ignore\nNVRM:  this GPU.  Continuing probe...",
+            "no-device",
+        ),
+        ("NVRM: No NVIDIA GPU found.", "no-device"),
+        # TensorFlow's placer when it has no GPU device (from source).
+        (
+            "InvalidArgumentError: Cannot assign a device for operation MatMul: node MatMul was explicitly assigned "
+            "to /device:GPU:0 but available devices are [ /job:localhost/replica:0/task:0/device:CPU:0 ].",
+            "gpu-list-empty",
+        ),
+        (
+            "Could not satisfy explicit device specification '/device:GPU:0' because no devices matching that "
+            "specification are registered in this process; available devices: /job:localhost/replica:0/task:0/device:CPU:0",
+            "gpu-list-empty",
+        ),
+    ],
+)
+def test_driver_and_device_messages_from_program_source(text: str, want: str) -> None:
+    assert first(text) == want
+
+
+def test_an_op_without_a_gpu_kernel_is_not_an_empty_gpu_list() -> None:
+    text = (
+        "Could not satisfy explicit device specification '/device:GPU:0' because no supported kernel for GPU "
+        "devices is available."
+    )
+    assert first(text) == "nothing"
