@@ -492,3 +492,46 @@ def test_an_op_without_a_gpu_kernel_is_not_an_empty_gpu_list() -> None:
         "devices is available."
     )
     assert first(text) == "nothing"
+
+
+# ---- Chinese: English words glued to Chinese ones --------------------------------------------
+
+
+def test_an_english_word_glued_to_chinese_still_has_its_word_boundary() -> None:
+    from wizard.doctor.catalogue import plain
+
+    assert plain("报错ImportError: 我的RTX3060显卡") == "报错 ImportError: 我的 RTX3060 显卡"
+    assert plain("plain ascii line") == "plain ascii line"
+    # "我的RTX3060" names an Ampere GPU as "my RTX 3060" does (the cue needs a word boundary).
+    text = "我的RTX3060跑tensorflow-gpu 1.15报错：\nInternalError: Blas GEMM launch failed : a.shape=(64, 32)\n环境是cuda10.0"
+    assert first(text) == "gpu-too-new"
+    assert first("我的N卡驱动版本太低") == "driver-too-old"
+
+
+# ---- speed: a healthy log line holds no rule's anchor ------------------------------------------
+
+# Lines a training run prints at every step (the 100 MiB log test's line, Keras' progress): a rule
+# whose anchor one of them holds is tried on every line of a long log.
+HEALTHY = [
+    "2024-03-09 19:15:45.018171: I tensorflow/core/common_runtime/gpu/gpu_device.cc:2019] Created device "
+    "/job:localhost/replica:0/task:0/device:GPU:0 with 22282 MB memory:  -> device: 0, name: NVIDIA GeForce RTX 4090",
+    "I0000 00:00:1712345678.123456   4242 gpu_device.cc:2022] Created device /job:localhost/replica:0/task:0/device:GPU:0",
+    "1875/1875 [==============================] - 5s 2ms/step - loss: 0.2961 - accuracy: 0.9139 - val_loss: 0.1416",
+    "Epoch 3/10",
+    "step 1200: loss 0.0413, 512 samples/s on /device:GPU:0",
+]
+
+
+def test_a_healthy_tensorflow_log_line_holds_no_rule_anchor() -> None:
+    # Each rule is tried only on lines holding its anchor ("/job:localhost/replica" of a device name
+    # as an anchor made a 100 MiB log read every rule on every line).
+    from wizard.doctor.catalogue import patterns
+
+    loose = {
+        (p.id, rule.anchor)
+        for p in patterns()
+        for rule in p.rules
+        for line in HEALTHY
+        if rule.anchor is not None and rule.anchor in line.lower()
+    }
+    assert loose == set()
