@@ -535,3 +535,25 @@ def test_a_healthy_tensorflow_log_line_holds_no_rule_anchor() -> None:
         if rule.anchor is not None and rule.anchor in line.lower()
     }
     assert loose == set()
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        (NOT_INIT + "Is your driver too old?", "gpu-lib-init-failed"),
+        (NOT_INIT + "是不是驱动版本太低？", "gpu-lib-init-failed"),
+        ("OOM when allocating tensor\nmaybe another process is using the GPU memory?", "tensor-oom"),
+        ("OOM when allocating tensor\ncheck if another process is using the GPU memory", "tensor-oom"),
+        (
+            "$ nvidia-smi\nFailed to initialize NVML: Unknown Error\nAre you running this inside a container?",
+            "no-device",
+        ),
+        (
+            "No matching distribution found for tensorflow-gpu\nIs your python 32-bit?",
+            "tensorflow-gpu-removed",
+        ),
+    ],
+)
+def test_a_cause_asked_about_is_not_a_cue(text: str, want: str) -> None:
+    # A commenter's question ("is your driver too old?") is not the fact the cue stands for.
+    assert first(text) == want
