@@ -557,3 +557,14 @@ def test_a_healthy_tensorflow_log_line_holds_no_rule_anchor() -> None:
 def test_a_cause_asked_about_is_not_a_cue(text: str, want: str) -> None:
     # A commenter's question ("is your driver too old?") is not the fact the cue stands for.
     assert first(text) == want
+
+
+def test_tensorflows_cudnn_version_line_wrapped_at_60_columns_is_still_the_mismatch() -> None:
+    text = (
+        "E tensorflow/stream_executor/cuda/cuda_dnn.cc:347] Loaded\n"
+        "runtime CuDNN library: 5005 (compatibility version 5000)\n"
+        "but source was compiled with 5103 (compatibility version\n"
+        "5100).  If using a binary install, upgrade your CuDNN\n"
+        "UNIMPLEMENTED: DNN library is not found."
+    )
+    assert first(text) == "cudnn-version-mismatch"
