@@ -568,3 +568,27 @@ def test_tensorflows_cudnn_version_line_wrapped_at_60_columns_is_still_the_misma
         "UNIMPLEMENTED: DNN library is not found."
     )
     assert first(text) == "cudnn-version-mismatch"
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        # dkms (from its messages): the module's build failed for the new kernel, or is not in its tree.
+        (
+            "Error!  Build of nvidia.ko failed for: 6.8.0-49-generic (x86_64)\nConsult the make.log",
+            "kernel-module-missing",
+        ),
+        ("Error! Could not locate nvidia.ko for module nvidia in the DKMS tree.", "kernel-module-missing"),
+        # TensorFlow 1.x's gpu_device.cc: the GPU below the build's floor, then no usable device.
+        (
+            "Ignoring gpu device (device: 0, name: GeForce GTX 660M) with Cuda multiprocessor count: 2. "
+            "insufficient compute capability: 3.5 required, device is 3.0\n"
+            "F tensorflow/stream_executor/lib/statusor.cc:34] Attempting to fetch value instead of handling error "
+            "Internal: no supported devices found for platform CUDA",
+            "unsupported-cc",
+        ),
+        ("jaxlib._jax.XlaRuntimeError: INTERNAL: no supported devices found for platform CUDA", "no-device"),
+    ],
+)
+def test_module_build_and_device_floor_messages_from_program_source(text: str, want: str) -> None:
+    assert first(text) == want
