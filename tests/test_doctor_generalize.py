@@ -597,3 +597,20 @@ def test_no_supported_devices_is_left_to_the_line_that_says_why() -> None:
     # TensorFlow 1.x and JAX print it after the real cause (a GPU below the floor, memory another
     # process holds): no row of its own, so a session's list of findings is not lengthened.
     assert first("Internal: no supported devices found for platform CUDA") == "nothing"
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("windows下安装了tensorflow 2.12，tf.config.list_physical_devices('GPU')返回[]", "cpu-only-wheel"),
+        (
+            "On Windows with tensorflow==2.15.0 my GPU is not detected: Num GPUs Available: 0",
+            "cpu-only-wheel",
+        ),
+        ("tensorflow 2.15 on windows subsystem for linux: Num GPUs Available: 0", "gpu-list-empty"),
+        ("On Windows, in WSL2 Ubuntu, tensorflow==2.15.0: Num GPUs Available: 0", "gpu-list-empty"),
+    ],
+)
+def test_an_empty_gpu_list_on_native_windows_said_in_words_is_the_cpu_build(text: str, want: str) -> None:
+    # No GPU build of TensorFlow after 2.10 on native Windows; in WSL there is one.
+    assert first(text) == want
