@@ -614,3 +614,17 @@ def test_no_supported_devices_is_left_to_the_line_that_says_why() -> None:
 def test_an_empty_gpu_list_on_native_windows_said_in_words_is_the_cpu_build(text: str, want: str) -> None:
     # No GPU build of TensorFlow after 2.10 on native Windows; in WSL there is one.
     assert first(text) == want
+
+
+@pytest.mark.parametrize(
+    "command, half",
+    [
+        ("python -m pip install pip --upgrade", True),
+        ("pip install -U --user pip", True),
+        ("pip install -U pipenv", False),  # another package
+        ("pip install --upgrade tensorflow", False),
+    ],
+)
+def test_no_module_named_pip_after_pip_upgrading_itself_in_either_order(command: str, half: bool) -> None:
+    text = f"{command}\nModuleNotFoundError: No module named 'pip'"
+    assert (first(text) == "pip-half-upgraded") is half
