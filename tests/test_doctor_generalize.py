@@ -628,3 +628,17 @@ def test_an_empty_gpu_list_on_native_windows_said_in_words_is_the_cpu_build(text
 def test_no_module_named_pip_after_pip_upgrading_itself_in_either_order(command: str, half: bool) -> None:
     text = f"{command}\nModuleNotFoundError: No module named 'pip'"
     assert (first(text) == "pip-half-upgraded") is half
+
+
+def test_nvidia_docker_run_is_a_container_with_gpu_access() -> None:
+    # nvidia-docker gives the container the GPU: its command line is no cue for a container without one.
+    text = (
+        "[root@localhost ~]# nvidia-docker run --rm nvidia/cuda nvidia-smi\n"
+        "nvidia-docker | 2017/01/16 16:55:02 Error: Could not load UVM kernel module\n"
+        "[root@localhost ~]# nvidia-smi\n"
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."
+    )
+    assert "container-no-gpu" not in harmful_ids(text)
+    assert "container-no-gpu" not in harmful_ids(
+        "$ nvidia-docker run -it nvidia/cuda bash\nbash: nvidia-smi: command not found"
+    )
