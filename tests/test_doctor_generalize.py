@@ -642,3 +642,40 @@ def test_nvidia_docker_run_is_a_container_with_gpu_access() -> None:
     assert "container-no-gpu" not in harmful_ids(
         "$ nvidia-docker run -it nvidia/cuda bash\nbash: nvidia-smi: command not found"
     )
+
+
+@pytest.mark.parametrize(
+    "words, want",
+    [
+        ("I downgraded python to 3.7 and it worked", "python-unsupported"),
+        ("Python 3.9 is not supported", "python-unsupported"),
+        ("installing the 64-bit Python fixed it", "python-unsupported"),
+        ("把python降级到3.7就可以了", "python-unsupported"),
+        ("Is Python 3.9 not supported?", "tensorflow-gpu-removed"),  # asked, not said
+        ("I use Python 3.8.", "tensorflow-gpu-removed"),
+    ],
+)
+def test_tensorflow_gpu_not_found_where_the_python_was_the_problem(words: str, want: str) -> None:
+    assert first(f"ERROR: No matching distribution found for tensorflow-gpu==1.15\n{words}") == want
+
+
+@pytest.mark.parametrize(
+    "words, want",
+    [
+        ("my images are too large", "tensor-oom"),
+        ("reducing the image size fixed it", "tensor-oom"),
+        ("把图片尺寸调小后就好了", "tensor-oom"),
+        ("is the model too big?", "memory-held"),  # asked: the allocator line's own reading stands
+        ("", "memory-held"),
+    ],
+)
+def test_the_allocators_out_of_memory_where_the_work_is_too_big_is_tensor_oom(words: str, want: str) -> None:
+    text = f"E cuda_driver.cc:828] failed to allocate 3.80G (4080218931 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY\n{words}"
+    assert first(text) == want
+
+
+def test_a_container_misspelled_is_still_a_container() -> None:
+    assert (
+        first("When I run `nvidia-smi` in the containter, I get:\nbash: nvidia-smi: command not found")
+        == "container-no-gpu"
+    )
