@@ -679,3 +679,17 @@ def test_a_container_misspelled_is_still_a_container() -> None:
         first("When I run `nvidia-smi` in the containter, I get:\nbash: nvidia-smi: command not found")
         == "container-no-gpu"
     )
+
+
+def test_every_new_cue_has_an_anchor() -> None:
+    # A cue is looked for on every line until it is seen: one without an anchor of two characters
+    # or more runs its regex on every line of a long log. These three are older and known.
+    from wizard.doctor.catalogue import _cue_list
+
+    loose = {rx.pattern for _, anchor, rx in _cue_list() if anchor is None or len(anchor) < 2}
+    known = {
+        r"@[0-9a-f]{12}:[~/]",
+        r"(pytorch|torch)[^。\n]{0,10}(可以|能够|能)\s*(用|使用|调用|识别|检测到)\s*(GPU|显卡|cuda)",
+        r"\b(RTX|GTX|Quadro|Tesla|GeForce)\b",
+    }
+    assert loose <= known, loose - known
