@@ -45,10 +45,11 @@ FILES = sorted(CORPUS.glob("*.txt"))
 HELD = sorted(HELDOUT.glob("*.txt"))
 HEADER_KEYS = ("source", "address", "family")
 ADDRESS_KINDS = ("github:", "url:", "doc:", "seed:")
-HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round):(.*)$")
+# '# note:' is a rule writer's one-line reason for a relabelled or amended training text (header, not text).
+HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*)$")
 # The newest round the patterns were written against: training texts of this round and older must
 # all be right; a newer round's training texts are only scored (raise this once rules cover them).
-RULES_ROUND = 2
+RULES_ROUND = 4
 FRESH_ROUND = 4  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 
 
@@ -325,6 +326,9 @@ READ_BARS[3] = Bar(recognised=33, right=32, wrong_causes=0)
 # bar (90%, 0 wrong causes) on both counts: CI holds what was measured, so nothing regresses, and
 # prints that the issue's bar is not met. The next rule writer may read round 4's training texts,
 # never its held-out ones; a fresh round 5 is the next blind measure.
+# After rules were written against round 4's 68 training texts (r21e: all right, RULES_ROUND = 4),
+# its held-out texts (never opened) were scored twice as aggregates: 31/33 recognised (93.9%), 27
+# right first id (81.8%), 2 wrong causes, both times; the bar stays what was measured blind.
 FRESH_MEASURED = Bar(recognised=29, right=24, wrong_causes=2)
 
 

@@ -103,13 +103,22 @@ _PLAIN = str.maketrans(
 )
 
 
+# Chinese text glued to an English word ("报错ImportError", "我的RTX3060显卡"): to a regex both are
+# word characters, so `\b` finds no boundary between them; a space put there lets the English
+# rows match inside a Chinese sentence as they do in an English one.
+_CJK_ASCII = re.compile(
+    r"(?<=[\u3400-\u9fff\uf900-\ufaff])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[\u3400-\u9fff\uf900-\ufaff])"
+)
+
+
 def plain(line: str) -> str:
     """The line as matched: typographic quotes, full-width punctuation and HTML entities made plain,
-    and a run of spaces or tabs inside it one space ("required  key not available")."""
+    a Chinese character and an English word beside it parted by a space, and a run of spaces or
+    tabs inside it one space ("required  key not available")."""
     if "&" in line and ";" in line:
         line = html.unescape(line)
     if not line.isascii():
-        line = line.translate(_PLAIN)
+        line = _CJK_ASCII.sub(" ", line.translate(_PLAIN))
     if "  " in line or "\t" in line:
         line = " ".join(line.split())
     return line
