@@ -106,9 +106,9 @@ def test_non_ascii_digits_are_not_versions() -> None:
 def test_every_command_shows_data_as_text(
     command: list[str], hostile_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    started = time.perf_counter()
+    started = time.process_time()  # this process's CPU: the tests beside it do not count
     rc = main([*command, "--profile", str(hostile_file)])
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     out, err = capsys.readouterr()
     assert rc in (0, 1), err
     assert "Traceback" not in err
