@@ -50,7 +50,7 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # The newest round the patterns were written against: training texts of this round and older must
 # all be right; a newer round's training texts are only scored (raise this once rules cover them).
 RULES_ROUND = 4
-FRESH_ROUND = 4  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+FRESH_ROUND = 5  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 
 
 def held_out(address: str) -> bool:
@@ -328,8 +328,14 @@ READ_BARS[3] = Bar(recognised=33, right=32, wrong_causes=0)
 # never its held-out ones; a fresh round 5 is the next blind measure.
 # After rules were written against round 4's 68 training texts (r21e: all right, RULES_ROUND = 4),
 # its held-out texts (never opened) were scored twice as aggregates: 31/33 recognised (93.9%), 27
-# right first id (81.8%), 2 wrong causes, both times; the bar stays what was measured blind.
-FRESH_MEASURED = Bar(recognised=29, right=24, wrong_causes=2)
+# right first id (81.8%), 2 wrong causes, both times. Round 4 is not the fresh round any more: held
+# at that (its held-out texts are still unread, but two rule rounds have been scored against them).
+READ_BARS[4] = Bar(recognised=31, right=27, wrong_causes=2)
+# Round 5 (144 texts, 49 held out, 16 zh; c21e), collected after round 4's training rules by an
+# engineer who wrote no rule and never ran the doctor on them; new addresses only. Scored once, blind,
+# with r21e's rules: 40/49 recognised (81.6%), 39 right first id (79.6%), 2 wrong causes; zh 4/4.
+# Its 95 training texts at that moment: 86 (90.5%) / 81 / 3 wrong. Below the issue's bar again.
+FRESH_MEASURED = Bar(recognised=40, right=39, wrong_causes=2)
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
