@@ -24,6 +24,12 @@ settings.register_profile("ci", deadline=None, max_examples=100)
 settings.load_profile("ci")
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: two workers per core (at most 8). Most of a Pilot test's time is spent waiting for
+    the app (pauses, paced simulated runs), so a second worker per core fills that time."""
+    return min(8, 2 * (os.cpu_count() or 1))
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The slow tests (real installs, the fleet's hosts, the walks) first: with `-n auto` they then
     run beside the many quick ones instead of alone at the end. Otherwise the order is kept."""

@@ -88,8 +88,14 @@ async def test_resume_names_the_first_step_not_done_and_shows_done_steps_done() 
     again = build_app(demo, offer_resume=True, runner_options={"sim_delay": 0.01})
     async with again.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: isinstance(again.screen, ResumeModal))
-        await wait_until(pilot, lambda: "Resume" in screen_text(again) and " of " in screen_text(again))
-        seen = screen_text(again)
+        shown: list[str] = []  # the frame that showed the prompt is the one the asserts read
+
+        def prompt_shown() -> bool:
+            shown.append(screen_text(again))
+            return "Resume" in shown[-1] and " of " in shown[-1]
+
+        await wait_until(pilot, prompt_shown)
+        seen = shown[-1]
         state = again.screen.state  # type: ignore[attr-defined]
         statuses = {k: r.status for k, r in state.steps.items()}
         number, step = first_unfinished(state.plan, statuses) or (0, None)
