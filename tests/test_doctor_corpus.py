@@ -49,7 +49,7 @@ ADDRESS_KINDS = ("github:", "url:", "doc:", "seed:")
 HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*)$")
 # The newest round the patterns were written against: training texts of this round and older must
 # all be right; a newer round's training texts are only scored (raise this once rules cover them).
-RULES_ROUND = 4
+RULES_ROUND = 5
 FRESH_ROUND = 5  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 
 
@@ -436,8 +436,37 @@ def test_the_split_rule_is_the_fixed_one() -> None:
 
 def test_harmless_rows_come_after_every_harmful_row() -> None:
     # A line belongs to the first row that matches it, so this order keeps real errors away from noise.
-    tiers = [p.harmful for p in patterns()]
+    # A harmless row with context (`when`) may stand earlier: it claims its line only where the text
+    # says the line is harmless, and the harmful row after it takes the line everywhere else.
+    tiers = [p.harmful for p in patterns() if not p.when]
     assert tiers == sorted(tiers, reverse=True)
+    early = [p for p in patterns() if not p.harmful and p.when]
+    assert all(p.also or p.unless for p in early)  # a second fact too: never on one cue alone
+
+
+def test_a_missing_cudart_said_harmless_beside_tensorflows_hint_is_the_hint() -> None:
+    # TensorFlow's own lines (dso_loader.cc, cudart_stub.cc), then a reply that says so in words.
+    lines = [
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
+        "'cudart64_110.dll'; dlerror: cudart64_110.dll not found",
+        "I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above cudart dlerror if you do not have "
+        "a GPU set up on your machine.",
+    ]
+    alone = match_output("\n".join(lines))
+    assert [d.id for d in alone] == ["missing-cudart", "noise-cudart-stub-hint"]
+    for said in (
+        "It doesn't affect your program.",
+        "This is just a warning.",
+        "It can be safely ignored.",
+        "不影响运行",
+    ):
+        found = match_output("\n".join([*lines, said]))
+        assert [(d.id, d.harmful) for d in found] == [("noise-cudart-stub-hint", False)], said
+    asked = match_output("\n".join([*lines, "Can this be safely ignored?"]))
+    assert asked[0].id == "missing-cudart"
+    # Without TensorFlow's hint the words alone do not make a missing library harmless.
+    found = match_output("\n".join([lines[0], "It is just a warning."]))
+    assert found[0].id == "missing-cudart"
 
 
 def test_noise_alone_is_not_recognised_as_a_problem() -> None:

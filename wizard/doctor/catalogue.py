@@ -545,7 +545,9 @@ class LineMatcher:
         new = self._claim(row, context, raw, shown, position)
         # A line its own row matched may still be the first half of a more specific message wrapped
         # onto the next line ("... nvml error: driver/library" + "version mismatch"): kept when short.
-        if stripped and not context and (row is None or len(stripped) <= WRAPPED):
+        # So is a line only a context row matched (its cue may never come): "... due to an OSError:
+        # [WinError 5] Access" + "is denied: '...\\pip.exe'" is pip's own file, whatever the context.
+        if stripped and (row is None or (not context and len(stripped) <= WRAPPED)):
             self._unmatched = (stripped, raw, shown, position, anchored, None if row is None else row[0])
         if stripped:
             self._previous = line
