@@ -213,3 +213,18 @@ def test_nvidia_smi_missing_in_a_container_run_with_gpu_access_is_the_hosts() ->
     # The same command given as advice is no fact about the user's container.
     advice = "Try `docker run --gpus all -it nvidia/cuda bash` instead."
     assert first(f"{SHELL}\n{advice}") == "container-no-gpu"
+
+
+def test_jax_and_paddle_name_the_library_they_could_not_use() -> None:
+    # from source (JAX's xla_bridge version check; Paddle's gpu_resources/device_context warning)
+    assert first("RuntimeError: Unable to load cuBLAS. Is it installed?") == "missing-cudart"
+    assert first("RuntimeError: Unable to load cuDNN. Is it installed?") == "missing-cudnn"
+    paddle = (
+        "W1114 device_context.h:397] WARNING: device: 0. The installed Paddle is compiled with CUDNN 8.1, but CUDNN "
+        "version in your machine is 8.0, which may cause serious incompatible bug. Please recompile or reinstall "
+        "Paddle with compatible CUDNN version."
+    )
+    found = match_output(paddle + "\nPaddlePaddle works well on 1 GPU.")
+    assert found[0].id == "cudnn-version-mismatch" and not recognised_in_output(found)  # a note alone
+    failed = match_output(paddle + "\nOSError: (External) CUDNN error(1), CUDNN_STATUS_NOT_INITIALIZED.")
+    assert next(d.id for d in failed if d.harmful) == "cudnn-version-mismatch"
