@@ -151,6 +151,11 @@ def test_tensorflows_oom_hint_and_memory_another_process_held(said: str, want: s
             "The third-party dynamic library (cublas64_11.dll) that Paddle depends on is not configured correctly.",
             "missing-cudart",
         ),
+        (  # Paddle tries each name of its list (win_cublas_lib) and names them all
+            "PreconditionNotMetError: The third-party dynamic library (cublas64_118.dll;cublas64_11.dll) that Paddle "
+            "depends on is not configured correctly. (error code is 126)",
+            "missing-cudart",
+        ),
     ],
 )
 def test_paddles_library_lines_on_windows_and_linux(line: str, want: str) -> None:
