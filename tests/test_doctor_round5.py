@@ -233,3 +233,43 @@ def test_jax_and_paddle_name_the_library_they_could_not_use() -> None:
     assert found[0].id == "cudnn-version-mismatch" and not recognised_in_output(found)  # a note alone
     failed = match_output(paddle + "\nOSError: (External) CUDNN error(1), CUDNN_STATUS_NOT_INITIALIZED.")
     assert next(d.id for d in failed if d.harmful) == "cudnn-version-mismatch"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "For a while now, I have to manually do `sudo dkms install nvidia/xxx.xx` after a kernel upgrade.",
+        "DKMS failed to rebuild the module for the new kernel.",
+        "The nvidia module was not rebuilt, so nothing loads.",
+        "dkms没有重新编译nvidia模块",
+    ],
+)
+def test_the_module_not_rebuilt_said_in_words(said: str) -> None:
+    assert first(said) == "kernel-module-missing"
+    assert first("Module not being rebuilt after kernel upgrade?") == "nothing"  # asked
+
+
+def test_a_new_cue_costs_no_time_on_a_healthy_log() -> None:
+    # The cues are looked for on every line until seen: each needs a literal of two characters or
+    # more besides blanks (a Chinese word counts; a lone space is on every line), or a healthy
+    # 15,000-line log pays a regex per cue per line (the rows round 5 touched).
+    from wizard.doctor.catalogue import _cue_list, patterns
+
+    mine = {
+        "kernel-module-missing",
+        "noise-cudart-stub-hint",
+        "memory-held",
+        "cpu-only-wheel",
+        "container-no-gpu",
+    }
+    rows = {id(p): p.id for p in patterns()}
+    loose = [
+        rx.pattern
+        for (row, _), anchor, rx in _cue_list()
+        if rows[row] in mine and (anchor is None or len(anchor.strip()) < 2)
+    ]
+    known = {  # older, known (see test_doctor_generalize)
+        r"@[0-9a-f]{12}:[~/]",
+        r"(pytorch|torch)[^。\n]{0,10}(可以|能够|能)\s*(用|使用|调用|识别|检测到)\s*(GPU|显卡|cuda)",
+    }
+    assert set(loose) <= known, loose
