@@ -6,7 +6,8 @@
     matcher.ranked() -> list[Hit]           harmful causes, harmful symptoms, then harmless ones
 
 Each line belongs to the first row that matches it, so a real error line is never claimed by a
-harmless row (they come last in the file) and a specific row wins over a generic one. Rows with
+harmless row (they come last in the file, but for a harmless context row, which claims a line only
+where the text says it is harmless) and a specific row wins over a generic one. Rows with
 `repl_after`/`repl_value` match a Python REPL echo: a value line ("[]", "False") right after the
 line that printed it.
 
