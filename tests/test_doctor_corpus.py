@@ -459,6 +459,9 @@ def test_a_missing_cudart_said_harmless_beside_tensorflows_hint_is_the_hint() ->
         "This is just a warning.",
         "It can be safely ignored.",
         "不影响运行",
+        "You can just ignore it, nothing to worry about.",
+        "It is not an error.",
+        "不用理会",
     ):
         found = match_output("\n".join([*lines, said]))
         assert [(d.id, d.harmful) for d in found] == [("noise-cudart-stub-hint", False)], said
