@@ -465,6 +465,8 @@ def test_a_missing_cudart_said_harmless_beside_tensorflows_hint_is_the_hint() ->
     ):
         found = match_output("\n".join([*lines, said]))
         assert [(d.id, d.harmful) for d in found] == [("noise-cudart-stub-hint", False)], said
+    blamed = match_output("\n".join([*lines, "This is not an error of tensorflow: install CUDA 11."]))
+    assert blamed[0].id == "missing-cudart"
     asked = match_output("\n".join([*lines, "Can this be safely ignored?"]))
     assert asked[0].id == "missing-cudart"
     # Without TensorFlow's hint the words alone do not make a missing library harmless.
