@@ -49,7 +49,7 @@ ADDRESS_KINDS = ("github:", "url:", "doc:", "seed:")
 HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*)$")
 # The newest round the patterns were written against: training texts of this round and older must
 # all be right; a newer round's training texts are only scored (raise this once rules cover them).
-RULES_ROUND = 4
+RULES_ROUND = 5
 FRESH_ROUND = 5  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 
 
@@ -336,6 +336,10 @@ READ_BARS[4] = Bar(recognised=31, right=27, wrong_causes=2)
 # with r21e's rules: 40/49 recognised (81.6%), 39 right first id (79.6%), 2 wrong causes; zh 4/4.
 # Its 95 training texts at that moment: 86 (90.5%) / 81 / 3 wrong. Below the issue's bar again.
 FRESH_MEASURED = Bar(recognised=40, right=39, wrong_causes=2)
+# After rules were written against round 5's 95 training texts (r21f: all right, RULES_ROUND = 5;
+# two relabelled and one amended, '# note:' in each), its held-out texts (never opened) were scored
+# twice as aggregates: 41/49 recognised, 39 right, 2 wrong causes (then 41/39/2 again); round 4 at
+# 32/33, 28 right, 2 wrong. The bars are unchanged (what was measured blind stays the bar).
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
@@ -436,8 +440,42 @@ def test_the_split_rule_is_the_fixed_one() -> None:
 
 def test_harmless_rows_come_after_every_harmful_row() -> None:
     # A line belongs to the first row that matches it, so this order keeps real errors away from noise.
-    tiers = [p.harmful for p in patterns()]
+    # A harmless row with context (`when`) may stand earlier: it claims its line only where the text
+    # says the line is harmless, and the harmful row after it takes the line everywhere else.
+    tiers = [p.harmful for p in patterns() if not p.when]
     assert tiers == sorted(tiers, reverse=True)
+    early = [p for p in patterns() if not p.harmful and p.when]
+    assert all(p.also or p.unless for p in early)  # a second fact too: never on one cue alone
+
+
+def test_a_missing_cudart_said_harmless_beside_tensorflows_hint_is_the_hint() -> None:
+    # TensorFlow's own lines (dso_loader.cc, cudart_stub.cc), then a reply that says so in words.
+    lines = [
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
+        "'cudart64_110.dll'; dlerror: cudart64_110.dll not found",
+        "I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above cudart dlerror if you do not have "
+        "a GPU set up on your machine.",
+    ]
+    alone = match_output("\n".join(lines))
+    assert [d.id for d in alone] == ["missing-cudart", "noise-cudart-stub-hint"]
+    for said in (
+        "It doesn't affect your program.",
+        "This is just a warning.",
+        "It can be safely ignored.",
+        "不影响运行",
+        "You can just ignore it, nothing to worry about.",
+        "It is not an error.",
+        "不用理会",
+    ):
+        found = match_output("\n".join([*lines, said]))
+        assert [(d.id, d.harmful) for d in found] == [("noise-cudart-stub-hint", False)], said
+    blamed = match_output("\n".join([*lines, "This is not an error of tensorflow: install CUDA 11."]))
+    assert blamed[0].id == "missing-cudart"
+    asked = match_output("\n".join([*lines, "Can this be safely ignored?"]))
+    assert asked[0].id == "missing-cudart"
+    # Without TensorFlow's hint the words alone do not make a missing library harmless.
+    found = match_output("\n".join([lines[0], "It is just a warning."]))
+    assert found[0].id == "missing-cudart"
 
 
 def test_noise_alone_is_not_recognised_as_a_problem() -> None:

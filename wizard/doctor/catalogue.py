@@ -6,7 +6,8 @@
     matcher.ranked() -> list[Hit]           harmful causes, harmful symptoms, then harmless ones
 
 Each line belongs to the first row that matches it, so a real error line is never claimed by a
-harmless row (they come last in the file) and a specific row wins over a generic one. Rows with
+harmless row (they come last in the file, but for a harmless context row, which claims a line only
+where the text says it is harmless) and a specific row wins over a generic one. Rows with
 `repl_after`/`repl_value` match a Python REPL echo: a value line ("[]", "False") right after the
 line that printed it.
 
@@ -545,7 +546,9 @@ class LineMatcher:
         new = self._claim(row, context, raw, shown, position)
         # A line its own row matched may still be the first half of a more specific message wrapped
         # onto the next line ("... nvml error: driver/library" + "version mismatch"): kept when short.
-        if stripped and not context and (row is None or len(stripped) <= WRAPPED):
+        # So is a line only a context row matched (its cue may never come): "... due to an OSError:
+        # [WinError 5] Access" + "is denied: '...\\pip.exe'" is pip's own file, whatever the context.
+        if stripped and (row is None or (not context and len(stripped) <= WRAPPED)):
             self._unmatched = (stripped, raw, shown, position, anchored, None if row is None else row[0])
         if stripped:
             self._previous = line
