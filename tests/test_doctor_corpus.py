@@ -50,7 +50,7 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # The newest round the patterns were written against: training texts of this round and older must
 # all be right; a newer round's training texts are only scored (raise this once rules cover them).
 RULES_ROUND = 5
-FRESH_ROUND = 5  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+FRESH_ROUND = 6  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 
 
 def held_out(address: str) -> bool:
@@ -335,11 +335,16 @@ READ_BARS[4] = Bar(recognised=31, right=27, wrong_causes=2)
 # engineer who wrote no rule and never ran the doctor on them; new addresses only. Scored once, blind,
 # with r21e's rules: 40/49 recognised (81.6%), 39 right first id (79.6%), 2 wrong causes; zh 4/4.
 # Its 95 training texts at that moment: 86 (90.5%) / 81 / 3 wrong. Below the issue's bar again.
-FRESH_MEASURED = Bar(recognised=40, right=39, wrong_causes=2)
+READ_BARS[5] = Bar(recognised=41, right=39, wrong_causes=2)  # after r21f's rules (never opened)
 # After rules were written against round 5's 95 training texts (r21f: all right, RULES_ROUND = 5;
 # two relabelled and one amended, '# note:' in each), its held-out texts (never opened) were scored
 # twice as aggregates: 41/49 recognised, 39 right, 2 wrong causes (then 41/39/2 again); round 4 at
-# 32/33, 28 right, 2 wrong. The bars are unchanged (what was measured blind stays the bar).
+# 32/33, 28 right, 2 wrong. Round 5 is held at that now (the bar above), round 4 at its bar.
+# Round 6 (156 texts, 53 held out, 22 zh; c21f), collected the same way while r21f wrote round 5's
+# rules, new addresses only. Scored once, blind, with r21f's rules: 44/53 recognised (83.0%), 43
+# right first id (81.1%), 1 wrong cause; zh 6/6. Its 103 training texts at that moment: 96 (93.2%)
+# / 91 / 4 wrong. Fresh rounds so far, each blind once: 88.7%, 81.1%, 87.9%, 81.6%, 83.0%.
+FRESH_MEASURED = Bar(recognised=44, right=43, wrong_causes=1)
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
