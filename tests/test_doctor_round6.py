@@ -233,3 +233,12 @@ def test_a_cuda_dll_missing_said_in_words() -> None:
 def test_wsl_s_libcuda_copies_and_their_symlink_fix_are_harmless() -> None:
     text = "cd \\Windows\\System32\\lxss\\lib\ndel libcuda.so.1\nmklink libcuda.so.1 libcuda.so.1.1"
     assert harmless_only(text) and first(text) == "noise-wsl-libcuda-symlink"
+
+
+def test_the_chinese_words_for_the_same_causes() -> None:
+    err = "failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected"
+    assert first(err + "\n我在WSL里又安装了Linux的显卡驱动") == "linux-driver-in-wsl"
+    assert first(err + "\n不要在WSL里安装显卡驱动") == "cuinit-failed"
+    smi = "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."
+    assert first(smi + "\n重启时没有完成注册MOK") == "secure-boot-module"
+    assert first("bash: nvidia-container-cli: command not found") == "container-no-gpu"
