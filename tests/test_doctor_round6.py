@@ -242,3 +242,13 @@ def test_the_chinese_words_for_the_same_causes() -> None:
     smi = "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."
     assert first(smi + "\n重启时没有完成注册MOK") == "secure-boot-module"
     assert first("bash: nvidia-container-cli: command not found") == "container-no-gpu"
+
+
+def test_other_wordings_of_known_driver_and_library_messages() -> None:
+    # from source (nvidia-installer, both word orders; X.Org's NVIDIA driver)
+    assert first("ERROR: Unable to load the 'nvidia-drm' kernel module.") == "secure-boot-module"
+    assert first("ERROR: Unable to load the kernel module 'nvidia.ko'.") == "secure-boot-module"
+    assert first(
+        "(EE) NVIDIA: Failed to load the NVIDIA kernel module. Please check your system's kernel log"
+    ) == ("no-device")
+    assert first("cudnn64_8.dll its missing in the bin folder") == "missing-cudnn"

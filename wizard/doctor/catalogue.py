@@ -35,7 +35,8 @@ symptom the text shows, so an error line in the same text comes first; alone it 
 
 Texts as people paste them: a line is matched in a plain form (curly quotes, full-width
 punctuation, HTML entities and runs of blanks made plain; `plain`), and a message wrapped onto two
-lines is matched across the break (see LineMatcher).
+lines is matched across the break (see LineMatcher), under the same quote or comment marks too
+("> " in a reply, "+# " in a diff of a commented file).
 
 Speed: most lines of a log match nothing, and a case-insensitive regex costs ~20 µs per line in
 CPython. Each regex gets an "anchor": the start of a literal text every match must contain (the
