@@ -252,3 +252,16 @@ def test_other_wordings_of_known_driver_and_library_messages() -> None:
         "(EE) NVIDIA: Failed to load the NVIDIA kernel module. Please check your system's kernel log"
     ) == ("no-device")
     assert first("cudnn64_8.dll its missing in the bin folder") == "missing-cudnn"
+
+
+def test_the_words_that_must_not_make_a_cause() -> None:
+    kernel = "RuntimeError: no kernel image is available for execution on the device"
+    assert first(kernel + "\nI updated the driver but it did not fix it.") == "unsupported-cc"
+    assert first(kernel + "\nDowngrading cuda to 10.0 doesn't work either.") == "unsupported-cc"
+    oom = "OOM when allocating tensor with shape[256,512,64,64]"
+    assert first(oom + "\nSomeone else ran the same script on their laptop without problems.") == "tensor-oom"
+    nodev = "failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected"
+    assert (
+        first(nodev + "\nI installed the latest Windows driver, and the CUDA toolkit in WSL.")
+        == "cuinit-failed"
+    )
