@@ -265,3 +265,5 @@ def test_the_words_that_must_not_make_a_cause() -> None:
         first(nodev + "\nI installed the latest Windows driver, and the CUDA toolkit in WSL.")
         == "cuinit-failed"
     )
+    assert first("Nothing missing: cudart64_110.dll and cublas64_11.dll load fine.") == "nothing"
+    assert first("Is it missing the cudart library?") == "nothing"
