@@ -35,7 +35,8 @@ symptom the text shows, so an error line in the same text comes first; alone it 
 
 Texts as people paste them: a line is matched in a plain form (curly quotes, full-width
 punctuation, HTML entities and runs of blanks made plain; `plain`), and a message wrapped onto two
-lines is matched across the break (see LineMatcher).
+lines is matched across the break (see LineMatcher), under the same quote or comment marks too
+("> " in a reply, "+# " in a diff of a commented file).
 
 Speed: most lines of a log match nothing, and a case-insensitive regex costs ~20 µs per line in
 CPython. Each regex gets an "anchor": the start of a literal text every match must contain (the
@@ -123,6 +124,23 @@ def plain(line: str) -> str:
     if "  " in line or "\t" in line:
         line = " ".join(line.split())
     return line
+
+
+# A quote or comment mark that starts every line of a wrapped message ("> " in a reply, "+# " in a
+# diff of a commented file, "| " in a table): left off the second line where the first starts with
+# it too, so the message reads as one line across the break.
+_QUOTE_MARKS = re.compile(r"^(?:[>+#|]+ ?)+")
+
+
+def _continued(before: str, line: str) -> str:
+    """`line` as the continuation of `before`: without the quote marks both lines start with."""
+    if not line or line[0] not in "+>#|":
+        return line
+    marks = _QUOTE_MARKS.match(line)
+    if marks is None:
+        return line
+    mark = marks.group(0).rstrip()
+    return line[marks.end() :] if before.startswith(mark) else line
 
 
 @dataclass(frozen=True)
@@ -528,7 +546,7 @@ class LineMatcher:
             # The message may have begun on the line before (which matched nothing, or was short).
             # The joined text wins when it matches a row before this line's own and before the
             # line before's own (a more specific one), or a context row where neither line matched.
-            joined = before[0] + " " + stripped
+            joined = before[0] + " " + _continued(before[0], stripped)
             reach = _seam()  # neither half holds an anchor: only one across the join can match
             seam = (before[0][-reach:] + " " + stripped[:reach]).lower()
             if before[4] or anchored or self._anchored(seam):
