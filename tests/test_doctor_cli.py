@@ -146,7 +146,9 @@ def test_a_100_mib_log_is_read_bounded_and_fast(tmp_path: Path) -> None:
     for number, line in read.lines:
         matcher.feed(line, number)
     elapsed = time.process_time() - started
-    assert elapsed < 1.0, f"{elapsed:.2f} s"  # about 0.4 s on a shared 2-core machine
+    # About 0.8 s of CPU with the rules of round 6 (1.1-1.2 s seen on a loaded 2-core machine, whose
+    # other workers slow this one's caches); reading all 100 MiB, or every rule on every line, is far more.
+    assert elapsed < 2.5, f"{elapsed:.2f} s"
     assert read.truncated and sum(len(line) for _, line in read.lines) < TAIL_BYTES + (300 << 10)
     # The cause printed at import time (the first line) and the crash at the end (the last line).
     assert [(h.pattern.id, h.number) for h in matcher.ranked()] == [("missing-cudnn", 1), ("memory-held", -1)]

@@ -50,7 +50,7 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # The newest round the patterns were written against: training texts of this round and older must
 # all be right; a newer round's training texts are only scored (raise this once rules cover them).
 RULES_ROUND = 5
-FRESH_ROUND = 6  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+FRESH_ROUND = 7  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 
 
 def held_out(address: str) -> bool:
@@ -344,7 +344,18 @@ READ_BARS[5] = Bar(recognised=41, right=39, wrong_causes=2)  # after r21f's rule
 # rules, new addresses only. Scored once, blind, with r21f's rules: 44/53 recognised (83.0%), 43
 # right first id (81.1%), 1 wrong cause; zh 6/6. Its 103 training texts at that moment: 96 (93.2%)
 # / 91 / 4 wrong. Fresh rounds so far, each blind once: 88.7%, 81.1%, 87.9%, 81.6%, 83.0%.
-FRESH_MEASURED = Bar(recognised=44, right=43, wrong_causes=1)
+# Then the 25 held-out texts of rounds 4-6 whose first id was not right were released to the next
+# rule writer (r21g), who fixed 23 as general rows (5 were wrong causes; 2 doubtful texts left):
+# rounds 4-6 are read now, held at what was measured after that (regression guards).
+READ_BARS[4] = Bar(recognised=33, right=33, wrong_causes=0)
+READ_BARS[5] = Bar(recognised=48, right=48, wrong_causes=0)
+READ_BARS[6] = Bar(recognised=52, right=52, wrong_causes=0)
+# Round 7 (128 texts, 46 held out, 17 zh; c21g), collected while r21g wrote its rules; each text is a
+# program's pasted output. Scored once, blind, with r21g's rules: 41/46 recognised (89.1%), 34 right
+# first id (73.9%), 5 wrong causes; zh 5/5 (1 wrong). Its 82 training texts then: 75 (91.5%) / 65 /
+# 6 wrong. More wrong causes than any round before: the context and prose rows written for the
+# released misses fire on texts about other causes. Below the issue's bar.
+FRESH_MEASURED = Bar(recognised=41, right=34, wrong_causes=5)
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
