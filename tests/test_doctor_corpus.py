@@ -353,8 +353,10 @@ READ_BARS[6] = Bar(recognised=52, right=52, wrong_causes=0)
 # Round 7 (128 texts, 46 held out, 17 zh; c21g), collected while r21g wrote its rules; each text is a
 # program's pasted output. Scored once, blind, with r21g's rules: 41/46 recognised (89.1%), 34 right
 # first id (73.9%), 5 wrong causes; zh 5/5 (1 wrong). Its 82 training texts then: 75 (91.5%) / 65 /
-# 6 wrong. More wrong causes than any round before: the context and prose rows written for the
-# released misses fire on texts about other causes. Below the bar.
+# 6 wrong. More wrong causes than any round before, each a neighbouring cause (read after the
+# score): a failed kernel launch called an illegal address (2), ptxas older than the GPU called an
+# XLA ptxas problem, a GPU too new called an unsupported capability, Secure Boot called a missing
+# kernel module. Below the bar.
 FRESH_MEASURED = Bar(recognised=41, right=34, wrong_causes=5)
 
 
