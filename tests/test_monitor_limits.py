@@ -133,7 +133,9 @@ async def test_escape_during_a_benchmark_asks_first() -> None:
         lambda: MonitorScreen(
             None,
             sampler_factory=lambda: fake_sampler(),
-            bench_factory=lambda: SimulatedBenchRun(profile, delay=0.05),
+            # Paced so that it is still running when the keys below arrive, however loaded the
+            # machine (it is stopped long before it would finish).
+            bench_factory=lambda: SimulatedBenchRun(profile, delay=0.5),
             autostart_bench=True,
             interval=3600,
             save_results=False,
