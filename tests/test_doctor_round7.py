@@ -128,3 +128,33 @@ def test_invalid_handle_is_the_launch_symptom_and_launch_failed_an_exception_on_
     assert first(handle) == "kernel-launch-failed"
     launch = "failed to query event: CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure"
     assert first(launch) == "cuda-illegal-address"
+
+
+# ---- program messages added for round 7's training texts (from source) ---------------------------
+
+
+def test_round_7_program_messages() -> None:
+    cases = {
+        "cuDNN compiled (7102) and runtime (7005) versions mismatch": "cudnn-version-mismatch",
+        "Outdated cuDNN installation found.\nVersion JAX was built against: 8907": "cudnn-version-mismatch",
+        "Building DKMS module 'nvidia-367.35' for kernel-4.7.2_1... FAILED!": "kernel-module-missing",
+        "XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 6.27GiB (6727663616B) on device ordinal 0": "tensor-oom",
+        "Please NOTE: device: 0, GPU Compute Capability: 8.6, Driver API Version: 11.4, Runtime API Version: 10.2": "gpu-too-new",
+        "  Profiling failure on cuDNN engine eng0{}: UNKNOWN: CUDNN_STATUS_EXECUTION_FAILED": "conv-algo-failed",
+        "UserWarning: No GPU/TPU found, falling back to CPU.": "cpu-only-wheel",
+    }
+    for text, want in cases.items():
+        assert first(text) == want, text
+
+
+def test_the_new_rows_refuse_their_neighbours() -> None:
+    # an 8.x GPU under a CUDA 11 runtime is fine: no cause from the note
+    assert (
+        first("GPU Compute Capability: 8.6, Driver API Version: 11.4, Runtime API Version: 11.2") == "nothing"
+    )
+    # JAX's fallback beside the CUDA backend failing to start: not a CPU-only jaxlib
+    text = (
+        "Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU devices.\n"
+        "No GPU/TPU found, falling back to CPU."
+    )
+    assert "cpu-only-wheel" not in ids(text)
