@@ -50,7 +50,7 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # The newest round the patterns were written against: training texts of this round and older must
 # all be right; a newer round's training texts are only scored (raise this once rules cover them).
 RULES_ROUND = 5
-FRESH_ROUND = 7  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+FRESH_ROUND = 8  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 
 
 def held_out(address: str) -> bool:
@@ -357,7 +357,17 @@ READ_BARS[6] = Bar(recognised=52, right=52, wrong_causes=0)
 # score): a failed kernel launch called an illegal address (2), ptxas older than the GPU called an
 # XLA ptxas problem, a GPU too new called an unsupported capability, Secure Boot called a missing
 # kernel module. Below the issue's bar.
-FRESH_MEASURED = Bar(recognised=41, right=34, wrong_causes=5)
+# Round 7's 12 held-out texts not right were then released to the next rule writer (r21h), who made
+# the neighbouring pairs' decisions explicit (which program message means which cause; a prose cue
+# never outranks a message) and kept the catalogue's meaning of CUDA_ERROR_LAUNCH_FAILED (a fault
+# while a kernel runs: cuda-illegal-address; round 7's two texts labelled otherwise stay as they
+# are). Measured after that: 43/46, 39 right, 3 wrong causes (those label conflicts). Held there.
+READ_BARS[7] = Bar(recognised=43, right=39, wrong_causes=3)
+# Round 8 (110 texts, 29 held out, 15 zh; c21h), collected while r21h wrote its rules, pasted program
+# output only, new addresses only. Scored once, blind, with r21h's rules: 27/29 recognised (93.1%),
+# 26 right first id (89.7%), 1 wrong cause; zh 5/6 (the 1 wrong). Its 81 training texts then: 80
+# (98.8%) / 76 / 3 wrong. The first fresh round over 90% recognised; not yet 0 wrong causes.
+FRESH_MEASURED = Bar(recognised=27, right=26, wrong_causes=1)
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
