@@ -30,6 +30,13 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return min(8, 2 * (os.cpu_count() or 1))
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """With -n, hand out one test at a time: xdist's default first gives each worker a block of
+    consecutive tests, so the slow ones (sorted first, below) would all land on one worker."""
+    if getattr(config.option, "maxschedchunk", 0) is None:
+        config.option.maxschedchunk = 1
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The slow tests (real installs, the fleet's hosts, the walks) first: with `-n auto` they then
     run beside the many quick ones instead of alone at the end. Otherwise the order is kept."""

@@ -13,7 +13,7 @@ import pytest
 from textual.pilot import Pilot
 
 from screens.monitor_screen import MonitorScreen
-from tests.apps.monitor_app import MonitorApp, build, settle, still_clock
+from tests.apps.monitor_app import MonitorApp, build, settle, settle_then_sample, still_clock
 from tests.apps.wizard_app import build_app, to_choose, to_detect, to_finished, to_plan, to_windows_step
 from tests.test_app_snapshots import LOG
 from wizard.bench.runner import SimulatedBenchRun
@@ -114,8 +114,8 @@ def _monitor(profile: str) -> MonitorApp:
 
 
 def test_monitor_simulated_wsl2_benchmark_finished_80x24_full(snap_compare: Any) -> None:
-    assert snap_compare(_monitor("wsl2-rtx4060-laptop"), terminal_size=SMALL, run_before=settle)
+    assert snap_compare(_monitor("wsl2-rtx4060-laptop"), terminal_size=SMALL, run_before=settle_then_sample)
 
 
 def test_monitor_cpu_only_benchmark_finished_80x24_full(snap_compare: Any) -> None:
-    assert snap_compare(_monitor("no-nvidia-gpu"), terminal_size=SMALL, run_before=settle)
+    assert snap_compare(_monitor("no-nvidia-gpu"), terminal_size=SMALL, run_before=settle_then_sample)

@@ -136,3 +136,18 @@ async def settle(pilot: Pilot[Any]) -> None:
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
     await pilot.pause()
+
+
+async def settle_then_sample(pilot: Pilot[Any]) -> None:
+    """settle(), then one more sample once the benchmark is over: a demo's simulated readings follow
+    the benchmark's phase, so the first sample may land before or during it by timing alone."""
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, MonitorScreen)
+    taken = screen.samples_taken
+    screen._poll()
+    for _ in range(200):
+        await pilot.pause()
+        if screen.samples_taken > taken:
+            break
+    await pilot.pause()
