@@ -80,6 +80,13 @@ def _versions(app: Any) -> set[str]:
     return set(TF.findall(_flat(app)))
 
 
+def _laid_out(screen: Any, selector: str) -> bool:
+    """The button is on screen with a size: a click before its first layout lands elsewhere (on a
+    loaded machine it once hit the header's icon, which opens the command palette)."""
+    button = screen.query_one(selector, Button)
+    return bool(button.display and button.region.width and button.region.height)
+
+
 async def _drive_run(pilot: Pilot[Any], quit_after_first: bool = False) -> RunScreen:
     app = pilot.app
     run = next(s for s in app.screen_stack if isinstance(s, RunScreen))
@@ -90,9 +97,15 @@ async def _drive_run(pilot: Pilot[Any], quit_after_first: bool = False) -> RunSc
             await pilot.press(*"pw", "enter")
         elif isinstance(screen, ConfirmStepModal):
             await pilot.press("y")
-        elif run.state == "restart":
+        elif screen is not run:
+            pass  # a screen on its way in or out: click nothing until Run is on top again
+        elif run.state == "restart" and _laid_out(run, "#continue"):
             await pilot.click("#continue")
-        elif run.query_one(WindowsHostPanel).display and not run.query_one("#windows-ran", Button).disabled:
+        elif (
+            run.query_one(WindowsHostPanel).display
+            and not run.query_one("#windows-ran", Button).disabled
+            and _laid_out(run, "#windows-ran")
+        ):
             await pilot.click("#windows-ran")
         if quit_after_first and "done" in run.query_one(RunStepList).status.values():
             return run
