@@ -15,6 +15,7 @@ from textual.app import App
 from textual.pilot import Pilot
 
 from screens.monitor_screen import MonitorScreen
+from tests.apps.wizard_app import wait_until
 from wizard.assets import asset
 from wizard.bench.runner import SimulatedBenchRun
 from wizard.demo import load_demo
@@ -146,8 +147,4 @@ async def settle_then_sample(pilot: Pilot[Any]) -> None:
     assert isinstance(screen, MonitorScreen)
     taken = screen.samples_taken
     screen._poll()
-    for _ in range(200):
-        await pilot.pause()
-        if screen.samples_taken > taken:
-            break
-    await pilot.pause()
+    await wait_until(pilot, lambda: screen.samples_taken > taken)
