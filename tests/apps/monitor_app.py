@@ -13,6 +13,8 @@ from typing import Any
 
 from textual.app import App
 from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widgets import DataTable
 
 from screens.monitor_screen import MonitorScreen
 from tests.apps.wizard_app import wait_until
@@ -136,7 +138,13 @@ async def settle(pilot: Pilot[Any]) -> None:
                 break
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
-    await pilot.pause()
+    await wait_until(pilot, lambda: tables_laid_out(pilot.app.screen))
+
+
+def tables_laid_out(screen: Screen[Any]) -> bool:
+    """Every DataTable has measured its rows: it widens its columns on its next idle, so a snapshot
+    taken before that shows the headers at their label widths (a flaky 120x40 snapshot)."""
+    return all(not (t._require_update_dimensions or t._new_rows) for t in screen.query(DataTable))
 
 
 async def settle_then_sample(pilot: Pilot[Any]) -> None:
@@ -147,4 +155,4 @@ async def settle_then_sample(pilot: Pilot[Any]) -> None:
     assert isinstance(screen, MonitorScreen)
     taken = screen.samples_taken
     screen._poll()
-    await wait_until(pilot, lambda: screen.samples_taken > taken)
+    await wait_until(pilot, lambda: screen.samples_taken > taken and tables_laid_out(screen))
