@@ -87,3 +87,33 @@ async def test_detect_screen_lists_it_under_what_needs_attention() -> None:
         seen = screen_text(app)
         assert t("findings.newest_tf_driver.title", newest=NEWEST) in seen
         assert t("app.detect.no_problems") not in seen
+
+
+def _recommend_reason(profile_name: str, tf: str) -> str:
+    """The reason Choose's table gives for the pip set of that TensorFlow series on this machine."""
+    from wizard.choose.resolver import recommend
+
+    rec = recommend(load_demo(profile_name), load_knowledge())
+    rows = [c for c in rec.candidates if c.set.tensorflow.startswith(tf) and c.set.method == "pip-and-cuda"]
+    assert rows and not rows[0].ok
+    return rows[0].reasons[0]
+
+
+def test_an_installed_tensorflow_that_cannot_use_the_gpu_is_said_with_chooses_reason() -> None:
+    # RTX 5090 with TF 2.19 installed: Detect used to say nothing of it while Choose's row said "no".
+    f = by_key(find_problems(load_demo("ubuntu-24.04-rtx5090")))["installed-tf-blocked"]
+    assert f.severity == "warning" and "2.19.0" in f.title
+    reason = _recommend_reason("ubuntu-24.04-rtx5090", "2.19")
+    assert reason.split(": ", 1)[-1][:80] in f.why  # one fact, one place: the resolver's words
+    assert "2.21.0" in f.why  # what the plan installs instead
+    assert "tf-gpu-wizard plan" in f.fix
+    assert f.source.startswith("tensorflow-2.19") and ".whl sha256 " in f.source  # the wheel read, public
+    assert "assets/" not in f.source
+
+
+def test_an_installed_tensorflow_that_fits_or_is_cpu_only_gets_no_such_finding() -> None:
+    assert "installed-tf-blocked" not in by_key(find_problems(load_demo("ubuntu-22.04-rtx3090-cuda11.8")))
+    cpu = copy.deepcopy(load_demo("ubuntu-24.04-rtx5090"))
+    assert cpu.tensorflow is not None
+    cpu.tensorflow.distribution = "tensorflow-cpu"
+    assert "installed-tf-blocked" not in by_key(find_problems(cpu))

@@ -13,8 +13,8 @@ import shlex
 from packaging.version import Version
 
 from wizard.choose.driver_view import need_sentence, reported_text, step_title
-from wizard.choose.knowledge import load_knowledge
-from wizard.choose.resolver import GPU_METHODS, evaluate, read_facts, recommend
+from wizard.choose.knowledge import KnowledgeBase, Release, load_knowledge
+from wizard.choose.resolver import GPU_METHODS, Facts, evaluate, read_facts, recommend
 from wizard.plan.linux import driver_install_commands
 from wizard.profile import MachineProfile
 from wizard.text import t
@@ -100,10 +100,51 @@ def _problems(p: MachineProfile) -> list[Problem]:
         )
         fields["doctor_source"] = "; ".join(r.issue for r in report.reports)
         out.append(("reported-fail", "warning", fields))
+    installed = _installed_tf_blocked(p, facts, kb, best_tf)
+    if installed is not None:
+        out.append(installed)
     if best.python_change and facts.python is not None and Version(best.set.python) > facts.python:
         fields = {"tf": best.set.tensorflow, "python": best.set.python, "current": str(facts.python)}
         out.append(("python-too-old", "info", fields))
     return out
+
+
+# The kinds of blocker that stop an installed GPU build from using this GPU (not a Python or a method).
+GPU_BLOCKERS = ("cc", "driver")
+
+
+def _installed_tf_blocked(p: MachineProfile, facts: Facts, kb: KnowledgeBase, best_tf: str) -> Problem | None:
+    """The TensorFlow already installed here cannot use this GPU (an RTX 5090 with TF 2.19): the
+    resolver's own reason for that release, so Detect says what Choose's table says."""
+    tf = p.tensorflow
+    if tf is None or tf.distribution == "tensorflow-cpu" or p.platform not in ("linux", "wsl2"):
+        return None
+    if not facts.has_gpu or tf.version == best_tf:
+        return None
+    rel = kb.release(tf.version)
+    if rel is None:
+        return None
+    ev = evaluate(facts, kb, rel, "pip-and-cuda", None)
+    reason = next((text for kind, text in ev.blockers if kind in GPU_BLOCKERS), None)
+    if reason is None:
+        return None
+    fields = {"version": tf.version, "reason": _after_head(reason)}
+    fields["plan"] = (
+        t("findings.installed_tf.plan_gpu", tf=best_tf) if best_tf else t("findings.installed_tf.plan_cpu")
+    )
+    fields["doctor_fix"] = t("findings.installed_tf.fix")
+    fields["doctor_source"] = _wheel_citation(kb, rel)
+    return ("installed-tf-blocked", "warning", fields)
+
+
+def _wheel_citation(kb: KnowledgeBase, rel: Release) -> str:
+    """The wheel the GPU facts were read from, by file name and sha256 (a public artifact), without
+    the path of our own data file."""
+    build = kb.build(rel)
+    if build is None:
+        return ""
+    parts = [part.strip() for part in build.source.split(":", 1)[-1].split(";")]
+    return next((part for part in parts if f"tensorflow-{rel.version}-" in part), parts[0])
 
 
 def _after_head(reason: str) -> str:
