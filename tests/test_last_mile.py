@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 
 from tests.apps.uv_machine import demo_as_this_machine, machine_with_uv, uv_path
-from wizard.assets import asset_file
+from wizard.assets import asset, asset_file
 from wizard.choose.resolver import recommend
 from wizard.cli import main
 from wizard.demo import demo_names, load_demo
 from wizard.plan import shellblock
 from wizard.plan.build import build_plan
-from wizard.plan.last_mile import CUDA_CACHE_BLOCK, KERNEL_OK_PY, hello_path
+from wizard.plan.last_mile import CUDA_CACHE_BLOCK, hello_path
 from wizard.plan.model import Plan
 from wizard.plan.next_steps import next_steps
 from wizard.plan.programs import program_name
@@ -112,11 +112,25 @@ def test_jupyter_is_optional_off_and_checks_the_kernel_it_registered(tmp_path: P
     step = plan.step("jupyter")
     assert step.optional and not step.enabled
     assert step.commands[1][1:4] == ("-m", "ipykernel", "install")
+    # The check is a shipped program with two paths, not a `python -c` one-liner.
+    _python, program_path, spec_arg = step.check.argv
+    assert program_path.endswith("kernel_ok.py") and spec_arg.endswith("kernel.json")
+    kernel_ok = str(asset("programs/kernel_ok.py"))
     spec = tmp_path / "kernel.json"
-    spec.write_text(json.dumps({"argv": [sys.executable, "-m", "ipykernel_launcher"]}))
-    assert subprocess.run([sys.executable, "-c", KERNEL_OK_PY, str(spec)]).returncode == 0
-    spec.write_text(json.dumps({"argv": ["/somewhere/else/python", "-m", "ipykernel_launcher"]}))
-    assert subprocess.run([sys.executable, "-c", KERNEL_OK_PY, str(spec)]).returncode != 0
+
+    def check(argv: list[str]) -> subprocess.CompletedProcess[str]:
+        spec.write_text(json.dumps({"argv": argv, "display_name": "x"}))
+        return subprocess.run([sys.executable, kernel_ok, str(spec)], capture_output=True, text=True)
+
+    # This Python, and a launcher that imports here (the standard library's, as ipykernel is not here).
+    assert check([sys.executable, "-m", "json.tool", "-f", "{connection_file}"]).returncode == 0
+    other = check(["/somewhere/else/python", "-m", "ipykernel_launcher"])
+    assert other.returncode == 1 and "/somewhere/else/python" in other.stderr
+    missing = check([sys.executable, "-m", "no_such_kernel_launcher"])
+    assert missing.returncode == 1 and "no_such_kernel_launcher does not import" in missing.stderr
+    spec.write_text("{not json")
+    broken = subprocess.run([sys.executable, kernel_ok, str(spec)], capture_output=True, text=True)
+    assert broken.returncode == 1 and "no readable kernel spec" in broken.stderr
 
 
 def test_next_steps_say_activate_hello_jupyter_vscode() -> None:

@@ -26,11 +26,8 @@ COPY_FILE = "copy_file.py"  # assets/programs: copies a file whole (temp, fsync,
 CUDA_CACHE_BYTES = "4294967296"  # 4 GiB: a TF build's PTX for one GPU fits, with room to spare
 CUDA_CACHE_BLOCK = "cuda-cache"
 
-# The kernel spec Jupyter would start is this environment's Python.
-KERNEL_OK_PY = (
-    "import json, os, sys; k = json.load(open(sys.argv[1], encoding='utf-8')); "
-    "sys.exit(0 if os.path.realpath(k['argv'][0]) == os.path.realpath(sys.executable) else 1)"
-)
+# The kernel spec Jupyter would start is this environment's Python, and its launcher imports there.
+KERNEL_OK = "kernel_ok.py"  # assets/programs
 
 
 def _path(venv: PurePath | str) -> PurePath:
@@ -122,7 +119,7 @@ def jupyter_step(inputs: PlanInputs, *, python: str, installer: Installer = PIP)
             installer.install_command(python, "ipykernel"),
             (python, "-m", "ipykernel", "install", "--user", "--name", name, "--display-name", display),
         ),
-        check=Check((python, "-c", KERNEL_OK_PY, spec), t("plan.jupyter.proves", name=display)),
+        check=Check((python, program(KERNEL_OK), spec), t("plan.jupyter.proves", name=display)),
         optional=True,
         enabled=False,
         download_mib=30,
