@@ -158,7 +158,9 @@ class PlanScreen(WizardScreen):
     def on_plan_screen_previewed(self, message: Previewed) -> None:
         if message.plan is self.session.plan:
             self._summary(message.plan, message.statuses)
-            self.query_one(PlanStepTable).mark_there(message.statuses)
+            table = self.query_one(PlanStepTable)
+            table.mark_there(message.statuses)
+            self._detail(table.highlighted())
 
     def _show(self, plan: Any) -> None:
         self._summary(plan, {})
@@ -209,8 +211,12 @@ class PlanScreen(WizardScreen):
             where=where,
             status=status,
         )
-        parts = [
-            head,
+        parts = [head]
+        if step.enabled and step.id in self.query_one(PlanStepTable).there:
+            # Run checks it and does not run it: say so before its commands, which are not for now.
+            there = t("story.status.satisfied_because", proves=safe(step.check.proves, 400))
+            parts.append(Content.from_markup("[$success]✓ $there[/]", there=there))
+        parts += [
             Content.from_markup(
                 "[$primary bold]$h[/]  $why", h=t(p + "why"), why=safe(step.why, None, multiline=True)
             ),

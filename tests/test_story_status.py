@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from screens.resume_modal import ResumeModal
 from screens.run_screen import RunScreen
@@ -127,6 +128,16 @@ async def test_plan_count_dry_run_and_run_agree_on_an_already_satisfied_step(
         table = app.screen.query_one(PlanStepTable)
         row = [s.id for s in table.steps].index("windows-driver")
         assert str(table.get_row_at(row)[0]) == "[✓]"  # the step itself shows it
+        # Its details say so before the commands, which are not for now.
+        detail = app.screen.query_one("#plan-detail", Static)
+        table.move_cursor(row=row)
+        there = f"there already, nothing to do: {plan.step('windows-driver').check.proves}"
+        await wait_until(pilot, lambda: there in str(detail.render()))
+        other = [s.id for s in table.steps].index(plan.active_steps[1].id)
+        table.move_cursor(row=other)
+        await wait_until(
+            pilot, lambda: "Why" in str(detail.render()) and "there already" not in str(detail.render())
+        )
     assert main(["apply", "--dry-run", "--profile", demo]) == 0
     out = capsys.readouterr().out
     blocks = out.split("\n\n")
