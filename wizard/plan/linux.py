@@ -124,9 +124,10 @@ def driver_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
     )
     if profile.driver is not None:  # a working driver (and the desktop on it) is replaced
         why += " " + t("plan.h17_driver.linux_risky")
-    if profile.kernel.secure_boot:
-        why += " " + t("plan.driver.secure_boot")
     distro = profile.os.id
+    if profile.kernel.secure_boot:
+        # Ubuntu's packages are signed by Canonical; Debian's DKMS signs with a key of its own.
+        why += " " + t("plan.driver.secure_boot_debian" if distro == "debian" else "plan.driver.secure_boot")
     branch = driver_branch(floor, last_branch(profile))
     commands = driver_install_commands(profile, floor)
     if distro == "ubuntu":
