@@ -154,3 +154,42 @@ def test_ptxas_fatal_on_an_unknown_sm_is_ptxas_too_old() -> None:
     assert first("ptxas fatal   : Value 'sm_90a' is not defined for option 'gpu-name'") == "ptxas-too-old"
     # the words without ptxas's prefix are no program's message
     assert first("Value 'sm_89' is not defined") == "nothing"
+
+
+# ---- precision: a program's own message outranks a cause that words decided ----------------------
+
+
+def test_a_cause_a_program_names_comes_before_one_a_persons_words_decided() -> None:
+    # "works after a driver update" makes a cuDNN handle failure driver-too-old, but TensorFlow's own
+    # line names another cause: that line decides, wherever it stands in the text
+    text = (
+        "could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\n"
+        "Loaded runtime CuDNN library: 8.0.4 but source was compiled with: 8.1.0\n"
+        "It worked after I updated the nvidia driver."
+    )
+    assert ids(text)[:2] == ["cudnn-version-mismatch", "driver-too-old"]
+    # "upgrading the driver would work" beside PyTorch's own words that the GPU is newer than the build
+    text = (
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+        "Upgrading the driver should work, someone said.\n"
+        "NVIDIA GeForce RTX 3090 with CUDA capability sm_86 is not compatible with the current PyTorch installation."
+    )
+    assert ids(text)[:2] == ["gpu-too-new", "ptx-too-new-for-driver"]
+
+
+def test_a_cause_decided_by_words_still_stands_where_no_program_names_one() -> None:
+    alone = "could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\nIt worked after I updated the nvidia driver."
+    assert first(alone) == "driver-too-old"
+    smi = (
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n"
+        "It stopped after the kernel was upgraded."
+    )
+    assert first(smi) == "kernel-module-missing"
+
+
+def test_every_prose_row_is_a_context_row_with_a_cause() -> None:
+    # `prose` ranks a cause that words decided; a row without context has no words to be decided by
+    from wizard.doctor.catalogue import patterns
+
+    rows = [p for p in patterns() if p.prose]
+    assert rows and all(p.when and p.harmful and not p.symptom and not p.fallback for p in rows)
