@@ -193,3 +193,27 @@ def test_every_prose_row_is_a_context_row_with_a_cause() -> None:
 
     rows = [p for p in patterns() if p.prose]
     assert rows and all(p.when and p.harmful and not p.symptom and not p.fallback for p in rows)
+
+
+# ---- precision: cuDNN's loader naming the library it could not find ----------------------------
+
+
+def test_cudnn_found_but_the_drivers_libcuda_not_is_no_cudnn_cause() -> None:
+    # from source: cuDNN 8 "Could not load library %s. Error: %s" (WSL2 without /usr/lib/wsl/lib on
+    # the loader's path): cuDNN is there; the driver is not reachable, a symptom, not missing-cudnn
+    msg = (
+        "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file: "
+        "No such file or directory"
+    )
+    assert ids(msg) == ["no-device"]
+    nvrtc = msg.replace("libcuda.so", "libnvrtc.so")
+    assert first(nvrtc) == "missing-cudart"
+    assert "missing-cudnn" not in ids(nvrtc)
+
+
+def test_cudnns_own_file_not_found_stays_missing_cudnn() -> None:
+    own = (
+        "Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared "
+        "object file: No such file or directory"
+    )
+    assert first(own) == "missing-cudnn"
