@@ -217,3 +217,9 @@ def test_cudnns_own_file_not_found_stays_missing_cudnn() -> None:
         "object file: No such file or directory"
     )
     assert first(own) == "missing-cudnn"
+
+
+def test_cudnns_loader_naming_libcuda_in_a_chinese_locale_is_the_same() -> None:
+    # glibc's zh_CN message for ENOENT on a shared object, as in TensorFlow's own lines
+    msg = "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: 无法打开共享对象文件: 没有那个文件或目录"
+    assert ids(msg) == ["no-device"]
