@@ -400,6 +400,15 @@ READ_BARS[7] = Bar(recognised=43, right=39, wrong_causes=3)
 # 26 right first id (89.7%), 1 wrong cause; zh 5/6 (the 1 wrong). Its 81 training texts then: 80
 # (98.8%) / 76 / 3 wrong. The first fresh round over 90% recognised; not yet 0 wrong causes.
 FRESH_MEASURED = Bar(recognised=27, right=26, wrong_causes=1)
+# Round 8's 3 held-out texts not right were then released to the next rule writer (r21i), who fixed
+# them as general rows (cuDNN's Windows error 127, TensorFlow's CHECK "(0 vs. 303)", a CUDA call out
+# of memory beside a busy GPU in nvidia-smi), wrote round 8's training rules (RULES_ROUND = 8, with
+# NO_EVIDENCE) and a precision pass (prose rows after a program's own cause; cuDNN's loader naming
+# another library). Measured after that, once, as aggregates: round 8 29/29 recognised, 29 right,
+# 0 wrong causes; the whole held-out third 477/494 recognised (96.6%), 471 right, 3 wrong causes
+# (round 7's label conflicts); every read bar held. Round 8 is read now: held at that, a regression
+# guard; the next fresh round (9) is the blind measure.
+READ_BARS[8] = Bar(recognised=29, right=29, wrong_causes=0)
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
