@@ -223,3 +223,19 @@ def test_cudnns_loader_naming_libcuda_in_a_chinese_locale_is_the_same() -> None:
     # glibc's zh_CN message for ENOENT on a shared object, as in TensorFlow's own lines
     msg = "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: 无法打开共享对象文件: 没有那个文件或目录"
     assert ids(msg) == ["no-device"]
+
+
+def test_pytorchs_list_of_the_builds_capabilities_names_no_gpu() -> None:
+    # the list is the build's: an sm_86 in it is no 8.x GPU, an sm_120 in it no Blackwell GPU
+    builds = (
+        "The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90."
+    )
+    no_kernel = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
+    assert first(f"{no_kernel}\n{builds}") == "unsupported-cc"
+    handle = "'cuModuleGetFunction(&function, module, kernel_name)' failed with 'CUDA_ERROR_INVALID_HANDLE'"
+    blackwell_build = (
+        "The current PyTorch install supports CUDA capabilities sm_75 sm_80 sm_86 sm_90 sm_100 sm_120."
+    )
+    assert first(f"{handle}\n{blackwell_build}") == "kernel-launch-failed"
+    # the GPU said as the GPU still counts
+    assert first(f"{no_kernel}\nMy GPU is sm_86 (an RTX A2000)") == "gpu-too-new"
