@@ -239,3 +239,30 @@ def test_pytorchs_list_of_the_builds_capabilities_names_no_gpu() -> None:
     assert first(f"{handle}\n{blackwell_build}") == "kernel-launch-failed"
     # the GPU said as the GPU still counts
     assert first(f"{no_kernel}\nMy GPU is sm_86 (an RTX A2000)") == "gpu-too-new"
+
+
+# ---- precision: memory on the host is not the GPU's ---------------------------------------------
+
+
+def test_pinned_host_memory_out_is_no_gpu_memory_cause() -> None:
+    # from source: TensorFlow's "failed to alloc N bytes on host" (cuMemHostAlloc): the machine's RAM
+    host = "cuda_driver.cc:1050] failed to alloc 8589934592 bytes on host: CUDA_ERROR_OUT_OF_MEMORY: out of memory"
+    assert first(host) == "nothing"
+    # words that make a GPU out-of-memory line the work's own do not make this one a GPU cause
+    assert {"memory-held", "tensor-oom"}.isdisjoint(ids(f"{host}\nwe reduced the batch size and it worked"))
+    device = (
+        "cuda_driver.cc:890] failed to allocate 3.77G (4046962432 bytes) from device: "
+        "CUDA_ERROR_OUT_OF_MEMORY: out of memory"
+    )
+    assert first(device) == "memory-held"
+
+
+def test_a_gpu_the_driver_does_not_support_is_a_device_symptom() -> None:
+    # from source: the kernel module (NVRM) and nvidia-installer on a GPU of a legacy branch
+    for msg in (
+        "NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:1c8d) installed in this system is not supported "
+        "by the NVIDIA 535.129.03 driver release.",
+        "WARNING: You do not appear to have an NVIDIA GPU supported by the 535.129.03 NVIDIA Linux graphics "
+        "driver installed in this system.",
+    ):
+        assert ids(msg) == ["no-device"], msg
