@@ -266,3 +266,8 @@ def test_a_gpu_the_driver_does_not_support_is_a_device_symptom() -> None:
         "driver installed in this system.",
     ):
         assert ids(msg) == ["no-device"], msg
+
+
+def test_pytorchs_words_for_devices_busy_are_the_device_symptom() -> None:
+    # from source: CUDA runtime's cudaErrorDevicesUnavailable string, as PyTorch prints it
+    assert ids("RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable") == ["no-device"]
