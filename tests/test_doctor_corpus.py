@@ -49,8 +49,28 @@ ADDRESS_KINDS = ("github:", "url:", "doc:", "seed:")
 HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*)$")
 # The newest round the patterns were written against: training texts of this round and older must
 # all be right; a newer round's training texts are only scored (raise this once rules cover them).
-RULES_ROUND = 5
+RULES_ROUND = 8
 FRESH_ROUND = 8  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+# Training texts whose body holds no evidence of the cause their source names (it is in the issue's
+# title or a reply the text leaves out): scored like every text, but not held right, since no honest
+# rule names that cause from the body. Each says why; a test checks each is still in the corpus and
+# still not right (a rule that gets one right must take it off), and the list stays this short.
+NO_EVIDENCE: dict[str, str] = {
+    "r6_memoryheld_sglang_h100_wrong_visible_devices_sglang465": (
+        "the body is the issue's title, 'CUDA out of memory for H100 80GB ...': nothing in it says another "
+        "process holds the memory (the source's resolution, a misspelled CUDA_VISIBLE_DEVICES, is not in the text)"
+    ),
+    "r7_nvsmi_nosuchfile_nvdocker809": (
+        "the body is a person's sentence ('nvidia-smi causes \"no such file or directory\"') and a list of "
+        "images: no shell or program message names what is missing"
+    ),
+    "r8_arch_5090_ruinedfooocus251": (
+        "the body is only 'no kernel image is available for execution on the device', with no GPU named: "
+        "too old (unsupported-cc, the doctor's answer, whose text says both ways) and too new (the RTX 5090 "
+        "of the issue's title) cannot be told apart from it"
+    ),
+}
+MAX_NO_EVIDENCE = 3
 
 
 def held_out(address: str) -> bool:
@@ -176,7 +196,7 @@ def round_lines(name: str, files: list[Path], rnd: int = FRESH_ROUND) -> list[st
 
 
 # Training texts of the rounds the patterns were written against (all must be right).
-TRAINED = [f for f in FILES if parse(f).round <= RULES_ROUND]
+TRAINED = [f for f in FILES if parse(f).round <= RULES_ROUND and f.stem not in NO_EVIDENCE]
 
 
 # ---- the files themselves ---------------------------------------------------------------------
@@ -267,6 +287,18 @@ def test_training_score(capsys: pytest.CaptureFixture[str]) -> None:
     # A round newer than RULES_ROUND is scored and printed, not held at 100%: no rule was written
     # against it yet, so its score is the rules' reach, not their memory.
     assert trained.right == trained.total and trained.wrong_cause == 0
+
+
+def test_the_no_evidence_texts_are_few_listed_and_still_without_their_cause() -> None:
+    # An exception list that could grow, or keep a text a rule now gets right, would weaken the bar.
+    assert len(NO_EVIDENCE) <= MAX_NO_EVIDENCE
+    stems = {f.stem: f for f in FILES}
+    assert set(NO_EVIDENCE) <= set(stems), set(NO_EVIDENCE) - set(stems)
+    for stem, why in NO_EVIDENCE.items():
+        case = parse(stems[stem])
+        assert case.round <= RULES_ROUND and why
+        found = match_output(case.body)
+        assert not (found and found[0].id == case.ids[0]), f"{stem} is right now: take it off NO_EVIDENCE"
 
 
 # ---- held-out: the aggregate only -------------------------------------------------------------
@@ -368,6 +400,15 @@ READ_BARS[7] = Bar(recognised=43, right=39, wrong_causes=3)
 # 26 right first id (89.7%), 1 wrong cause; zh 5/6 (the 1 wrong). Its 81 training texts then: 80
 # (98.8%) / 76 / 3 wrong. The first fresh round over 90% recognised; not yet 0 wrong causes.
 FRESH_MEASURED = Bar(recognised=27, right=26, wrong_causes=1)
+# Round 8's 3 held-out texts not right were then released to the next rule writer (r21i), who fixed
+# them as general rows (cuDNN's Windows error 127, TensorFlow's CHECK "(0 vs. 303)", a CUDA call out
+# of memory beside a busy GPU in nvidia-smi), wrote round 8's training rules (RULES_ROUND = 8, with
+# NO_EVIDENCE) and a precision pass (prose rows after a program's own cause; cuDNN's loader naming
+# another library). Measured after that, once, as aggregates: round 8 29/29 recognised, 29 right,
+# 0 wrong causes; the whole held-out third 477/494 recognised (96.6%), 471 right, 3 wrong causes
+# (round 7's label conflicts); every read bar held. Round 8 is read now: held at that, a regression
+# guard; the next fresh round (9) is the blind measure.
+READ_BARS[8] = Bar(recognised=29, right=29, wrong_causes=0)
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:

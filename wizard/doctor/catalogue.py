@@ -29,6 +29,9 @@ no harmful line of another row they are a note, not a cause (see wizard.doctor.d
 Decisive rows (`decisive = true`) are causes that make every other moot (a GPU of compute
 capability 1.x/2.x, on which no TensorFlow build has ever run): first among the causes, wherever
 their line is.
+Prose rows (`prose = true`) are context rows whose cues are words a person wrote ("works after a
+driver update", "after the kernel upgrade"): a cause, but ranked after every cause a program's own
+message names in the same text, since a program's message decides and prose never outranks it.
 Fallback rows (`fallback = true`) are a cause only where the text shows nothing else: a complaint
 in words ("TensorFlow can't use the GPU" where PyTorch uses it) is ranked after every cause and
 symptom the text shows, so an error line in the same text comes first; alone it is the cause.
@@ -168,11 +171,13 @@ class Pattern:
     unless: tuple[re.Pattern[str], ...] = ()  # a fact that rules the context out
     fallback: bool = False  # a cause only where the text shows nothing else: ranked after symptoms
     decisive: bool = False  # a cause that makes the others moot (a GPU no build runs on): first
+    prose: bool = False  # its context is words a person wrote: after the causes a program names
 
     @property
-    def order(self) -> tuple[int, bool]:
-        """The ranking key before the line's place: the tier, then a decisive cause first."""
-        return (self.tier, not self.decisive)
+    def order(self) -> tuple[int, bool, bool]:
+        """The ranking key before the line's place: the tier, a cause a program's own message names
+        before one that words a person wrote decided (`prose`), then a decisive cause first."""
+        return (self.tier, self.prose, not self.decisive)
 
     @property
     def late(self) -> bool:
@@ -209,7 +214,7 @@ class Hit:
     line: str  # the matching line, stripped and cut; raw data (make it safe before showing it)
 
     @property
-    def rank(self) -> tuple[int, bool, int]:
+    def rank(self) -> tuple[int, bool, bool, int]:
         """The report's order: tier, a decisive cause first, then first appearance."""
         return (*self.pattern.order, self.position)
 
@@ -276,6 +281,7 @@ def patterns() -> tuple[Pattern, ...]:
             unless=_compile(row.get("unless", [])),
             fallback=bool(row.get("fallback", False)),
             decisive=bool(row.get("decisive", False)),
+            prose=bool(row.get("prose", False)),
         )
         for row in data["pattern"]
     )
