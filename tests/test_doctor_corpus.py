@@ -50,7 +50,7 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # The newest round the patterns were written against: training texts of this round and older must
 # all be right; a newer round's training texts are only scored (raise this once rules cover them).
 RULES_ROUND = 8
-FRESH_ROUND = 8  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+FRESH_ROUND = 9  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
 # title or a reply the text leaves out): scored like every text, but not held right, since no honest
 # rule names that cause from the body. Each says why; a test checks each is still in the corpus and
@@ -399,7 +399,6 @@ READ_BARS[7] = Bar(recognised=43, right=39, wrong_causes=3)
 # output only, new addresses only. Scored once, blind, with r21h's rules: 27/29 recognised (93.1%),
 # 26 right first id (89.7%), 1 wrong cause; zh 5/6 (the 1 wrong). Its 81 training texts then: 80
 # (98.8%) / 76 / 3 wrong. The first fresh round over 90% recognised; not yet 0 wrong causes.
-FRESH_MEASURED = Bar(recognised=27, right=26, wrong_causes=1)
 # Round 8's 3 held-out texts not right were then released to the next rule writer (r21i), who fixed
 # them as general rows (cuDNN's Windows error 127, TensorFlow's CHECK "(0 vs. 303)", a CUDA call out
 # of memory beside a busy GPU in nvidia-smi), wrote round 8's training rules (RULES_ROUND = 8, with
@@ -409,6 +408,11 @@ FRESH_MEASURED = Bar(recognised=27, right=26, wrong_causes=1)
 # (round 7's label conflicts); every read bar held. Round 8 is read now: held at that, a regression
 # guard; the next fresh round (9) is the blind measure.
 READ_BARS[8] = Bar(recognised=29, right=29, wrong_causes=0)
+# Round 9 (160 texts, 55 held out, 17 zh; c21i), collected while r21i wrote its rules, pasted program
+# output only, new addresses only. Scored once, blind, with r21i's rules: 51/55 recognised (92.7%),
+# 48 right first id (87.3%), 4 wrong causes; zh 7/7. Its 105 training texts then: 97 (92.4%) / 89 /
+# 4 wrong. Over 90% recognised again; still not 0 wrong causes.
+FRESH_MEASURED = Bar(recognised=51, right=48, wrong_causes=4)
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
