@@ -212,10 +212,11 @@ class PlanScreen(WizardScreen):
             status=status,
         )
         parts = [head]
-        if step.enabled and step.id in self.query_one(PlanStepTable).there:
+        there = step.enabled and step.id in self.query_one(PlanStepTable).there
+        if there:
             # Run checks it and does not run it: say so before its commands, which are not for now.
-            there = t("story.status.satisfied_because", proves=safe(step.check.proves, 400))
-            parts.append(Content.from_markup("[$success]✓ $there[/]", there=there))
+            words = t("story.status.satisfied_because", proves=safe(step.check.proves, 400))
+            parts.append(Content.from_markup("[$success]✓ $words[/]", words=words))
         parts += [
             Content.from_markup(
                 "[$primary bold]$h[/]  $why", h=t(p + "why"), why=safe(step.why, None, multiline=True)
@@ -237,9 +238,10 @@ class PlanScreen(WizardScreen):
                 cmd=_check_line(step, self.session.plan),
             )
         )
-        if step.restart == "reboot":
+        restart = "" if there else step.restart  # a step not run has no restart after it
+        if restart == "reboot":
             parts.append(Content.from_markup("[$warning]⟳ $r[/]", r=t(p + "reboot")))
-        elif step.restart == "wsl-shutdown":
+        elif restart == "wsl-shutdown":
             parts.append(Content.from_markup("[$warning]⟳ $r[/]", r=t(p + "wsl_shutdown")))
         box.update(Content("\n").join(parts))
 

@@ -133,6 +133,10 @@ async def test_plan_count_dry_run_and_run_agree_on_an_already_satisfied_step(
         table.move_cursor(row=row)
         there = f"there already, nothing to do: {plan.step('windows-driver').check.proves}"
         await wait_until(pilot, lambda: there in str(detail.render()))
+        # Not run, so no restart follows it: neither its row nor its details say "then restart WSL".
+        assert "wsl --shutdown afterwards" not in str(detail.render())
+        assert "restart WSL" not in str(table.get_row_at(row)[-1])
+        assert "restart WSL" in str(table.get_row_at(row + 1)[-1])  # the next step does restart it
         other = [s.id for s in table.steps].index(plan.active_steps[1].id)
         table.move_cursor(row=other)
         await wait_until(

@@ -38,10 +38,11 @@ def where_text(where: str) -> Text:
     return Text(t(f"app.plan.{WHERE_KEY.get(where, 'where_user')}"), style=WHERE_STYLE.get(where, ""))
 
 
-def title_text(step: Step) -> str:
-    """The step's title, and in words what follows it (a restart), never a bare symbol."""
+def title_text(step: Step, there: bool = False) -> str:
+    """The step's title, and in words what follows it (a restart), never a bare symbol. A step
+    already there is not run, so no restart follows it."""
     title = safe(step.title, 400)
-    key = RESTART_KEY.get(step.restart or "")
+    key = "" if there else RESTART_KEY.get(step.restart or "")
     return f"{title} · {t('app.plan.' + key)}" if key else title
 
 
@@ -90,7 +91,7 @@ class PlanStepTable(DataTable[Text]):
                 widths[key] = max(widths[key], cell.cell_len)
         for key in FIXED:
             self.add_column(t(p + "col_" + key), key=key, width=widths[key])
-        titles = [title_text(step) for step in self.steps]
+        titles = [title_text(step, step.id in self.there and step.enabled) for step in self.steps]
         self._fixed = sum(widths.values())
         # Never narrower than the longest word: a word is only ever moved whole to the next line.
         longest = max((cell_len(w) for title in titles for w in title.split()), default=0)
