@@ -154,7 +154,12 @@ async def test_plan_count_dry_run_and_run_agree_on_an_already_satisfied_step(
         run = app.screen
         assert isinstance(run, RunScreen)
         await wait_until(pilot, lambda: run.query_one(RunStepList).status["windows-driver"] != "pending")
-        assert run.query_one(RunStepList).status["windows-driver"] == SATISFIED
+        steps = run.query_one(RunStepList)
+        assert steps.status["windows-driver"] == SATISFIED
+        # Nothing was run for it, so no clock ("0:00") beside it.
+        n = [s.id for s in steps.steps].index("windows-driver") + 1
+        cell = str(steps.query_one(f"#step-{n} .step-status", Static).render())
+        assert "already satisfied" in cell and ":" not in cell
 
 
 def test_the_script_says_already_satisfied(tmp_path: Path) -> None:

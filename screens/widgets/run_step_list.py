@@ -83,8 +83,10 @@ class RunStepList(Vertical):
         if status == "running" and self.status.get(step_id) != "waiting":
             self.started[step_id] = now
             self.took.pop(step_id, None)
-        elif status in ("done", "failed", "skipped", "satisfied") and step_id in self.started:
+        elif status in ("done", "failed") and step_id in self.started:
             self.took[step_id] = now - self.started[step_id]
+        elif status in ("skipped", "satisfied"):  # nothing was run: no time to show
+            self.took.pop(step_id, None)
         self.status[step_id] = status
         self.redraw()
 
