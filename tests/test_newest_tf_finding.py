@@ -4,6 +4,7 @@ driver (Linux or the Windows one under WSL2), an old GPU, or a Python to add, ea
 from __future__ import annotations
 
 import copy
+import os
 import subprocess
 import sys
 
@@ -117,3 +118,19 @@ def test_an_installed_tensorflow_that_fits_or_is_cpu_only_gets_no_such_finding()
     assert cpu.tensorflow is not None
     cpu.tensorflow.distribution = "tensorflow-cpu"
     assert "installed-tf-blocked" not in by_key(find_problems(cpu))
+
+
+def test_detect_cli_prints_each_finding_whole() -> None:
+    # The Blackwell report is ~1,100 characters: Detect used to cut it at 1,000, mid-word ("the GPU ch…").
+    result = subprocess.run(
+        [sys.executable, "-m", "wizard", "--profile", "ubuntu-24.04-rtx5090", "detect"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "100"},
+    )
+    assert result.returncode == 0
+    out = " ".join(result.stdout.split())
+    why = by_key(find_problems(load_demo("ubuntu-24.04-rtx5090")))["reported-fail"].why
+    assert len(why) > 1000 and " ".join(why.split()) in out
+    assert "…" not in out

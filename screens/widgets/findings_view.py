@@ -40,7 +40,7 @@ class FindingsView(Vertical):
             severity = finding.severity if finding.severity in SEVERITIES else "info"
             icon = t(f"app.severity.{severity}")
             widgets.append(Static(_title(icon, finding.title), classes=f"finding-title -{severity}"))
-            widgets.append(Static(Content(finding.why), classes="finding-why"))
+            widgets.append(Static(Content(safe(finding.why, 2000)), classes="finding-why"))
         self.mount_all(widgets)
 
     def clear(self) -> None:

@@ -70,7 +70,7 @@ def render(p: MachineProfile) -> None:
     for f in problems:
         line = Text()
         line.append(f"{t('detect.severity.' + f.severity)}: {safe(f.title, 400)}", style=style[f.severity])
-        line.append(f"\n    {safe(f.why, 1000)}", style="dim")
+        line.append(f"\n    {safe(f.why, 2000)}", style="dim")  # the Blackwell paragraph is ~1,100
         console.print(line)
     known = {f.title for f in problems}
     extra = [n for n in p.notes if n not in known]
