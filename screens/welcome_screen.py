@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -20,8 +22,6 @@ class WelcomeScreen(WizardScreen):
     ]
 
     def compose(self) -> ComposeResult:
-        from wizard.paths import default_venv
-
         session = self.session
         yield Header()
         yield self.banner()
@@ -36,7 +36,9 @@ class WelcomeScreen(WizardScreen):
                 with Vertical(id="welcome-touch"):
                     yield Static(t("app.welcome.touch_title"), classes="section-title")
                     yield Static(
-                        t("app.welcome.touch", venv=str(default_venv())), classes="para", markup=False
+                        t("app.welcome.touch", venv=welcome_venv(session.profile)),
+                        classes="para",
+                        markup=False,
                     )
                     yield Static(t("app.welcome.no_touch_title"), classes="section-title")
                     yield Static(t("app.welcome.no_touch"), classes="para", markup=False)
@@ -78,6 +80,17 @@ class WelcomeScreen(WizardScreen):
 
     def action_back(self) -> None:
         """The first screen has nowhere to go back to."""
+
+
+def welcome_venv(profile: Any) -> str:
+    """The environment folder as Choose and the plan will name it: on a Windows machine it is made
+    in Ubuntu (WSL2), in the Linux home, never in this machine's home."""
+    from wizard.paths import default_venv
+    from wizard.plan.wsl_setup import LINUX_VENV
+
+    if profile is not None and getattr(profile, "platform", "") == "windows":
+        return LINUX_VENV
+    return str(default_venv())
 
 
 def gpu_set_size() -> str:

@@ -40,6 +40,22 @@ async def test_welcome_says_what_happens_and_offers_a_demo() -> None:
         )
 
 
+async def test_welcome_names_the_environment_folder_choose_will_name() -> None:
+    # A Windows machine's environment is made in Ubuntu (WSL2): Welcome said this machine's home.
+    from textual.widgets import Input
+
+    from tests.apps.wizard_app import to_choose
+
+    for profile in ("windows11-rtx3070", "wsl2-rtx4060-laptop"):
+        app = build_app(profile)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            touch = " ".join(text_of(w) for w in app.screen.query("#welcome-touch Static").results(Static))
+            await to_choose(pilot)
+            folder = app.screen.query_one("#choose-venv", Input).value.strip()
+            assert f"(default {folder})" in " ".join(touch.split()), (profile, folder, touch)
+
+
 async def test_demo_profile_is_labelled_simulated_everywhere() -> None:
     app = build_app()
     async with app.run_test(size=(80, 24)) as pilot:
