@@ -126,6 +126,8 @@ class RunScreen(WizardScreen):
         self.started_at: float | None = None
         self._stopped_at: float | None = None  # when the run last stopped (restart, failure, Ctrl+C)
         self.failed_output: list[str] = []
+        self._numbers: dict[str, int] = {}  # each started step's number, for a proof that ends later
+        self._current_step = ""
         self._stopping = threading.Event()
         self._windows_event = threading.Event()
         self._windows_ok = False
@@ -253,6 +255,8 @@ class RunScreen(WizardScreen):
 
     # ---- messages from the runner ------------------------------------------------
     def on_run_screen_step_started(self, message: StepStarted) -> None:
+        self._numbers[message.step.id] = message.index + 1
+        self._current_step = message.step.id
         steps = self.query_one(RunStepList)
         steps.set_status(message.step.id, "running")
         log = self.query_one(StepLog)
@@ -277,7 +281,12 @@ class RunScreen(WizardScreen):
         if status == "failed":
             self.failed_output = list(message.result.output)
         if message.result.message and status != "restart-pending":  # the notice says that one
-            self.query_one(StepLog).add(message.result.message)
+            text = message.result.message
+            if message.step.id != self._current_step and message.step.id in self._numbers:
+                # An earlier step's proof that ran alongside this one: say whose it is.
+                number = self._numbers[message.step.id]
+                text = t("runner.cli.earlier_step", number=number, title=message.step.title) + text
+            self.query_one(StepLog).add(text)
 
     def on_run_screen_windows_waiting(self, message: WindowsWaiting) -> None:
         self._windows_step = message.step

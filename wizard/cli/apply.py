@@ -46,6 +46,8 @@ class TerminalEvents(RunnerEvents):
         self.simulated = simulated
         self.tty = sys.stdout.isatty()
         self._progress_shown = False
+        self._current = ""  # the step whose header was printed last
+        self._numbers: dict[str, int] = {}
 
     def _end_progress(self) -> None:
         if self._progress_shown:
@@ -63,6 +65,7 @@ class TerminalEvents(RunnerEvents):
             where=t(where) if where else "",
         )
         print("\n" + line, flush=True)
+        self._current, self._numbers[step.id] = step.id, index + 1
 
     def output_line(self, step: Step, line: str, progress: bool = False) -> None:
         if progress:
@@ -85,6 +88,13 @@ class TerminalEvents(RunnerEvents):
             mark = status_word(result.status)
         # A restart's message is the run's last message: the step's line only marks it.
         message = "" if result.status == RESTART_PENDING else safe(result.message, 4000, multiline=True)
+        if step.id != self._current and step.id in self._numbers:
+            # An earlier step's proof that ran alongside this one (the install's digests beside
+            # the verify): say whose it is, under the current step's header.
+            message = (
+                t("runner.cli.earlier_step", number=self._numbers[step.id], title=safe(step.title, 400))
+                + message
+            )
         print(f"    [{mark}] {message}", flush=True)
 
     def needs_password(self, step: Step, attempt: int) -> str | None:

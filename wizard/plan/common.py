@@ -358,6 +358,7 @@ def verify_step(
         commands=(argv,),
         check=Check(argv, t("plan.verify.proves_gpu" if gpu else "plan.verify.proves_cpu")),
         check_before=False,
+        alongside_previous_check=True,  # it only reads the environment the step before proves
     )
 
 

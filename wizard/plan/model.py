@@ -103,6 +103,11 @@ class Step:
     # The shell a person types the commands in: "powershell" for every step of a native
     # Windows plan (its paths and quoting are PowerShell's), "posix" elsewhere.
     console: str = "posix"
+    # Its commands only read the environment (the verify step imports TensorFlow and runs it): the
+    # runner may start them while the step before is still proving its result (the locked install's
+    # RECORD digests, seconds on one core while TensorFlow's import keeps another busy). This step
+    # then counts only once that proof has passed; the journal marks neither done before it.
+    alongside_previous_check: bool = False
 
     @property
     def needs_root(self) -> bool:
@@ -146,6 +151,7 @@ class Step:
             check_before=bool(d.get("check_before", True)),
             presumed_done=bool(d.get("presumed_done", False)),
             console=str(d.get("console", "posix")),
+            alongside_previous_check=bool(d.get("alongside_previous_check", False)),
         )
 
 

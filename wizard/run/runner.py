@@ -242,6 +242,8 @@ class Runner:
         self._log: IO[str] | None = None
         self._state: RunState | None = None
         self._tail: list[str] = []
+        # A step's after-check still running while the next step's commands run (see _pending_start).
+        self._pending: tuple[Step, subprocess.Popen[bytes]] | None = None
         self._password_asked = False
         self._log_broken = False
         self.leftover_grace_s = LEFTOVER_GRACE_S
@@ -315,7 +317,10 @@ class Runner:
                 if step.id in skip:
                     self._finish(step, StepResult(SKIPPED, t("runner.skipped_by_user")))
                     continue
-                self._run_step(step, index, len(steps), state)
+                after = steps[index + 1] if index + 1 < len(steps) else None
+                following = after if after is not None and after.id not in skip else None
+                self._run_step(step, index, len(steps), state, following)
+            self._pending_settle(None)
             state.finished = True
             self._save()
             self._write_log(t("runner.finished"))
@@ -324,10 +329,13 @@ class Runner:
             self._write_log(stop.message)
             return self._result(stop.outcome, stop.message, stop.step)
         finally:
+            self._pending_drop()  # an exception on the way: no check is left running on its own
             self._close_log()
 
     # ---- one step -------------------------------------------------------------
-    def _run_step(self, step: Step, index: int, total: int, state: RunState) -> None:
+    def _run_step(
+        self, step: Step, index: int, total: int, state: RunState, following: Step | None = None
+    ) -> None:
         self.statuses[step.id] = RUNNING
         self.events.step_started(step, index, total)
         self._tail = []
@@ -361,10 +369,93 @@ class Runner:
                     self._fail(step, t("runner.command_failed", command=self._shown(step, argv), rc=rc), rc)
         if step.restart:
             self._ask_restart(step, state)
-        if step.check_is_last_command or self._check(step, before=False):
+        if step.check_is_last_command:
+            self._finish(step, StepResult(DONE, t("runner.done", proves=step.check.proves)))
+            return
+        if self._overlaps(step, following) and self._pending_start(step):
+            return  # proven while the next step runs; finished (or failed) before that one counts
+        if self._check(step, before=False):
             self._finish(step, StepResult(DONE, t("runner.done", proves=step.check.proves)))
             return
         self._fail(step, t("runner.check_failed", proves=step.check.proves), None)
+
+    # ---- a step's after-check alongside the next step's commands -------------------
+    def _overlaps(self, step: Step, following: Step | None) -> bool:
+        """The next step only reads what this one made (Step.alongside_previous_check), both run
+        here as the user, and nothing (a restart, a simulation) orders them otherwise."""
+        return (
+            following is not None
+            and following.alongside_previous_check
+            and bool(following.commands)
+            and following.where == "user"
+            and step.where in ("user", "root")
+            and not step.restart
+            and not self.simulate
+        )
+
+    def _pending_start(self, step: Step) -> bool:
+        try:
+            proc = subprocess.Popen(
+                list(step.check.argv),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                env=self.env,
+                start_new_session=True,
+            )
+        except (OSError, ValueError):
+            return False  # the plain check that follows says why, as it always has
+        self._write_log(f"check after: started alongside the next step: {step.check.shell()}")
+        self._pending = (step, proc)
+        # In the journal, so that a run killed meanwhile has it stopped by the next (_stop_leftovers).
+        self._note_process(step, proc.pid, step.check.argv)
+        return True
+
+    def _pending_settle(self, current: Step | None) -> None:
+        """Before `current` (the step that ran alongside) is recorded: wait for the check of the
+        step before it. Passed: that step is done first. Failed: it is the run's failure, and
+        `current` does not count (pending, to be run again after the repair)."""
+        if self._pending is None or self._pending[0] is current:
+            return
+        step, proc = self._pending
+        self._pending = None
+        try:
+            out, _ = proc.communicate(timeout=CHECK_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            stop_group(proc.pid, INTERRUPT_GRACE_S)
+            out, rc = b"", None
+        else:
+            rc = proc.returncode
+        self._note_process(step, None, [])
+        ok = self._check_outcome(step, before=False, rc=rc, output=out)
+        if ok:
+            self._finish(step, StepResult(DONE, t("runner.done", proves=step.check.proves)))
+            return
+        if current is not None:
+            message = t("runner.not_counted", title=step.title)
+            self.statuses[current.id] = PENDING
+            self._record(current.id, PENDING, message)
+            self.events.step_finished(current, StepResult(PENDING, message))
+        self._tail = [line for line in out.decode("utf-8", "replace").splitlines()[-20:]]
+        self._fail(step, t("runner.check_failed", proves=step.check.proves), None)
+
+    def _pending_drop(self) -> None:
+        """A run that stops (cancel, an error): the check still running is stopped; its step stays
+        unfinished in the journal, so the next run checks it again."""
+        if self._pending is None:
+            return
+        step, proc = self._pending
+        self._pending = None
+        if proc.poll() is None:
+            stop_group(proc.pid, INTERRUPT_GRACE_S)
+        try:
+            proc.communicate(timeout=INTERRUPT_GRACE_S)
+        except (subprocess.TimeoutExpired, ValueError, OSError):
+            pass
+        try:
+            self._note_process(step, None, [])
+        except WriteError:
+            pass  # already stopping: the journal's own error is the one reported
 
     def _after_restart(self, step: Step, restart: Restart) -> None:
         assert self._state is not None
@@ -534,14 +625,19 @@ class Runner:
         except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
             self._write_log(f"check {'before' if before else 'after'}: cannot run ({exc})")
             return False
-        ok = proc.returncode == 0
+        return self._check_outcome(step, before=before, rc=proc.returncode, output=proc.stdout + proc.stderr)
+
+    def _check_outcome(self, step: Step, *, before: bool, rc: int | None, output: bytes) -> bool:
+        when = "before" if before else "after"
+        if rc is None:
+            self._write_log(f"check {when}: cannot run (timed out after {CHECK_TIMEOUT_S:.0f} s)")
+            return False
+        ok = rc == 0
         self._write_log(
-            f"check {'before' if before else 'after'}: {'satisfied' if ok else 'not satisfied'} "
-            f"(exit {proc.returncode}): {step.check.shell()}"
+            f"check {when}: {'satisfied' if ok else 'not satisfied'} (exit {rc}): {step.check.shell()}"
         )
         if not before and not ok:
-            text = (proc.stdout + proc.stderr).decode("utf-8", "replace")
-            for line in text.splitlines()[-20:]:
+            for line in output.decode("utf-8", "replace").splitlines()[-20:]:
                 self._emit(step, line, False)
         return ok
 
@@ -554,6 +650,7 @@ class Runner:
         self.events.output_line(step, worded(line), progress)
 
     def _finish(self, step: Step, result: StepResult) -> None:
+        self._pending_settle(step)  # the step before is recorded first, or is the failure
         self.statuses[step.id] = result.status
         self._record(step.id, result.status, result.message)
         self._write_log(f"-- {step.id}: {result.status}: {result.message}")
@@ -566,6 +663,7 @@ class Runner:
         raise _Stop("failed", message, step)
 
     def _stop_pending(self, step: Step, message: str) -> NoReturn:
+        self._pending_drop()
         self.statuses[step.id] = PENDING
         self._record(step.id, PENDING, message)
         self.events.step_finished(step, StepResult(PENDING, message))
@@ -617,7 +715,8 @@ class Runner:
             if cmdline and _argv_sha(cmdline.decode("utf-8", "replace").split("\0")[:-1]) == rec.argv_sha:
                 if not stop_group(rec.pid, self.leftover_grace_s):
                     raise _Stop("failed", t("runner.leftover_running", step=step_id, pid=rec.pid))
-                self.notice = t("runner.leftover_stopped", step=step_id, pid=rec.pid)
+                stopped = t("runner.leftover_stopped", step=step_id, pid=rec.pid)
+                self.notice = f"{self.notice} {stopped}" if self.notice else stopped
             rec.pid, rec.argv_sha = None, None
             if rec.status == RUNNING:
                 rec.status = PENDING  # checked again before anything is assumed
