@@ -6,7 +6,8 @@ Side by side in one run, on a machine with no uv on PATH (it is taken off PATH h
 must find the binary of its own `uv` dependency), each from an empty uv cache and into a new
 environment, in a temporary home:
 - "apply": `tf-gpu-wizard apply --yes` of this machine's CPU plan, every step with its checks (the
-  venv and its pip, TensorFlow with its RECORD digests, the verify, the hello script);
+  venv and its pip, TensorFlow with its RECORD digests, the verify, the hello script; the digests
+  are proven while the verify starts TensorFlow, Step.alongside_previous_check);
 - "bare": the same uv binary, `uv venv` then `uv pip install` of the same requirement, with the same
   index options the plan passes (pip's configuration, read by the probe).
 Rounds alternate which goes first. Prints each time, the medians and the ratio (target: <= 1.5x),
@@ -126,7 +127,9 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"           {imported:6.1f} s  then the first `import tensorflow`")
                 else:
                     seconds, steps = run_apply(Path(tmp))
-                    # The steps that make the environment (what the bare commands do), with their checks.
+                    # The steps that make the environment (what the bare commands do), with their checks;
+                    # the locked install's digest proof runs alongside the verify (its TensorFlow start),
+                    # so its seconds are in the verify's line, not here.
                     install = sum(
                         v for k, v in steps.items() if "TensorFlow runs" not in k and "hello" not in k
                     )
