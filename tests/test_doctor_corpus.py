@@ -49,7 +49,7 @@ ADDRESS_KINDS = ("github:", "url:", "doc:", "seed:")
 HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*)$")
 # The newest round the patterns were written against: training texts of this round and older must
 # all be right; a newer round's training texts are only scored (raise this once rules cover them).
-RULES_ROUND = 8
+RULES_ROUND = 9
 FRESH_ROUND = 9  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
 # title or a reply the text leaves out): scored like every text, but not held right, since no honest
@@ -69,8 +69,18 @@ NO_EVIDENCE: dict[str, str] = {
         "too old (unsupported-cc, the doctor's answer, whose text says both ways) and too new (the RTX 5090 "
         "of the issue's title) cannot be told apart from it"
     ),
+    "cpu_only_cudart_stub_deepface739": (
+        "the body is a server's start-up log: TensorFlow's cudart_stub INFO line and CPU notices, nothing that "
+        "shows a GPU was expected (the source's 'despite cuda drivers being installed' is its title); the same "
+        "lines from a CPU host (round 9's Hugging Face Spaces) are harmless, so the doctor calls them harmless"
+    ),
+    "r9_held_torch_resmasking15": (
+        "the body is PyTorch's one OOM line: its numbers show most of the GPU's memory outside PyTorch's "
+        "allocator, but not whose (another process, the source's answer, or this process's other libraries, as "
+        "in r8_oom_torch_one2345_25, labelled tensor-oom with a smaller share): the allocator's own failure stands"
+    ),
 }
-MAX_NO_EVIDENCE = 3
+MAX_NO_EVIDENCE = 5
 
 
 def held_out(address: str) -> bool:
