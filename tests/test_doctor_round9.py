@@ -259,3 +259,22 @@ def test_ptxas_gpu_name_wrapped_inside_its_number() -> None:
     text = "Internal Triton PTX codegen error: ptxas fatal : Value 'sm_1\n20' is not defined for option 'gpu-name'"
     assert first(text) == "ptxas-too-old"
     assert first("ptxas fatal   : Value 'sm_120' is not defined for option 'gpu-name'") == "ptxas-too-old"
+
+
+# ---- more roots: why "no kernel image", and a module build inside WSL2 ------------------------
+
+
+def test_no_kernel_image_follows_ptxas_unable_to_compile_for_the_gpu() -> None:
+    image = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
+    ptxas = "ptxas fatal   : Value 'sm_120' is not defined for option 'gpu-name'"
+    assert ids(f"{image}\n{ptxas}")[:2] == ["ptxas-too-old", "unsupported-cc"]
+    assert ids(f"{ptxas}\n{image}")[:2] == ["ptxas-too-old", "unsupported-cc"]
+    assert first(image) == "unsupported-cc"  # alone: the catalogue's answer, both ways said
+
+
+def test_a_nvidia_module_build_failing_inside_wsl2_is_a_linux_driver_in_wsl() -> None:
+    build = "ERROR: Unable to build the NVIDIA kernel module."
+    assert first(f"{build}\n$ uname -r\n5.15.153.1-microsoft-standard-WSL2") == "linux-driver-in-wsl"
+    assert first(f"{build}\n$ uname -r\n6.8.0-64-generic") == "kernel-module-missing"
+    uvm = "Could not load UVM kernel module\nFailed to initialize NVML: GPU access blocked by the operating system\n$ sudo apt install nvidia-driver-535"
+    assert first(uvm) == "linux-driver-in-wsl"
