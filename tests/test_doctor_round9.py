@@ -278,3 +278,9 @@ def test_a_nvidia_module_build_failing_inside_wsl2_is_a_linux_driver_in_wsl() ->
     assert first(f"{build}\n$ uname -r\n6.8.0-64-generic") == "kernel-module-missing"
     uvm = "Could not load UVM kernel module\nFailed to initialize NVML: GPU access blocked by the operating system\n$ sudo apt install nvidia-driver-535"
     assert first(uvm) == "linux-driver-in-wsl"
+
+
+def test_dpkg_failing_on_the_nvidia_dkms_package_in_a_chinese_session() -> None:
+    zh = "dpkg: 处理软件包 nvidia-dkms-535 (--configure)时出错："
+    assert first(zh) == "kernel-module-missing"
+    assert first(f"{zh}\n$ uname -r\n5.15.153.1-microsoft-standard-WSL2") == "linux-driver-in-wsl"
