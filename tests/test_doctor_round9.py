@@ -284,3 +284,14 @@ def test_dpkg_failing_on_the_nvidia_dkms_package_in_a_chinese_session() -> None:
     zh = "dpkg: 处理软件包 nvidia-dkms-535 (--configure)时出错："
     assert first(zh) == "kernel-module-missing"
     assert first(f"{zh}\n$ uname -r\n5.15.153.1-microsoft-standard-WSL2") == "linux-driver-in-wsl"
+
+
+def test_a_consequence_moved_after_its_root_keeps_this_machines_findings_after_the_log() -> None:
+    # Issue 21's output rule: a log's own findings first, this machine's after them, labelled.
+    from wizard.doctor.diagnose import diagnose
+    from wizard.profile import MachineProfile
+
+    found = diagnose(MachineProfile(), TF_NO_DRIVER)
+    origins = [d.origin for d in found]
+    assert [d.id for d in found][:2] == ["cuinit-failed", "missing-cudart"]
+    assert origins == sorted(origins, key=lambda o: o != "output")  # every output finding first
