@@ -29,6 +29,18 @@ def test_every_root_a_row_names_is_an_id_of_the_catalogue() -> None:
     known = {p.id for p in patterns()}
     for p in patterns():
         assert set(p.after) <= known - {p.id}, (p.id, p.after)
+    # No cycle: a root is never a consequence of its own consequence (the order would be undefined).
+    roots: dict[str, set[str]] = {p.id: set() for p in patterns()}
+    for p in patterns():
+        roots[p.id] |= set(p.after)
+
+    def above(diag_id: str, path: tuple[str, ...] = ()) -> None:
+        assert diag_id not in path, (*path, diag_id)
+        for root in roots[diag_id]:
+            above(root, (*path, diag_id))
+
+    for diag_id in roots:
+        above(diag_id)
 
 
 def test_a_consequence_comes_after_its_root_whichever_line_comes_first() -> None:
