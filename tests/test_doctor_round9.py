@@ -307,3 +307,16 @@ def test_a_consequence_moved_after_its_root_keeps_this_machines_findings_after_t
     origins = [d.origin for d in found]
     assert [d.id for d in found][:2] == ["cuinit-failed", "missing-cudart"]
     assert origins == sorted(origins, key=lambda o: o != "output")  # every output finding first
+
+
+def test_a_missing_cuda_runtime_comes_after_a_broken_driver_in_the_same_log() -> None:
+    cudart = "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file"
+    for driver, root in (
+        (
+            "modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.5.0-14-generic",
+            "kernel-module-missing",
+        ),
+        ("Failed to initialize NVML: Driver/library version mismatch", "driver-library-mismatch"),
+        ("modprobe: ERROR: could not insert 'nvidia': Key was rejected by service", "secure-boot-module"),
+    ):
+        assert ids(f"{cudart}\n{driver}")[:2] == [root, "missing-cudart"], driver
