@@ -25,7 +25,11 @@ REAL_TEXTS = {
         "Please make sure the missing libraries mentioned above are installed properly\n"
         "Skipping registering GPU devices..."
     ),
-    "cpu-only-wheel": "I tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers on your machine, GPU will not be used.",
+    # cudart_stub's INFO line is this cause only where GPUs were asked for (alone: a CPU host's notice).
+    "cpu-only-wheel": (
+        ">>> tf.config.list_physical_devices('GPU')\n"
+        "I tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers on your machine, GPU will not be used."
+    ),
     "memory-held": "E external/local_xla/xla/stream_executor/cuda/cuda_driver.cc:1017] failed to allocate 22.19GiB (23826612224 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory",
     "driver-too-old": "CUDA driver version is insufficient for CUDA runtime version",
     "no-device": "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.",
@@ -480,6 +484,7 @@ MESSAGE_FORMATS = [
     ("cpu-only-wheel", "AssertionError: Torch not compiled with CUDA enabled"),
     (
         "cpu-only-wheel",
+        "$ python -c \"import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))\"\n"
         "I tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers on your machine, GPU will not be used.",
     ),
     (

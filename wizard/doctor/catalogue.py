@@ -32,6 +32,11 @@ their line is.
 Prose rows (`prose = true`) are context rows whose cues are words a person wrote ("works after a
 driver update", "after the kernel upgrade"): a cause, but ranked after every cause a program's own
 message names in the same text, since a program's message decides and prose never outranks it.
+Consequence rows (`after = [ids]`): a message that follows from another the same text may show
+(cuDNN's "Failed to get convolution algorithm ... see if a warning log message was printed above"
+after "Could not create cudnn handle"; CUDA's runtime not loaded where cuInit found no driver):
+where one of those ids is in the text, the row is ranked right after it, whatever its own tier, so
+the most specific program message, the root, is the first diagnosis.
 Fallback rows (`fallback = true`) are a cause only where the text shows nothing else: a complaint
 in words ("TensorFlow can't use the GPU" where PyTorch uses it) is ranked after every cause and
 symptom the text shows, so an error line in the same text comes first; alone it is the cause.
@@ -172,6 +177,9 @@ class Pattern:
     fallback: bool = False  # a cause only where the text shows nothing else: ranked after symptoms
     decisive: bool = False  # a cause that makes the others moot (a GPU no build runs on): first
     prose: bool = False  # its context is words a person wrote: after the causes a program names
+    # Ids whose message is this row's root: where the same text shows one of them, this row's line
+    # is its consequence and is ranked right after it (see wizard.doctor.diagnose.from_hits).
+    after: tuple[str, ...] = ()
 
     @property
     def order(self) -> tuple[int, bool, bool]:
@@ -282,6 +290,7 @@ def patterns() -> tuple[Pattern, ...]:
             fallback=bool(row.get("fallback", False)),
             decisive=bool(row.get("decisive", False)),
             prose=bool(row.get("prose", False)),
+            after=tuple(row.get("after", [])),
         )
         for row in data["pattern"]
     )

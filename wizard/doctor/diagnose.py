@@ -186,19 +186,34 @@ def _tier(d: Diagnosis, tier: int) -> int:
     )
 
 
+def _after_root(
+    item: tuple[int, float, Diagnosis], roots: tuple[str, ...], keys: dict[str, tuple[int, int]]
+) -> tuple[int, float, Diagnosis]:
+    """A consequence row's place: right after the last-ranked of its roots the text shows (a root's
+    message is more specific than the consequence it explains), else where its own tier puts it."""
+    found = [keys[r] for r in roots if r in keys and r != item[2].id]
+    if not found:
+        return item
+    tier, order = max(found)
+    return (tier, order + 0.5 + item[1] / 10_000, item[2])
+
+
 def from_hits(hits: Iterable[Hit], profile: MachineProfile | None = None) -> list[Diagnosis]:
     """The report for the hits of a LineMatcher plus the profile's findings, ranked, each id once."""
     sharpen = Sharpener(profile) if profile is not None else None
-    ranked: list[tuple[int, int, Diagnosis]] = []
+    ranked: list[tuple[int, float, Diagnosis]] = []
     seen: set[str] = set()
     ordered = sorted(hits, key=lambda h: h.rank)
     # A weak line is a cause only beside a failure the output shows (a cause, a fallback cause or a
     # symptom); a fallback row (a complaint in words) is a cause on its own.
     unsure = not any(h.pattern.tier in (HARMFUL, SYMPTOM) or h.pattern.fallback for h in ordered)
+    keys: dict[str, tuple[int, int]] = {}
     for order, hit in enumerate(ordered):
         d = _from_hit(hit, sharpen, unsure=unsure and hit.pattern.weak)
         seen.add(d.id)
-        ranked.append((_tier(d, hit.pattern.tier), order, d))
+        keys[d.id] = (_tier(d, hit.pattern.tier), order)
+        ranked.append((*keys[d.id], d))
+    ranked = [_after_root(item, hit.pattern.after, keys) for item, hit in zip(ranked, ordered, strict=True)]
     if profile is not None:
         for order, finding in enumerate(find_problems(profile), start=len(ranked)):
             d = _from_finding(finding, sharpen, profile)
