@@ -30,7 +30,18 @@ def _bin(env: Path) -> Path:
 def tensorflow_venv() -> Path:
     """The cached venv's Python, building it the first time (several minutes)."""
     key = f"tf-cpu-py{sys.version_info.major}.{sys.version_info.minor}"
-    env = CACHE / key
+    CACHE.mkdir(parents=True, exist_ok=True)
+    # Two xdist workers may ask at once: without the lock the second deleted the first's half-built
+    # venv, whose tensorflow-cpu install then failed and fell back to the CUDA build beside it.
+    with (CACHE / f"{key}.lock").open("w") as lock:
+        if os.name != "nt":
+            import fcntl
+
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        return _built(CACHE / key)
+
+
+def _built(env: Path) -> Path:
     if (env / ".complete").exists() and _bin(env).exists():
         return _bin(env)
     shutil.rmtree(env, ignore_errors=True)
