@@ -146,6 +146,13 @@ def test_the_driver_refusing_ptx_with_no_newer_gpu_named_is_a_driver_older_than_
     assert first("cudaErrorInvalidPtx: a PTX JIT compilation failed") == "ptx-too-new-for-driver"
 
 
+def test_the_driver_refusing_ptx_under_a_current_driver_is_no_driver_cause() -> None:
+    smi = "| NVIDIA-SMI 570.86.15              Driver Version: 570.86.15      CUDA Version: 12.8     |"
+    found = match_output(f"{smi}\n{JETSON}")
+    assert found[0].id == "kernel-launch-failed"  # a symptom: no cause claimed
+    assert "ptx-too-new-for-driver" not in [d.id for d in found]
+
+
 def test_the_driver_refusing_ptx_on_a_blackwell_gpu_is_a_gpu_too_new() -> None:
     assert first(f"Device 0: NVIDIA GeForce RTX 5080, compute capability 12.0\n{JETSON}") == "gpu-too-new"
     kernel_gen = "W tensorflow/compiler/mlir/tools/kernel_gen/tf_gpu_runtime_wrappers.cc:40] 'cuModuleLoadData(&module, data)' failed with 'CUDA_ERROR_INVALID_PTX'"
@@ -304,6 +311,8 @@ def test_tensorrts_plugin_missing_a_library_it_needs_is_tensorrts_even_wrapped()
     gave_up = "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:30] Cannot dlopen some TensorRT libraries."
     assert harmless_only(f"{plugin} {need}\n{gave_up}")
     assert harmless_only(f"{plugin}\n{need}\n{gave_up}")
+    zh = "libnvrtc.so.11.1: 无法打开共享对象文件: 没有那个文件或目录"
+    assert harmless_only(f"{plugin}\n{zh}\n{gave_up}")
     # TensorFlow's own CUDA library not loaded beside it is still a missing library
     cudart = "W dso_loader.cc:55] Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file"
     assert first(f"{plugin}\n{need}\n{gave_up}\n{cudart}") == "missing-cudart"
@@ -336,6 +345,7 @@ def test_make_failing_in_the_nvidia_dkms_build_tree_is_no_module_for_this_kernel
     assert first(make) == "kernel-module-missing"
     cc = "/var/lib/dkms/nvidia/550.54.14/build/nvidia-drm/nvidia-drm-drv.c:480:18: error: 'struct drm_driver' has no member named 'dumb_destroy'"
     assert first(cc) == "kernel-module-missing"
+    assert first(make.replace("Error 1", "错误 1")) == "kernel-module-missing"  # make in a zh_CN locale
     other = (
         "make[2]: *** [scripts/Makefile.build:243: /var/lib/dkms/virtualbox/7.0.10/build/vboxdrv.o] Error 1"
     )
