@@ -366,3 +366,13 @@ def test_nvidia_smis_no_such_file_said_in_words_is_nvidia_smi_missing() -> None:
         "nvidia-smi returns no such file or directory\nRuntimeError: CUDA error: out of memory\nFailed to initialize NVML: Driver/library version mismatch"
     )
     assert found[0].id == "driver-library-mismatch"  # a program's message before the words
+
+
+# ---- precision: a "1.x" pin of another package is no TensorFlow 1.x --------------------------------
+
+
+def test_an_ampere_gpu_beside_a_pin_of_another_package_at_1_x_is_no_cuda_10_build() -> None:
+    fail = "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`"
+    for pin in ("torch==1.13.1+cu117", "numpy==1.24.4", "scipy==1.10.1"):
+        assert first(f"GPU: NVIDIA GeForce RTX 3090\n{pin}\n{fail}") != "gpu-too-new", pin
+    assert first(f"GPU: NVIDIA GeForce RTX 3090\ntensorflow-gpu==1.15.0\n{fail}") == "gpu-too-new"
