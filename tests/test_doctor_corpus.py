@@ -442,6 +442,19 @@ READ_BARS[9] = Bar(recognised=55, right=54, wrong_causes=1)
 # texts then: 63 (80.8%) / 59 / 4 wrong. Below the issue's bar: round 10 reached families and
 # phrasings the rules had not met (older CUDA 8-10 libraries, PTX rejected by old drivers).
 FRESH_MEASURED = Bar(recognised=37, right=34, wrong_causes=3)
+# Round 10's 12 held-out texts not right were then released to the next rule writer (r21k), who wrote
+# round 10's training rules (RULES_ROUND = 10; 3 relabels, NO_EVIDENCE 5) and fixed the released
+# misses as general rows: a line holding several TensorFlow log records (a hosted app's log page)
+# read record by record, Paddle's arch check both ways, TensorFlow's listing of an 8.x GPU beside a
+# CUDA 9/10 runtime, CUDA_ERROR_INVALID_PTX with no newer GPU named as PTX newer than the driver, the
+# 12.x slow-start warning harmless unless a launch fails after it, JAX's CUDA library version
+# checks, NVML's RM mismatch code, out of memory while CUDA initialises as memory held, TensorFlow's
+# module CHECK. Measured after that, once, as aggregates: round 10 45/46 recognised (97.8%), 43 right,
+# 1 wrong cause (a Paddle allocator OOM labelled memory-held; the doctor keeps tensor-oom: its text
+# shows no other process, Paddle's own advice names both); zh 11/11, 10 right. The whole third
+# 577/595 (97.0%), 564 right, 5 wrong causes; rounds 1-8 as before (477, 468 right, 3 wrong); round 9
+# 55/55, 53 right, 1 wrong: one text fewer right than its bar (still recognised, not a wrong cause).
+READ_BARS[10] = Bar(recognised=45, right=43, wrong_causes=1)
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
