@@ -49,7 +49,7 @@ ADDRESS_KINDS = ("github:", "url:", "doc:", "seed:")
 HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*)$")
 # The newest round the patterns were written against: training texts of this round and older must
 # all be right; a newer round's training texts are only scored (raise this once rules cover them).
-RULES_ROUND = 9
+RULES_ROUND = 10
 FRESH_ROUND = 10  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
 # title or a reply the text leaves out): scored like every text, but not held right, since no honest
@@ -59,10 +59,6 @@ NO_EVIDENCE: dict[str, str] = {
     "r6_memoryheld_sglang_h100_wrong_visible_devices_sglang465": (
         "the body is the issue's title, 'CUDA out of memory for H100 80GB ...': nothing in it says another "
         "process holds the memory (the source's resolution, a misspelled CUDA_VISIBLE_DEVICES, is not in the text)"
-    ),
-    "r7_nvsmi_nosuchfile_nvdocker809": (
-        "the body is a person's sentence ('nvidia-smi causes \"no such file or directory\"') and a list of "
-        "images: no shell or program message names what is missing"
     ),
     "r8_arch_5090_ruinedfooocus251": (
         "the body is only 'no kernel image is available for execution on the device', with no GPU named: "
@@ -78,6 +74,11 @@ NO_EVIDENCE: dict[str, str] = {
         "the body is PyTorch's one OOM line: its numbers show most of the GPU's memory outside PyTorch's "
         "allocator, but not whose (another process, the source's answer, or this process's other libraries, as "
         "in r8_oom_torch_one2345_25, labelled tensor-oom with a smaller share): the allocator's own failure stands"
+    ),
+    "r10_nvsmi_wsl2_container_not_in_path_nvdocker1482": (
+        "the body is docker's 'exec: \"nvidia-smi\": executable file not found in $PATH' and a listing of the "
+        "image: nothing in it says WSL2 (the source's cause, the toolkit mounting no nvidia-smi there in 2021); "
+        "the same line from a container started without --gpus is container-no-gpu, the doctor's answer"
     ),
 }
 MAX_NO_EVIDENCE = 5
@@ -441,6 +442,19 @@ READ_BARS[9] = Bar(recognised=55, right=54, wrong_causes=1)
 # texts then: 63 (80.8%) / 59 / 4 wrong. Below the issue's bar: round 10 reached families and
 # phrasings the rules had not met (older CUDA 8-10 libraries, PTX rejected by old drivers).
 FRESH_MEASURED = Bar(recognised=37, right=34, wrong_causes=3)
+# Round 10's 12 held-out texts not right were then released to the next rule writer (r21k), who wrote
+# round 10's training rules (RULES_ROUND = 10; 3 relabels, NO_EVIDENCE 5) and fixed the released
+# misses as general rows: a line holding several TensorFlow log records (a hosted app's log page)
+# read record by record, Paddle's arch check both ways, TensorFlow's listing of an 8.x GPU beside a
+# CUDA 9/10 runtime, CUDA_ERROR_INVALID_PTX with no newer GPU named as PTX newer than the driver, the
+# 12.x slow-start warning harmless unless a launch fails after it, JAX's CUDA library version
+# checks, NVML's RM mismatch code, out of memory while CUDA initialises as memory held, TensorFlow's
+# module CHECK. Measured after that, once, as aggregates: round 10 45/46 recognised (97.8%), 43 right,
+# 1 wrong cause (a Paddle allocator OOM labelled memory-held; the doctor keeps tensor-oom: its text
+# shows no other process, Paddle's own advice names both); zh 11/11, 10 right. The whole third
+# 577/595 (97.0%), 564 right, 5 wrong causes; rounds 1-8 as before (477, 468 right, 3 wrong); round 9
+# 55/55, 53 right, 1 wrong: one text fewer right than its bar (still recognised, not a wrong cause).
+READ_BARS[10] = Bar(recognised=45, right=43, wrong_causes=1)
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:

@@ -134,6 +134,12 @@ def plain(line: str) -> str:
     return line
 
 
+# The start of a TensorFlow (absl/TSL) log record inside a line, after a blank:
+# "2024-02-21 08:19:41.898983: I tensorflow/...". A page that lost its line breaks glues them.
+_RECORD_START = re.compile(r"\s+(?=\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: [IWEF] \S)")
+_LEAD = re.compile(r"[\s>|#+*`-]*\Z")
+
+
 # A quote or comment mark that starts every line of a wrapped message ("> " in a reply, "+# " in a
 # diff of a commented file, "| " in a table): left off the second line where the first starts with
 # it too, so the message reads as one line across the break.
@@ -441,6 +447,8 @@ class LineMatcher:
         # The last non-blank line and whether it held an unseen cue's anchor (a wrapped cue).
         self._cue_before: tuple[str, bool] = ("", False)
         self.lines = 0
+        self._extra = 0  # records fed beyond the lines read (a line split into its log records)
+        self._whole: str | None = None  # the pasted line while its records are matched
         self._previous = ""
         # The last line, when it matched nothing or was short enough to be a wrapped one: (plain text,
         # raw text, number, position, anchored, its row's place in file order or None).
@@ -535,12 +543,35 @@ class LineMatcher:
         self._cue_before = (stripped, anchored)
 
     def feed(self, line: str, number: int | None = None) -> Hit | None:
-        """Match one line; the Hit when it is the first line of its diagnosis, else None."""
+        """Match one line; the Hit when it is the first line of its diagnosis, else None.
+
+        A long line holding several of TensorFlow's log records (a log page that lost its line
+        breaks, as a hosted app's log viewer shows it) is matched record by record, each under the
+        line's own number: otherwise its first matching row would claim all of them."""
+        shown = self.lines - self._extra + 1 if number is None else number
+        if len(line) > WRAPPED and "-" in line and _RECORD_START.search(line, 1, MAX_LINE_CHARS):
+            text = line[:MAX_LINE_CHARS]
+            # Cut before each record but one after nothing or a quote mark ("> 2021-...").
+            cuts = [m.start() for m in _RECORD_START.finditer(text) if not _LEAD.match(text, 0, m.start())]
+            records = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+            if len(records) > 1:
+                first: Hit | None = None
+                self._whole = line  # each record's evidence is the line as pasted
+                try:
+                    for record in records:
+                        hit = self._feed_one(record, shown)
+                        first = first or hit
+                finally:
+                    self._whole = None
+                self._extra += len(records) - 1
+                return first
+        return self._feed_one(line, shown)
+
+    def _feed_one(self, line: str, shown: int) -> Hit | None:
         raw = line[:MAX_LINE_CHARS]
         line = plain(raw)
         position = self.lines
         self.lines += 1
-        shown = position + 1 if number is None else number
         stripped = line.strip()
         low = line.lower()
         if self._cues and stripped:
@@ -597,6 +628,7 @@ class LineMatcher:
     ) -> Hit | None:
         """Give a line to its context rows and to its row; the Hit when it is new to the answer."""
         new: Hit | None = None
+        raw = raw if self._whole is None else self._whole
         if context and len(self._context) < CONTEXT_KEPT:
             hits = [Hit(p, shown, position, raw.strip()[:EVIDENCE_CHARS]) for p in context]
             self._context.append(hits)
