@@ -50,7 +50,7 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # The newest round the patterns were written against: training texts of this round and older must
 # all be right; a newer round's training texts are only scored (raise this once rules cover them).
 RULES_ROUND = 10
-FRESH_ROUND = 10  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+FRESH_ROUND = 11  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
 # title or a reply the text leaves out): scored like every text, but not held right, since no honest
 # rule names that cause from the body. Each says why; a test checks each is still in the corpus and
@@ -461,6 +461,12 @@ READ_BARS[10] = Bar(recognised=45, right=43, wrong_causes=1)
 # other log, so the stub hint comes first where the label names the factory line. Both harmless,
 # nothing harmful named: round 9's right bar is one lower, by that text.
 READ_BARS[9] = Bar(recognised=55, right=53, wrong_causes=1)
+# Round 11 (132 texts, 38 held out, 7 harmless, 5 zh; c21k), collected while r21k wrote its
+# rules, pasted program output only, new addresses only. Scored once, blind, with r21k's rules:
+# 31/38 recognised (81.6%), 31 right first id (81.6%), 0 wrong causes; zh 4/5. Its 94 training
+# texts then: 84 (89.4%) / 80 / 4 wrong. The first fresh round with 0 wrong causes; 7 texts missed
+# (the doctor said nothing, or only harmless words), so still below 90% recognised.
+FRESH_MEASURED = Bar(recognised=31, right=31, wrong_causes=0)
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
