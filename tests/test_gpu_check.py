@@ -158,9 +158,17 @@ def test_a_kernel_that_will_not_load_fails_with_the_cuda_error_for_the_doctor():
     done, _ = run_check("--driver-cuda", "12.8", gpus="NVIDIA GeForce RTX 5090=12.0", fault="raise-matmul")
     assert done.returncode == 1
     assert "tf_gpu_check FAILED [matmul]" in done.stderr and "CUDA_ERROR_INVALID_PTX" in done.stderr
-    # The CUDA error in the line is the cause the doctor names; a failure it does not know
-    # is still recognised as the check's.
+    # The line names the GPU and the driver: CUDA_ERROR_INVALID_PTX alone has two causes, and the
+    # doctor tells them apart by them (a GPU newer than the build; PTX newer than an old driver).
+    assert (
+        "(on GPU 0: NVIDIA GeForce RTX 5090, compute capability 12.0; the driver supports CUDA 12.8)"
+        in done.stderr
+    )
     assert [d.id for d in match_output(done.stderr)] == ["gpu-too-new"]
+    old, _ = run_check("--driver-cuda", "12.2", gpus="NVIDIA GeForce GTX 1060 6GB=6.1", fault="raise-matmul")
+    assert "compute capability 6.1; the driver supports CUDA 12.2)" in old.stderr
+    assert [d.id for d in match_output(old.stderr)] == ["ptx-too-new-for-driver"]
+    # A failure the doctor does not know is still recognised as the check's.
     unknown = "tf_gpu_check FAILED [conv2d]: conv2d on /GPU:0 failed: InternalError: something new"
     assert [d.id for d in match_output(unknown)] == ["gpu-check-op-failed"]
 

@@ -74,10 +74,12 @@ def test_installed_wheel_runs_outside_the_checkout(wheel: Path, tmp_path: Path) 
     )
     assert result.returncode == 0, result.stderr
     plan = json.loads(result.stdout)
-    # The locked install: the wheel carries the harvest (its hashes) and the GPU check, which the
-    # plan names as a file in the wizard's data folder, written there from the installed wheel.
+    # The locked install: the wheel carries the harvest (its hashes) and the GPU check. A demo plan
+    # names the check where the demo user's wizard keeps it (their data folder); the file itself is
+    # written into this machine's data folder, from the installed wheel, for the exported script.
     assert any("--require-hashes" in json.dumps(step) for step in plan["steps"])
     verify = next(step for step in plan["steps"] if step["id"] == "verify")
-    check_file = Path(verify["commands"][0][1])
-    assert check_file.name == "tf_gpu_check.py" and check_file.is_file()
-    assert check_file.read_bytes() == (site / "assets" / "programs" / "tf_gpu_check.py").read_bytes()
+    shown = Path(verify["commands"][0][1])
+    assert shown.name == "tf_gpu_check.py" and shown.parent.name == "programs"
+    written = Path(os.environ["TF_GPU_WIZARD_HOME"]) / "data" / "programs" / "tf_gpu_check.py"
+    assert written.read_bytes() == (site / "assets" / "programs" / "tf_gpu_check.py").read_bytes()

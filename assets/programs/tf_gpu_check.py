@@ -33,7 +33,9 @@ Output: one JSON object per line on stdout, each with a human `message`:
     {"event": "done", "ok": true, "seconds": 12.3}
 
 A failure also ends with one plain line on stderr, `tf_gpu_check FAILED [code]: ...`,
-which the wizard's doctor recognises. Exit status: 0 passed, 1 failed, 2 bad usage.
+which the wizard's doctor recognises; an op that fails on a GPU names the GPUs and the driver's
+CUDA at its end, since a CUDA error alone (CUDA_ERROR_INVALID_PTX) has more than one cause.
+Exit status: 0 passed, 1 failed, 2 bad usage.
 
 Usage: python tf_gpu_check.py [--driver-cuda 12.2] [--ptx-isa compute_90=8.3 ...] [--expect-gpus N]
                               [--time-limit SECONDS]
@@ -72,6 +74,7 @@ class CheckFailed(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+        self.context = ""  # the GPUs and the driver, for the stderr line of an op's failure
 
 
 class Out:
@@ -449,9 +452,15 @@ def check(out: Out, args: argparse.Namespace) -> None:
             limit_s=args.time_limit,
         )
     devices = [args.device] if args.device else [f"/GPU:{i}" for i in range(len(gpus))]
-    with Watchdog(out, args.time_limit, bool(compiling)):
-        for dev in devices:
-            run_ops(out, tf, dev)
+    context = "; ".join(f"GPU {i}: {name}, compute capability {fmt(cc)}" for i, (name, cc) in enumerate(seen))
+    context += f"; the driver supports CUDA {fmt(driver) if driver else '?'}"
+    try:
+        with Watchdog(out, args.time_limit, bool(compiling)):
+            for dev in devices:
+                run_ops(out, tf, dev)
+    except CheckFailed as failed:
+        failed.context = context
+        raise
 
 
 def _every_gpu_used(
@@ -581,7 +590,8 @@ def main(argv: list[str] | None = None) -> int:
     except CheckFailed as failed:
         out.emit("fail", failed.message, code=failed.code)
         out.emit("done", "the GPU check FAILED", ok=False, seconds=round(time.monotonic() - started, 1))
-        print(f"{NAME} FAILED [{failed.code}]: {failed.message}", file=sys.stderr, flush=True)
+        where = f" (on {failed.context})" if failed.context else ""
+        print(f"{NAME} FAILED [{failed.code}]: {failed.message}{where}", file=sys.stderr, flush=True)
         return 1
     out.emit("done", "the GPU check passed", ok=True, seconds=round(time.monotonic() - started, 1))
     return 0

@@ -136,7 +136,7 @@ def plain(line: str) -> str:
 
 # The start of a TensorFlow (absl/TSL) log record inside a line, after a blank:
 # "2024-02-21 08:19:41.898983: I tensorflow/...". A page that lost its line breaks glues them.
-_RECORD_START = re.compile(r"\s+(?=\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: [IWEF] \S)")
+_RECORD_START = re.compile(r"\s+(?=[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]+: [IWEF] \S)")
 _LEAD = re.compile(r"[\s>|#+*`-]*\Z")
 
 
