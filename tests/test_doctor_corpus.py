@@ -467,6 +467,16 @@ READ_BARS[9] = Bar(recognised=55, right=53, wrong_causes=1)
 # texts then: 84 (89.4%) / 80 / 4 wrong. The first fresh round with 0 wrong causes; 7 texts missed
 # (the doctor said nothing, or only harmless words), so still below 90% recognised.
 FRESH_MEASURED = Bar(recognised=31, right=31, wrong_causes=0)
+# Round 11's 7 held-out texts not right were then released to the next rule writer (r21l), who fixed
+# them as general rows (MXNet's cudaMalloc out of memory, ONNX Runtime's CUDA provider DLL not loading
+# with error 126 or naming the missing DLL, a slow first CUDA call as PTX JIT, the other tf.config
+# calls on gpus[0]) and round 11's 4 training wrong causes (error 35 inside a GPU image run without
+# GPU access, modprobe's "Function not implemented" outside WSL, Paddle's 0 B free with nothing
+# allocated); 93 of round 11's 94 training texts right, RULES_ROUND left at 10 (the one left, h2oai/
+# h2o-llmstudio#940, holds only a healthy host nvidia-smi, and NO_EVIDENCE is full). Measured after
+# that, once, as aggregates: round 11 38/38 recognised, 38 right, 0 wrong causes; zh 5/5. The whole
+# third 615/633 (97.2%), 602 right, 5 wrong causes; rounds 1-10 as before (every read bar held).
+READ_BARS[11] = Bar(recognised=38, right=38, wrong_causes=0)
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
