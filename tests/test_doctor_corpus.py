@@ -50,7 +50,7 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # The newest round the patterns were written against: training texts of this round and older must
 # all be right; a newer round's training texts are only scored (raise this once rules cover them).
 RULES_ROUND = 10
-FRESH_ROUND = 11  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+FRESH_ROUND = 12  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
 # title or a reply the text leaves out): scored like every text, but not held right, since no honest
 # rule names that cause from the body. Each says why; a test checks each is still in the corpus and
@@ -477,6 +477,12 @@ FRESH_MEASURED = Bar(recognised=31, right=31, wrong_causes=0)
 # that, once, as aggregates: round 11 38/38 recognised, 38 right, 0 wrong causes; zh 5/5. The whole
 # third 615/633 (97.2%), 602 right, 5 wrong causes; rounds 1-10 as before (every read bar held).
 READ_BARS[11] = Bar(recognised=38, right=38, wrong_causes=0)
+# Round 12 (67 texts, 19 held out, 1 harmless, 6 zh; c21l), collected while r21l wrote its rules,
+# pasted program output only, new addresses only (the collector found the usual sources nearly
+# used up). Scored once, blind, with r21l's rules: 18/19 recognised (94.7%), 18 right first id,
+# 0 wrong causes; zh 6/6. Its 48 training texts then: 43 (89.6%) / 42 / 1 wrong. The first fresh
+# round at the issue's bar (>= 90% recognised, 0 wrong causes), on a small round.
+FRESH_MEASURED = Bar(recognised=18, right=18, wrong_causes=0)
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
