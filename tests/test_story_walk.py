@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 import pytest
+from textual.command import CommandPalette
 from textual.containers import ScrollableContainer
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -97,6 +98,8 @@ async def _drive_run(pilot: Pilot[Any], quit_after_first: bool = False) -> RunSc
             await pilot.press(*"pw", "enter")
         elif isinstance(screen, ConfirmStepModal):
             await pilot.press("y")
+        elif isinstance(screen, CommandPalette):
+            await pilot.press("escape")  # a click that landed on the header's icon, as a person closes it
         elif screen is not run:
             pass  # a screen on its way in or out: click nothing until Run is on top again
         elif run.state == "restart" and _laid_out(run, "#continue"):
@@ -111,7 +114,7 @@ async def _drive_run(pilot: Pilot[Any], quit_after_first: bool = False) -> RunSc
             return run
         if run.state in ("finished", "failed"):
             return run
-    raise AssertionError(f"the run did not finish: {run.state}")
+    raise AssertionError(f"the run did not finish: {run.state} (on top: {type(app.screen).__name__})")
 
 
 @pytest.mark.parametrize("name", demo_names())
