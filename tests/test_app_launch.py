@@ -52,7 +52,9 @@ def time_to_first_screen(argv: list[str], timeout: float = 15.0) -> float | None
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
 def test_first_screen_is_up_quickly() -> None:
     argv = [sys.executable, "-m", "wizard", "--profile", "wsl2-rtx4060-laptop"]
-    times = [time_to_first_screen(argv) for _ in range(3)]
+    # The first start may be cold (nothing in the page cache, no bytecode on a shared CI box): it
+    # must still come up, later; the quick ones are the measure.
+    times = [time_to_first_screen(argv, timeout=60.0 if i == 0 else 15.0) for i in range(3)]
     assert all(t is not None for t in times), times
     best = min(t for t in times if t is not None)
     print(f"launch to first screen: best {best:.2f} s of {[round(t or 0, 2) for t in times]}")
