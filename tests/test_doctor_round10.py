@@ -8,23 +8,9 @@ xla_bridge version checks, NVML, PyTorch's CUDACachingAllocator, dkms/make, the 
 
 from __future__ import annotations
 
+from tests.doctor_answers import first, harmless_only, ids
 from wizard.doctor.catalogue import LineMatcher, pattern
 from wizard.doctor.diagnose import match_output, recognised_in_output
-
-
-def first(text: str) -> str:
-    found = match_output(text)
-    return found[0].id if found else "nothing"
-
-
-def ids(text: str) -> list[str]:
-    return [d.id for d in match_output(text)]
-
-
-def harmless_only(text: str) -> bool:
-    found = match_output(text)
-    return bool(found) and not recognised_in_output(found)
-
 
 # ---- a log page that lost its line breaks: each TensorFlow record is matched ---------------------
 

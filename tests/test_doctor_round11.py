@@ -8,22 +8,8 @@ gpu_info.cc, ollama's gpu.go, PyTorch's collect_env, kmod's modprobe, the CUDA r
 
 from __future__ import annotations
 
+from tests.doctor_answers import first, harmless_only, ids
 from wizard.doctor.diagnose import match_output, recognised_in_output
-
-
-def first(text: str) -> str:
-    found = match_output(text)
-    return found[0].id if found else "nothing"
-
-
-def ids(text: str) -> list[str]:
-    return [d.id for d in match_output(text)]
-
-
-def harmless_only(text: str) -> bool:
-    found = match_output(text)
-    return bool(found) and not recognised_in_output(found)
-
 
 # ---- the CUDA runtime's error 35 inside a GPU image started without GPU access -------------------
 
