@@ -139,6 +139,21 @@ async def settle(pilot: Pilot[Any]) -> None:
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
     await wait_until(pilot, lambda: tables_laid_out(pilot.app.screen))
+    await wait_still(pilot)
+
+
+async def wait_still(pilot: Pilot[Any], timeout: float = 10.0) -> None:
+    """Until two screenshots a pause apart are the same: whatever a loaded machine left pending
+    (a table's column widths, a panel's layout after its first sample) has been drawn. A snapshot
+    is of the settled screen, not of whichever refresh happened to land first (the zh 120x40 flake)."""
+    before = pilot.app.export_screenshot()
+    for _ in range(int(timeout / 0.05)):
+        await pilot.pause(0.05)
+        now = pilot.app.export_screenshot()
+        if now == before:
+            return
+        before = now
+    raise AssertionError("the screen kept changing")
 
 
 def tables_laid_out(screen: Screen[Any]) -> bool:
@@ -156,3 +171,4 @@ async def settle_then_sample(pilot: Pilot[Any]) -> None:
     taken = screen.samples_taken
     screen._poll()
     await wait_until(pilot, lambda: screen.samples_taken > taken and tables_laid_out(screen))
+    await wait_still(pilot)
