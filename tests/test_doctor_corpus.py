@@ -70,11 +70,6 @@ NO_EVIDENCE: dict[str, str] = {
         "shows a GPU was expected (the source's 'despite cuda drivers being installed' is its title); the same "
         "lines from a CPU host (round 9's Hugging Face Spaces) are harmless, so the doctor calls them harmless"
     ),
-    "r9_held_torch_resmasking15": (
-        "the body is PyTorch's one OOM line: its numbers show most of the GPU's memory outside PyTorch's "
-        "allocator, but not whose (another process, the source's answer, or this process's other libraries, as "
-        "in r8_oom_torch_one2345_25, labelled tensor-oom with a smaller share): the allocator's own failure stands"
-    ),
     "r10_nvsmi_wsl2_container_not_in_path_nvdocker1482": (
         "the body is docker's 'exec: \"nvidia-smi\": executable file not found in $PATH' and a listing of the "
         "image: nothing in it says WSL2 (the source's cause, the toolkit mounting no nvidia-smi there in 2021); "
@@ -483,6 +478,20 @@ READ_BARS[11] = Bar(recognised=38, right=38, wrong_causes=0)
 # 0 wrong causes; zh 6/6. Its 48 training texts then: 43 (89.6%) / 42 / 1 wrong. The first fresh
 # round at the issue's bar (>= 90% recognised, 0 wrong causes), on a small round.
 FRESH_MEASURED = Bar(recognised=18, right=18, wrong_causes=0)
+# Stop 26, the lead's review of the whole third's 5 wrong causes (all in read rounds): three labels
+# were another id's definition (round 7: CUDA_ERROR_LAUNCH_FAILED during training is a crashed kernel,
+# cuda-illegal-address, as 27 other texts are labelled, not a kernel never loaded; ptxas 9.1 "known
+# to miscompile" is xla-ptxas-problem, as 5 other texts are); each says why in a `note:` line. Two
+# were rules: PyTorch's OOM figures (wizard/doctor/figures.py: most of the GPU neither free nor
+# PyTorch's is held elsewhere, memory-held; two training texts relabelled by the same figures) and
+# a server's several workers on one GPU (round 10's PaddleOCR text, whose poster's own lines the
+# collector had left out, restored). Whole third after: 633/652 recognised (97.1%), 625 right, 0
+# wrong causes; held there, and the read rounds at their new counts.
+READ_BARS[7] = Bar(recognised=43, right=42, wrong_causes=0)
+READ_BARS[8] = Bar(recognised=29, right=29, wrong_causes=0)
+READ_BARS[9] = Bar(recognised=55, right=54, wrong_causes=0)
+READ_BARS[10] = Bar(recognised=45, right=44, wrong_causes=0)
+HELD_OUT_WRONG_CAUSES = 0  # the whole third, every round
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
@@ -513,6 +522,8 @@ def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
                 print(f"  held-out round {FRESH_ROUND} miss x{n}: {miss}")
     # Plain counts in the asserts: pytest's report of a failed assert would print the Score with
     # its misses, which is exactly what the rule writer must not see.
+    whole_ok = s.recognised >= 0.9 * s.total and s.wrong_cause <= HELD_OUT_WRONG_CAUSES
+    assert whole_ok, "the whole held-out third is below the issue's bar (counts printed above)"
     unbarred = [rnd for rnd in rounds if 1 < rnd < FRESH_ROUND and rnd not in READ_BARS]
     assert not unbarred, f"read rounds without a bar in READ_BARS: {unbarred}"
     first = by_round.get(1)

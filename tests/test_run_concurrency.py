@@ -68,6 +68,18 @@ def _wait_for(path: Path, proc: subprocess.Popen[Any], timeout: float = 60) -> N
         time.sleep(0.05)
 
 
+def _journal_once_running(proc: subprocess.Popen[Any], timeout: float = 30) -> bytes:
+    """The journal's bytes once it records the slow step's running command."""
+    deadline = time.monotonic() + timeout
+    while True:
+        data = Journal().path.read_bytes()
+        if json.loads(data)["steps"].get("slow", {}).get("pid") is not None:
+            return data
+        assert time.monotonic() < deadline, "the slow step's command never reached the journal"
+        assert proc.poll() is None, "the first run ended early"
+        time.sleep(0.05)
+
+
 def _alive(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
@@ -87,7 +99,9 @@ def test_a_second_run_is_refused_and_the_first_finishes_unharmed(tmp_path: Path)
     )
     _wait_for(tmp_path / "slow.pid", first)
     slow_pid = int((tmp_path / "slow.pid").read_text())
-    journal_before = Journal().path.read_bytes()
+    # The command writes its pid before its runner has journalled it (the runner records the
+    # process group once Popen returns): the first run's own write is not the second runs' doing.
+    journal_before = _journal_once_running(first)
     refused = 0
 
     # In this process, as the app's run screen would: the same plan and another one.

@@ -41,6 +41,11 @@ Fallback rows (`fallback = true`) are a cause only where the text shows nothing 
 in words ("TensorFlow can't use the GPU" where PyTorch uses it) is ranked after every cause and
 symptom the text shows, so an error line in the same text comes first; alone it is the cause.
 
+Figures rows (`figures = "<name>"`): a message whose cause is in its numbers (PyTorch's out of
+memory message: most of the GPU neither free nor PyTorch's is memory another program holds): the
+row claims a line only where its regex matches and that check of the match's named groups says yes
+(wizard.doctor.figures).
+
 Texts as people paste them: a line is matched in a plain form (curly quotes, full-width
 punctuation, HTML entities and runs of blanks made plain; `plain`), and a message wrapped onto two
 lines is matched across the break (see LineMatcher), under the same quote or comment marks too
@@ -63,6 +68,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from wizard.assets import asset_text
+from wizard.doctor.figures import FIGURES, FiguredRegex
 from wizard.tomlcompat import tomllib
 
 try:  # the regex parser: re._parser on Python 3.11+, sre_parse before
@@ -157,9 +163,12 @@ def _continued(before: str, line: str) -> str:
     return line[marks.end() :] if before.startswith(mark) else line
 
 
+Searcher = re.Pattern[str] | FiguredRegex  # a row's regex; with `figures`, its numbers checked too
+
+
 @dataclass(frozen=True)
 class Rule:
-    regex: re.Pattern[str]
+    regex: Searcher
     anchor: str | None  # lower-case literal every match contains; None: always try the regex
 
     def search(self, line: str, low: str) -> bool:
@@ -276,13 +285,23 @@ def _compile(items: list[str]) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(x, re.IGNORECASE) for x in items)
 
 
+def _row_regexes(row: dict[str, Any]) -> tuple[Searcher, ...]:
+    """A row's regexes; where it names `figures`, each match counts only if that check says yes."""
+    compiled = _compile(row["regex"])
+    name = row.get("figures")
+    if name is None:
+        return compiled
+    check = FIGURES[name]  # an unknown name fails the catalogue's own test, not a user's run
+    return tuple(FiguredRegex(rx, check) for rx in compiled)
+
+
 @cache
 def patterns() -> tuple[Pattern, ...]:
     data = tomllib.loads(asset_text("doctor/patterns.toml"))
     return tuple(
         Pattern(
             id=row["id"],
-            rules=tuple(Rule(rx, anchor_of(rx.pattern)) for rx in _compile(row["regex"])),
+            rules=tuple(Rule(rx, anchor_of(rx.pattern)) for rx in _row_regexes(row)),
             seen_in=row["seen_in"],
             family=row.get("family", ""),
             harmful=bool(row.get("harmful", True)),
@@ -339,9 +358,9 @@ def pattern(diag_id: str) -> Pattern | None:
 
 
 @cache
-def _flat_rules() -> tuple[tuple[str | None, re.Pattern[str] | None, Pattern], ...]:
+def _flat_rules() -> tuple[tuple[str | None, Searcher | None, Pattern], ...]:
     """(anchor, regex, row) for every rule in file order; (None, None, row) for a REPL row."""
-    flat: list[tuple[str | None, re.Pattern[str] | None, Pattern]] = []
+    flat: list[tuple[str | None, Searcher | None, Pattern]] = []
     for p in patterns():
         flat.extend((rule.anchor, rule.regex, p) for rule in p.rules)
         if p.repl_after:
@@ -350,7 +369,7 @@ def _flat_rules() -> tuple[tuple[str | None, re.Pattern[str] | None, Pattern], .
 
 
 @cache
-def _prefilter() -> tuple[tuple[str, ...], tuple[tuple[str | None, re.Pattern[str] | None, Pattern], ...]]:
+def _prefilter() -> tuple[tuple[str, ...], tuple[tuple[str | None, Searcher | None, Pattern], ...]]:
     """The anchors a line must hold one of for any anchored rule to match, and the rules a line
     holding none of them still needs (REPL rows and regexes without an anchor). An anchor that
     contains a shorter one is left out: the shorter one is found wherever the longer one is."""
@@ -612,7 +631,7 @@ class LineMatcher:
         # onto the next line ("... nvml error: driver/library" + "version mismatch"): kept when short.
         # So is a line only a context row matched (its cue may never come): "... due to an OSError:
         # [WinError 5] Access" + "is denied: '...\\pip.exe'" is pip's own file, whatever the context.
-        if stripped and (row is None or (not context and len(stripped) <= WRAPPED)):
+        if stripped and (row is None or len(stripped) <= WRAPPED):
             self._unmatched = (stripped, raw, shown, position, anchored, None if row is None else row[0])
         if stripped:
             self._previous = line

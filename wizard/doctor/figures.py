@@ -1,0 +1,91 @@
+"""Checks on the numbers a message prints, for the rows whose cause is in the arithmetic.
+
+    FIGURES["torch-memory-held-elsewhere"](match) -> bool
+
+A row of assets/doctor/patterns.toml with `figures = "<name>"` claims a line only where its regex
+matches and this check, given the match's named groups, says yes. PyTorch's out-of-memory message
+prints the GPU's total memory, what is free, and what PyTorch itself holds: where most of the GPU
+is neither free nor PyTorch's, another process (or a non-PyTorch library in this one) holds it,
+and a smaller batch will not help. Where PyTorch holds it all, the work's own tensors did not fit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+# PyTorch's format_size prints binary units; "0 bytes" where nothing is free.
+UNITS = {"b": 1, "bytes": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4}
+UNITS.update({"kb": 1024, "mb": 1024**2, "gb": 1024**3, "tb": 1024**4})
+# Held outside PyTorch, at least: this share of the GPU and this much. A CUDA context, cuDNN's
+# handles and a Windows desktop on a 4 GiB laptop GPU take up to about 2 GiB there (two 4 GiB
+# texts in the corpus show 2.2-2.3 GiB outside PyTorch with no second job); a second job holds more.
+ELSEWHERE_SHARE = 0.5
+ELSEWHERE_MIN = 3 * 1024**3
+
+_SIZE = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]+)")
+
+
+def size_bytes(text: str | None) -> float | None:
+    """'3.67 GiB' -> bytes; None for a size it cannot read ('0 bytes' is 0)."""
+    if not text:
+        return None
+    m = _SIZE.fullmatch(text.strip())
+    if m is None:
+        return None
+    unit = UNITS.get(m.group(2).lower())
+    return None if unit is None else float(m.group(1)) * unit
+
+
+@dataclass(frozen=True)
+class GpuMemory:
+    total: float
+    free: float
+    own: float  # what the message says this program holds
+
+    @property
+    def elsewhere(self) -> float:
+        return max(0.0, self.total - self.free - self.own)
+
+
+def torch_memory(groups: dict[str, str | None]) -> GpuMemory | None:
+    """The figures of PyTorch's message, old ("T total capacity; A already allocated; F free;
+    R reserved in total by PyTorch") or new ("a total capacity of T of which F is free ...
+    Including non-PyTorch memory, this process has P memory in use"); what PyTorch holds is the
+    reserved (or this process's) figure, the allocated one where the message was cut before it."""
+    total, free = size_bytes(groups.get("total")), size_bytes(groups.get("free"))
+    figures = (size_bytes(groups.get(k)) for k in ("process", "reserved", "allocated"))
+    own = next((v for v in figures if v is not None), None)
+    if total is None or free is None or own is None or total <= 0:
+        return None
+    return GpuMemory(total, free, own)
+
+
+def torch_memory_held_elsewhere(match: re.Match[str]) -> bool:
+    memory = torch_memory(match.groupdict())
+    if memory is None:
+        return False
+    return memory.elsewhere >= max(ELSEWHERE_MIN, ELSEWHERE_SHARE * memory.total)
+
+
+FIGURES: dict[str, Callable[[re.Match[str]], bool]] = {
+    "torch-memory-held-elsewhere": torch_memory_held_elsewhere,
+}
+
+
+@dataclass(frozen=True)
+class FiguredRegex:
+    """A compiled regex whose match counts only where its figures check says yes: it stands in for
+    the re.Pattern in the matcher, so the hot path is the same for every row."""
+
+    regex: re.Pattern[str]
+    check: Callable[[re.Match[str]], bool]
+
+    @property
+    def pattern(self) -> str:
+        return self.regex.pattern
+
+    def search(self, line: str) -> re.Match[str] | None:
+        m = self.regex.search(line)
+        return m if m is not None and self.check(m) else None
