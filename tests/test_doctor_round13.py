@@ -62,3 +62,21 @@ def test_memory_an_earlier_task_did_not_release_is_memory_held(said: str) -> Non
 )
 def test_other_words_about_memory_leave_paddles_oom_as_it_was(said: str) -> None:
     assert first(f"{PADDLE}\n{said}") == first(PADDLE)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ImportError: libcuda.so.1: cannot open shared object file: No such file or directory",
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
+        "'libcuda.so.1'; dlerror: libcuda.so.1: cannot open shared object file: No such file or directory",
+    ],
+)
+def test_the_drivers_own_library_not_found_is_no_driver_reachable(line: str) -> None:
+    assert first(line) == "no-device"
+    # TensorFlow prints cuInit's failure next: that line, the more specific one, comes first.
+    assert (
+        first(f"{line}\nW cuda_driver.cc:269] failed call to cuInit: UNKNOWN ERROR (303)") == "cuinit-failed"
+    )
+    # A CUDA runtime library not found is that library missing, not the driver.
+    assert first(line.replace("libcuda.so.1", "libcudart.so.11.0")) != "no-device"

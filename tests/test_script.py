@@ -146,3 +146,23 @@ def test_script_windows_host_step_prints_and_waits(tmp_path: Path) -> None:
     assert proc.returncode == 1  # Enter pressed, but the check still fails
     flag.write_text("x")
     assert "already satisfied" in _run_script(render_script(make_plan(step)), tmp_path).stdout
+
+
+def test_a_script_made_from_a_demo_profile_refuses_to_run_until_the_user_says_so(tmp_path: Path) -> None:
+    import dataclasses
+    import os
+
+    a = tmp_path / "a"
+    plan = dataclasses.replace(make_plan(touch_step("a", a)), simulated=True, label="Demo laptop")
+    text = render_script(plan)
+    assert "# SIMULATED: made from a saved or demo profile (Demo laptop)" in text
+    proc = _run_script(text, tmp_path)
+    assert proc.returncode == 1 and "TF_GPU_WIZARD_RUN_SIMULATED=yes" in proc.stderr
+    assert runs(a) == 0 and "==>" not in proc.stdout  # not one step began
+    script = tmp_path / "install.sh"
+    env = {**os.environ, "TF_GPU_WIZARD_RUN_SIMULATED": "yes"}
+    said = subprocess.run(["bash", str(script)], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert said.returncode == 0, said.stderr
+    assert runs(a) == 1
+    # A plan made on this machine has no such guard.
+    assert "TF_GPU_WIZARD_RUN_SIMULATED" not in render_script(make_plan(touch_step("a", a)))

@@ -185,11 +185,18 @@ def render_script(plan: Plan) -> str:
     for note in plan.notes:  # the mirror in use, a Python to install first ...
         lines += _comment("* " + note)
     lines += _comment(t("plan.script.usage"))
+    if plan.simulated:  # a demo never turns into the real machine without the user's say
+        lines += _comment(t("plan.script.simulated", label=plan.label))
     lines += _comment(t("plan.script.generated", version=__version__, plan=plan.id))
     # The checks and helpers are small programs passed to bash -c / python -c in single
     # quotes on purpose: their $1, $2 are the arguments that follow, not this script's.
     lines.append("# shellcheck disable=SC2016")
     lines.append(_PRELUDE)
+    if plan.simulated:
+        refuse = t("plan.script.refuse_simulated", label=plan.label)
+        lines.append('if [ "${TF_GPU_WIZARD_RUN_SIMULATED:-}" != yes ]; then')
+        lines.append(f"  fail {_q(visible(refuse))}")
+        lines.append("fi")
     lines += _programs(plan)
     steps = plan.steps
     for number, step in enumerate(steps, 1):
