@@ -9,13 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from wizard.doctor.diagnose import match_output
+from tests.doctor_answers import first
 from wizard.doctor.figures import size_bytes, torch_memory
-
-
-def first(text: str) -> str:
-    found = match_output(text)
-    return found[0].id if found else "nothing"
 
 
 def old_format(total: str, allocated: str, free: str, reserved: str) -> str:

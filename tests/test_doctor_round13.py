@@ -9,17 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from wizard.doctor.diagnose import match_output
+from tests.doctor_answers import first
 
 PADDLE = (
     "Out of memory error on GPU 0. Cannot allocate 541.500244MB memory on GPU 0, available memory is only "
     "8.625000MB.\n\nPlease check whether there is any other process using GPU 0."
 )
-
-
-def first(text: str) -> str:
-    found = match_output(text)
-    return found[0].id if found else "nothing"
 
 
 @pytest.mark.parametrize(

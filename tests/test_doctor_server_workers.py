@@ -5,18 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from wizard.doctor.diagnose import match_output
+from tests.doctor_answers import first
 
 PADDLE = (
     "ResourceExhaustedError: Out of memory error on GPU 0. Cannot allocate 25.002197MB memory on GPU 0, "
     "available memory is only 15.187500MB."
 )
 TF = "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[512,512]"
-
-
-def first(text: str) -> str:
-    found = match_output(text)
-    return found[0].id if found else "nothing"
 
 
 @pytest.mark.parametrize(
