@@ -319,6 +319,29 @@ def test_simulation_follows_the_benchmark_phase() -> None:
     assert not sampler.info.processes_available  # the profile is WSL2
 
 
+def test_simulated_gpus_show_their_own_clocks_and_fans() -> None:
+    """A demo's GTX 1080 and its A100s do not show one card's clocks; a data-centre or laptop GPU,
+    whose fan NVML cannot read, shows N/A for it, as the real one would."""
+
+    def busy(name: str) -> Sample:
+        signal = PhaseSignal()
+        profile = load_demo(name)
+        sampler = Sampler(SimulatedSource(profile, signal), SimulatedHost(profile, signal))
+        signal.feed({"event": "phase_start", "phase": "matmul", "title": "x"})
+        return sampler.sample()
+
+    gtx1080 = busy("ubuntu-20.04-gtx1080-driver470").gpus[0]
+    a100 = busy("ubuntu-22.04-2x-a100-server").gpus[0]
+    laptop = busy("wsl2-rtx4060-laptop").gpus[0]
+    assert gtx1080.fan is not None and a100.fan is None and laptop.fan is None
+    clocks = {(g.sm_clock, g.mem_clock) for g in (gtx1080, a100, laptop)}
+    assert len(clocks) == 3 and all(g.sm_clock == g.sm_clock_max for g in (gtx1080, a100, laptop))
+    # HBM runs at a far lower clock than GDDR: the A100's memory clock is the lowest of the three.
+    assert a100.mem_clock is not None and a100.mem_clock == min(
+        g.mem_clock or 0 for g in (gtx1080, a100, laptop)
+    )
+
+
 def test_simulated_profile_without_gpus_says_why() -> None:
     sampler = make_sampler(load_demo("no-nvidia-gpu"))
     s = sampler.sample()

@@ -103,6 +103,40 @@ class PhaseSignal:
             pos -= n
 
 
+# Boost SM clock and memory clock (MHz, as NVML reports them) of a typical card of each compute
+# capability (NVIDIA's spec sheets, rounded), so a demo's GTX 1080 and H100 do not both show one
+# RTX card's clocks. (major, minor), then major alone, then a middle value.
+CLOCKS: dict[tuple[int, int | None], tuple[int, int]] = {
+    (3, None): (1006, 3004),  # Kepler, GDDR5
+    (5, None): (1178, 3505),  # Maxwell
+    (6, 0): (1329, 715),  # P100, HBM2
+    (6, None): (1733, 5005),  # Pascal GeForce
+    (7, 0): (1530, 877),  # V100, HBM2
+    (7, 5): (1545, 7000),  # Turing
+    (8, 0): (1410, 1593),  # A100, HBM2e
+    (8, 6): (1710, 9501),  # Ampere GeForce
+    (8, 9): (2520, 10501),  # Ada
+    (9, 0): (1980, 2619),  # H100/H200, HBM3
+    (10, None): (1965, 3996),  # B200, HBM3e
+    (12, None): (2407, 14001),  # Blackwell GeForce, GDDR7
+}
+MIDDLE_CLOCKS = (1700, 7000)
+IDLE_CLOCKS = {"sm": 210, "mem": 405}
+# Boards without a fan of their own that NVML can read: passively cooled data-centre cards, and
+# laptops (the fans belong to the laptop). NVML says Not Supported, the monitor shows N/A.
+PASSIVE = ("tesla", "a100", "a10", "a30", "a40", "l4", "l40", "h100", "h200", "b200", "laptop")
+
+
+def _clocks(major: int, minor: int) -> dict[str, int]:
+    sm, mem = CLOCKS.get((major, minor)) or CLOCKS.get((major, None)) or MIDDLE_CLOCKS
+    return {"sm": sm, "mem": mem}
+
+
+def _passive(name: str) -> bool:
+    words = name.lower().replace("-", " ").split()
+    return any(word.startswith(p) for word in words for p in PASSIVE) or name.lower().rstrip().endswith("m")
+
+
 def _fake_gpus(profile: MachineProfile) -> list[FakeGpu]:
     gpus = []
     for g in profile.gpus:
@@ -121,6 +155,9 @@ def _fake_gpus(profile: MachineProfile) -> list[FakeGpu]:
                 power_limit_mw=watts * 1000,
                 uuid=g.uuid or f"GPU-simulated-{g.index}",
                 pci_bus_id=g.pci_bus_id or f"00000000:0{g.index + 1}:00.0",
+                clocks=dict(IDLE_CLOCKS),
+                max_clocks=_clocks(major, minor),
+                errors={"fan_speed": ErrorKind.NOT_SUPPORTED} if _passive(g.name) else {},
             )
         )
     return gpus
@@ -185,7 +222,7 @@ class SimulatedSource:
         self._temps[i] += (load.temp - self._temps[i]) * 0.25
         gpu.temperature = int(self._temps[i])
         busy = load.gpu > 10
-        gpu.clocks = {"sm": 1845 if busy else 210, "mem": 7501 if busy else 405}
+        gpu.clocks = dict(gpu.max_clocks) if busy else dict(IDLE_CLOCKS)
         gpu.pstate = 0 if busy else 8
         gpu.fan = int(_clamp(30 + (self._temps[i] - 40) * 1.6))
         gpu.pcie = (int(2400 * load.mem), int(900 * load.mem))
