@@ -48,6 +48,14 @@ def ensure(path: Path) -> Path:
     return path
 
 
+def shown(path: Path | str) -> str:
+    """A path as a person reads it: under the home folder it starts with ~ (the screens' log line)."""
+    text, home = str(path), str(Path.home())
+    if home not in ("", "/") and (text == home or text.startswith(home.rstrip("/") + "/")):
+        return "~" + text[len(home.rstrip("/")) :]
+    return text
+
+
 def create_new(folder: Path, stem: str, ext: str) -> tuple[Path, int]:
     """Create folder/stem.ext, else stem-2.ext, stem-3.ext, ... with O_EXCL and return it with
     its open descriptor: two runs started in the same second, in one process or two, each get
