@@ -90,8 +90,8 @@ def test_output_lines_reach_the_callback_and_the_log(tmp_path: Path) -> None:
 
 
 def test_two_runs_started_in_the_same_second_each_get_their_own_log(tmp_path: Path) -> None:
-    plan = make_plan(touch_step("a", tmp_path / "a"))
-    for _ in range(5):  # a second boundary between the two runs: try again in a fresh second
+    for attempt in range(5):  # a second boundary between the two runs: try again in a fresh second
+        plan = make_plan(touch_step("a", tmp_path / f"a{attempt}"))  # the first run has work to do
         while time.time() % 1 > 0.5:
             time.sleep(0.05)
         before = time.strftime("%Y%m%d-%H%M%S")
