@@ -34,7 +34,7 @@ class WelcomeScreen(WizardScreen):
             with Horizontal(id="welcome-columns"):
                 with Vertical(id="welcome-what"):
                     yield Static(t("app.welcome.steps_title"), classes="section-title")
-                    yield Static(t("app.welcome.steps").strip("\n"), id="welcome-steps", markup=False)
+                    yield Static(welcome_steps(session.simulated), id="welcome-steps", markup=False)
                 # What it touches comes before how long: on 80x24 it must show without scrolling.
                 with Vertical(id="welcome-touch"):
                     yield Static(t("app.welcome.touch_title"), classes="section-title")
@@ -124,6 +124,14 @@ class WelcomeScreen(WizardScreen):
 
     def action_back(self) -> None:
         """The first screen has nowhere to go back to."""
+
+
+def welcome_steps(simulated: bool) -> str:
+    """What will happen; under a demo the first step reads the demo profile, not this machine."""
+    lines = t("app.welcome.steps").strip("\n").split("\n")
+    if simulated:
+        lines[0] = t("app.welcome.detect_simulated")
+    return "\n".join(lines)
 
 
 def welcome_venv(profile: Any) -> str:

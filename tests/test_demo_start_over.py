@@ -94,3 +94,16 @@ async def test_welcome_start_over_in_chinese(capsys: Any) -> None:
         await settle(pilot)
         seen = flat(screen_text(app)).replace(" ", "")
         assert t("app.welcome.demo_fresh").replace(" ", "") in seen
+
+
+async def test_welcome_under_a_demo_says_detect_reads_the_demo_profile() -> None:
+    app = build_app(DEMO)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        seen = flat(screen_text(app))
+        assert "the demo profile's machine, not this one" in seen
+        assert "read-only look at this machine" not in seen
+    app = build_app(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "read-only look at this machine" in flat(screen_text(app))
