@@ -340,7 +340,7 @@ class RunScreen(WizardScreen):
             else:  # locked (another run holds it, by pid), or stopped before any step: its own words
                 self._set_notice(result.message, "warning")
         if result.log_path is not None:
-            self.query_one(StepLog).add(t("app.run.log", path=str(result.log_path)))
+            self.query_one(StepLog).add_path(t("app.run.log"), result.log_path)
         self._update_buttons()
 
     # ---- the screen's own state ----------------------------------------------------

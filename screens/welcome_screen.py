@@ -17,6 +17,7 @@ class WelcomeScreen(WizardScreen):
     BINDINGS = [
         Binding("enter,s", "start", t("app.key.start"), priority=False),
         Binding("d", "demo", t("app.key.demo")),
+        Binding("n", "start_over", t("app.key.start_over")),  # only while a demo remembers a run
         Binding("q", "app.quit", t("app.key.quit"), show=False),
         Binding("escape", "back", show=False),
     ]
@@ -28,10 +29,12 @@ class WelcomeScreen(WizardScreen):
         with VerticalScroll(classes="body", id="welcome-body"):
             yield Static(t("app.welcome.heading"), classes="heading", id="welcome-heading")
             yield Static(t("app.welcome.intro"), id="welcome-intro", markup=False)
+            # A demo keeps what its earlier simulated runs finished: said first, with the way out.
+            yield Static("", id="welcome-demo-memory", classes="muted", markup=False)
             with Horizontal(id="welcome-columns"):
                 with Vertical(id="welcome-what"):
                     yield Static(t("app.welcome.steps_title"), classes="section-title")
-                    yield Static(t("app.welcome.steps").strip("\n"), id="welcome-steps", markup=False)
+                    yield Static(welcome_steps(session.simulated), id="welcome-steps", markup=False)
                 # What it touches comes before how long: on 80x24 it must show without scrolling.
                 with Vertical(id="welcome-touch"):
                     yield Static(t("app.welcome.touch_title"), classes="section-title")
@@ -58,6 +61,47 @@ class WelcomeScreen(WizardScreen):
 
     def on_mount(self) -> None:
         self.query_one("#start", Button).focus()
+        self._show_memory()
+
+    def on_screen_resume(self) -> None:
+        self._show_memory()  # after the resume offer, a demo picked, a run walked
+
+    def _show_memory(self, fresh: bool = False) -> None:
+        from wizard.run.journal import demo_memory
+        from wizard.safe.display import safe
+
+        memory = demo_memory(self.session.profile) if self.session.simulated else None
+        self._remembered = memory is not None
+        line = self.query_one("#welcome-demo-memory", Static)
+        if memory is not None:
+            state, done = memory
+            started = safe(state.started[:16].replace("T", " "), 40)
+            total = len(state.plan.active_steps)
+            line.update(t("app.welcome.demo_memory", started=started, done=done, total=total))
+        elif fresh:
+            line.update(t("app.welcome.demo_fresh"))
+        line.display = memory is not None or fresh
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "start_over":
+            return bool(getattr(self, "_remembered", False))  # False: hidden, not greyed
+        return True
+
+    def action_start_over(self) -> None:
+        """A fresh demo machine: what earlier simulated runs finished is forgotten."""
+        from wizard.run.journal import forget_demo, journal_for
+        from wizard.safe.lock import LockBusy, holder
+
+        if not self.session.simulated:
+            return
+        journal = journal_for(True, self.session.profile)
+        busy = holder(journal.lock_path)
+        if busy is not None:  # a run of this demo is going on elsewhere: leave its journal alone
+            self.notify(str(LockBusy(journal.lock_path, busy or None)), severity="warning", markup=False)
+            return
+        forget_demo(self.session.profile)
+        self._show_memory(fresh=True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -80,6 +124,14 @@ class WelcomeScreen(WizardScreen):
 
     def action_back(self) -> None:
         """The first screen has nowhere to go back to."""
+
+
+def welcome_steps(simulated: bool) -> str:
+    """What will happen; under a demo the first step reads the demo profile, not this machine."""
+    lines = t("app.welcome.steps").strip("\n").split("\n")
+    if simulated:
+        lines[0] = t("app.welcome.detect_simulated")
+    return "\n".join(lines)
 
 
 def welcome_venv(profile: Any) -> str:

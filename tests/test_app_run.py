@@ -4,6 +4,7 @@ a failing step with retry, resume after an interruption, and a WSL2 windows-host
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,10 +21,21 @@ from screens.resume_modal import ResumeModal
 from screens.run_screen import RunScreen
 from screens.widgets.candidate_table import CandidateTable
 from screens.widgets.fit import head
+from screens.widgets.step_log import StepLog
 from screens.widgets.windows_host_panel import WindowsHostPanel
 from tests.apps.flaky_runner import FlakyRunner
 from tests.apps.screen_text import screen_text
-from tests.apps.wizard_app import FROZEN, build_app, settle, to_choose, to_plan, to_run
+from tests.apps.wizard_app import (
+    FROZEN,
+    build_app,
+    run_screen,
+    settle,
+    to_choose,
+    to_finished,
+    to_plan,
+    to_run,
+)
+from tests.test_small_terminal import region_lines
 from wizard.demo import load_demo
 from wizard.plan.installer import INSTALLER_ENV
 from wizard.text import t
@@ -421,3 +433,25 @@ async def test_a_cpu_plan_finishes_with_the_benchmark_not_a_gpu_monitor() -> Non
         await pilot.pause()
         assert type(app.screen).__name__ == "MonitorScreen"
         assert app.screen.query_one("#monitor-left").border_title == t("monitor.title_host")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_log_path_reads_whole_in_the_log_panel(
+    size: tuple[int, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A real user's log: under the home folder, shown with ~, on its own lines, broken only after a "/".
+    monkeypatch.setenv("HOME", str(tmp_path))
+    name = "apply-20250101-120000-simulated.log"
+    log = tmp_path / ".local" / "state" / "tf-gpu-wizard" / "log" / name
+    app = build_app("ubuntu-22.04-rtx3090-cuda11.8", runner_options={"log_path": log})
+    async with app.run_test(size=size) as pilot:
+        await to_finished(pilot)
+        panel = run_screen(app).query_one(StepLog)
+        lines = [strip.text.strip() for strip in panel.lines]  # as drawn, scrolled or not
+        assert any(line.strip().endswith(name) for line in region_lines(app, panel))  # in sight at the end
+        label = lines.index(t("app.run.log"))
+        shown = [line for line in lines[label + 1 :] if line]
+        assert "".join(shown) == "~/.local/state/tf-gpu-wizard/log/" + name
+        assert shown[-1].endswith(name)  # the file name whole
+        assert all(line.endswith("/") for line in shown[:-1])  # broken only after a folder
+        assert str(tmp_path) not in "".join(shown)

@@ -16,7 +16,7 @@ import pytest
 
 from wizard import paths
 from wizard.bench.events import BenchEventError, parse_event, validate_event
-from wizard.bench.report import BenchReport, published_peak
+from wizard.bench.report import BenchReport, MatmulResult, published_peak
 from wizard.bench.runner import (
     BenchPythonMissing,
     BenchRun,
@@ -26,8 +26,10 @@ from wizard.bench.runner import (
     script_path,
 )
 from wizard.bench.sim import simulated_events
+from wizard.bench.verdict import peak_note
 from wizard.cli import main
 from wizard.demo import load_demo
+from wizard.text import t
 
 GOOD: list[dict[str, Any]] = [
     {"event": "start", "schema": 1, "quick": True},
@@ -272,3 +274,36 @@ def test_cli_bench_human_on_a_demo_profile(capsys: Any, monkeypatch: pytest.Monk
     assert main(["--profile", "ubuntu-22.04-rtx3090-cuda11.8", "bench"]) == 0
     out = capsys.readouterr().out
     assert "SIMULATED" in out and "times as fast as the CPU" in out and "% of the published peak" in out
+    # One fact, one place: a peak, so %peak in the table and no line saying there is none.
+    assert t("bench.col.peak") in out and t("bench.no_peak") not in out and "no published peak" not in out
+
+
+def test_cli_bench_gpu_without_a_published_peak_shows_no_percent(
+    capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import wizard.cli.bench as cli_bench
+
+    monkeypatch.setattr(cli_bench, "DEMO_PACE", 0.0)
+    monkeypatch.setenv("COLUMNS", "100")
+    assert main(["--profile", "ubuntu-22.04-gtx960m-laptop", "bench"]) == 0
+    out = capsys.readouterr().out
+    table = out[out.rindex(t("bench.phase.matmul")) :]  # the results table after the live lines
+    assert "GPU    float32" in table and "%" not in table.split(t("bench.bar_chart"))[0]
+    assert t("bench.col.peak") not in out and "published peak" not in out.replace(t("bench.no_peak"), "")
+    assert out.count(t("bench.no_peak")) == 1  # said once, on its own line
+    assert t("bench.no_peak") + "\n" in out
+
+
+def test_peak_note_names_the_gpu_types_without_a_peak() -> None:
+    report = BenchReport()
+    report.matmul = [
+        MatmulResult("CPU", "float32", 1024, 0.1, 0.1),
+        MatmulResult("GPU", "float32", 1024, 0.1, 8.0, percent_of_peak=70.0),
+        MatmulResult("GPU", "float16", 1024, 0.1, 20.0),
+    ]
+    assert report.has_peak()
+    assert peak_note(report) == t("bench.no_peak_for", dtypes="float16")
+    report.matmul[2].percent_of_peak = 50.0
+    assert peak_note(report) is None  # CPU rows never have a peak: nothing to say
+    report.matmul = report.matmul[:1]
+    assert not report.has_peak() and peak_note(report) is None  # no GPU ran: no peak talk at all

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import sys
 import threading
 import time
@@ -86,6 +87,55 @@ def test_output_lines_reach_the_callback_and_the_log(tmp_path: Path) -> None:
     log = Path(result.log_path or "").read_text()
     assert "to out" in log and "to err" in log
     assert Path(result.log_path or "").parent == Path(os.environ["TF_GPU_WIZARD_HOME"]) / "logs"
+
+
+def test_two_runs_started_in_the_same_second_each_get_their_own_log(tmp_path: Path) -> None:
+    for attempt in range(5):  # a second boundary between the two runs: try again in a fresh second
+        plan = make_plan(touch_step("a", tmp_path / f"a{attempt}"))  # the first run has work to do
+        while time.time() % 1 > 0.5:
+            time.sleep(0.05)
+        before = time.strftime("%Y%m%d-%H%M%S")
+        first = Runner(plan, Recorder(), sudo=NOT_ROOT).run()
+        second = Runner(plan, Recorder(), sudo=NOT_ROOT).run()
+        if time.strftime("%Y%m%d-%H%M%S") == before:
+            break
+    else:
+        pytest.skip("no two runs fitted in one second")
+    assert first.log_path is not None and second.log_path is not None
+    assert first.log_path != second.log_path
+    assert before in first.log_path.name and before in second.log_path.name
+    for result, status in ((first, "done"), (second, "satisfied")):
+        log = result.log_path.read_text()  # type: ignore[union-attr]
+        assert log.count("# tf-gpu-wizard apply ") == 1  # one run's header, not both
+        assert f": {status}: " in log
+
+
+CREATE = """
+import os, sys
+from pathlib import Path
+from wizard.paths import create_new
+for _ in range(20):
+    path, fd = create_new(Path(sys.argv[1]), "apply-20250101-120000", ".log")
+    os.write(fd, str(os.getpid()).encode())
+    os.close(fd)
+"""
+
+
+def test_logs_created_at_once_by_two_processes_never_share_a_file(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[1]
+    procs = [
+        subprocess.Popen(
+            [PY, "-c", CREATE, str(tmp_path)], cwd=root, env={**os.environ, "PYTHONPATH": str(root)}
+        )
+        for _ in range(2)
+    ]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0]
+    files = sorted(tmp_path.iterdir())
+    assert len(files) == 40
+    pids = {str(p.pid) for p in procs}
+    assert all(f.read_text() in pids for f in files)  # one writer each, nothing appended twice
+    assert (tmp_path / "apply-20250101-120000.log").exists()
+    assert (tmp_path / "apply-20250101-120000-40.log").exists()
 
 
 def test_a_failing_command_stops_the_run_with_what_to_do(tmp_path: Path) -> None:

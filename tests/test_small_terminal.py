@@ -238,11 +238,24 @@ async def test_monitor_80x24_verdict_and_matmul_rows_in_sight_with_two_gpus() ->
         assert header == [t("bench.col." + c) for c in ("device", "dtype", "n", "tflops", "peak")]
         rows = {tuple(line.split()[:2]): line.split() for line in table[1:] if line}
         assert {("GPU", "fp32"), ("GPU", "fp16"), ("GPU", "bf16"), ("CPU", "fp32")} <= set(rows)
-        assert rows[("CPU", "fp32")][-1] == "–"  # a CPU has no published peak: a dash, explained below
+        assert not rows[("CPU", "fp32")][-1].endswith("%")  # a CPU has no published peak: an empty cell
         assert rows[("GPU", "fp32")][-1].endswith("%")
-        assert t("bench.no_peak", dash="–") in seen
+        # One fact, one place: the GPU's rows show their %peak, and nothing says there is none.
+        assert t("bench.no_peak") not in flat(seen) and "no published peak" not in flat(seen)
         assert "GPU+XLA" in seen  # the XLA bar
         assert f"{t('monitor.cpu')} " in seen and f"{t('monitor.ram')} " in seen  # CPU and RAM on top
+
+
+async def test_monitor_gpu_without_a_published_peak_has_no_percent_and_says_so_once() -> None:
+    app = monitor_for("ubuntu-22.04-gtx960m-laptop")  # a laptop GPU the knowledge has no peak for
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        table = [line.strip() for line in region_lines(app, app.screen.query_one("#bench-results"))]
+        assert table[0].split() == [t("bench.col." + c) for c in ("device", "dtype", "n", "tflops")]
+        assert ("GPU", "fp32") in {tuple(line.split()[:2]) for line in table[1:]}
+        assert not any("%" in line for line in table)
+        note = flat(" ".join(region_lines(app, app.screen.query_one("#bench-no-peak"))))
+        assert note == t("bench.no_peak")
 
 
 async def test_monitor_cpu_only_verdict_names_tensorflow_against_numpy() -> None:

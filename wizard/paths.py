@@ -48,6 +48,29 @@ def ensure(path: Path) -> Path:
     return path
 
 
+def shown(path: Path | str) -> str:
+    """A path as a person reads it: under the home folder it starts with ~ (the screens' log line)."""
+    text, home = str(path), str(Path.home())
+    if home not in ("", "/") and (text == home or text.startswith(home.rstrip("/") + "/")):
+        return "~" + text[len(home.rstrip("/")) :]
+    return text
+
+
+def create_new(folder: Path, stem: str, ext: str) -> tuple[Path, int]:
+    """Create folder/stem.ext, else stem-2.ext, stem-3.ext, ... with O_EXCL and return it with
+    its open descriptor: two runs started in the same second, in one process or two, each get
+    their own file (a name taken between looking and creating is skipped, never shared)."""
+    ensure(folder)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    n = 1
+    while True:
+        path = folder / (f"{stem}{ext}" if n == 1 else f"{stem}-{n}{ext}")
+        try:
+            return path, os.open(path, flags, 0o600)
+        except FileExistsError:
+            n += 1
+
+
 # install.sh writes this line into the launcher it puts in ~/.local/bin.
 LAUNCHER_MARK = "# tf-gpu-wizard launcher, written by install.sh"
 

@@ -19,12 +19,11 @@ from textual.widgets import Static
 from screens.widgets.gauge import Gauge
 from wizard.bench.events import PHASES
 from wizard.bench.report import BenchReport
-from wizard.bench.verdict import verdict
+from wizard.bench.verdict import peak_note, verdict
 from wizard.safe.display import safe
 from wizard.text import t
 
 SHORT_DTYPE = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
-NO_PEAK = "–"  # no published peak to compare with (a CPU, NumPy, a laptop GPU): explained below the table
 LEVELS = ("ok", "warn", "error")
 
 
@@ -78,7 +77,7 @@ class BenchPanel(VerticalScroll):
         yield Static(t("bench.bar_chart"), id="bench-chart-title", classes="section-title")
         yield BarChart(id="bench-chart")
         yield Static(id="bench-results")
-        yield Static(t("bench.no_peak", dash=NO_PEAK), id="bench-no-peak", classes="muted")
+        yield Static(id="bench-no-peak", classes="muted")
         yield Static(id="bench-footer", classes="muted")
 
     def on_mount(self) -> None:
@@ -162,7 +161,9 @@ class BenchPanel(VerticalScroll):
         # A Rich table in a Static: it shrinks its columns to the panel, where a
         # DataTable would scroll sideways at 80 columns.
         table = Table(box=None, pad_edge=False, padding=(0, 1), collapse_padding=True, header_style="bold")
-        for col in ("device", "dtype", "n", "tflops", "peak"):
+        # %peak only where some row has a published peak (the CLI's table too: wizard.bench.verdict).
+        shown = report.has_peak()
+        for col in ("device", "dtype", "n", "tflops") + (("peak",) if shown else ()):
             table.add_column(
                 t(f"bench.col.{col}"),
                 justify="left" if col in ("device", "dtype") else "right",
@@ -170,19 +171,22 @@ class BenchPanel(VerticalScroll):
             )
         # The best size per device and type: what a student compares. The JSON has every size.
         seen: set[tuple[str, str]] = set()
-        dashes = False
         for r in report.matmul:
             key = (r.device, r.dtype)
             if key in seen or report.best(r.device, r.dtype) is not r:
                 continue
             seen.add(key)
-            dashes = dashes or r.percent_of_peak is None
-            peak = NO_PEAK if r.percent_of_peak is None else f"{r.percent_of_peak:.0f}%"
-            table.add_row(r.device, SHORT_DTYPE.get(r.dtype, r.dtype), str(r.n), f"{r.tflops:.2f}", peak)
+            cells = [r.device, SHORT_DTYPE.get(r.dtype, r.dtype), str(r.n), f"{r.tflops:.2f}"]
+            if shown:
+                cells.append("" if r.percent_of_peak is None else f"{r.percent_of_peak:.0f}%")
+            table.add_row(*cells)
         widget = self.query_one("#bench-results", Static)
         widget.update(table if seen else "")
         widget.display = bool(seen)
-        self.query_one("#bench-no-peak").display = dashes
+        note = peak_note(report) if seen else None
+        no_peak = self.query_one("#bench-no-peak", Static)
+        no_peak.update(Content(note or ""))
+        no_peak.display = note is not None
 
     def _chart(self, report: BenchReport) -> None:
         bars: list[tuple[str, float, str]] = []

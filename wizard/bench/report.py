@@ -161,6 +161,10 @@ class BenchReport:
         return self.peaks.get(dtype)
 
     # ---- what people want to know
+    def has_peak(self) -> bool:
+        """Some row is compared with a published peak: only then is there a %peak column."""
+        return any(r.percent_of_peak is not None for r in self.matmul)
+
     def best(self, device: str, dtype: str = "float32") -> MatmulResult | None:
         rows = [r for r in self.matmul if r.device == device and r.dtype == dtype]
         return max(rows, key=lambda r: r.tflops) if rows else None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wizard.bench.report import BenchReport
+from wizard.bench.report import DTYPES, BenchReport
 from wizard.text import t
 
 
@@ -31,6 +31,25 @@ def best_gflops(report: BenchReport, device: str) -> float | None:
     """The best float32 matmul on `device` ("CPU" is TensorFlow's, "numpy" NumPy's), in GFLOP/s."""
     rows = [r.tflops for r in report.matmul if r.device == device and r.dtype == "float32"]
     return 1000.0 * max(rows) if rows else None
+
+
+def peak_note(report: BenchReport) -> str | None:
+    """The one line about the published peak under the matmul table, or None (CLI and screen).
+
+    The %peak column is there only when some GPU row has a peak (`BenchReport.has_peak`); a CPU
+    or NumPy row never has one and shows nothing. So a note is needed only where a GPU ran
+    without a figure: none at all (no column), or none for some of its types (named)."""
+    gpu = [r for r in report.matmul if r.device == "GPU"]
+    if not gpu:
+        return None
+    if not report.has_peak():
+        return t("bench.no_peak")
+    missing = sorted({r.dtype for r in gpu if r.percent_of_peak is None}, key=_dtype_order)
+    return t("bench.no_peak_for", dtypes=", ".join(missing)) if missing else None
+
+
+def _dtype_order(dtype: str) -> int:
+    return DTYPES.index(dtype) if dtype in DTYPES else len(DTYPES)
 
 
 def verdict(report: BenchReport) -> Verdict | None:

@@ -202,6 +202,24 @@ def _choose_plan(args: argparse.Namespace, profile: MachineProfile | None = None
     return plan_from_args(args)[1]
 
 
+def _demo_memory(args: argparse.Namespace, profile: MachineProfile | None) -> None:
+    """A demo machine keeps what its earlier simulated runs finished (they count as there
+    already): say so and how to start over, or, with --new, start over on a fresh one."""
+    from wizard.run.journal import demo_memory, forget_demo
+
+    memory = demo_memory(profile)
+    if memory is None:
+        return
+    if args.new:
+        if not args.dry_run:
+            forget_demo(profile)
+            print(t("runner.cli.demo_fresh"))
+        return
+    state, done = memory
+    started = safe(state.started[:16].replace("T", " "), 40)
+    print(t("runner.cli.demo_remembers", started=started, done=done, total=len(state.plan.active_steps)))
+
+
 def _dry_run(plan: Plan, runner: Runner) -> int:
     from wizard.cjk.wrap import terminal_width
     from wizard.plan.model import step_numbers
@@ -263,6 +281,7 @@ def _apply(args: argparse.Namespace, profile: MachineProfile | None) -> int:
         return 1
     if plan.simulated:
         print(t("plan.view.simulated"))
+        _demo_memory(args, profile)
     events: TerminalEvents = TerminalEvents(simulated=plan.simulated)
     if getattr(args, "answers", None):
         events = AnswersEvents(bool(getattr(args, "answers_confirm", False)), simulated=plan.simulated)

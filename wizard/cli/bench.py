@@ -20,14 +20,13 @@ from rich.text import Text
 from wizard.bench.events import BenchEvent
 from wizard.bench.report import BenchReport
 from wizard.bench.runner import BenchPythonMissing, BenchRun, SimulatedBenchRun, resolve_python, save_report
-from wizard.bench.verdict import verdict
+from wizard.bench.verdict import peak_note, verdict
 from wizard.cli.common import add_profile_option, error_line
 from wizard.monitor.sampler import make_sampler
 from wizard.monitor.sim import PhaseSignal
 from wizard.text import has, t
 
 DEMO_PACE = 0.1  # seconds between replayed events of a simulated run, so it reads as live
-NO_PEAK = "–"  # no published peak for this device (a CPU, NumPy, a GPU without a figure)
 VERDICT_STYLE = {"ok": "bold green", "warn": "bold yellow", "error": "bold red"}
 
 
@@ -86,6 +85,9 @@ def run(args: argparse.Namespace) -> int:
     path = save_report(report)
     if not args.json:
         console.print(results_table(report))
+        note = peak_note(report)
+        if note:  # its own line under the table, not a caption folded to the table's width
+            console.print(Text(note, style="dim"))
         console.print(train_table(report))
         found = verdict(report)
         if found is not None:  # the one line to read, after the tables so it is the last thing seen
@@ -175,13 +177,15 @@ def result_text(kind: str, d: dict[str, Any]) -> str:
 
 def results_table(report: BenchReport) -> Table:
     table = Table(title=t("bench.phase.matmul"), box=None, header_style="bold")
-    for key in ("device", "dtype", "n", "tflops", "peak"):
+    # %peak only where some row has a published peak; a row without one leaves its cell empty.
+    columns = ("device", "dtype", "n", "tflops") + (("peak",) if report.has_peak() else ())
+    for key in columns:
         table.add_column(t(f"bench.col.{key}"), justify="right" if key in ("n", "tflops", "peak") else "left")
     for r in report.matmul:
-        peak = NO_PEAK if r.percent_of_peak is None else f"{r.percent_of_peak:.0f}%"
-        table.add_row(r.device, r.dtype, str(r.n), f"{r.tflops:.2f}", peak)
-    if any(r.percent_of_peak is None for r in report.matmul):
-        table.caption = t("bench.no_peak", dash=NO_PEAK)
+        cells = [r.device, r.dtype, str(r.n), f"{r.tflops:.2f}"]
+        if report.has_peak():
+            cells.append("" if r.percent_of_peak is None else f"{r.percent_of_peak:.0f}%")
+        table.add_row(*cells)
     return table
 
 

@@ -259,6 +259,23 @@ def journal_for(simulated: bool, profile: MachineProfile | None = None) -> Journ
     return Journal(simulated=simulated, key=profile_key(profile) if simulated else None)
 
 
+def demo_memory(profile: MachineProfile | None) -> tuple[RunState, int] | None:
+    """What a demo's earlier simulated runs left, with how many steps they finished; None when
+    nothing. A simulated run counts those steps as there already (a demo has no machine to check):
+    the Welcome screen and `apply` say so and how to start over (`forget_demo`)."""
+    journal = journal_for(True, profile)
+    state = journal.load()
+    if state is None:
+        return None
+    done = sum(1 for rec in state.steps.values() if rec.status in ("done", "satisfied"))
+    return (state, done) if done else None
+
+
+def forget_demo(profile: MachineProfile | None) -> None:
+    """Start over on a fresh demo machine: the demo's journal goes (n on Welcome, `apply --new`)."""
+    journal_for(True, profile).discard()
+
+
 def unfinished(
     simulated: bool = False, profile: MachineProfile | None = None
 ) -> tuple[RunState | None, str | None]:

@@ -74,7 +74,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, NoReturn
 
-from wizard.paths import ensure, log_dir, start_command
+from wizard.paths import create_new, ensure, log_dir, start_command
 from wizard.plan import model
 from wizard.plan.model import Plan, Step
 from wizard.profile import MachineProfile
@@ -735,11 +735,14 @@ class Runner:
         # written costs the log, never the run.
         try:
             if self.log_path is None:
+                # Each run its own file, even two started in the same second (O_EXCL, -2, -3...).
                 stamp = time.strftime("%Y%m%d-%H%M%S")
                 suffix = "-simulated" if self.simulate else ""
-                self.log_path = ensure(log_dir()) / f"apply-{stamp}{suffix}.log"
-            ensure(self.log_path.parent)
-            self._log = open(self.log_path, "a", encoding="utf-8", errors="backslashreplace")
+                self.log_path, fd = create_new(log_dir(), f"apply-{stamp}{suffix}", ".log")
+                self._log = os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace")
+            else:
+                ensure(self.log_path.parent)
+                self._log = open(self.log_path, "a", encoding="utf-8", errors="backslashreplace")
         except OSError as exc:
             self._log_failed(exc)
             return
