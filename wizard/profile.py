@@ -111,6 +111,10 @@ class KernelModules:
     nouveau_loaded: bool | None = None
     loaded_version: str | None = None  # /sys/module/nvidia/version
     secure_boot: bool | None = None
+    # `modinfo -F version nvidia`: an nvidia module is on disk for the running kernel (False: modinfo
+    # says none; None: not asked), and its version. Installed but not loaded: a reboot loads it.
+    module_for_kernel: bool | None = None
+    module_version: str | None = None
 
 
 @dataclass
@@ -280,6 +284,24 @@ class MachineProfile:
     @property
     def is_wsl(self) -> bool:
         return self.platform in ("wsl2", "wsl1")
+
+    @property
+    def driver_awaiting_reboot(self) -> str | None:
+        """The version of an NVIDIA driver that is installed but not loaded, where a restart is all
+        it needs: native Linux, no driver answering, the nvidia module not loaded but on disk for
+        the running kernel (modinfo), its libcuda of the same version beside it, and Secure Boot
+        not on (there an unsigned or unenrolled module is the likelier cause: the install stays).
+        None: a restart alone is not known to help, and the driver is installed as before."""
+        km = self.kernel
+        version = km.module_version
+        if self.platform != "linux" or self.driver is not None or km.nvidia_loaded is not False:
+            return None
+        if km.secure_boot is True or km.module_for_kernel is not True or not version:
+            return None
+        suffix = "/libcuda.so." + version
+        if not any(lib.path.endswith(suffix) and not lib.inside_wsl_lib for lib in self.libcuda):
+            return None
+        return version
 
 
 # ---- forgiving construction ----------------------------------------------

@@ -46,14 +46,22 @@ class DriverNeed:
     have: str | None  # the driver now ("527.41"); None when none is seen
     have_cuda: str | None  # the newest CUDA that driver supports ("12.0")
     met: bool  # have >= floor: no driver step
+    # A driver of floor or newer is installed but not loaded ("550.120"): the step is a restart,
+    # not an install (MachineProfile.driver_awaiting_reboot). None: the step installs one.
+    installed: str | None = None
 
     @property
     def step(self) -> bool:
         """The set runs here after a driver update (a plan step), not on today's driver."""
         return not self.met
 
+    @property
+    def restart_only(self) -> bool:
+        """The driver step is a restart that loads the installed driver: nothing to install."""
+        return self.step and self.installed is not None
+
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "step": self.step}
+        return {**asdict(self), "step": self.step, "restart_only": self.restart_only}
 
 
 @dataclass(frozen=True)

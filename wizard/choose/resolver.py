@@ -96,6 +96,9 @@ class Facts:
     glibc: Version | None = None  # the C library TensorFlow's manylinux wheels load against
     wsl_distro: str = ""  # WSL: the distribution's name (WSL_DISTRO_NAME)
     assumed_driver: bool = False  # judged on the driver a driver step installs, not today's
+    # A driver installed but not loaded, which a restart loads (MachineProfile.driver_awaiting_reboot):
+    # a set it is new enough for has a restart as its driver step, not an install.
+    driver_installed: Version | None = None
 
     @property
     def windows_driver(self) -> bool:
@@ -138,6 +141,7 @@ def read_facts(profile: MachineProfile, kb: KnowledgeBase) -> Facts:
         reported,
         glibc,
         str(getattr(profile.os, "wsl_distro", "") or ""),
+        driver_installed=normalize_driver(profile.driver_awaiting_reboot or ""),
     )
 
 
@@ -549,6 +553,12 @@ def _no_driver(ev: _Eval, facts: Facts, kb: KnowledgeBase, floor: Version, what:
             "cc", t("recommend.branch_too_old", arch=arch, branch=last, needs=what, floor=driver_text(floor))
         )
         return
+    if facts.driver_installed is not None and facts.driver_installed >= floor:
+        installed = driver_text(facts.driver_installed)
+        ev.caveats.append(
+            t("recommend.driver_installed_linux", needs=what, floor=driver_text(floor), installed=installed)
+        )
+        return
     where = "unreadable" if facts.driver_reported else "windows" if facts.windows_driver else "linux"
     ev.caveats.append(t(f"recommend.driver_missing_{where}", needs=what, floor=driver_text(floor)))
 
@@ -773,6 +783,7 @@ def _driver_need(ev: _Eval, facts: Facts, rel: Release, cand: Candidate) -> Driv
         return None
     basis, basis_cuda = ev.driver_basis
     have = facts.driver_text if facts.driver is not None else None
+    installed = facts.driver_installed if facts.driver is None else None
     return DriverNeed(
         floor=driver_text(ev.needs_driver),
         side="windows" if facts.windows_driver else "linux",
@@ -783,6 +794,7 @@ def _driver_need(ev: _Eval, facts: Facts, rel: Release, cand: Candidate) -> Driv
         have=have,
         have_cuda=_mm(facts.driver_cuda) if facts.driver_cuda is not None and have else None,
         met=facts.driver is not None and facts.driver >= ev.needs_driver,
+        installed=driver_text(installed) if installed is not None and installed >= ev.needs_driver else None,
     )
 
 

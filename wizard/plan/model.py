@@ -114,6 +114,13 @@ class Step:
         return self.where == "root"
 
     @property
+    def restart_only(self) -> bool:
+        """Nothing to run or do by hand but the restart itself (a driver installed and not yet
+        loaded): the runner asks for the restart at once and the check proves it afterwards."""
+        nothing_else = not self.commands and not self.manual and self.where != "windows-host"
+        return nothing_else and self.restart is not None
+
+    @property
     def check_is_last_command(self) -> bool:
         """The last command already is the proof, so a success need not run it twice."""
         return bool(self.commands) and self.commands[-1] == self.check.argv

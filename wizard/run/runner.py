@@ -355,7 +355,9 @@ class Runner:
         if step.confirm and not self.assume_yes and not self.events.confirm(step, step.confirm):
             self._stop_pending(step, t("runner.declined", title=step.title))
         self._record(step.id, RUNNING)
-        if step.where == "windows-host" or not step.commands:
+        if step.restart_only:
+            pass  # the restart is the whole step: asked for below, proven by the check after it
+        elif step.where == "windows-host" or not step.commands:
             if not self.events.wait_for_windows_host(step, self.manual_text(step)):
                 self._stop_pending(step, t("runner.cancelled"))
         else:
