@@ -286,6 +286,23 @@ class MachineProfile:
         return self.platform in ("wsl2", "wsl1")
 
     @property
+    def linux_driver_in_wsl(self) -> tuple[str, ...]:
+        """WSL2 only: libcuda copies outside /usr/lib/wsl/lib, a Linux NVIDIA driver installed inside
+        WSL that hides the Windows driver's; the plan removes them. Exact paths only, nothing dpkg
+        could read as a pattern, nothing odd to pass to a root command."""
+        if self.platform != "wsl2":
+            return ()
+        return tuple(
+            sorted(
+                {
+                    lib.path
+                    for lib in self.libcuda
+                    if not lib.inside_wsl_lib and "/stubs/" not in lib.path and _exact_path(lib.path)
+                }
+            )
+        )
+
+    @property
     def driver_awaiting_reboot(self) -> str | None:
         """The version of an NVIDIA driver that is installed but not loaded, where a restart is all
         it needs: native Linux, no driver answering, the nvidia module not loaded but on disk for
@@ -322,6 +339,20 @@ _LISTS: dict[str, type] = {
     "cudnn": CudnnInfo,
     "libcuda": LibCuda,
 }
+
+
+_PATTERN_CHARS = re.compile(r"[*?\[\]\\]")
+
+
+def _exact_path(path: str) -> bool:
+    """One absolute file, nothing dpkg could read as a pattern, nothing odd to pass to a root command."""
+    return (
+        path.startswith("/")
+        and not _PATTERN_CHARS.search(path)
+        and path.isprintable()
+        and ".." not in path.split("/")
+        and len(path) < 4096
+    )
 
 
 _MISSING = object()

@@ -111,10 +111,19 @@ class Candidate:
     # obstacle is the driver is ok with driver.step set: the plan's driver step comes first.
     driver: DriverNeed | None = None
     reported: GpuReport | None = None  # reported failures on this GPU (Detect shows them too)
+    # WSL2: the Linux driver's files inside WSL that the plan's remove-linux-driver step removes;
+    # this GPU set fits only after that step (empty: no such step).
+    linux_driver: tuple[str, ...] = ()
 
     @property
     def driver_step(self) -> bool:
         return self.driver is not None and self.driver.step
+
+    @property
+    def first_steps(self) -> list[str]:
+        """The plan's steps this set fits only after (their ids), in the plan's order."""
+        steps = ["windows-driver" if self.driver and self.driver.side == "windows" else "driver"]
+        return (steps if self.driver_step else []) + (["remove-linux-driver"] if self.linux_driver else [])
 
     def to_dict(self) -> dict[str, Any]:
         d = self.set.to_dict()
@@ -130,6 +139,8 @@ class Candidate:
             jit_ptx=self.jit_ptx,
             driver=self.driver.to_dict() if self.driver else None,
             reported=asdict(self.reported) if self.reported else None,
+            linux_driver=list(self.linux_driver),
+            first_steps=self.first_steps,
         )
         return d
 

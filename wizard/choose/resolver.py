@@ -99,6 +99,9 @@ class Facts:
     # A driver installed but not loaded, which a restart loads (MachineProfile.driver_awaiting_reboot):
     # a set it is new enough for has a restart as its driver step, not an install.
     driver_installed: Version | None = None
+    # WSL2: a Linux NVIDIA driver's libcuda inside WSL (MachineProfile.linux_driver_in_wsl): every
+    # GPU set fits only after the plan's step that removes it.
+    linux_driver_in_wsl: tuple[str, ...] = ()
 
     @property
     def windows_driver(self) -> bool:
@@ -142,6 +145,7 @@ def read_facts(profile: MachineProfile, kb: KnowledgeBase) -> Facts:
         glibc,
         str(getattr(profile.os, "wsl_distro", "") or ""),
         driver_installed=normalize_driver(profile.driver_awaiting_reboot or ""),
+        linux_driver_in_wsl=profile.linux_driver_in_wsl,
     )
 
 
@@ -724,6 +728,12 @@ def recommend(
             cand.driver = _driver_need(ev, facts, rel, cand)
             if cand.driver is not None and cand.driver.step and cand.ok:
                 cand.reasons.insert(0, need_reason(cand.driver))
+            if cand.ok and method != "cpu" and facts.linux_driver_in_wsl:
+                # After the Windows driver's step (when there is one), as the plan orders them.
+                cand.linux_driver = facts.linux_driver_in_wsl
+                at = 1 if cand.driver_step else 0
+                files = ", ".join(facts.linux_driver_in_wsl)
+                cand.reasons.insert(at, t("recommend.linux_driver_first", files=files))
             built.append((cand, ev, rel))
 
     risky = driver_upgrade_risky(profile, facts)

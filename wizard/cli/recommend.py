@@ -123,6 +123,8 @@ def render(
         if cand.ok and cand.driver is not None and cand.driver.step:
             restart = cand.driver.restart_only
             status += t("recommend.with_restart_step" if restart else "recommend.with_driver_step")
+        if cand.ok and cand.linux_driver:
+            status += t("recommend.with_linux_driver_step")
         cells: list[str | Text] = [
             cand.set.tensorflow,
             method_words(cand.set.method),

@@ -41,7 +41,7 @@ def find_problems(p: MachineProfile) -> list[Finding]:
         out.append(_f("macos", "warning"))
 
     if p.platform == "wsl2":
-        stray = [lib.path for lib in p.libcuda if not lib.inside_wsl_lib]
+        stray = p.linux_driver_in_wsl  # the files the plan's step removes
         if stray:
             out.append(_f("linux-driver-in-wsl", "error", path=stray[0]))
 
