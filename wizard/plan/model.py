@@ -29,6 +29,7 @@ from wizard.text import t
 
 WHERE = ("user", "root", "windows-host")
 RESTARTS = ("reboot", "wsl-shutdown")
+HANDOVER_STEP = "wsl-wizard"  # wizard.plan.wsl_setup: the wizard copied into Ubuntu and started there
 PLAN_SCHEMA = 1
 
 # ---- a step's status: one model for Plan, Run, `apply` (and --dry-run) and the script ----------
@@ -176,6 +177,13 @@ class Plan:
     @property
     def active_steps(self) -> tuple[Step, ...]:
         return tuple(s for s in self.steps if s.enabled)
+
+    @property
+    def hands_over(self) -> bool:
+        """Native Windows: the plan only sets WSL2 up and hands over to the wizard inside Ubuntu
+        (its wsl-wizard step); TensorFlow is not installed here, so nothing here can be monitored
+        or benchmarked, and the finish says what to do next inside Ubuntu instead."""
+        return any(s.id == HANDOVER_STEP for s in self.active_steps)
 
     @property
     def download_mib(self) -> int:
