@@ -183,19 +183,18 @@ class WizardApp(App[int]):
     def start_hint(self) -> str:
         """What to type to come back to this run: the start command, with --profile on a demo and
         --lang where the language was chosen by it."""
-        import shlex
-
-        from wizard.paths import start_command
+        from wizard.plan.wsl_setup import start_line
         from wizard.safe.display import safe
         from wizard.text import language_flag
 
-        command = start_command()
+        args: tuple[str, ...] = ()
         if self.session.simulated and self.profile_ref:
-            command += f" --profile {shlex.quote(safe(self.profile_ref, 400))}"
+            args += ("--profile", safe(self.profile_ref, 400))
         lang = language_flag()
         if lang:  # started with --lang: the next start reads the same language
-            command += f" --lang {lang}"
-        return command
+            args += ("--lang", lang)
+        # The machine's own words: PowerShell and the wizard's .exe for a Windows plan.
+        return start_line(self.session.profile, args)
 
     # ---- app-wide actions ---------------------------------------------
     def action_help(self) -> None:

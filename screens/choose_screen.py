@@ -161,9 +161,9 @@ class ChooseScreen(WizardScreen):
                 cuda=cuda,
             )
             if best.driver is not None and best.driver.step:  # the plan's first step, with the set
-                from wizard.choose.driver_view import step_title
+                from wizard.choose.driver_view import first_step_line
 
-                line += "\n" + t(f"recommend.first_step_{best.driver.side}", step=step_title(best.driver))
+                line += "\n" + first_step_line(best.driver)
         else:
             line = t("app.choose.nothing")
         if rec.unlock_hint:

@@ -365,10 +365,9 @@ class RunScreen(WizardScreen):
 
         exists = None if self.plan.simulated else os.path.exists
         # Native Windows: these steps only set WSL2 up; TensorFlow is installed inside Ubuntu next.
-        handover = any(step.id == "wsl-wizard" for step in self.plan.active_steps)
         head = t(
             "app.run.finished_wsl"
-            if handover
+            if self.plan.hands_over
             else "app.run.finished_cpu"
             if self._cpu_plan
             else "app.run.finished"
@@ -402,7 +401,8 @@ class RunScreen(WizardScreen):
             "doctor": failed,
             "continue": self.state == "restart" and self.plan.simulated,
             "quit": self.state == "restart",
-            "monitor": self.state == "finished",
+            # Handed over to Ubuntu: no TensorFlow here to monitor or benchmark.
+            "monitor": self.state == "finished" and not self.plan.hands_over,
         }
         for button_id, visible in show.items():
             self.query_one(f"#{button_id}", Button).display = visible
@@ -427,7 +427,7 @@ class RunScreen(WizardScreen):
         if action == "back":
             return self.state != "running"
         if action == "monitor":
-            return self.state == "finished"
+            return self.state == "finished" and not self.plan.hands_over
         return True
 
     # ---- actions --------------------------------------------------------------------
@@ -474,7 +474,7 @@ class RunScreen(WizardScreen):
 
     @on(Button.Pressed, "#monitor")
     def action_monitor(self) -> None:
-        if self.state == "finished":
+        if self.state == "finished" and not self.plan.hands_over:
             self.wizard.go_monitor()
 
     def action_back(self) -> None:

@@ -455,3 +455,33 @@ async def test_the_log_path_reads_whole_in_the_log_panel(
         assert shown[-1].endswith(name)  # the file name whole
         assert all(line.endswith("/") for line in shown[:-1])  # broken only after a folder
         assert str(tmp_path) not in "".join(shown)
+
+
+async def test_native_windows_finish_hands_over_to_ubuntu_without_a_monitor() -> None:
+    """windows11-rtx3070: the plan only sets WSL2 up; TensorFlow is installed inside Ubuntu next,
+    so the finish says so and offers no GPU monitor or benchmark (there is no TensorFlow here), and
+    the restart after `wsl --install` names the wizard's Windows .exe, never a Linux path."""
+    app = build_app("windows11-rtx3070")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await to_run(pilot)
+        run = next(s for s in app.screen_stack if isinstance(s, RunScreen))
+        panel = run.query_one(WindowsHostPanel)
+        await wait_for(pilot, lambda: panel.display and statuses(app).get("wsl-install") == "waiting")
+        await pilot.click("#windows-ran")
+        await wait_for(pilot, lambda: run.state == "restart")
+        seen = " ".join(screen_text(app).split())
+        exe = "C:\\Users\\alex\\tf-gpu-wizard\\.venv\\Scripts\\tf-gpu-wizard.exe"
+        assert exe in seen
+        assert "~/.local/bin" not in seen and "/bin/tf-gpu-wizard" not in seen
+        await pilot.click("#continue")
+        for step_id in ("wsl-first-start", "wsl-wizard"):
+            await wait_for(pilot, lambda s=step_id: panel.display and statuses(app).get(s) == "waiting")
+            await pilot.click("#windows-ran")
+        await wait_for(pilot, lambda: run.state == "finished")
+        seen = " ".join(screen_text(app).replace("█", " ").split())  # the notice's bar
+        assert t("app.run.finished_wsl") in seen and "Follow the wizard in the Ubuntu window" in seen
+        assert not run.query_one("#monitor", Button).display
+        assert "Monitor" not in seen and "benchmark" not in seen
+        await pilot.press("m")
+        await pilot.pause()
+        assert type(app.screen).__name__ != "MonitorScreen"

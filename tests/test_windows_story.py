@@ -166,3 +166,26 @@ def test_the_windows_finish_says_tensorflow_comes_next_inside_ubuntu() -> None:
     # A Linux machine's finish is not the WSL hand-off (on this CPU-only demo: the CPU benchmark next).
     assert linux._finished_text().startswith(t("app.run.finished_cpu"))
     assert t("app.run.finished_wsl") not in linux._finished_text()
+
+
+def test_the_restart_hint_of_a_windows_plan_is_the_wizards_windows_command(tmp_path: Path) -> None:
+    """`apply` on the Windows demo: after `wsl --install` the restart hint names the wizard's own
+    .exe in its Windows folder (PowerShell's words), not this machine's Linux launcher."""
+    from wizard.plan.wsl_setup import start_line
+    from wizard.run.runner import Runner, RunnerEvents
+
+    class RanIt(RunnerEvents):
+        def wait_for_windows_host(self, step, text):  # type: ignore[no-untyped-def]
+            return True
+
+    profile = load_demo(WINDOWS)
+    plan = _plan(WINDOWS)
+    assert plan.hands_over  # the plan ends in Ubuntu: nothing here to monitor or benchmark
+    result = Runner(plan, RanIt(), simulate=True, profile=profile, log_path=tmp_path / "log").run()
+    assert result.outcome == "restart"
+    exe = "C:\\Users\\alex\\tf-gpu-wizard\\.venv\\Scripts\\tf-gpu-wizard.exe"
+    assert f"({exe})" in result.message and "/bin/tf-gpu-wizard" not in result.message
+    assert start_line(profile, ("--profile", "x y")) == f"{exe} --profile 'x y'"
+    # A Linux machine's plan keeps the launcher (conftest fixes it for every checkout).
+    assert start_line(load_demo("wsl2-rtx4060-laptop")) == "~/.local/bin/tf-gpu-wizard"
+    assert not _plan("wsl2-rtx4060-laptop").hands_over

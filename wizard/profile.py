@@ -111,6 +111,10 @@ class KernelModules:
     nouveau_loaded: bool | None = None
     loaded_version: str | None = None  # /sys/module/nvidia/version
     secure_boot: bool | None = None
+    # `modinfo -F version nvidia`: an nvidia module is on disk for the running kernel (False: modinfo
+    # says none; None: not asked), and its version. Installed but not loaded: a reboot loads it.
+    module_for_kernel: bool | None = None
+    module_version: str | None = None
 
 
 @dataclass
@@ -281,6 +285,41 @@ class MachineProfile:
     def is_wsl(self) -> bool:
         return self.platform in ("wsl2", "wsl1")
 
+    @property
+    def linux_driver_in_wsl(self) -> tuple[str, ...]:
+        """WSL2 only: libcuda copies outside /usr/lib/wsl/lib, a Linux NVIDIA driver installed inside
+        WSL that hides the Windows driver's; the plan removes them. Exact paths only, nothing dpkg
+        could read as a pattern, nothing odd to pass to a root command."""
+        if self.platform != "wsl2":
+            return ()
+        return tuple(
+            sorted(
+                {
+                    lib.path
+                    for lib in self.libcuda
+                    if not lib.inside_wsl_lib and "/stubs/" not in lib.path and _exact_path(lib.path)
+                }
+            )
+        )
+
+    @property
+    def driver_awaiting_reboot(self) -> str | None:
+        """The version of an NVIDIA driver that is installed but not loaded, where a restart is all
+        it needs: native Linux, no driver answering, the nvidia module not loaded but on disk for
+        the running kernel (modinfo), its libcuda of the same version beside it, and Secure Boot
+        not on (there an unsigned or unenrolled module is the likelier cause: the install stays).
+        None: a restart alone is not known to help, and the driver is installed as before."""
+        km = self.kernel
+        version = km.module_version
+        if self.platform != "linux" or self.driver is not None or km.nvidia_loaded is not False:
+            return None
+        if km.secure_boot is True or km.module_for_kernel is not True or not version:
+            return None
+        suffix = "/libcuda.so." + version
+        if not any(lib.path.endswith(suffix) and not lib.inside_wsl_lib for lib in self.libcuda):
+            return None
+        return version
+
 
 # ---- forgiving construction ----------------------------------------------
 # Each nested field is built from its dict by its own dataclass; scalars of the
@@ -300,6 +339,20 @@ _LISTS: dict[str, type] = {
     "cudnn": CudnnInfo,
     "libcuda": LibCuda,
 }
+
+
+_PATTERN_CHARS = re.compile(r"[*?\[\]\\]")
+
+
+def _exact_path(path: str) -> bool:
+    """One absolute file, nothing dpkg could read as a pattern, nothing odd to pass to a root command."""
+    return (
+        path.startswith("/")
+        and not _PATTERN_CHARS.search(path)
+        and path.isprintable()
+        and ".." not in path.split("/")
+        and len(path) < 4096
+    )
 
 
 _MISSING = object()

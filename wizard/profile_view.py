@@ -111,6 +111,14 @@ def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
                 t(v + "modules", nvidia=_yes_no(km.nvidia_loaded), nouveau=_yes_no(km.nouveau_loaded)),
             )
         ]
+        if km.module_for_kernel is not None:  # asked only where the module is not loaded
+            kernel = safe(_known(p.os.kernel), 80)
+            shown = (
+                t(v + "module_on_disk", version=safe(km.module_version or "?", 40), kernel=kernel)
+                if km.module_for_kernel
+                else t(v + "module_none", kernel=kernel)
+            )
+            rows.append((t(f + "module_on_disk"), shown))
         if km.secure_boot is not None:
             rows.append((t(f + "secure_boot"), _yes_no(km.secure_boot)))
         return rows

@@ -46,14 +46,22 @@ class DriverNeed:
     have: str | None  # the driver now ("527.41"); None when none is seen
     have_cuda: str | None  # the newest CUDA that driver supports ("12.0")
     met: bool  # have >= floor: no driver step
+    # A driver of floor or newer is installed but not loaded ("550.120"): the step is a restart,
+    # not an install (MachineProfile.driver_awaiting_reboot). None: the step installs one.
+    installed: str | None = None
 
     @property
     def step(self) -> bool:
         """The set runs here after a driver update (a plan step), not on today's driver."""
         return not self.met
 
+    @property
+    def restart_only(self) -> bool:
+        """The driver step is a restart that loads the installed driver: nothing to install."""
+        return self.step and self.installed is not None
+
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "step": self.step}
+        return {**asdict(self), "step": self.step, "restart_only": self.restart_only}
 
 
 @dataclass(frozen=True)
@@ -103,10 +111,19 @@ class Candidate:
     # obstacle is the driver is ok with driver.step set: the plan's driver step comes first.
     driver: DriverNeed | None = None
     reported: GpuReport | None = None  # reported failures on this GPU (Detect shows them too)
+    # WSL2: the Linux driver's files inside WSL that the plan's remove-linux-driver step removes;
+    # this GPU set fits only after that step (empty: no such step).
+    linux_driver: tuple[str, ...] = ()
 
     @property
     def driver_step(self) -> bool:
         return self.driver is not None and self.driver.step
+
+    @property
+    def first_steps(self) -> list[str]:
+        """The plan's steps this set fits only after (their ids), in the plan's order."""
+        steps = ["windows-driver" if self.driver and self.driver.side == "windows" else "driver"]
+        return (steps if self.driver_step else []) + (["remove-linux-driver"] if self.linux_driver else [])
 
     def to_dict(self) -> dict[str, Any]:
         d = self.set.to_dict()
@@ -122,6 +139,8 @@ class Candidate:
             jit_ptx=self.jit_ptx,
             driver=self.driver.to_dict() if self.driver else None,
             reported=asdict(self.reported) if self.reported else None,
+            linux_driver=list(self.linux_driver),
+            first_steps=self.first_steps,
         )
         return d
 

@@ -28,6 +28,11 @@ def need_sentence(need: DriverNeed, *, fix: bool = True) -> str:
         floor=need.floor,
         side=side,
     )
+    if need.restart_only:  # installed, not loaded: a restart, not an install
+        if not fix:
+            return t("recommend.need_have_installed_nothing", need=what, installed=need.installed)
+        fix_words = t("recommend.need_fix_restart")
+        return t("recommend.need_have_installed", need=what, installed=need.installed, fix=fix_words)
     if need.met or not fix:  # a caller that words the fix itself (a finding) takes the facts only
         if need.have is None:
             return t("recommend.need_have_nothing", need=what, none=t(f"recommend.need_none_{need.side}"))
@@ -45,12 +50,22 @@ def need_paragraph(need: DriverNeed) -> str:
 
 def need_reason(need: DriverNeed) -> str:
     """The same sentence as the first reason of a set with a driver step (a short head first)."""
-    return t("recommend.need_reason", sentence=need_sentence(need))
+    key = "need_reason_restart" if need.restart_only else "need_reason"
+    return t(f"recommend.{key}", sentence=need_sentence(need))
 
 
 def step_title(need: DriverNeed) -> str:
-    """ "Windows: NVIDIA driver 528.33 or newer": the plan's step and the finding's title."""
+    """ "Windows: NVIDIA driver 528.33 or newer": the plan's step and the finding's title;
+    "Restart to load NVIDIA driver 550.120" where the driver is installed but not loaded."""
+    if need.restart_only:
+        return t("recommend.need_step_restart", installed=need.installed, floor=need.floor)
     return t(f"recommend.need_step_{need.side}", floor=need.floor)
+
+
+def first_step_line(need: DriverNeed) -> str:
+    """The recommendation's first step, under it (Choose's summary, `recommend`)."""
+    key = "first_step_restart" if need.restart_only else f"first_step_{need.side}"
+    return t(f"recommend.{key}", step=step_title(need))
 
 
 def upgrade_hint(upgrade: Candidate) -> str:

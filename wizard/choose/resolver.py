@@ -96,6 +96,12 @@ class Facts:
     glibc: Version | None = None  # the C library TensorFlow's manylinux wheels load against
     wsl_distro: str = ""  # WSL: the distribution's name (WSL_DISTRO_NAME)
     assumed_driver: bool = False  # judged on the driver a driver step installs, not today's
+    # A driver installed but not loaded, which a restart loads (MachineProfile.driver_awaiting_reboot):
+    # a set it is new enough for has a restart as its driver step, not an install.
+    driver_installed: Version | None = None
+    # WSL2: a Linux NVIDIA driver's libcuda inside WSL (MachineProfile.linux_driver_in_wsl): every
+    # GPU set fits only after the plan's step that removes it.
+    linux_driver_in_wsl: tuple[str, ...] = ()
 
     @property
     def windows_driver(self) -> bool:
@@ -138,6 +144,8 @@ def read_facts(profile: MachineProfile, kb: KnowledgeBase) -> Facts:
         reported,
         glibc,
         str(getattr(profile.os, "wsl_distro", "") or ""),
+        driver_installed=normalize_driver(profile.driver_awaiting_reboot or ""),
+        linux_driver_in_wsl=profile.linux_driver_in_wsl,
     )
 
 
@@ -549,6 +557,12 @@ def _no_driver(ev: _Eval, facts: Facts, kb: KnowledgeBase, floor: Version, what:
             "cc", t("recommend.branch_too_old", arch=arch, branch=last, needs=what, floor=driver_text(floor))
         )
         return
+    if facts.driver_installed is not None and facts.driver_installed >= floor:
+        installed = driver_text(facts.driver_installed)
+        ev.caveats.append(
+            t("recommend.driver_installed_linux", needs=what, floor=driver_text(floor), installed=installed)
+        )
+        return
     where = "unreadable" if facts.driver_reported else "windows" if facts.windows_driver else "linux"
     ev.caveats.append(t(f"recommend.driver_missing_{where}", needs=what, floor=driver_text(floor)))
 
@@ -714,6 +728,12 @@ def recommend(
             cand.driver = _driver_need(ev, facts, rel, cand)
             if cand.driver is not None and cand.driver.step and cand.ok:
                 cand.reasons.insert(0, need_reason(cand.driver))
+            if cand.ok and method != "cpu" and facts.linux_driver_in_wsl:
+                # After the Windows driver's step (when there is one), as the plan orders them.
+                cand.linux_driver = facts.linux_driver_in_wsl
+                at = 1 if cand.driver_step else 0
+                files = ", ".join(facts.linux_driver_in_wsl)
+                cand.reasons.insert(at, t("recommend.linux_driver_first", files=files))
             built.append((cand, ev, rel))
 
     risky = driver_upgrade_risky(profile, facts)
@@ -773,6 +793,7 @@ def _driver_need(ev: _Eval, facts: Facts, rel: Release, cand: Candidate) -> Driv
         return None
     basis, basis_cuda = ev.driver_basis
     have = facts.driver_text if facts.driver is not None else None
+    installed = facts.driver_installed if facts.driver is None else None
     return DriverNeed(
         floor=driver_text(ev.needs_driver),
         side="windows" if facts.windows_driver else "linux",
@@ -783,6 +804,7 @@ def _driver_need(ev: _Eval, facts: Facts, rel: Release, cand: Candidate) -> Driv
         have=have,
         have_cuda=_mm(facts.driver_cuda) if facts.driver_cuda is not None and have else None,
         met=facts.driver is not None and facts.driver >= ev.needs_driver,
+        installed=driver_text(installed) if installed is not None and installed >= ev.needs_driver else None,
     )
 
 

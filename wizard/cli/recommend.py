@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from wizard.choose.choice import METHODS, Candidate, Recommendation, method_words
-from wizard.choose.driver_view import step_title
+from wizard.choose.driver_view import first_step_line
 from wizard.choose.resolver import useful_candidates
 from wizard.cli.common import add_profile_option, error_line
 from wizard.plan.lock_view import install_summary
@@ -120,8 +120,11 @@ def render(
         status = (
             t("recommend.recommended") if is_best else t("recommend.fits" if cand.ok else "recommend.no_fit")
         )
-        if cand.ok and cand.driver_step:
-            status += t("recommend.with_driver_step")
+        if cand.ok and cand.driver is not None and cand.driver.step:
+            restart = cand.driver.restart_only
+            status += t("recommend.with_restart_step" if restart else "recommend.with_driver_step")
+        if cand.ok and cand.linux_driver:
+            status += t("recommend.with_linux_driver_step")
         cells: list[str | Text] = [
             cand.set.tensorflow,
             method_words(cand.set.method),
@@ -188,9 +191,7 @@ def _render_summary(rec: Recommendation, console: Console, profile: MachineProfi
             line += t("recommend.best_cuda", cuda=best.set.cuda, cudnn=best.set.cudnn)
         console.print(_shown(line, "bold green"))
         if best.driver is not None and best.driver.step:  # the plan's first step, said with the set
-            console.print(
-                _shown(t(f"recommend.first_step_{best.driver.side}", step=step_title(best.driver)), "yellow")
-            )
+            console.print(_shown(first_step_line(best.driver), "yellow"))
         if best.python_change:
             console.print(_shown(t("recommend.python_change", how=best.python_change)))
         if best.constraints:

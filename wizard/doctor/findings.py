@@ -41,12 +41,16 @@ def find_problems(p: MachineProfile) -> list[Finding]:
         out.append(_f("macos", "warning"))
 
     if p.platform == "wsl2":
-        stray = [lib.path for lib in p.libcuda if not lib.inside_wsl_lib]
+        stray = p.linux_driver_in_wsl  # the files the plan's step removes
         if stray:
             out.append(_f("linux-driver-in-wsl", "error", path=stray[0]))
 
     if p.driver is None and p.platform not in ("macos", "wsl1"):
-        if p.nvidia_pci_devices:
+        awaiting = p.driver_awaiting_reboot  # installed, on disk for this kernel, not loaded
+        if p.nvidia_pci_devices and awaiting:
+            words = _f("driver-not-loaded", "error", version=awaiting, kernel=p.os.kernel)
+            out.append(replace(words, key="gpu-without-driver"))  # the doctor's same diagnosis
+        elif p.nvidia_pci_devices:
             out.append(_f("gpu-without-driver", "error", count=p.nvidia_pci_devices))
         elif not p.gpus:
             key = "no-driver-wsl2" if p.platform == "wsl2" else "no-nvidia-gpu"
@@ -64,7 +68,10 @@ def find_problems(p: MachineProfile) -> list[Finding]:
     km = p.kernel
     if p.platform == "linux":
         if km.nouveau_loaded and not km.nvidia_loaded:
-            out.append(_f("nouveau", "warning"))
+            nouveau = _f("nouveau", "warning")
+            if p.driver_awaiting_reboot:  # the installed driver's blacklist takes over at the restart
+                nouveau = replace(nouveau, why=t("findings.nouveau.why_installed"))
+            out.append(nouveau)
         stale = p.driver and not unreadable and p.driver.version not in ("unknown", km.loaded_version)
         if km.loaded_version and p.driver and stale:
             out.append(_f("reboot-needed", "error", loaded=km.loaded_version, userspace=p.driver.version))

@@ -47,9 +47,11 @@ def _problems(p: MachineProfile) -> list[Problem]:
     best_tf = best.set.tensorflow if best.set.method != "cpu" else ""
     until = t("findings.until.tf", tf=best_tf) if best_tf else t("findings.until.cpu")
 
-    def fix(floor: str, next_key: str, tf: str) -> str:
+    def fix(floor: str, next_key: str, tf: str, restart_only: bool = False) -> str:
         """How to get the driver: the plan's own commands (one place: plan.linux), then the next key."""
         then = t(next_key, tf=tf)
+        if restart_only:  # installed, not loaded: the plan's step is the restart
+            return t("findings.fix_z18.driver_restart", next=then)
         if facts.windows_driver:
             return t("findings.fix_z18.driver_wsl2", floor=floor, next=then)
         commands = driver_install_commands(p, floor)
@@ -64,7 +66,7 @@ def _problems(p: MachineProfile) -> list[Problem]:
             "step": step_title(need),
             "tf": best.set.tensorflow,
             "sentence": need_sentence(need, fix=False),
-            "fix": fix(need.floor, "findings.next_z18.in_plan", need.tf),
+            "fix": fix(need.floor, "findings.next_z18.in_plan", need.tf, need.restart_only),
         }
         out.append(("driver-step", "warning", fields))  # the plan's first step: the student must do it
     elif rec.upgrade is not None and rec.upgrade.driver is not None:

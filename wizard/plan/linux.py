@@ -116,6 +116,8 @@ def driver_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
     floor = set_floor(cand, wsl=False)
     if driver_ok(profile, floor):
         return []
+    if cand.driver is not None and cand.driver.restart_only:
+        return [_restart_step(profile, cand, floor)]
     have = profile.driver.version if profile.driver else t("plan.driver.none")
     why = (
         need_paragraph(cand.driver)
@@ -164,6 +166,25 @@ def _driver_step(
         restart="reboot",
         download_mib=SIZE_MIB["driver"],
         manual=manual,
+    )
+
+
+def _restart_step(profile: MachineProfile, cand: Candidate, floor: str) -> Step:
+    """The driver's packages are installed and its module is on disk for the running kernel, but
+    not loaded (the install's reboot has not happened): a restart loads it, and blacklists
+    nouveau where that holds the GPU now. Reinstalling would download it again for nothing."""
+    assert cand.driver is not None
+    why = need_paragraph(cand.driver)
+    if profile.kernel.nouveau_loaded:
+        why += " " + t("plan.driver.restart_nouveau")
+    return Step(
+        id="driver",
+        title=step_title(cand.driver),
+        why=why,
+        where="user",
+        commands=(),
+        check=driver_check(floor),
+        restart="reboot",
     )
 
 

@@ -29,6 +29,7 @@ from wizard.text import t
 
 WHERE = ("user", "root", "windows-host")
 RESTARTS = ("reboot", "wsl-shutdown")
+HANDOVER_STEP = "wsl-wizard"  # wizard.plan.wsl_setup: the wizard copied into Ubuntu and started there
 PLAN_SCHEMA = 1
 
 # ---- a step's status: one model for Plan, Run, `apply` (and --dry-run) and the script ----------
@@ -114,6 +115,13 @@ class Step:
         return self.where == "root"
 
     @property
+    def restart_only(self) -> bool:
+        """Nothing to run or do by hand but the restart itself (a driver installed and not yet
+        loaded): the runner asks for the restart at once and the check proves it afterwards."""
+        nothing_else = not self.commands and not self.manual and self.where != "windows-host"
+        return nothing_else and self.restart is not None
+
+    @property
     def check_is_last_command(self) -> bool:
         """The last command already is the proof, so a success need not run it twice."""
         return bool(self.commands) and self.commands[-1] == self.check.argv
@@ -169,6 +177,13 @@ class Plan:
     @property
     def active_steps(self) -> tuple[Step, ...]:
         return tuple(s for s in self.steps if s.enabled)
+
+    @property
+    def hands_over(self) -> bool:
+        """Native Windows: the plan only sets WSL2 up and hands over to the wizard inside Ubuntu
+        (its wsl-wizard step); TensorFlow is not installed here, so nothing here can be monitored
+        or benchmarked, and the finish says what to do next inside Ubuntu instead."""
+        return any(s.id == HANDOVER_STEP for s in self.active_steps)
 
     @property
     def download_mib(self) -> int:

@@ -62,7 +62,7 @@ def next_steps(plan: Plan, exists: Callable[[str], bool] | None = None) -> list[
     """Lines for people, in order. `exists` tells whether a file is there now (a finished
     real run); without it only what the plan itself makes is named."""
     gpu = plan.set.method != "cpu"
-    if _step(plan, "wsl-wizard") is not None:
+    if plan.hands_over:
         # Native Windows handed over to the wizard inside Ubuntu: the environment is made there.
         return [t("next.title_wsl"), t("next.wsl_handover", command=powershell_join(start_again_command()))]
     quote = (lambda s: s) if plan.platform == "windows" else shlex.quote

@@ -143,7 +143,9 @@ def _step_lines(step: Step, number: int, total: int) -> list[str]:
     if step.confirm:
         question, declined = t("plan.script.confirm", text=step.confirm), t("plan.script.declined")
         body.append(f"  confirm {_q(visible(question))} || fail {_q(visible(declined))}")
-    if step.where == "windows-host" or not step.commands:
+    if step.restart_only:
+        pass  # nothing to run: the restart below is the step
+    elif step.where == "windows-host" or not step.commands:
         body.append(
             _echo(t("plan.script.windows") if step.where == "windows-host" else t("plan.script.manual"))
         )

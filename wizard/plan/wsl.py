@@ -7,8 +7,6 @@ remove one that was installed.
 
 from __future__ import annotations
 
-import re
-
 from wizard.choose.choice import Candidate
 from wizard.choose.driver_view import need_paragraph, step_title
 from wizard.plan.common import driver_check, driver_floor, driver_ok
@@ -33,29 +31,10 @@ WSLCONFIG_CHECK_SH = (
 )
 
 
-_PATTERN_CHARS = re.compile(r"[*?\[\]\\]")
-
-
-def exact_path(path: str) -> bool:
-    """One absolute file, nothing dpkg could read as a pattern, nothing odd to pass to a root command."""
-    return (
-        path.startswith("/")
-        and not _PATTERN_CHARS.search(path)
-        and path.isprintable()
-        and ".." not in path.split("/")
-        and len(path) < 4096
-    )
-
-
 def linux_driver_files(profile: MachineProfile) -> list[str]:
-    """libcuda copies outside /usr/lib/wsl/lib: a Linux driver installed inside WSL. Exact paths only."""
-    return sorted(
-        {
-            lib.path
-            for lib in profile.libcuda
-            if not lib.inside_wsl_lib and "/stubs/" not in lib.path and exact_path(lib.path)
-        }
-    )
+    """libcuda copies outside /usr/lib/wsl/lib: a Linux driver installed inside WSL. Exact paths only
+    (MachineProfile.linux_driver_in_wsl: the resolver's fact, the plan's step, one list)."""
+    return list(profile.linux_driver_in_wsl)
 
 
 def _gpu_name(profile: MachineProfile) -> str:

@@ -111,6 +111,25 @@ def handover_commands(profile: MachineProfile) -> tuple[tuple[str, ...], ...]:
     )
 
 
+def start_line(profile: MachineProfile | None, args: tuple[str, ...] = ()) -> str:
+    """What a person types to start this wizard again on the machine the plan is for, with `args`
+    (a demo's --profile, --lang): on Windows the wizard's own .exe in its folder, in PowerShell's
+    quoting (a plan made elsewhere for a Windows profile never shows this machine's Linux path);
+    elsewhere paths.start_command(), in the shell's."""
+    import shlex
+
+    from wizard.paths import start_command
+
+    if profile is not None and profile.platform == "windows":
+        if os.name == "nt" and not profile.simulated:
+            exe = start_command()
+        else:
+            exe = str(wizard_folder(profile) / ".venv" / "Scripts" / "tf-gpu-wizard.exe")
+        line = powershell_join((exe, *args))
+        return "& " + line if line.startswith("'") else line  # a quoted path runs only with &
+    return " ".join([start_command(), *(shlex.quote(a) for a in args)])
+
+
 def start_again_command() -> tuple[str, ...]:
     """Starting the wizard inside Ubuntu again from PowerShell (the launcher install.sh wrote)."""
     return ("wsl", "-d", DISTRO, "--cd", "~", "--exec", ".local/bin/tf-gpu-wizard")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from wizard.probe.context import ProbeContext
 from wizard.profile import MachineProfile
 
@@ -24,6 +26,14 @@ def probe_kernel(ctx: ProbeContext, profile: MachineProfile) -> str:
     km.loaded_version = version or None
     if km.loaded_version and profile.driver and profile.driver.version not in ("unknown", km.loaded_version):
         ctx.note("probe.module_mismatch", loaded=km.loaded_version, userspace=profile.driver.version)
+    if km.nvidia_loaded is False:
+        # The module the running kernel would load (modinfo looks under /lib/modules/$(uname -r)).
+        info = ctx.system.run(["modinfo", "-F", "version", "nvidia"], timeout=2.0)
+        first = (info.stdout.strip().splitlines() or [""])[0].strip()
+        if info.ok and re.fullmatch(r"[0-9]+(\.[0-9]+){1,2}", first):
+            km.module_for_kernel, km.module_version = True, first
+        elif not info.missing and not info.timed_out and "not found" in info.stderr.lower():
+            km.module_for_kernel = False
     result = ctx.system.run(["mokutil", "--sb-state"], timeout=2.0)
     if result.ok or result.stdout:
         text = (result.stdout + result.stderr).lower()

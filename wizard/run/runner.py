@@ -74,7 +74,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, NoReturn
 
-from wizard.paths import create_new, ensure, log_dir, start_command
+from wizard.paths import create_new, ensure, log_dir
 from wizard.plan import model
 from wizard.plan.model import Plan, Step
 from wizard.profile import MachineProfile
@@ -355,7 +355,9 @@ class Runner:
         if step.confirm and not self.assume_yes and not self.events.confirm(step, step.confirm):
             self._stop_pending(step, t("runner.declined", title=step.title))
         self._record(step.id, RUNNING)
-        if step.where == "windows-host" or not step.commands:
+        if step.restart_only:
+            pass  # the restart is the whole step: asked for below, proven by the check after it
+        elif step.where == "windows-host" or not step.commands:
             if not self.events.wait_for_windows_host(step, self.manual_text(step)):
                 self._stop_pending(step, t("runner.cancelled"))
         else:
@@ -483,7 +485,9 @@ class Runner:
     def _restart_message(self, kind: str) -> str:
         key = "runner.restart_wsl" if kind == "wsl-shutdown" else "runner.restart_reboot"
         # The launcher or full path (PATH may not have it), with --profile where the run needs it.
-        return t(key, command=self.start_command or start_command())
+        from wizard.plan.wsl_setup import start_line
+
+        return t(key, command=self.start_command or start_line(self.profile))
 
     def manual_text(self, step: Step) -> str:
         """What the person does for a windows-host or by-hand step, ready to show or print."""
