@@ -59,8 +59,10 @@ async def to_run(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
-async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Pause until `condition()` holds (then once more, so the screen shows it)."""
+async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 30.0) -> None:
+    """Pause until `condition()` holds (then once more, so the screen shows it). It returns as soon
+    as it holds; 30 s, not 10: a fresh-clone CI with 5,000 tests on 2 cores once took longer than 10 s
+    from `r` to a run's first password prompt or Windows step (3 snapshot tests, passing alone)."""
     for _ in range(int(timeout / 0.05)):
         if condition():
             await pilot.pause(0.05)
