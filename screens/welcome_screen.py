@@ -67,17 +67,13 @@ class WelcomeScreen(WizardScreen):
         self._show_memory()  # after the resume offer, a demo picked, a run walked
 
     def _show_memory(self, fresh: bool = False) -> None:
-        from wizard.run.journal import demo_memory
-        from wizard.safe.display import safe
+        from wizard.run.journal import demo_memory, memory_fields
 
         memory = demo_memory(self.session.profile) if self.session.simulated else None
         self._remembered = memory is not None
         line = self.query_one("#welcome-demo-memory", Static)
         if memory is not None:
-            state, done = memory
-            started = safe(state.started[:16].replace("T", " "), 40)
-            total = len(state.plan.active_steps)
-            line.update(t("app.welcome.demo_memory", started=started, done=done, total=total))
+            line.update(t("app.welcome.demo_memory", **memory_fields(*memory)))
         elif fresh:
             line.update(t("app.welcome.demo_fresh"))
         line.display = memory is not None or fresh
@@ -90,17 +86,16 @@ class WelcomeScreen(WizardScreen):
 
     def action_start_over(self) -> None:
         """A fresh demo machine: what earlier simulated runs finished is forgotten."""
-        from wizard.run.journal import forget_demo, journal_for
-        from wizard.safe.lock import LockBusy, holder
+        from wizard.run.journal import forget_demo
+        from wizard.safe.lock import LockBusy
 
         if not self.session.simulated:
             return
-        journal = journal_for(True, self.session.profile)
-        busy = holder(journal.lock_path)
-        if busy is not None:  # a run of this demo is going on elsewhere: leave its journal alone
-            self.notify(str(LockBusy(journal.lock_path, busy or None)), severity="warning", markup=False)
+        try:
+            forget_demo(self.session.profile)
+        except LockBusy as busy:  # a run of this demo is going on elsewhere: its journal stays
+            self.notify(str(busy), severity="warning", markup=False)
             return
-        forget_demo(self.session.profile)
         self._show_memory(fresh=True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

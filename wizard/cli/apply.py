@@ -202,22 +202,27 @@ def _choose_plan(args: argparse.Namespace, profile: MachineProfile | None = None
     return plan_from_args(args)[1]
 
 
-def _demo_memory(args: argparse.Namespace, profile: MachineProfile | None) -> None:
+def _demo_memory(args: argparse.Namespace, profile: MachineProfile | None) -> bool:
     """A demo machine keeps what its earlier simulated runs finished (they count as there
-    already): say so and how to start over, or, with --new, start over on a fresh one."""
-    from wizard.run.journal import demo_memory, forget_demo
+    already): say so and how to start over, or, with --new, start over on a fresh one. False
+    (said in one line) when a run of this demo is going on, whose journal stays."""
+    from wizard.run.journal import demo_memory, forget_demo, memory_fields
+    from wizard.safe.lock import LockBusy
 
     memory = demo_memory(profile)
     if memory is None:
-        return
+        return True
     if args.new:
         if not args.dry_run:
-            forget_demo(profile)
+            try:
+                forget_demo(profile)
+            except LockBusy as exc:
+                print(error_line(exc), file=sys.stderr)
+                return False
             print(t("runner.cli.demo_fresh"))
-        return
-    state, done = memory
-    started = safe(state.started[:16].replace("T", " "), 40)
-    print(t("runner.cli.demo_remembers", started=started, done=done, total=len(state.plan.active_steps)))
+        return True
+    print(t("runner.cli.demo_remembers", **memory_fields(*memory)))
+    return True
 
 
 def _dry_run(plan: Plan, runner: Runner) -> int:
@@ -281,7 +286,8 @@ def _apply(args: argparse.Namespace, profile: MachineProfile | None) -> int:
         return 1
     if plan.simulated:
         print(t("plan.view.simulated"))
-        _demo_memory(args, profile)
+        if not _demo_memory(args, profile):
+            return 1
     events: TerminalEvents = TerminalEvents(simulated=plan.simulated)
     if getattr(args, "answers", None):
         events = AnswersEvents(bool(getattr(args, "answers_confirm", False)), simulated=plan.simulated)

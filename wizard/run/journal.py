@@ -271,9 +271,25 @@ def demo_memory(profile: MachineProfile | None) -> tuple[RunState, int] | None:
     return (state, done) if done else None
 
 
+def memory_fields(state: RunState, done: int) -> dict[str, Any]:
+    """The remembered run as the Welcome line and `apply` word it: when it started, steps done of all."""
+    from wizard.safe.display import safe
+
+    started = safe(state.started[:16].replace("T", " "), 40)
+    return {"started": started, "done": done, "total": len(state.plan.active_steps)}
+
+
 def forget_demo(profile: MachineProfile | None) -> None:
-    """Start over on a fresh demo machine: the demo's journal goes (n on Welcome, `apply --new`)."""
-    journal_for(True, profile).discard()
+    """Start over on a fresh demo machine: the demo's journal goes (n on Welcome, `apply --new`).
+    Raises LockBusy while another process runs this demo: its journal is left alone (`apply`
+    holds the lock itself when it starts over)."""
+    from wizard.safe.lock import LockBusy, holder
+
+    journal = journal_for(True, profile)
+    busy = holder(journal.lock_path)
+    if busy is not None and busy != os.getpid():
+        raise LockBusy(journal.lock_path, busy or None)
+    journal.discard()
 
 
 def unfinished(
