@@ -43,3 +43,32 @@ def test_nvidia_smi_retold_alone_is_only_no_driver_reached() -> None:
 
 def test_nvidia_smi_retold_in_wsl_after_a_kernel_update_is_not_the_module() -> None:
     assert first("In WSL2 the kernel was updated. " + RETOLD) != "kernel-module-missing"
+
+
+# --------------------------------------------------------------------------- Paddle's allocator
+
+PADDLE_20 = (
+    "Out of memory error on GPU 0. Cannot allocate 18.062744MB memory on GPU 0, "
+    "available memory is only 17.537501MB.\n\n"
+    "Please check whether there is any other process using GPU 0.\n"
+    "1. If yes, please stop them, or start PaddlePaddle on another GPU.\n"
+    "2. If no, please decrease the batch size of your model.\n"
+    " (at D:\\v2.0.1\\paddle\\paddle\\fluid\\memory\\allocation\\cuda_allocator.cc:69)"
+)
+
+
+def test_paddles_allocator_message_alone_is_the_works_own_memory() -> None:
+    assert first(PADDLE_20) == "tensor-oom"
+    newer = PADDLE_20.replace(
+        "on GPU 0, available", "on GPU 0, 5.866455GB memory has been allocated and available"
+    )
+    assert first(newer) == "tensor-oom"
+
+
+def test_paddles_message_with_nothing_free_is_still_memory_held() -> None:
+    nothing_free = "Out of memory error on GPU 0. Cannot allocate 512.000000B memory on GPU 0, available memory is only 0.000000B."
+    assert first(nothing_free) == "memory-held"
+
+
+def test_paddles_message_beside_another_process_on_the_gpu_is_memory_held() -> None:
+    assert first(PADDLE_20 + "\nAnother training job was running on the GPU at the time.") == "memory-held"
