@@ -72,3 +72,37 @@ def test_paddles_message_with_nothing_free_is_still_memory_held() -> None:
 
 def test_paddles_message_beside_another_process_on_the_gpu_is_memory_held() -> None:
     assert first(PADDLE_20 + "\nAnother training job was running on the GPU at the time.") == "memory-held"
+
+
+# --------------------------------------------------------------------------- XLA's ptxas warning
+
+PTXAS_WARNING = (
+    "E0103 16:41:38.489316 2217885 ptx_compiler_helpers.cc:87] *** WARNING *** Invoking ptxas with "
+    "version 12.1.66, which corresponds to a CUDA version <=12.6.2. CUDA versions 12.x.y up to and "
+    "including 12.6.2 miscompile certain edge cases around clamping.\n"
+    "Please upgrade to CUDA 12.6.3 or newer."
+)
+
+
+def test_xlas_warning_of_an_old_ptxas_is_the_ptxas_it_picked() -> None:
+    assert first(PTXAS_WARNING) == "xla-ptxas-problem"
+    wrapped = PTXAS_WARNING.replace("CUDA versions 12.x.y", "\nCUDA versions 12.x.y")
+    assert first(wrapped) == "xla-ptxas-problem"
+
+
+def test_ptxas_exit_status_wrapped_before_its_fatal_message_is_its_consequence() -> None:
+    # A terminal's wrapping (72 columns) puts XLA's exit-status line above ptxas's own message: the
+    # message (a ptxas older than the PTX XLA wrote) is still the root.
+    wrapped = (
+        "Execution of replica 0 failed: INTERNAL: CustomCall failed: ptxas exited\n"
+        "with non-zero error code 65280, output: ptxas\n"
+        "/tmp/tempfile-911e745ba31e, line 5; fatal\n"
+        ": Unsupported .version 8.4; current version is '8.3'"
+    )
+    assert first(wrapped) == "ptxas-too-old"
+    assert first("INTERNAL: ptxas exited with non-zero error code 65280, output:") == "xla-ptxas-problem"
+
+
+def test_ptxas_version_output_alone_is_nothing() -> None:
+    version = "ptxas: NVIDIA (R) Ptx optimizing assembler\nCuda compilation tools, release 12.1, V12.1.66"
+    assert first(version) == "nothing"
