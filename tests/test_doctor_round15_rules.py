@@ -106,3 +106,48 @@ def test_ptxas_exit_status_wrapped_before_its_fatal_message_is_its_consequence()
 def test_ptxas_version_output_alone_is_nothing() -> None:
     version = "ptxas: NVIDIA (R) Ptx optimizing assembler\nCuda compilation tools, release 12.1, V12.1.66"
     assert first(version) == "nothing"
+
+
+# --------------------------------------------------------------------------- a container's driver
+
+INSUFFICIENT = (
+    "RuntimeError: CUDA failed with error CUDA driver version is insufficient for CUDA runtime version"
+)
+IN_DOCKER = (
+    "When trying to run faster-whisper in a docker on my unraid server.\nNvidia Driver Version: 565.77"
+)
+
+
+@pytest.mark.parametrize(
+    "fix",
+    [
+        'I needed to add the following variable to configuration: "NVIDIA_VISIBLE_DEVICES" with a value of the id for the GPU.',
+        "Solved: I forgot to set --runtime=nvidia in the extra parameters.",
+        "The template was missing NVIDIA_VISIBLE_DEVICES.",
+        "NVIDIA_VISIBLE_DEVICES was not set in the container.",
+        "容器里没加 NVIDIA_VISIBLE_DEVICES 变量",
+    ],
+)
+def test_insufficient_driver_where_the_container_lacked_its_gpu_is_container_no_gpu(fix: str) -> None:
+    assert first(INSUFFICIENT + "\n" + IN_DOCKER + "\n" + fix) == "container-no-gpu"
+
+
+def test_insufficient_driver_in_a_container_alone_stays_driver_too_old() -> None:
+    # A CUDA 12 image on a host driver that is too old says the same inside docker (faster-whisper's
+    # 535 and 510 drivers): no words about the container's GPU, so the driver.
+    old_host = INSUFFICIENT + "\nDriver Version: 535.183.01   CUDA Version: 12.2\nDocker version 28.0.4"
+    assert first(old_host) == "driver-too-old"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "environment:\n  - NVIDIA_VISIBLE_DEVICES=all\n  - NVIDIA_DRIVER_CAPABILITIES=compute,utility",
+        "I added NVIDIA_VISIBLE_DEVICES=all but still get the same error.",
+        "Even after adding --runtime=nvidia it does not work.",
+        "Do I need to add NVIDIA_VISIBLE_DEVICES?",
+        "我添加了 NVIDIA_VISIBLE_DEVICES 还是报错",
+    ],
+)
+def test_the_containers_gpu_named_without_being_the_fix_stays_driver_too_old(said: str) -> None:
+    assert first(INSUFFICIENT + "\nDriver Version: 418.67\n" + said) == "driver-too-old"
