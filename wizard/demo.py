@@ -40,6 +40,7 @@ def load_demo(name: str) -> MachineProfile:
     except ProfileError as exc:
         raise ProfileError(t("profile.error.demo", name=name, error=exc)) from None
     profile.simulated = True
+    profile.demo = name
     # The label is the product's own sentence, so it is worded per language (the file keeps English).
     if has(f"demo.label.{name}"):
         profile.label = t(f"demo.label.{name}")
