@@ -264,11 +264,12 @@ class Runner:
         """Run one step's check now (the dry run's "already done?"); changes nothing."""
         return self._check(step, before=True)
 
-    def preview(self) -> dict[str, str]:
+    def preview(self, *, fresh: bool = False) -> dict[str, str]:
         """What run() would make of each active step now, running nothing but the checks:
         done (finished by the run this one resumes, and still there), satisfied (already
-        there), pending (it would run). The dry run and the Plan screen show this."""
-        state = self.journal.load()
+        there), pending (it would run). The dry run and the Plan screen show this.
+        `fresh`: as a run that starts over would (`apply --new`): nothing remembered counts."""
+        state = None if fresh else self.journal.load()
         carried = self._carried(state) if self.simulate and state is not None else {}
         if state is not None and (state.finished or state.plan.id != self.plan.id):
             state = None
