@@ -55,6 +55,10 @@ INSTALL = frozenset(
 )
 
 
+# A GPU that nothing can talk to: on a machine whose installed driver waits for a restart
+# (newest.restart_loads), that one restart is this machine's fix.
+RESTART = frozenset({"cuinit-failed", "no-device", "kernel-module-missing"})
+
 # Install fixes that hold for a CPU set too (the others are about GPU libraries).
 CPU_TOO = frozenset({"python-unsupported", "tensorflow-gpu-removed", "cpu-only-wheel"})
 
@@ -92,6 +96,12 @@ class Sharpener:
                 parts.append(t("doctor.sharpen.cuinit_gpu", name=name))
             else:
                 parts.append(t("doctor.sharpen.cuinit_no_gpu"))
+        if diag_id in RESTART:
+            from wizard.doctor.newest import restart_loads
+
+            loads = restart_loads(self.recommendation())
+            if loads:
+                parts.append(t("doctor.restart_fix", installed=loads))
         if diag_id in DRIVER and p.driver is not None and p.driver.version not in ("", "unknown"):
             parts.append(t("doctor.sharpen.driver", version=p.driver.version))
             rec = self.recommendation()
