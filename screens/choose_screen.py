@@ -260,7 +260,9 @@ class ChooseScreen(WizardScreen):
         venv_input = self.query_one("#choose-venv", Input)
         venv_text = venv_input.value.strip()
         if not venv_input.disabled:  # a disabled folder is the plan's own (WSL), not a choice
-            self.session.venv = Path(venv_text).expanduser() if venv_text else None
+            # A demo's ~ is the demo user's home: the plan expands it there, never in this one.
+            typed = Path(venv_text) if self.session.simulated else Path(venv_text).expanduser()
+            self.session.venv = typed if venv_text else None
         if self.session.candidate is not cand:
             self.session.plan = None
         self.session.candidate = cand

@@ -19,19 +19,28 @@ class PasswordModal(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", t("app.password.cancel"))]
 
     def __init__(
-        self, step_title: str, *, attempt: int = 1, simulated: bool = False, blink: bool = True
+        self,
+        step_title: str,
+        *,
+        attempt: int = 1,
+        simulated: bool = False,
+        blink: bool = True,
+        user: str | None = None,
     ) -> None:
         super().__init__()
         self.simulated = simulated
+        self.user = user  # a demo machine's user (plan.build.machine_user); None: this one's
         self.step_title = step_title
         self.attempt = attempt
         self.blink = blink
 
     def compose(self) -> ComposeResult:
-        try:
-            user = getpass.getuser()
-        except (KeyError, OSError):
-            user = "you"
+        user = self.user
+        if user is None:
+            try:
+                user = getpass.getuser()
+            except (KeyError, OSError):
+                user = "you"
         with Vertical(id="password-dialog", classes="dialog"):
             yield Static(t("app.password.title"), classes="dialog-title")
             yield Static(t("app.password.prompt", step=self.step_title, user=user), markup=False)

@@ -51,11 +51,17 @@ class _Events(RunnerEvents):
 
     def needs_password(self, step: Step, attempt: int) -> str | None:
         from screens.password_modal import PasswordModal
+        from wizard.plan.build import machine_user
 
         screen = self.screen
         simulated = screen.plan.simulated
+        profile = screen.session.profile
+        # A demo's root step runs as the demo machine's user, not as the one at this keyboard.
+        user = machine_user(profile) if simulated and profile is not None else None
         answer = screen.ask(
-            lambda: PasswordModal(step.title, attempt=attempt, simulated=simulated, blink=screen.wizard.blink)
+            lambda: PasswordModal(
+                step.title, attempt=attempt, simulated=simulated, blink=screen.wizard.blink, user=user
+            )
         )
         return answer if isinstance(answer, str) else None
 

@@ -133,11 +133,13 @@ def welcome_venv(profile: Any) -> str:
     """The environment folder as Choose and the plan will name it: on a Windows machine it is made
     in Ubuntu (WSL2), in the Linux home, never in this machine's home."""
     from wizard.paths import default_venv
+    from wizard.plan.build import default_venv_for
     from wizard.plan.wsl_setup import LINUX_VENV
 
     if profile is not None and getattr(profile, "platform", "") == "windows":
         return LINUX_VENV
-    return str(default_venv())
+    # A demo's folder is in the demo machine's home, as its plan names it, never in this one.
+    return str(default_venv_for(profile) if profile is not None else default_venv())
 
 
 def gpu_set_size() -> str:

@@ -179,7 +179,7 @@ def test_sources_shown_to_users_are_public() -> None:
 def test_the_missing_cudnn_fix_is_the_wizards_pinned_plan() -> None:
     # Issue 18 point 6: 'libcudnn.so.8' must not both blame an unpinned [and-cuda] and advise it.
     from wizard.choose.resolver import pip_requirements, recommend
-    from wizard.paths import default_venv
+    from wizard.plan.build import default_venv_for  # the demo's, in the demo user's home
     from wizard.plan.lock_view import locked_install
 
     profile = load_demo("wsl2-rtx4060-laptop")
@@ -195,7 +195,7 @@ def test_the_missing_cudnn_fix_is_the_wizards_pinned_plan() -> None:
     # The plan installs the hashed lock (wizard/plan/lock_view.py): apply, its count and digest.
     locked = locked_install(best, profile)
     assert locked is not None
-    assert str(default_venv()) in machine and "tf-gpu-wizard apply" in machine
+    assert str(default_venv_for(profile)) in machine and "tf-gpu-wizard apply" in machine
     assert f"{locked.count} packages" in machine and locked.digest in machine
     assert not any(req in machine for req in pip_requirements(best))  # no second install line
 

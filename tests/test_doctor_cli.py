@@ -278,7 +278,7 @@ def test_every_finding_detect_can_report_reaches_the_doctor() -> None:
 
 def test_the_fix_names_what_this_machine_needs() -> None:
     from wizard.choose.resolver import pip_requirements, recommend, required_driver
-    from wizard.paths import default_venv
+    from wizard.plan.build import default_venv_for  # the demo's, in the demo user's home
     from wizard.plan.lock_view import locked_install
 
     profile = load_demo("wsl2-rtx4060-laptop")
@@ -292,7 +292,7 @@ def test_the_fix_names_what_this_machine_needs() -> None:
     assert locked is not None
     assert "tf-gpu-wizard apply installs the locked environment" in machine
     assert f"{locked.count} packages" in machine and locked.digest in machine
-    assert f"with {locked.installer}" in machine and str(default_venv()) in machine
+    assert f"with {locked.installer}" in machine and str(default_venv_for(profile)) in machine
     assert "pip install" not in machine and not any(req in machine for req in pip_requirements(best))
     assert f"Python {best.set.python}" in machine
     need = required_driver(best, profile.platform)

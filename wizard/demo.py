@@ -7,7 +7,7 @@ from pathlib import Path
 
 from wizard.assets import asset_text, list_assets
 from wizard.profile import MachineProfile, ProfileError
-from wizard.text import has, t
+from wizard.text import LANGUAGES, has, in_language, t
 
 
 @dataclass(frozen=True)
@@ -40,10 +40,24 @@ def load_demo(name: str) -> MachineProfile:
     except ProfileError as exc:
         raise ProfileError(t("profile.error.demo", name=name, error=exc)) from None
     profile.simulated = True
+    profile.demo = name
     # The label is the product's own sentence, so it is worded per language (the file keeps English).
     if has(f"demo.label.{name}"):
         profile.label = t(f"demo.label.{name}")
     return profile
+
+
+def demo_labels(name: str) -> list[str]:
+    """The demo's label as each language words it, and as its file says it (once the key of its
+    journal, wizard.run.journal.legacy_keys)."""
+    try:
+        raw = MachineProfile.from_json(asset_text(f"profiles/{name}.json")).label
+    except (FileNotFoundError, ProfileError):
+        return []
+    words = (
+        [in_language(lang, f"demo.label.{name}") for lang in LANGUAGES] if has(f"demo.label.{name}") else []
+    )
+    return list(dict.fromkeys([*words, *([raw] if raw else [])]))
 
 
 def load_profile(ref: str) -> MachineProfile:

@@ -39,8 +39,12 @@ def system_config_dir() -> Path:
     return _override("etc", "/etc/tf-gpu-wizard")
 
 
+# The wizard's environment, in the home folder of the machine a plan is for (plan.build.machine_home).
+VENV_IN_HOME = Path(".venvs", "tf-gpu")
+
+
 def default_venv() -> Path:
-    return Path.home() / ".venvs" / "tf-gpu"
+    return Path.home() / VENV_IN_HOME
 
 
 def ensure(path: Path) -> Path:

@@ -211,10 +211,15 @@ class MachineProfile:
     probe_layers: dict[str, str] = field(default_factory=dict)  # part -> which layer answered
     simulated: bool = False  # loaded from a saved or demo profile, not detected here
     label: str | None = None  # a demo profile's human name
+    # The bundled demo this profile is (its file name, what --profile takes): its stable id, in
+    # every language (the label is translated). None for a detected or saved profile. Set by
+    # wizard.demo.load_demo only: never written to or read from a profile's JSON.
+    demo: str | None = field(default=None, compare=False)
 
     # ---- JSON ---------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        del data["demo"]
         data["notes"] = [n.to_json() if isinstance(n, Note) else str(n) for n in self.notes]
         return data
 
@@ -385,7 +390,7 @@ def _build(cls: type, data: dict[str, Any]) -> Any:
     hints = get_type_hints(cls)
     for f in fields(cls):
         name = f.name
-        if name not in data:
+        if name not in data or (cls is MachineProfile and name == "demo"):
             continue
         value = data[name]
         if cls is MachineProfile and name in _NESTED:

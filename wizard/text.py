@@ -101,5 +101,17 @@ def t(key: str, /, **fields: Any) -> str:
         return template
 
 
+def in_language(lang: str, key: str, /, **fields: Any) -> str:
+    """The message for `key` in `lang` (one of LANGUAGES), whatever this process speaks: a name
+    worded per language that was once stored (a demo journal's old file name)."""
+    template = _catalogue(lang).get(key) or _catalogue(DEFAULT_LANG).get(key)
+    if template is None:
+        return key
+    try:
+        return template.format(**fields)
+    except (KeyError, IndexError, ValueError):
+        return template
+
+
 def has(key: str) -> bool:
     return key in _catalogue(DEFAULT_LANG)

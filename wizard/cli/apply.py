@@ -213,25 +213,29 @@ def _demo_memory(args: argparse.Namespace, profile: MachineProfile | None) -> bo
     if memory is None:
         return True
     if args.new:
-        if not args.dry_run:
-            try:
-                forget_demo(profile)
-            except LockBusy as exc:
-                print(error_line(exc), file=sys.stderr)
-                return False
-            print(t("runner.cli.demo_fresh"))
+        if args.dry_run:  # a dry run changes nothing: the preview is fresh, the journal stays
+            print(t("runner.cli.demo_fresh_dry", **memory_fields(*memory)))
+            return True
+        try:
+            forget_demo(profile)
+        except LockBusy as exc:
+            print(error_line(exc), file=sys.stderr)
+            return False
+        print(t("runner.cli.demo_fresh"))
         return True
     print(t("runner.cli.demo_remembers", **memory_fields(*memory)))
     return True
 
 
-def _dry_run(plan: Plan, runner: Runner) -> int:
+def _dry_run(plan: Plan, runner: Runner, *, new: bool = False) -> int:
     from wizard.cjk.wrap import terminal_width
     from wizard.plan.model import step_numbers
     from wizard.plan.view import format_step
 
-    # What the run would do, by the runner's own preview: the same statuses it then reports.
-    expected = runner.preview()
+    # What the run would do, by the runner's own preview: the same statuses it then reports. With
+    # --new, what a run that starts over would do: the whole plan from step 1, though the dry run
+    # leaves the remembered run where it is (it changes nothing).
+    expected = runner.preview(fresh=new)
     words = {
         "done": "story.status.would_done",
         "satisfied": "story.status.would_satisfied",
@@ -293,7 +297,7 @@ def _apply(args: argparse.Namespace, profile: MachineProfile | None) -> int:
         events = AnswersEvents(bool(getattr(args, "answers_confirm", False)), simulated=plan.simulated)
     runner = Runner(plan, events, assume_yes=args.yes, profile=profile, sim_delay=0.0)
     if args.dry_run:
-        return _dry_run(plan, runner)
+        return _dry_run(plan, runner, new=args.new)
     result = runner.run()
     if runner.notice:
         print(safe(runner.notice, 2000), file=sys.stderr)

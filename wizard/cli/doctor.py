@@ -32,7 +32,7 @@ STYLE = {"error": "bold red", "warning": "yellow", "info": "blue", "harmless": "
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from wizard.paths import default_venv
+    from wizard.paths import default_venv, shown
 
     parser = sub.add_parser(
         "doctor",
@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_profile_option(parser)
     parser.add_argument("--log", metavar="FILE", help=t("doctor.log_help"))
-    parser.add_argument("--venv", metavar="DIR", help=t("doctor.venv_help", venv=default_venv()))
+    parser.add_argument("--venv", metavar="DIR", help=t("doctor.venv_help", venv=shown(default_venv())))
     parser.add_argument("--json", action="store_true", help=t("doctor.json_help"))
     # Last, and taking the rest of the line: `doctor --run python train.py --epochs 3`.
     parser.add_argument("--run", nargs=argparse.REMAINDER, metavar="CMD", help=t("doctor.run_help"))
@@ -102,13 +102,12 @@ def _report(
 def _run_command(args: argparse.Namespace, console: Console) -> int:
     from wizard.doctor.catalogue import LineMatcher
     from wizard.doctor.live import CannotStart, WatchedRun, target_env
-    from wizard.paths import default_venv
     from wizard.safe.display import safe
 
     if not args.run:
         print(t("doctor.run_missing"), file=sys.stderr)
         return EXIT_BAD_INPUT
-    venv = Path(args.venv).expanduser() if args.venv else default_venv()
+    venv = Path(args.venv).expanduser() if args.venv else _default_venv(args)
     env = target_env(venv)
     try:
         watched = WatchedRun(args.run, env)
@@ -145,6 +144,19 @@ def _run_command(args: argparse.Namespace, console: Console) -> int:
     found = _report(args, matcher, console, output_given=True, extra=extra)
     failed = code != 0 or interrupted
     return EXIT_HARMFUL if failed or any(d.harmful for d in found) else EXIT_OK
+
+
+def _default_venv(args: argparse.Namespace) -> Path:
+    """The environment --run uses unless --venv names one: the wizard's, in this user's home; under
+    --profile the one that machine's plan names (a demo's is in the demo user's home, never this
+    user's real environment: it is not there, and the command runs with the plain PATH)."""
+    from wizard.paths import default_venv
+
+    if not getattr(args, "profile", None):
+        return default_venv()
+    from wizard.plan.build import default_venv_for
+
+    return Path(default_venv_for(load_profile_arg(args)))
 
 
 def render(console: Console, found: list[Diagnosis], *, output_given: bool) -> None:

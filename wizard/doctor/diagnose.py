@@ -143,6 +143,15 @@ def _from_hit(hit: Hit, sharpen: Sharpener | None, unsure: bool = False) -> Diag
     )
 
 
+# A driver installed but not loaded, which one restart loads (Finding.restart_loads, from choose's
+# DriverNeed): the fix of each finding it causes, worded for that finding.
+RESTART_FIXES = {
+    "gpu-without-driver": "doctor.restart_fix",
+    "nouveau": "doctor.restart_fix_nouveau",
+    "driver-step": "doctor.restart_fix_step",
+}
+
+
 def _from_finding(
     finding: Finding, sharpen: Sharpener | None, profile: MachineProfile | None = None
 ) -> Diagnosis:
@@ -158,6 +167,9 @@ def _from_finding(
         diag_id = f"finding-{finding.key}"
         title, why, fix = finding.title, finding.why, finding.fix or t("doctor.finding_fix")
         evidence = t("doctor.detected_here", title=finding.title)
+    if finding.restart_loads and finding.key in RESTART_FIXES:
+        # The cause is known: the installed driver waits for a restart. Not an install, not detect.
+        fix = t(RESTART_FIXES[finding.key], installed=finding.restart_loads)
     return Diagnosis(
         id=diag_id,
         title=title,

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from wizard.doctor.newest import newest_tf_problems
+from wizard.choose.choice import Recommendation
+from wizard.doctor.newest import newest_tf_problems, restart_loads
 from wizard.profile import MachineProfile
 from wizard.profile_view import wsl1_command
 from wizard.text import t
@@ -24,6 +25,10 @@ class Finding:
     why: str
     fix: str = ""  # the doctor's fix where the finding has its own (else: detect, then the plan)
     source: str = ""  # the public citation the fact comes from, where there is one
+    # The installed NVIDIA driver a restart loads, where that one restart fixes this finding (the
+    # recommended set's driver step is the restart: DriverNeed.restart_only); the doctor's fix is
+    # then the restart (wizard.doctor.diagnose), not an install or "run detect".
+    restart_loads: str | None = None
 
 
 def _f(key: str, severity: str, **fields: object) -> Finding:
@@ -31,8 +36,21 @@ def _f(key: str, severity: str, **fields: object) -> Finding:
     return Finding(key, severity, t(f"findings.{slug}.title", **fields), t(f"findings.{slug}.why", **fields))
 
 
+def _recommendation(p: MachineProfile) -> Recommendation | None:
+    try:
+        from wizard.choose.resolver import recommend
+
+        return recommend(p)
+    except Exception:  # a table that does not load, an odd profile: the findings of facts stand
+        return None
+
+
 def find_problems(p: MachineProfile) -> list[Finding]:
     out: list[Finding] = []
+    # The recommendation Choose shows, asked for once: whether a restart is all the driver needs
+    # comes from it (the resolver's DriverNeed), never worked out again here.
+    rec = _recommendation(p)
+    restart = restart_loads(rec)
     if p.platform == "wsl1":
         out.append(_f("wsl1", "error", command=wsl1_command(p.os.wsl_distro)))
     elif p.platform == "windows":
@@ -49,7 +67,8 @@ def find_problems(p: MachineProfile) -> list[Finding]:
         awaiting = p.driver_awaiting_reboot  # installed, on disk for this kernel, not loaded
         if p.nvidia_pci_devices and awaiting:
             words = _f("driver-not-loaded", "error", version=awaiting, kernel=p.os.kernel)
-            out.append(replace(words, key="gpu-without-driver"))  # the doctor's same diagnosis
+            # the doctor's same diagnosis, fixed by the restart where that is the plan's driver step
+            out.append(replace(words, key="gpu-without-driver", restart_loads=restart))
         elif p.nvidia_pci_devices:
             out.append(_f("gpu-without-driver", "error", count=p.nvidia_pci_devices))
         elif not p.gpus:
@@ -70,7 +89,7 @@ def find_problems(p: MachineProfile) -> list[Finding]:
         if km.nouveau_loaded and not km.nvidia_loaded:
             nouveau = _f("nouveau", "warning")
             if p.driver_awaiting_reboot:  # the installed driver's blacklist takes over at the restart
-                nouveau = replace(nouveau, why=t("findings.nouveau.why_installed"))
+                nouveau = replace(nouveau, why=t("findings.nouveau.why_installed"), restart_loads=restart)
             out.append(nouveau)
         stale = p.driver and not unreadable and p.driver.version not in ("unknown", km.loaded_version)
         if km.loaded_version and p.driver and stale:
@@ -95,9 +114,10 @@ def find_problems(p: MachineProfile) -> list[Finding]:
     if free is not None and free < LOW_DISK_MIB:
         out.append(_f("low-disk", "warning", free_gib=round(free / 1024, 1)))
     # The newest TensorFlow out of reach (an old driver, an old GPU) or a Python to add.
-    for key, severity, fields in newest_tf_problems(p):
+    for key, severity, fields in newest_tf_problems(p, rec):
         fix, source = str(fields.pop("doctor_fix", "")), str(fields.pop("doctor_source", ""))
-        out.append(replace(_f(key, severity, **fields), fix=fix, source=source))
+        loads = fields.pop("doctor_restart", None)
+        out.append(replace(_f(key, severity, **fields), fix=fix, source=source, restart_loads=loads))
     return out
 
 

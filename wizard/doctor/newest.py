@@ -12,6 +12,7 @@ import shlex
 
 from packaging.version import Version
 
+from wizard.choose.choice import Recommendation
 from wizard.choose.driver_view import need_sentence, reported_text, step_title
 from wizard.choose.knowledge import KnowledgeBase, Release, load_knowledge
 from wizard.choose.resolver import GPU_METHODS, Facts, evaluate, read_facts, recommend
@@ -25,19 +26,28 @@ SAID_ELSEWHERE = ("wsl1", "macos", "windows")
 Problem = tuple[str, str, dict[str, str]]
 
 
-def newest_tf_problems(p: MachineProfile) -> list[Problem]:
+def newest_tf_problems(p: MachineProfile, rec: Recommendation | None = None) -> list[Problem]:
     """The driver step the chosen set needs, the newer set one driver step away, the newest
     TensorFlow blocked by the GPU, reported failures on this GPU, and a Python to change: all
-    read from the recommendation Choose shows, never worked out again here."""
+    read from the recommendation Choose shows (`rec`, else asked for here), never worked out again."""
     try:
-        return _problems(p)
+        return _problems(p, rec)
     except Exception:  # a table that does not load, an odd profile: detect's other findings stand
         return []
 
 
-def _problems(p: MachineProfile) -> list[Problem]:
+def restart_loads(rec: Recommendation | None) -> str | None:
+    """The installed NVIDIA driver a restart loads, where that restart is all the recommended set's
+    driver step is (DriverNeed.restart_only, as the resolver carries it: installed, new enough, not
+    loaded); None where the cause is not known to be that (the generic fixes then stand)."""
+    best = rec.recommended if rec is not None else None
+    need = best.driver if best is not None else None
+    return need.installed if need is not None and need.restart_only else None
+
+
+def _problems(p: MachineProfile, rec: Recommendation | None) -> list[Problem]:
     kb = load_knowledge()
-    rec = recommend(p, kb)
+    rec = rec if rec is not None else recommend(p, kb)
     facts = read_facts(p, kb)
     best = rec.recommended
     if best is None or not kb.releases:
@@ -68,6 +78,8 @@ def _problems(p: MachineProfile) -> list[Problem]:
             "sentence": need_sentence(need, fix=False),
             "fix": fix(need.floor, "findings.next_z18.in_plan", need.tf, need.restart_only),
         }
+        if need.restart_only and need.installed:  # the doctor words its fix as the restart
+            fields["doctor_restart"] = need.installed
         out.append(("driver-step", "warning", fields))  # the plan's first step: the student must do it
     elif rec.upgrade is not None and rec.upgrade.driver is not None:
         need = rec.upgrade.driver

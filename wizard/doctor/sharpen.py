@@ -11,6 +11,7 @@ pip requirement). The recommendation is computed once, on first need.
 from __future__ import annotations
 
 import shlex
+from pathlib import PurePath
 
 from wizard.choose.choice import Candidate, Recommendation
 from wizard.plan.lock_view import LockedInstall, locked_install
@@ -54,6 +55,10 @@ INSTALL = frozenset(
 )
 
 
+# A GPU that nothing can talk to: on a machine whose installed driver waits for a restart
+# (newest.restart_loads), that one restart is this machine's fix.
+RESTART = frozenset({"cuinit-failed", "no-device", "kernel-module-missing"})
+
 # Install fixes that hold for a CPU set too (the others are about GPU libraries).
 CPU_TOO = frozenset({"python-unsupported", "tensorflow-gpu-removed", "cpu-only-wheel"})
 
@@ -75,6 +80,13 @@ class Sharpener:
                 self._rec = None
         return self._rec
 
+    def venv(self) -> PurePath:
+        """The wizard's environment on this machine, as its plan names it (a demo's is in the demo
+        user's home, plan.build.machine_home)."""
+        from wizard.plan.build import default_venv_for
+
+        return default_venv_for(self.profile)
+
     def __call__(self, diag_id: str) -> str:
         parts: list[str] = []
         p = self.profile
@@ -84,6 +96,12 @@ class Sharpener:
                 parts.append(t("doctor.sharpen.cuinit_gpu", name=name))
             else:
                 parts.append(t("doctor.sharpen.cuinit_no_gpu"))
+        if diag_id in RESTART:
+            from wizard.doctor.newest import restart_loads
+
+            loads = restart_loads(self.recommendation())
+            if loads:
+                parts.append(t("doctor.restart_fix", installed=loads))
         if diag_id in DRIVER and p.driver is not None and p.driver.version not in ("", "unknown"):
             parts.append(t("doctor.sharpen.driver", version=p.driver.version))
             rec = self.recommendation()
@@ -103,9 +121,7 @@ class Sharpener:
 
     def _new_families(self, diag_id: str) -> list[str]:
         """This machine's facts for the families issue 21 added (the profile's own words)."""
-        from wizard.paths import default_venv
-
-        p, venv = self.profile, default_venv()
+        p, venv = self.profile, self.venv()
         out: list[str] = []
         known = p.driver is not None and p.driver.version not in ("", "unknown")
         if diag_id == "container-no-gpu":
@@ -147,9 +163,8 @@ class Sharpener:
             return ""
         try:
             from wizard.choose.resolver import pip_requirements, required_driver
-            from wizard.paths import default_venv
 
-            venv = default_venv()
+            venv = self.venv()
             pins = pip_requirements(best)
             need = required_driver(best, self.profile.platform) if best.set.method != "cpu" else None
         except Exception:  # as above: never let the knowledge base stop the doctor

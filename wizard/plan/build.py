@@ -7,10 +7,10 @@ import re
 from pathlib import Path, PurePath, PureWindowsPath
 
 from wizard.choose.choice import Candidate
-from wizard.paths import default_venv
+from wizard.paths import VENV_IN_HOME
 from wizard.plan import conda as plan_conda
 from wizard.plan import linux as plan_linux
-from wizard.plan.demo_paths import shown_under
+from wizard.plan.demo_paths import demo_default_home, home_of, shown_under
 from wizard.plan.model import Plan, PlanError, PlanInputs
 from wizard.plan.wsl_setup import windows_home, windows_to_wsl_plan
 from wizard.profile import MachineProfile
@@ -27,10 +27,10 @@ def build_plan(
     """The steps that take this machine to `candidate`'s version set.
 
     `venv` is the environment directory (default: paths.default_venv(), under
-    `home`); `home` defaults to the current user's (fixed in golden tests).
+    `home`); `home` defaults to the machine's (`machine_home`; fixed in golden tests).
     """
 
-    home_path: PurePath = Path(home) if home is not None else Path.home()
+    home_path: PurePath = Path(home) if home is not None else machine_home(profile)
     elsewhere = profile.platform == "windows" and os.name != "nt"
     if elsewhere:
         # A Windows machine's plan made elsewhere (a saved or demo profile): its paths are
@@ -38,9 +38,11 @@ def build_plan(
         home_path = windows_home(profile)
     venv_path: PurePath
     if venv is None:
-        venv_path = home_path / default_venv().relative_to(Path.home())
+        venv_path = home_path / VENV_IN_HOME
     elif elsewhere:
         venv_path = _windows_venv(str(venv), home_path)
+    elif profile.simulated and home_path != Path.home():
+        venv_path = _demo_venv(str(venv), home_path)
     else:
         venv_path = Path(venv).expanduser()
         if not venv_path.is_absolute():
@@ -72,11 +74,43 @@ def _build(profile: MachineProfile, candidate: Candidate, inputs: PlanInputs) ->
     raise PlanError(t("plan.error.method", method=method))
 
 
+def machine_home(profile: MachineProfile) -> PurePath:
+    """The home folder a plan for this machine names (its venv, its ~/.bashrc, the wizard's uv and
+    programs): this user's for the machine detected here; for a saved or demo profile the home it
+    names (home_of), else for a bundled demo its made-up user's (DEMO_HOME), never this machine's
+    beside that machine's paths. A saved profile that names none keeps this user's home (most
+    are this machine's, saved by `detect --save`). Windows elsewhere: `windows_home`."""
+    if profile.platform == "windows" and os.name != "nt":
+        return windows_home(profile)
+    if not profile.simulated:
+        return Path.home()
+    named = home_of(profile)
+    if named is not None:
+        return named
+    return demo_default_home(profile) if profile.demo else Path.home()
+
+
+def machine_user(profile: MachineProfile) -> str | None:
+    """The user a simulated plan runs as (the password prompt names them): the owner of the demo
+    machine's home (sam for /home/sam); None for a plan of this machine (its own user)."""
+    if not profile.simulated:
+        return None
+    name = machine_home(profile).name
+    return name if name not in ("", "$HOME") else None
+
+
 def default_venv_for(profile: MachineProfile) -> PurePath:
     """The environment folder a plan for this machine uses unless told otherwise."""
-    if profile.platform == "windows" and os.name != "nt":
-        return windows_home(profile) / default_venv().relative_to(Path.home())
-    return default_venv()
+    return machine_home(profile) / VENV_IN_HOME
+
+
+def _demo_venv(text: str, home: PurePath) -> PurePath:
+    """A folder typed for a demo (or saved) machine's plan: ~ is that machine's home, and so is a
+    relative folder's base (this machine's working folder is not there); an absolute one stays."""
+    if text == "~" or text.startswith("~/"):
+        return home / text[2:]
+    typed = PurePath(text)
+    return typed if typed.is_absolute() else home / typed
 
 
 def _windows_venv(text: str, home: PurePath) -> PurePath:

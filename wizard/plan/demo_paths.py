@@ -7,6 +7,9 @@ that machine: the same uv, the same programs, but in the demo user's home (the p
 tf-gpu-wizard: `~/tf-gpu-wizard/.venv/bin/uv`) and platformdirs' data folder
 (`~/.local/share/tf-gpu-wizard/programs`; on Windows `AppData\\Local\\tf-gpu-wizard\\programs`).
 
+The demo user's home is the one the profile names (its Python or its uv under /home/NAME, as
+/home/sam/tf/bin/python does), else, for a bundled demo that names none, DEMO_HOME: never this
+machine's home beside that machine's Python (`home_of`, through `build.machine_home`).
 `build_plan` sets the demo home for a simulated profile (`shown_under`); `programs.program` and
 `installer.choose_installer` read it. Nothing here touches the files themselves: the programs are
 still written into this machine's folder, where the exported script reads them.
@@ -14,15 +17,41 @@ still written into this machine's folder, where the exported script reads them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import PurePath, PurePosixPath, PureWindowsPath
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from wizard.profile import MachineProfile
 
 _HOME: ContextVar[PurePath | None] = ContextVar("demo_home", default=None)
 
 # The demo user's wizard, relative to their home (README command 1 in a clone of this repository).
 WIZARD_CLONE = "tf-gpu-wizard"
+
+# A bundled demo's user where its profile names no home of its own (one clear, made-up home).
+DEMO_HOME = PurePosixPath("/home/student")
+DEMO_HOME_MACOS = PurePosixPath("/Users/student")
+
+# A home in a path the profile holds: /home/NAME/..., /root/..., macOS /Users/NAME/...
+_HOME_IN = re.compile(r"^(/home/[^/]+|/root|/Users/[^/]+)(?:/|$)")
+
+
+def home_of(profile: MachineProfile) -> PurePosixPath | None:
+    """The home folder a (saved or demo) Linux or macOS profile names: its Python's, else its uv's
+    (/home/sam/tf/bin/python -> /home/sam); None when it names none (/usr/bin/python3)."""
+    for path in (profile.python.executable, profile.python.uv or ""):
+        found = _HOME_IN.match(path) if isinstance(path, str) else None
+        if found and ".." not in found.group(1).split("/") and found.group(1).isprintable():
+            return PurePosixPath(found.group(1))
+    return None
+
+
+def demo_default_home(profile: MachineProfile) -> PurePosixPath:
+    return DEMO_HOME_MACOS if profile.platform == "macos" else DEMO_HOME
 
 
 @contextmanager

@@ -126,6 +126,13 @@ class Step:
         """The last command already is the proof, so a success need not run it twice."""
         return bool(self.commands) and self.commands[-1] == self.check.argv
 
+    @property
+    def machine_key(self) -> tuple[object, ...]:
+        """What the step does to the machine, without its words (title, why, what the check proves
+        are worded per language): the same step in an English and a Chinese plan has the same key.
+        A simulated run carries a finished step over to a plan of other words by it."""
+        return (self.id, self.where, self.commands, self.check.argv, self.restart, self.console)
+
     def command_lines(self) -> list[str]:
         """Commands as a person would type them (PowerShell quoting for Windows)."""
         if self.where == "windows-host" or self.console == "powershell":

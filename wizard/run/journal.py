@@ -11,8 +11,10 @@ steps' checks, not the journal, decide what is already done, so nothing is
 lost. Passwords are never given to this module.
 
 Real runs share one journal (run.json). A simulated run keeps one per demo or
-saved profile (run-simulated-<profile>.json), so one demo never offers to
-resume another's run; `journal_for(simulated, profile)` picks the file and
+saved profile (run-simulated-demo-<name>.json for a bundled demo, in every language;
+run-simulated-<label>-<digest>.json for a saved one), so one demo never offers to
+resume another's run; `journal_for(simulated, profile)` picks the file (and takes
+over a demo's journal from before, kept under its translated label) and
 `Journal.discard()` is "Start over". The lock that keeps runs one at a time
 sits beside the journal (`Journal.lock_path`).
 """
@@ -162,11 +164,27 @@ def _restart(v: Any) -> Restart:
 
 
 def profile_key(profile: MachineProfile | None) -> str | None:
-    """A short, stable, file-name-safe name for a (demo or saved) profile's own journal."""
+    """A short, stable, file-name-safe name for a (demo or saved) profile's own journal: a bundled
+    demo's name (what --profile takes; the same in every language), else the saved profile's
+    label and facts."""
     if profile is None:
         return None
+    if profile.demo:
+        return "demo-" + re.sub(r"[^A-Za-z0-9._-]+", "-", profile.demo, flags=re.ASCII)[:80]
+    return _label_key(profile, profile.label)
+
+
+def legacy_keys(profile: MachineProfile) -> list[str]:
+    """The keys a bundled demo's journal had before it was keyed by the demo's name: by its label,
+    which is worded per language (so English and Chinese runs of one demo were kept apart)."""
+    from wizard.demo import demo_labels
+
+    return [_label_key(profile, label) for label in demo_labels(profile.demo)] if profile.demo else []
+
+
+def _label_key(profile: MachineProfile, label: str | None) -> str:
     facts = [
-        profile.label or "",
+        label or "",
         profile.platform,
         profile.os.id,
         profile.os.version,
@@ -175,7 +193,7 @@ def profile_key(profile: MachineProfile | None) -> str | None:
         *(g.name for g in profile.gpus),
     ]
     digest = hashlib.sha256("\0".join(facts).encode("utf-8", "backslashreplace")).hexdigest()[:10]
-    slug = re.sub(r"[^a-z0-9]+", "-", (profile.label or profile.platform).lower(), flags=re.ASCII).strip("-")
+    slug = re.sub(r"[^a-z0-9]+", "-", (label or profile.platform).lower(), flags=re.ASCII).strip("-")
     return f"{slug[:40]}-{digest}" if slug else digest
 
 
@@ -256,7 +274,31 @@ class Journal:
 
 def journal_for(simulated: bool, profile: MachineProfile | None = None) -> Journal:
     """The journal a run of this kind uses: run.json, or the demo profile's own."""
-    return Journal(simulated=simulated, key=profile_key(profile) if simulated else None)
+    journal = Journal(simulated=simulated, key=profile_key(profile) if simulated else None)
+    if simulated and profile is not None and profile.demo:
+        _take_legacy(journal, profile)
+    return journal
+
+
+def _take_legacy(journal: Journal, profile: MachineProfile) -> None:
+    """A demo journal kept under its old key (its label in English or Chinese) is renamed to the
+    demo's own, once, so a run from before is still remembered (the newest where both exist; the
+    other stays where it was, unread). Nothing happens when the new one exists or none is there."""
+    if journal.path.exists() or journal.path.is_symlink():
+        return
+    found = []
+    for key in legacy_keys(profile):
+        old = journal.path.with_name(f"run-simulated-{key}.json")
+        try:
+            found.append((old.stat().st_mtime, str(old)))
+        except OSError:
+            continue
+    if not found:
+        return
+    try:
+        os.replace(max(found)[1], journal.path)
+    except OSError:
+        pass  # another process took it first, or the folder is read-only: the next start tries again
 
 
 def demo_memory(profile: MachineProfile | None) -> tuple[RunState, int] | None:

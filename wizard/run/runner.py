@@ -264,22 +264,38 @@ class Runner:
         """Run one step's check now (the dry run's "already done?"); changes nothing."""
         return self._check(step, before=True)
 
-    def preview(self) -> dict[str, str]:
+    def preview(self, *, fresh: bool = False) -> dict[str, str]:
         """What run() would make of each active step now, running nothing but the checks:
         done (finished by the run this one resumes, and still there), satisfied (already
-        there), pending (it would run). The dry run and the Plan screen show this."""
-        state = self.journal.load()
+        there), pending (it would run). The dry run and the Plan screen show this.
+        `fresh`: as a run that starts over would (`apply --new`): nothing remembered counts."""
+        state = None if fresh else self.journal.load()
+        carried = self._carried(state) if self.simulate and state is not None else {}
         if state is not None and (state.finished or state.plan.id != self.plan.id):
             state = None
         out: dict[str, str] = {}
         for step in self.plan.active_steps:
-            before = state.record(step.id).status if state is not None else PENDING
-            if self.simulate:
-                there = step.presumed_done or before in (DONE, SATISFIED)
+            before = state.record(step.id).status if state is not None else carried.get(step.id, PENDING)
+            if self.simulate:  # as _check says for a simulated run; a step that always runs runs
+                there = step.check_before and (step.presumed_done or before in (DONE, SATISFIED))
             else:
                 there = step.check_before and self._check(step, before=True)
             out[step.id] = (DONE if before == DONE else SATISFIED) if there else PENDING
         return out
+
+    def _carried(self, previous: RunState) -> dict[str, str]:
+        """A demo machine keeps what its last simulated run finished, for a new run of this plan
+        (that run finished, or was of another plan or in another language): each step the last run
+        finished, whose commands and check are this plan's step's (Step.machine_key), counts as
+        there already. The same plan's unfinished run is resumed instead (its records as they are)."""
+        before = {s.id: s.machine_key for s in previous.plan.steps}
+        return {
+            step.id: SATISFIED
+            for step in self.plan.active_steps
+            if before.get(step.id) == step.machine_key
+            and step.id in previous.steps
+            and previous.steps[step.id].status in (DONE, SATISFIED)
+        }
 
     @property
     def cancelled(self) -> bool:
@@ -680,18 +696,19 @@ class Runner:
     def _open_state(self) -> RunState:
         state = self.journal.load()
         self.notice = self.journal.notice
+        previous = state
         if state is not None and state.plan.id != self.plan.id:
             self._stop_leftovers(state)  # another plan's command must not run beside this one
             self.journal.set_aside("replaced")
             state = None
         if state is None or state.finished:
             # A finished plan run again starts clean: every check runs, nothing is assumed.
-            previous, state = state, RunState(plan=self.plan)
+            state = RunState(plan=self.plan)
             if self.simulate and previous is not None:
-                # A demo has no machine to check: what the last run finished stays finished.
-                for step_id, rec in previous.steps.items():
-                    if rec.status in (DONE, SATISFIED):
-                        state.record(step_id).status = SATISFIED  # there already, for this new run
+                # A demo has no machine to check: what the last run finished stays finished, in
+                # this plan's words too (a run in English, then in Chinese).
+                for step_id, status in self._carried(previous).items():
+                    state.record(step_id).status = status  # there already, for this new run
         for step in self.plan.active_steps:
             state.record(step.id)
         self._state = state
