@@ -1,0 +1,94 @@
+"""Rules for round 15's texts (r21o: its 4 released held-out misses and its training texts), as the
+general messages they are.
+
+nvidia-smi not found beside nvidia-smi's own table and a `docker run --gpus` is a container started
+without GPUs, not a driver without nvidia-smi; the driver's libcuda.so.1 not found, in any loader's
+words (glibc's, cuda-python's dlopen, an ImportError's repr), is no driver reachable, and where the
+text starts the program with `docker run` and gives the container no GPU, that container.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.doctor_answers import first
+
+# --------------------------------------------------------------------------- nvidia-smi in a container
+
+NVSMI_TABLE = (
+    "It works on the host:\n"
+    "docker run --gpus all nvidia/cuda:10.1-base-ubuntu18.04 nvidia-smi\n"
+    "> NVIDIA-SMI 450.51.05    Driver Version: 450.51.05    CUDA Version: 11.0\n"
+)
+NOT_FOUND = '"!nvidia-smi" in the notebook does also not work: "/bin/bash: nvidia-smi: command not found"'
+
+
+def test_nvidia_smi_not_found_beside_its_working_table_under_gpus_is_a_container_without_gpus() -> None:
+    assert first(NVSMI_TABLE + NOT_FOUND) == "container-no-gpu"
+    runtime = NVSMI_TABLE.replace("--gpus all", "--runtime=nvidia")
+    assert first(runtime + "bash: nvidia-smi: command not found") == "container-no-gpu"
+
+
+def test_nvidia_smi_not_found_alone_or_without_a_gpu_run_stays_the_driver() -> None:
+    assert first(NOT_FOUND) == "nvidia-smi-missing"
+    # The table without any container started with GPUs: nothing says where the other shell is.
+    table_only = "> NVIDIA-SMI 450.51.05    Driver Version: 450.51.05    CUDA Version: 11.0\n"
+    assert first(table_only + NOT_FOUND) == "nvidia-smi-missing"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # The GPU run itself gave the error: the toolkit mounted nothing (the driver's own package).
+        "docker run --gpus all nvidia/cuda nvidia-smi gives bash: nvidia-smi: command not found\n"
+        "> NVIDIA-SMI 450.51.05    Driver Version: 450.51.05\n",
+        # WSL: nvidia-smi lives in /usr/lib/wsl/lib there.
+        "In WSL2:\n" + NVSMI_TABLE + "bash: nvidia-smi: command not found",
+    ],
+)
+def test_nvidia_smi_not_found_where_the_gpu_run_failed_or_in_wsl_is_not_this_container(said: str) -> None:
+    assert first(said) != "container-no-gpu"
+
+
+# --------------------------------------------------------------------------- libcuda.so.1 not found
+
+LIBCUDA = [
+    "/sd-cli: error while loading shared libraries: libcuda.so.1: cannot open shared object file: No such file or directory",
+    "Failed to import from vllm._C with ImportError('libcuda.so.1: cannot open shared object file: No such file or directory')",
+    "RuntimeError: Failed to dlopen libcuda.so",
+    "./llama-server: error while loading shared libraries: libcuda.so.1: 无法打开共享对象文件: 没有那个文件或目录",
+]
+
+
+@pytest.mark.parametrize("line", LIBCUDA)
+def test_the_drivers_library_not_found_in_any_loaders_words_is_no_driver_reached(line: str) -> None:
+    assert first(line) == "no-device"
+
+
+DOCKER_RUN = "docker run \\\n  -v /home/lw/.cache:/root/.cache \\\n  -p 10860:9997 \\\n   dc3c46bccde1 \\\n  xinference-local -H 0.0.0.0\n"
+
+
+@pytest.mark.parametrize("line", LIBCUDA)
+def test_libcuda_not_found_under_a_docker_run_without_gpus_is_the_container(line: str) -> None:
+    assert first(line + "\n" + DOCKER_RUN) == "container-no-gpu"
+    assert first("docker compose up -d\n" + line) == "container-no-gpu"
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        DOCKER_RUN.replace("docker run \\", "docker run --gpus all \\"),
+        DOCKER_RUN + "  --runtime=nvidia\n",
+        "docker compose up\n    deploy:\n      resources:\n        reservations:\n          devices:\n"
+        "            - driver: nvidia\n              capabilities: [gpu]\n",
+        "WSL2 Ubuntu 22.04, Docker Desktop\n" + DOCKER_RUN,
+    ],
+)
+def test_libcuda_not_found_where_the_container_was_given_gpus_or_in_wsl_stays_no_driver(given: str) -> None:
+    assert first(LIBCUDA[1] + "\n" + given) == "no-device"
+
+
+def test_libcuda_not_found_where_the_fix_was_gpus_is_the_container() -> None:
+    fixed = LIBCUDA[0] + "\nNot a bug: I forgot to add --gpus all to the docker run."
+    assert first(fixed) == "container-no-gpu"
+    assert first(LIBCUDA[0] + "\nI added --gpus all but still get the same error.") == "no-device"
