@@ -92,3 +92,42 @@ def test_libcuda_not_found_where_the_fix_was_gpus_is_the_container() -> None:
     fixed = LIBCUDA[0] + "\nNot a bug: I forgot to add --gpus all to the docker run."
     assert first(fixed) == "container-no-gpu"
     assert first(LIBCUDA[0] + "\nI added --gpus all but still get the same error.") == "no-device"
+
+
+# --------------------------------------------------------------------------- cuDNN's RNN op
+
+FAIL_DNN = (
+    "UnknownError: Graph execution error:\n\nFail to find the dnn implementation.\n"
+    "\t [[{{node CudnnRNN}}]]\n\t [[sequential_1/lstm_3/PartitionedCall]] [Op:__inference_predict_function_5730]"
+)
+
+
+def test_the_rnn_ops_fail_to_find_the_dnn_implementation_alone_is_cudnn_not_started() -> None:
+    assert first(FAIL_DNN) == "dnn-library-not-found"
+    tf1 = "tensorflow.python.framework.errors_impl.UnknownError: Fail to find the dnn implementation. [Op:CudnnRNN]"
+    assert first(tf1) == "dnn-library-not-found"
+
+
+@pytest.mark.parametrize(
+    ("root", "cause"),
+    [
+        (
+            "E tensorflow/stream_executor/cuda/cuda_dnn.cc:329] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR",
+            "gpu-lib-init-failed",
+        ),
+        (
+            "E tensorflow/stream_executor/cuda/cuda_dnn.cc:319] Loaded runtime CuDNN library: 7.5.1 but source was "
+            "compiled with: 7.6.5.  CuDNN library major and minor version needs to match or have higher minor "
+            "version in case of CuDNN 7.0 or later version.",
+            "cudnn-version-mismatch",
+        ),
+        (
+            "Could not load dynamic library 'libcudnn.so.7'; dlerror: libcudnn.so.7: cannot open shared object file",
+            "missing-cudnn",
+        ),
+    ],
+)
+def test_fail_to_find_the_dnn_implementation_after_its_root_is_that_root(root: str, cause: str) -> None:
+    # The op's words come after the line that says why cuDNN did not start (r10's rnnt#12 among them).
+    assert first(root + "\n" + FAIL_DNN) == cause
+    assert first(FAIL_DNN + "\n" + root) == cause
