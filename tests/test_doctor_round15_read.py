@@ -131,3 +131,35 @@ def test_fail_to_find_the_dnn_implementation_after_its_root_is_that_root(root: s
     # The op's words come after the line that says why cuDNN did not start (r10's rnnt#12 among them).
     assert first(root + "\n" + FAIL_DNN) == cause
     assert first(FAIL_DNN + "\n" + root) == cause
+
+
+# --------------------------------------------------------------------------- TensorFlow's self-check
+
+SELF_CHECK = """ERROR: Failed to import the TensorFlow module.
+
+- Python version is 3.6.
+
+- Could not find cuDNN 6.
+
+  The GPU version of TensorFlow requires that the correct cuDNN DLL be installed
+  in a directory that is named in your %PATH% environment variable. Note that"""
+
+
+@pytest.mark.parametrize("which", ["cuDNN 6.", "cuDNN 5.1.", "cuDNN."])
+def test_the_windows_self_checks_could_not_find_cudnn_is_cudnn_missing(which: str) -> None:
+    assert first(SELF_CHECK.replace("cuDNN 6.", which)) == "missing-cudnn"
+    said = "If I install the cpu version of tensorflow in r-tensorflow, it seems to work.\n"
+    assert first(said + SELF_CHECK) == "missing-cudnn"
+
+
+def test_cudnns_own_function_not_found_is_not_the_self_checks_line() -> None:
+    symbol = (
+        "F tensorflow/stream_executor/cuda/cuda_dnn.cc:222] Check failed: s.ok() could not find cudnnCreate in "
+        "cudnn DSO; dlerror: _pywrap_tensorflow.so: undefined symbol: cudnnCreate"
+    )
+    assert first(symbol) == "cuda-libs-mixed"
+
+
+def test_a_cpu_build_said_as_a_condition_is_not_the_cpu_build_installed() -> None:
+    assert first("If I install the cpu version of tensorflow, it seems to work.") == "nothing"
+    assert first("I installed the cpu version of tensorflow by mistake.") == "cpu-only-wheel"
