@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.doctor_answers import first
+from tests.doctor_answers import first, ids
 
 # --------------------------------------------------------------------------- nvidia-smi in a container
 
@@ -163,3 +163,39 @@ def test_cudnns_own_function_not_found_is_not_the_self_checks_line() -> None:
 def test_a_cpu_build_said_as_a_condition_is_not_the_cpu_build_installed() -> None:
     assert first("If I install the cpu version of tensorflow, it seems to work.") == "nothing"
     assert first("I installed the cpu version of tensorflow by mistake.") == "cpu-only-wheel"
+
+
+# --------------------------------------------------------------------------- JAX's CUDA libraries
+
+JAX_PLUGIN = (
+    "ERROR:2025-07-08 12:39:34,990 jax._src.xla_bridge:444] Jax plugin configuration error: Exception when "
+    "calling jax_plugins.xla_cuda12.initialize()\n...\nRuntimeError: Unable to load cuSPARSE. Is it installed?\n"
+    "WARNING:2025-07-08 12:39:34,994 jax._src.xla_bridge:794] An NVIDIA GPU may be present on this machine, but "
+    "a CUDA-enabled jaxlib is not installed. Falling back to cpu."
+)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I cannot unset LD_LIBRARY_PATH since I need to compile and use CUDA code.",
+        "export LD_LIBRARY_PATH=/opt/nvidia/hpc_sdk/Linux_x86_64/24.5/cuda/12.4/lib64:$LD_LIBRARY_PATH",
+        "file=libnvJitLink.so.12 [0];  needed by .../nvidia/cusparse/lib/libcusparse.so.12 [0]",
+    ],
+)
+def test_jaxs_unable_to_load_a_cuda_library_beside_ld_library_path_is_versions_mixed(said: str) -> None:
+    assert first(JAX_PLUGIN + "\n" + said) == "cuda-libs-mixed"
+
+
+def test_jaxs_unable_to_load_alone_stays_a_library_not_installed() -> None:
+    assert first(JAX_PLUGIN) == "missing-cudart"
+    assert first(JAX_PLUGIN + "\nLD_LIBRARY_PATH is empty on this machine.") == "missing-cudart"
+
+
+def test_jaxs_cpu_fallback_after_its_plugin_failed_is_not_a_cpu_only_jaxlib() -> None:
+    assert ids(JAX_PLUGIN)[:2] == ["missing-cudart", "gpu-list-empty"]
+    alone = (
+        "WARNING:jax._src.xla_bridge:An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib "
+        "is not installed. Falling back to cpu."
+    )
+    assert first(alone) == "cpu-only-wheel"
