@@ -199,3 +199,25 @@ def test_jaxs_cpu_fallback_after_its_plugin_failed_is_not_a_cpu_only_jaxlib() ->
         "is not installed. Falling back to cpu."
     )
     assert first(alone) == "cpu-only-wheel"
+
+
+# --------------------------------------------------------------------------- XLA's old ptxas
+
+OLD_PTXAS = (
+    "E external/org_tensorflow/tensorflow/compiler/xla/stream_executor/gpu/asm_compiler.cc:114] *** WARNING *** "
+    "You are using ptxas 10.1.243, which is older than 11.1. ptxas before 11.1 is known to miscompile XLA code, "
+    "leading to incorrect results or invalid-address errors."
+)
+NO_CC = (
+    "W external/org_tensorflow/tensorflow/compiler/xla/stream_executor/gpu/asm_compiler.cc:231] Falling back to "
+    "the CUDA driver for PTX compilation; ptxas does not support CC 8.6"
+)
+
+
+def test_xlas_old_ptxas_warning_before_ptxas_refusing_the_gpu_is_ptxas_too_old() -> None:
+    assert ids(OLD_PTXAS + "\n\n" + NO_CC) == ["ptxas-too-old", "xla-ptxas-problem"]
+
+
+def test_xlas_old_ptxas_warning_alone_stays_the_ptxas_it_picked() -> None:
+    assert first(OLD_PTXAS) == "xla-ptxas-problem"
+    assert first(OLD_PTXAS + "\nnamed symbol not found") == "xla-ptxas-problem"
