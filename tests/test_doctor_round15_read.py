@@ -221,3 +221,35 @@ def test_xlas_old_ptxas_warning_before_ptxas_refusing_the_gpu_is_ptxas_too_old()
 def test_xlas_old_ptxas_warning_alone_stays_the_ptxas_it_picked() -> None:
     assert first(OLD_PTXAS) == "xla-ptxas-problem"
     assert first(OLD_PTXAS + "\nnamed symbol not found") == "xla-ptxas-problem"
+
+
+# --------------------------------------------------------------------------- a GPU newer than TF 1.x
+
+CUBLAS = (
+    "2022-12-27 15:27:14.672772: E tensorflow/stream_executor/cuda/cuda_blas.cc:428] failed to run cuBLAS "
+    "routine: CUBLAS_STATUS_EXECUTION_FAILED"
+)
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "How can I save this problem? I use 3080ti /tensorflow 1.15 / python 3.7.10 / cuda 10.1",
+        "- 你使用的**显卡**: rtx4080\n- 你使用的**Tensorflow**版本: 1.14\n- 你使用的**Keras**版本: 2.3.1",
+        "GPU: 3090 Ti, TensorFlow version: 1.15.5",
+    ],
+)
+def test_cublas_failing_on_an_ampere_or_ada_gpu_under_tensorflow_1_is_a_gpu_too_new(setup: str) -> None:
+    assert first(setup + "\n\n" + CUBLAS) == "gpu-too-new"
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "I use 3080ti / tensorflow 2.6 / cuda 11.2",
+        "- 你使用的**显卡**: rtx2080\n- 你使用的**Tensorflow**版本: 1.14",
+        "- 你使用的**显卡**: rtx4080\n- 你使用的**Tensorflow**版本: 2.10",
+    ],
+)
+def test_cublas_failing_without_both_facts_stays_the_library_not_started(setup: str) -> None:
+    assert first(setup + "\n\n" + CUBLAS) == "gpu-lib-init-failed"
