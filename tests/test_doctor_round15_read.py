@@ -253,3 +253,30 @@ def test_cublas_failing_on_an_ampere_or_ada_gpu_under_tensorflow_1_is_a_gpu_too_
 )
 def test_cublas_failing_without_both_facts_stays_the_library_not_started(setup: str) -> None:
     assert first(setup + "\n\n" + CUBLAS) == "gpu-lib-init-failed"
+
+
+# --------------------------------------------------------------------------- a CPU build by default
+
+ZH_DEFAULT = "requirements里torch install时默认是cpu版本，所以cuda.is_available()只会返回false，导致--use-cuda不能使用"
+
+
+def test_an_empty_gpu_list_where_the_install_is_said_to_default_to_the_cpu_build_is_a_cpu_build() -> None:
+    assert first(ZH_DEFAULT) == "cpu-only-wheel"
+    en = (
+        "torch.cuda.is_available() returns False\n"
+        "The requirements file installs the CPU version of torch by default."
+    )
+    assert first(en) == "cpu-only-wheel"
+    assert first("pip默认安装的是cpu版本的torch") == "cpu-only-wheel"  # the words alone: a fallback cause
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "torch.cuda.is_available() 返回 False，是不是默认是cpu版本？",
+        "torch.cuda.is_available() returns False. Does pip install the CPU version by default?",
+        "torch.cuda.is_available() returns False",
+    ],
+)
+def test_an_empty_gpu_list_with_the_default_asked_or_unsaid_stays_the_symptom(said: str) -> None:
+    assert first(said) == "gpu-list-empty"
