@@ -57,7 +57,13 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # nvidia-smi's message retold in words after a kernel upgrade, Paddle 2.0's allocator message alone,
 # XLA's newer warning of a ptxas older than CUDA 12.6.3, a container given no NVIDIA_VISIBLE_DEVICES
 # that the CUDA runtime called an old driver), NO_EVIDENCE unchanged (4).
-RULES_ROUND = 14
+# 15 since r21o: round 15's training texts too (its 4 wrong causes: TensorFlow's Windows self-check's
+# 'Could not find cuDNN 6.', JAX's 'Unable to load cuSPARSE' beside LD_LIBRARY_PATH, XLA's old-ptxas
+# warning before ptxas refusing the GPU's CC; and its misses: libcuda.so.1 not found in the loader's
+# or cuda-python's words, under a docker run without --gpus the container, a torch CPU build by
+# default said in Chinese; electra#136 and bert4keras#508 relabelled gpu-too-new, each with a note),
+# NO_EVIDENCE unchanged (4).
+RULES_ROUND = 15
 FRESH_ROUND = 15  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
 # title or a reply the text leaves out): scored like every text, but not held right, since no honest
