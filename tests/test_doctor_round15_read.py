@@ -257,7 +257,9 @@ def test_cublas_failing_without_both_facts_stays_the_library_not_started(setup: 
 
 # --------------------------------------------------------------------------- a CPU build by default
 
-ZH_DEFAULT = "requirements里torch install时默认是cpu版本，所以cuda.is_available()只会返回false，导致--use-cuda不能使用"
+ZH_DEFAULT = (
+    "requirements里torch install时默认是cpu版本，所以cuda.is_available()只会返回false，导致--use-cuda不能使用"
+)
 
 
 def test_an_empty_gpu_list_where_the_install_is_said_to_default_to_the_cpu_build_is_a_cpu_build() -> None:
