@@ -541,6 +541,13 @@ READ_BARS[14] = Bar(recognised=18, right=18, wrong_causes=0)
 # containers whose own log shows no libcuda (no --gpus), RAPIDS/cuda-python's dlopen of libcuda in
 # WSL, and TensorFlow 1.x's cuBLAS failure on a GPU newer than its CUDA were not met before.
 FRESH_MEASURED = Bar(recognised=11, right=10, wrong_causes=1)
+# Then its 4 held-out texts not right were released to the next rule writer (r21o) and fixed as general
+# rows: nvidia-smi not found beside nvidia-smi's own table and a docker run --gpus is a container started
+# without GPUs (the wrong cause); libcuda.so.1 not found in glibc's or cuda-python's words is no driver
+# reached; TensorFlow's RNN op's "Fail to find the dnn implementation" is dnn-library-not-found. One
+# stays recognised as a symptom (a loader's libcuda.so.1 not found, no container in the text): 14/14
+# recognised, 13 right, 0 wrong causes; the whole third 686/703 (97.6%), 677 right, 0 wrong causes.
+READ_BARS[15] = Bar(recognised=14, right=13, wrong_causes=0)
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
