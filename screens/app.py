@@ -12,10 +12,10 @@ back to their screen.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 
 from screens.session import Session
@@ -195,6 +195,52 @@ class WizardApp(App[int]):
             args += ("--lang", lang)
         # The machine's own words: PowerShell and the wizard's .exe for a Windows plan.
         return start_line(self.session.profile, args)
+
+    # ---- Textual's own words, from the catalogue ------------------------
+    def action_help_quit(self) -> None:
+        """Ctrl+C (a reflex) says how to quit: Textual words it in English."""
+        quits = [a.binding for a in self.active_bindings.values() if a.binding.action in ("quit", "app.quit")]
+        # Ctrl+Q first: it quits on every screen (Welcome's own q is one key among its others).
+        quits.sort(key=lambda binding: binding.key != "ctrl+q")
+        if quits:
+            shown = self.get_key_display(quits[0]) or quits[0].key
+            self.notify(
+                t("app.textual.quit_hint", key=shown), title=t("app.textual.quit_title"), markup=False
+            )
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """The command palette's entries (Ctrl+P) in the user's language. Textual's "Keys" panel
+        (its widgets' English key names) is replaced by the wizard's own help, which has them all."""
+        yield SystemCommand(t("app.textual.theme"), t("app.textual.theme_help"), self.action_change_theme)
+        yield SystemCommand(t("app.textual.quit"), t("app.textual.quit_help"), self.action_quit)
+        yield SystemCommand(t("app.textual.help"), t("app.textual.help_help"), self.action_help)
+        if screen.maximized is not None:
+            yield SystemCommand(
+                t("app.textual.minimize"), t("app.textual.minimize_help"), screen.action_minimize
+            )
+        elif screen.focused is not None and screen.focused.allow_maximize:
+            yield SystemCommand(
+                t("app.textual.maximize"), t("app.textual.maximize_help"), screen.action_maximize
+            )
+        yield SystemCommand(
+            t("app.textual.screenshot"),
+            t("app.textual.screenshot_help"),
+            lambda: self.set_timer(0.1, self.deliver_screenshot),
+        )
+
+    def action_command_palette(self) -> None:
+        from textual.command import CommandPalette
+
+        if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
+            self.push_screen(CommandPalette(id="--command-palette", placeholder=t("app.textual.search")))
+
+    def search_themes(self) -> None:
+        from textual.command import CommandPalette
+        from textual.theme import ThemeProvider
+
+        self.push_screen(
+            CommandPalette(providers=[ThemeProvider], placeholder=t("app.textual.search_themes"))
+        )
 
     # ---- app-wide actions ---------------------------------------------
     def action_help(self) -> None:

@@ -11,9 +11,10 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Select, Static
 
 from screens.base import WizardScreen, toggle_details
@@ -26,6 +27,8 @@ from wizard.safe.display import safe
 from wizard.text import t
 
 AUTO = "auto"
+DETAIL_MIN = 3  # lines the detail box keeps on the shortest screen (it scrolls; `d` shows it whole)
+TABLE_MIN = 5  # CandidateTable's min-height: its header and four rows
 
 
 class ChooseScreen(WizardScreen):
@@ -59,7 +62,9 @@ class ChooseScreen(WizardScreen):
         yield Header()
         yield self.banner()
         yield Static(t("app.choose.heading"), classes="heading")
-        yield Static(t("app.choose.working"), id="choose-summary", classes="status-line")
+        # The recommendation and its tip: on a short terminal a long tip scrolls in its own box.
+        with VerticalScroll(id="choose-summary-box"):
+            yield Static(t("app.choose.working"), id="choose-summary", classes="status-line")
         yield CandidateTable(id="candidates")
         # The whole reason, pins and caveats: it scrolls (Tab to it, then arrows) when long.
         with DetailBox(id="choose-detail-box"):
@@ -93,6 +98,43 @@ class ChooseScreen(WizardScreen):
                 # Beside the folder rather than on a row of its own: one more line for the detail.
                 yield Button(t("app.choose.use"), id="use", variant="primary", compact=True, disabled=True)
         yield Footer(show_command_palette=False)
+
+    def on_resize(self) -> None:
+        self._refit()
+
+    def _refit(self) -> None:
+        """Measure again from the stylesheet's detail height (a resize, a new summary)."""
+        self.query_one("#choose-detail-box", DetailBox).styles.max_height = None
+        self.call_after_refresh(self._fit_detail)
+
+    def _fit_detail(self) -> None:
+        """The screen itself never scrolls: that put the options below the footer and cut the
+        detail at the screen's edge. Where the summary above is long (a tip on an 80x24 terminal),
+        the detail box gives up the lines that would not fit, down to DETAIL_MIN; it scrolls, and
+        `d` shows it whole. The overflow is measured with the screen's scrollbar showing, which
+        narrows the text and can add a line: once it fits, a line the table got too many goes back."""
+        if self.maximized is not None:
+            return
+        box = self.query_one("#choose-detail-box", DetailBox)
+        table = self.query_one(CandidateTable)
+        height = box.outer_size.height
+        over = self.max_scroll_y
+        if over > 0 and height > DETAIL_MIN:
+            box.styles.max_height = max(DETAIL_MIN, height - over)
+            self.call_after_refresh(self._fit_detail)
+        elif over == 0 and box.styles.inline.has_rule("max_height") and box.max_scroll_y > 0:
+            spare = table.outer_size.height - TABLE_MIN
+            if spare > 0:
+                box.styles.max_height = height + spare
+
+    def maximize(self, widget: Widget, container: bool = True) -> bool:
+        """`d`: the detail on the whole screen, not at the height it was given above."""
+        self.query_one("#choose-detail-box", DetailBox).styles.max_height = None
+        return super().maximize(widget, container)
+
+    def minimize(self) -> None:
+        super().minimize()
+        self._refit()
 
     def on_mount(self) -> None:
         self.sub_title = t("app.choose.heading")  # the header names the screen; a short one hides the heading
@@ -174,6 +216,7 @@ class ChooseScreen(WizardScreen):
         self.refresh_bindings()
         self._detail(table.highlighted())
         self.query_one("#use", Button).disabled = table.highlighted() is None
+        self._refit()
 
     def _detail(self, cand: Any) -> None:
         detail = self.query_one("#choose-detail", Static)

@@ -87,6 +87,10 @@ class RunScreen(WizardScreen):
         Binding("c", "copy", t("app.key.copy")),
         Binding("i", "ran_it", t("app.key.ran_it")),
         Binding("m", "monitor", t("app.key.monitor")),
+        # The finish's "how to use it" longer than its box (a short terminal): the footer says that
+        # PageDown reads on. Otherwise PageDown scrolls as on every screen (the second binding).
+        Binding("pagedown", "scroll_notice", t("story.key.scroll")),
+        Binding("pagedown", "scroll_region('page_down')", show=False),
     ]
     # The notice (the finish's "how to use it", a failure) before the log, the log before the steps.
     # A by-hand step's long text first: it is what the user reads while the run waits.
@@ -333,6 +337,7 @@ class RunScreen(WizardScreen):
         if self.state == "finished":
             self._set_notice(self._finished_text(), "success")
             self.add_class("-finished")
+            self.call_after_refresh(self.refresh_bindings)  # PageDown's hint, once the text is laid out
         elif self.state == "failed":
             self._set_notice(result.message, "error")
         elif self.state == "restart":
@@ -434,6 +439,9 @@ class RunScreen(WizardScreen):
             return self.state != "running"
         if action == "monitor":
             return self.state == "finished" and not self.plan.hands_over
+        if action == "scroll_notice":
+            box = self.query_one("#run-notice-box")
+            return self.state == "finished" and box.display and box.max_scroll_y > 0
         return True
 
     # ---- actions --------------------------------------------------------------------
@@ -477,6 +485,9 @@ class RunScreen(WizardScreen):
     def action_copy(self) -> None:
         if self._windows_step is not None:
             self.query_one(WindowsHostPanel).copy()
+
+    def action_scroll_notice(self) -> None:
+        self.query_one("#run-notice-box").scroll_page_down(animate=False)
 
     @on(Button.Pressed, "#monitor")
     def action_monitor(self) -> None:

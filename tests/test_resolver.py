@@ -326,7 +326,7 @@ CASES = [
         "2.21",
         "pip-and-cuda",
         "3.12",
-        says=("in WSL2 (Ubuntu)",),
+        says=("through WSL2: the plan installs WSL2 (Ubuntu)",),
         elsewhere={("2.21", "conda"): "GPU support on native Windows ended with TF 2.10: use WSL2"},
     ),
     Case(

@@ -19,7 +19,7 @@ from screens.help_screen import GLOSSARY
 from screens.monitor_screen import MonitorScreen
 from screens.plan_screen import PlanScreen
 from screens.widgets.candidate_table import CandidateTable
-from screens.widgets.fit import fit_words, head
+from screens.widgets.fit import fit_words, head, wrap_words
 from screens.widgets.plan_step_table import PlanStepTable, title_text
 from screens.widgets.simulated_banner import SimulatedBanner
 from tests.apps.monitor_app import MonitorApp, build, settle, still_clock
@@ -113,7 +113,10 @@ async def test_choose_80x24_d_shows_the_whole_detail() -> None:
 
 
 @pytest.mark.parametrize("size", [SMALL, (120, 40)])
-async def test_choose_why_column_is_a_short_reason_never_cut_inside_a_word(size: tuple[int, int]) -> None:
+async def test_choose_why_column_is_a_short_reason_shown_whole(size: tuple[int, int]) -> None:
+    """The head of the first reason, every word of it: wrapped onto a second line where the
+    column is narrower than it (80 columns), never cut with an ellipsis (tests/test_whole_text_80x24.py
+    walks more demos and Chinese)."""
     app = build_app("ubuntu-20.04-gtx1080-driver470")
     async with app.run_test(size=size) as pilot:
         await to_choose(pilot)
@@ -122,14 +125,15 @@ async def test_choose_why_column_is_a_short_reason_never_cut_inside_a_word(size:
         table = app.screen.query_one(CandidateTable)
         assert table.row_count == len(table.candidates) > 10
         assert table.virtual_size.width <= table.size.width  # no sideways scrolling
+        width = table.columns[table.ordered_columns[-1].key].width
         for i, cand in enumerate(table.candidates):
             shown = table.get_row_at(i)[-1].plain
             if not cand.reasons:
                 continue
             short = head(cand.reasons[0])
-            assert shown == fit_words(short, table.columns[table.ordered_columns[-1].key].width)
-            kept = shown.removesuffix("…").split()
-            assert kept == short.split()[: len(kept)]  # whole words, in order: nothing cut inside one
+            assert "…" not in shown
+            assert shown.split("\n") == wrap_words(short, width)
+            assert shown.split() == short.split()  # whole words, in order: nothing cut inside one
 
 
 async def test_choose_method_dropdown_opens_in_a_frame_over_the_labels() -> None:

@@ -49,9 +49,11 @@ async def test_welcome_at_80x24_scrolls_to_how_long_by_keys() -> None:
         assert last in _flat(app)
 
 
-async def test_the_finish_at_80x24_scrolls_to_vs_code_and_the_lock_by_keys() -> None:
+async def test_the_finish_at_80x22_scrolls_to_vs_code_and_the_lock_by_keys() -> None:
+    """At 80x24 the finish now reads whole (tests/test_whole_text_80x24.py); two lines fewer and it
+    scrolls, by keys, with its scrollbar."""
     app = build_app(DEMO)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(80, 22)) as pilot:
         run = await _finish(pilot)
         box = run.query_one("#run-notice-box")
         assert box.max_scroll_y > 0  # it does not all fit: a scrollbar shows

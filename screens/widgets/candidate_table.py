@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.events import Resize
 from textual.widgets import DataTable
 
-from screens.widgets.fit import fit_words, head
+from screens.widgets.fit import head, wrap_words
 from wizard.safe.display import safe
 from wizard.text import t
 
@@ -36,7 +36,8 @@ class CandidateTable(DataTable[Text]):
     """Recommended row marked and preselected; a short reason beside every row.
 
     The why column takes the width the others leave, so the row never scrolls sideways;
-    a reason longer than that is cut between words, and the detail below shows it whole.
+    a short reason longer than that wraps onto a second line (every word of it in sight),
+    and the detail below gives the whole reason.
     """
 
     # A table of rows, never wider than its panel: Home and End go to the first and last row
@@ -79,8 +80,9 @@ class CandidateTable(DataTable[Text]):
         for i, (cand, row_cells) in enumerate(zip(self.candidates, cells, strict=True)):
             if rec.recommended is not None and cand is rec.recommended:
                 best_row = i
-            why = Text(fit_words(short_why(cand), self._why_width), style=row_cells[1].style)
-            self.add_row(*row_cells, why, key=str(i))
+            lines = wrap_words(short_why(cand), self._why_width)
+            why = Text("\n".join(lines), style=row_cells[1].style)
+            self.add_row(*row_cells, why, key=str(i), height=len(lines))
         if self.candidates:
             target = next((i for i, c in enumerate(self.candidates) if c is keep), best_row)
             self.move_cursor(row=target, animate=False, scroll=True)

@@ -1,4 +1,5 @@
-"""Text fitted to a width in terminal cells (a CJK character takes two), cut only between words.
+"""Text fitted to a width in terminal cells (a CJK character takes two), cut only between words,
+or wrapped onto as many lines as it needs (`wrap_words`), every word whole.
 
 A version or a package name is one word, so it is shown whole or not at all: a cut
 `tensorflow-cpu==2.2` reads as another release.
@@ -54,3 +55,22 @@ def fit_words(text: str, width: int) -> str:
                 break
             out += char
     return out.rstrip(" ,;:，；：") + ELLIPSIS
+
+
+def wrap_words(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` cells, broken only between words (and between Chinese
+    characters, never before a closing mark): nothing is left out. A word wider than `width` on
+    its own gets a line of its own, whole (the caller keeps such words out of narrow columns)."""
+    if width <= 0 or cell_len(text) <= width:
+        return [text]
+    lines: list[str] = []
+    line = ""
+    for _start, _end, unit in words(text):
+        if line and cell_len((line + unit).rstrip()) > width:
+            lines.append(line.rstrip())
+            line = unit.lstrip()
+        else:
+            line += unit
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines

@@ -9,6 +9,7 @@ from textual.widget import Widget
 from wizard.monitor.view import bar
 
 LEVELS = ("ok", "warn", "hot", "na")
+MIN_BAR = 4  # cells: a bar narrower than this says little; the layout gives the gauge a line of its own
 
 
 class Gauge(Widget):
@@ -31,6 +32,11 @@ class Gauge(Widget):
         for name in LEVELS:
             self.set_class(name == level, f"-{name}")
         self.refresh()
+
+    def min_width(self) -> int:
+        """Cells for the label, the whole value and a bar of MIN_BAR: the value is never cut, so a
+        layout that cannot give this much puts the gauge on a line of its own (HostPanel)."""
+        return self.label_width + MIN_BAR + cell_len(f" {self.text}")
 
     def render(self) -> Text:
         width = self.size.width

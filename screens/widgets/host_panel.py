@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -16,13 +17,18 @@ CORE_BLOCKS = " ▁▂▃▄▅▆▇█"
 
 
 class HostPanel(Vertical):
-    """Two lines: CPU and RAM side by side, then one block per core."""
+    """Two lines: CPU and RAM side by side, then one block per core. Where half the width cannot
+    hold a gauge's whole value (a server's "352.7/1007.6 GiB" on 80 columns), CPU and RAM take a
+    line each (-stacked): the figure a student reads is never cut."""
 
     DEFAULT_CSS = """
     HostPanel > Horizontal { height: 1; }
     HostPanel > Horizontal > Gauge { width: 1fr; }
     HostPanel > Horizontal > #cpu { margin-right: 2; }
+    HostPanel.-stacked > Horizontal { layout: vertical; height: 2; }
+    HostPanel.-stacked > Horizontal > #cpu { margin-right: 0; }
     """
+    GAP = 2  # the CPU gauge's right margin, side by side
 
     def compose(self) -> ComposeResult:
         with Horizontal():
@@ -43,6 +49,27 @@ class HostPanel(Vertical):
         self.query_one("#ram", Gauge).set(
             host.ram_percent, f"{used:.1f}/{total:.1f} GiB", level("ram", host.ram_percent)
         )
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        width = self.content_region.width
+        if not width:
+            return
+        gauges = list(self.query(Gauge))
+        for gauge in gauges:  # side by side, each its own label's width
+            gauge.label_width = cell_len(gauge.label) + 1
+        half = (width - self.GAP) // 2
+        stacked = max(gauge.min_width() for gauge in gauges) > half
+        self.set_class(stacked, "-stacked")
+        if stacked:  # one above the other: the bars start in one column ("CPU " and "内存 ")
+            column = max(gauge.label_width for gauge in gauges)
+            for gauge in gauges:
+                gauge.label_width = column
+        for gauge in gauges:
+            gauge.refresh()
 
 
 def _core_style(c: float) -> str:

@@ -25,18 +25,30 @@ class StepLog(RichLog):
         )
         self.texts: deque[str | tuple[str, str]] = deque(maxlen=MAX_LINES)  # (label, path): a path line
         self._wrapped_at = 0
+        self._stale = False  # lines were added while hidden: written again once it has a width
 
     def add(self, line: str) -> None:
         line = safe(line, 4000, multiline=True)  # command output and paths: escapes shown, not sent
         self.texts.append(line)
-        self.write(line)
+        if not self._hidden():
+            self.write(line)
 
     def add_path(self, label: str, path: object) -> None:
         """The label, then the path on its own lines: the home as ~, broken only after a "/" where
         it is wider than the log (a file name stays whole), so it can be read and copied."""
         entry = (safe(label, 200), safe(shown(str(path)), 4000))
         self.texts.append(entry)
-        self._write(entry)
+        if not self._hidden():
+            self._write(entry)
+
+    def _hidden(self) -> bool:
+        """Laid out once, but hidden now (the Run screen hides the log while a Windows step waits
+        on a short terminal): RichLog would wrap at its minimum width, 20 cells, and keep those
+        lines when it shows again. The text waits in `texts` and is written when it has a width."""
+        if self._size_known and self.scrollable_content_region.width <= 0:
+            self._stale = True
+            return True
+        return False
 
     def _write(self, entry: str | tuple[str, str]) -> None:
         if isinstance(entry, str):
@@ -54,12 +66,21 @@ class StepLog(RichLog):
     def on_resize(self, event: Resize) -> None:
         # RichLog's own handler (called after this one) renders writes made before the first size.
         width = event.size.width
-        if self._wrapped_at and width and width != self._wrapped_at:
-            self.clear()
-            for line in self.texts:
-                self._write(line)
+        if self._wrapped_at and width and (width != self._wrapped_at or self._stale):
+            self._rewrite()
         if width:
             self._wrapped_at = width
+
+    def on_show(self) -> None:
+        if self._stale and self.scrollable_content_region.width > 0:
+            self._rewrite()
+
+    def _rewrite(self) -> None:
+        self._stale = False
+        texts = list(self.texts)
+        self.clear()  # RichLog's clear; `texts` stays
+        for line in texts:
+            self._write(line)
 
 
 def fold_path(path: str, width: int) -> list[str]:

@@ -54,14 +54,14 @@ def output_for(argv: Sequence[str], profile: MachineProfile | None) -> list[str]
         return _gpu_check_lines(profile)
     if "tf.config.list_physical_devices" in joined:
         gpus = [g.name for g in profile.gpus] if profile else []
-        lines = ["TensorFlow (simulated)"]
+        lines = [t("runner.sim.tensorflow")]
         lines += [f"GPU: /physical_device:GPU:{i} {n}" for i, n in enumerate(gpus or ["NVIDIA GPU"])]
         return [*lines, "matmul on /job:localhost/replica:0/task:0/device:GPU:0 ok, sum = 268435456.0"]
     if "tf.matmul" in joined:
-        return ["TensorFlow (simulated)", "matmul on /job:localhost/replica:0/task:0/device:CPU:0 ok"]
+        return [t("runner.sim.tensorflow"), "matmul on /job:localhost/replica:0/task:0/device:CPU:0 ok"]
     if name == "conda":
         return ["Collecting package metadata (repodata.json): done", "Solving environment: done", "done"]
-    return ["ok"]
+    return [t("runner.sim.ok")]
 
 
 def _lock_lines(argv: Sequence[str]) -> list[str]:
@@ -82,7 +82,7 @@ def _proof_lines(argv: Sequence[str]) -> list[str]:
     if "hello" in argv:
         return [t("runner.sim.hello_proven")]
     return [
-        "TensorFlow (simulated)",
+        t("runner.sim.tensorflow"),
         "matmul on /job:localhost/replica:0/task:0/device:CPU:0 ok",
         "Trained 3 epochs on /job:localhost/replica:0/task:0/device:CPU:0; accuracy 0.94",
         "Hello from the CPU: TensorFlow works.",
@@ -138,7 +138,7 @@ def _pip_lines(argv: Sequence[str]) -> list[str]:
     start = args.index("install") + 1 if "install" in args else len(args)
     reqs = [a for a in args[start:] if not a.startswith("-")]
     if not reqs:
-        return ["ok"]
+        return [t("runner.sim.ok")]
     lines: list[str] = []
     installed: list[str] = []
     for req in reqs:
