@@ -25,6 +25,7 @@ from textual.widgets import Button, Footer, Header, Static
 
 from screens.base import WizardScreen
 from screens.styles import style_paths, style_text
+from screens.widgets.path_text import PathText
 from screens.widgets.run_step_list import RunStepList, clock_text
 from screens.widgets.step_log import StepLog
 from screens.widgets.windows_host_panel import WindowsHostPanel
@@ -157,7 +158,7 @@ class RunScreen(WizardScreen):
             with Vertical(id="run-right"):
                 yield WindowsHostPanel(id="run-windows")
                 with VerticalScroll(id="run-notice-box"):
-                    yield Static("", id="run-notice")
+                    yield PathText(id="run-notice")  # its paths broken only after a "/"
                 yield StepLog(id="run-log")
                 yield Static("", id="run-progress")
         with Horizontal(classes="button-row", id="run-buttons"):
@@ -176,6 +177,37 @@ class RunScreen(WizardScreen):
         self.session.stop_run = self.stop
         self.set_interval(1.0, self._tick)
         self._start()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_notice)
+
+    @on(StepLog.FloorChanged)
+    def _log_floor_changed(self) -> None:
+        self.call_after_refresh(self._fit_notice)
+
+    def _fit_notice(self) -> None:
+        """The log keeps "Full log:" and its whole path in sight (StepLog's floor, as long as the
+        path is); the notice gets at most what the log leaves it, and scrolls past that (the
+        footer then offers PageDown), rather than pushing the log's last lines off the screen."""
+        box = self.query_one("#run-notice-box")
+        log = self.query_one(StepLog)
+        right = self.query_one("#run-right")
+        floor = log.styles.inline.min_height
+        if not box.display or not log.display or floor is None or not right.size.height:
+            if box.styles.inline.has_rule("max_height"):
+                box.styles.max_height = None
+            self.refresh_bindings()
+            return
+        others = sum(
+            child.outer_size.height for child in right.children if child.display and child not in (box, log)
+        )
+        room = right.size.height - others - int(floor.value) - box.styles.margin.height
+        css = box.styles.base.max_height
+        if css is not None:
+            room = min(room, int(css.resolve(right.size, self.app.size)))
+        if box.styles.max_height is None or box.styles.max_height.value != max(room, 1):
+            box.styles.max_height = max(room, 1)
+        self.call_after_refresh(self.refresh_bindings)  # PageDown's hint, once the box has its height
 
     def on_unmount(self) -> None:
         self.stop()
@@ -386,10 +418,10 @@ class RunScreen(WizardScreen):
         return "\n".join([head, "", *next_steps(self.plan, exists=exists)])
 
     def _set_notice(self, text: str | None, kind: str = "warning") -> None:
-        notice = self.query_one("#run-notice", Static)
+        notice = self.query_one("#run-notice", PathText)
         self.query_one("#run-notice-box").display = bool(text)
         notice.set_classes(f"-{kind}")
-        notice.update(Content(text or ""))
+        notice.set_text(text or "")
 
     def _failed_step(self) -> Step | None:
         if self.result is None or self.result.failed_step is None:

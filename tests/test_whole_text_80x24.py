@@ -8,6 +8,7 @@ Each test reads the screen as drawn (tests.apps.screen_text), as a user looking 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -184,25 +185,81 @@ def _finish_lines(run: Any) -> list[str]:
     return [line for line in run._finished_text().split("\n") if line.strip()]
 
 
+def unfold(text: str) -> str:
+    """`flat`, with a path's break after a "/" joined again (the notice breaks paths only there)."""
+    return flat(text).replace("/ ", "/")
+
+
+async def _read_notice(pilot: Pilot[Any], run: Any) -> str:
+    """The finish's notice as a user reads it: whole when it fits; else the footer offers PageDown,
+    and pressing it shows the rest (each row of the text taken once, where it scrolled into sight)."""
+    app = pilot.app
+    box = run.query_one("#run-notice-box")
+    keys = {b.binding.action for b in run.active_bindings.values()}
+    if box.max_scroll_y == 0:
+        assert "scroll_notice" not in keys  # nothing more to read: no PageDown hint
+        return flat(" ".join(region_lines(app, run.query_one("#run-notice"))))
+    assert "scroll_notice" in keys and t("story.key.scroll") in screen_text(app).split("\n")[-1]
+    rows: dict[int, str] = {}
+    for _ in range(20):
+        top = int(box.scroll_y)
+        for i, line in enumerate(region_lines(app, box)):
+            rows.setdefault(top + i, line.replace("█", " "))  # without the notice's bar at its left
+        if box.scroll_y >= box.max_scroll_y:
+            break
+        await pilot.press("pagedown")
+        await pilot.pause()
+    assert box.scroll_y >= box.max_scroll_y
+    return flat(" ".join(rows[y] for y in sorted(rows)))
+
+
+def _log_shows_its_path(app: Any, run: Any) -> None:
+    """The log's last lines: "Full log:" and the whole path, as the student finds the log."""
+    from wizard.paths import shown
+
+    assert run.result is not None and run.result.log_path is not None
+    log = [line.strip() for line in region_lines(app, run.query_one(StepLog)) if line.strip()]
+    assert t("app.run.log") in log, log
+    at = log.index(t("app.run.log"))
+    assert "".join(log[at + 1 :]) == shown(run.result.log_path), log
+
+
 @pytest.mark.parametrize("profile", FINISH_DEMOS)
-async def test_the_finish_at_80x24_reads_whole_without_scrolling(profile: str) -> None:
+async def test_the_finish_at_80x24_every_word_readable_and_the_log_path_in_sight(profile: str) -> None:
+    """Whatever the length of the homes in its paths and of the log's path (under pytest a long
+    temporary folder, two lines): the log keeps its label and path, every word of the finish reads
+    (whole, or by PageDown when the footer says so), and nothing is off the screen."""
     app = build_app(profile)
     async with app.run_test(size=SMALL) as pilot:
         run = await _finish(pilot)
         assert isinstance(run, RunScreen)
-        box = run.query_one("#run-notice-box")
-        assert box.max_scroll_y == 0
-        notice = flat(" ".join(region_lines(app, run.query_one("#run-notice"))))
-        for line in _finish_lines(run):
-            assert flat(line) in notice, line
-        shown = flat(screen_text(app))
-        assert t("app.run.log") in shown  # the log keeps its path, with its label
-        assert run.result is not None and run.result.log_path is not None
-        assert str(run.result.log_path.name) in shown
-        assert t("app.run.monitor") in shown  # and the next step's button
+        _log_shows_its_path(app, run)
+        assert t("app.run.monitor") in flat(screen_text(app))  # and the next step's button
         screen_fits(app)
-        keys = {b.binding.action for b in run.active_bindings.values()}
-        assert "scroll_notice" not in keys  # nothing more to read: no PageDown hint
+        notice = unfold(await _read_notice(pilot, run))
+        for line in _finish_lines(run):
+            assert unfold(line) in notice, line
+        _log_shows_its_path(app, run)  # still, after reading to the end
+        screen_fits(app)
+
+
+@pytest.mark.parametrize("profile", FINISH_DEMOS)
+async def test_the_finish_at_80x24_with_a_users_log_path_reads_whole_without_scrolling(
+    profile: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The log where a user's is (~/.local/state/..., one line): the finish fits, no PageDown."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("TF_GPU_WIZARD_HOME", str(tmp_path / ".local" / "state" / "tf-gpu-wizard"))
+    app = build_app(profile)
+    async with app.run_test(size=SMALL) as pilot:
+        run = await _finish(pilot)
+        assert run.result is not None and str(run.result.log_path).startswith(str(tmp_path))
+        assert run.query_one("#run-notice-box").max_scroll_y == 0
+        notice = unfold(await _read_notice(pilot, run))
+        for line in _finish_lines(run):
+            assert unfold(line) in notice, line
+        _log_shows_its_path(app, run)
+        screen_fits(app)
 
 
 async def test_the_finish_at_80x24_in_chinese_reads_whole(zh: Zh) -> None:  # noqa: F811
@@ -225,9 +282,26 @@ async def test_the_finish_at_120x40_keeps_its_step_list() -> None:
         listed = flat(" ".join(region_lines(app, steps)))
         for n, step in enumerate(run.plan.active_steps, 1):
             assert f"{n}. " + " ".join(step.title.split()[:2]) in listed
-        notice = flat(" ".join(region_lines(app, run.query_one("#run-notice"))))
+        lines = region_lines(app, run.query_one("#run-notice"))
+        notice = unfold(" ".join(lines))
         for line in _finish_lines(run):
-            assert flat(line) in notice, line
+            assert unfold(line) in notice, line
+        # A path wider than the column is broken only after a "/": every piece on a line is a
+        # whole word of the text, or a path's part that starts after a "/" and ends at one (or
+        # at the file name's end), never "hello_gp" / "u.py".
+        words = set(run._finished_text().split())
+        paths = [word for word in words if "/" in word]
+        for piece in " ".join(lines).split():
+            assert piece in words or any(_path_part(piece, path) for path in paths), piece
+
+
+def _path_part(piece: str, path: str) -> bool:
+    at = path.find(piece)
+    while at >= 0:
+        if (at == 0 or path[at - 1] == "/") and (piece.endswith("/") or at + len(piece) == len(path)):
+            return True
+        at = path.find(piece, at + 1)
+    return False
 
 
 async def test_a_finish_longer_than_its_box_says_pagedown_reads_on() -> None:

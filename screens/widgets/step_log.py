@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.cells import cell_len
 from textual.events import Resize
+from textual.message import Message
 from textual.widgets import RichLog
 
 from wizard.paths import shown
@@ -18,6 +19,9 @@ MAX_LINES = 2000
 
 class StepLog(RichLog):
     """A RichLog that keeps its text, so a resize (or the wide layout arriving) re-wraps it."""
+
+    class FloorChanged(Message):
+        """The log's least height changed: it holds a path that must stay in sight, or no more."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(
@@ -32,6 +36,7 @@ class StepLog(RichLog):
         self.texts.append(line)
         if not self._hidden():
             self.write(line)
+        self._keep_path_in_sight()
 
     def add_path(self, label: str, path: object) -> None:
         """The label, then the path on its own lines: the home as ~, broken only after a "/" where
@@ -40,6 +45,29 @@ class StepLog(RichLog):
         self.texts.append(entry)
         if not self._hidden():
             self._write(entry)
+        self._keep_path_in_sight()
+
+    def _keep_path_in_sight(self) -> None:
+        """The last entry a path (the run's "Full log:" and where the log is): the log is never
+        shorter than it, whatever the path's length (a home, a temporary folder), so the label
+        and the whole path stay in sight; the lines above scroll back. Otherwise the stylesheet's
+        min-height holds."""
+        if not self.texts or isinstance(self.texts[-1], str):
+            if self.styles.inline.has_rule("min_height"):
+                self.styles.min_height = None
+                self.post_message(self.FloorChanged())
+            return
+        width = self.scrollable_content_region.width
+        if width <= 0:
+            return  # not laid out yet (or hidden): once it has a width
+        label, path = self.texts[-1]
+        lines = [label, *fold_path(path, width)]
+        rows = sum(max(1, -(-cell_len(line) // width)) for line in lines)  # a piece wider than the log wraps
+        rows += self.styles.gutter.height
+        floor = self.styles.inline.min_height
+        if floor is None or floor.value != rows:
+            self.styles.min_height = rows
+            self.post_message(self.FloorChanged())
 
     def _hidden(self) -> bool:
         """Laid out once, but hidden now (the Run screen hides the log while a Windows step waits
@@ -62,6 +90,7 @@ class StepLog(RichLog):
     def reset(self) -> None:
         self.texts.clear()
         self.clear()
+        self._keep_path_in_sight()
 
     def on_resize(self, event: Resize) -> None:
         # RichLog's own handler (called after this one) renders writes made before the first size.
@@ -70,6 +99,7 @@ class StepLog(RichLog):
             self._rewrite()
         if width:
             self._wrapped_at = width
+        self._keep_path_in_sight()
 
     def on_show(self) -> None:
         if self._stale and self.scrollable_content_region.width > 0:
@@ -81,6 +111,7 @@ class StepLog(RichLog):
         self.clear()  # RichLog's clear; `texts` stays
         for line in texts:
             self._write(line)
+        self._keep_path_in_sight()
 
 
 def fold_path(path: str, width: int) -> list[str]:
