@@ -92,13 +92,7 @@ def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
 
 def t(key: str, /, **fields: Any) -> str:
     """The message for `key` in the current language, filled with `fields`."""
-    template = _catalogue(language()).get(key) or _catalogue(DEFAULT_LANG).get(key)
-    if template is None:
-        return key
-    try:
-        return template.format(**fields)
-    except (KeyError, IndexError, ValueError):
-        return template
+    return in_language(language(), key, **fields)
 
 
 def in_language(lang: str, key: str, /, **fields: Any) -> str:

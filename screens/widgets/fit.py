@@ -12,6 +12,7 @@ import re
 from rich.cells import cell_len
 
 from wizard.cjk.linebreak import words
+from wizard.cjk.wrap import wrap
 
 ELLIPSIS = "…"
 # Where a reason's short head ends: the first colon or semicolon (ASCII or full-width).
@@ -63,14 +64,4 @@ def wrap_words(text: str, width: int) -> list[str]:
     its own gets a line of its own, whole (the caller keeps such words out of narrow columns)."""
     if width <= 0 or cell_len(text) <= width:
         return [text]
-    lines: list[str] = []
-    line = ""
-    for _start, _end, unit in words(text):
-        if line and cell_len((line + unit).rstrip()) > width:
-            lines.append(line.rstrip())
-            line = unit.lstrip()
-        else:
-            line += unit
-    if line.strip():
-        lines.append(line.rstrip())
-    return lines
+    return wrap(text, width, keep_code=False)

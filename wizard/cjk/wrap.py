@@ -24,11 +24,14 @@ def terminal_width(default: int = 100, least: int = 40) -> int:
     return max(least, shutil.get_terminal_size((default, 24)).columns)
 
 
-def wrap(text: str, width: int, indent: str = "", subsequent: str | None = None) -> list[str]:
-    """`text` as lines of at most `width` cells (a single unit wider than that excepted)."""
+def wrap(
+    text: str, width: int, indent: str = "", subsequent: str | None = None, *, keep_code: bool = True
+) -> list[str]:
+    """`text` as lines of at most `width` cells (a single unit wider than that excepted).
+    `keep_code`: a `quoted command` stays on one line (the CLI's text; a narrow column breaks it)."""
     rest_indent = indent if subsequent is None else subsequent
-    # A `quoted command` stays on one line: its spaces do not count as break points.
-    text = _CODE.sub(lambda m: m.group(0).replace(" ", _KEEP), text)
+    if keep_code:  # its spaces do not count as break points
+        text = _CODE.sub(lambda m: m.group(0).replace(" ", _KEEP), text)
     lines: list[str] = []
     line, used = indent, cell_len(indent)
     for _start, _end, unit in words(text):

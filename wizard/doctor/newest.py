@@ -78,8 +78,6 @@ def _problems(p: MachineProfile, rec: Recommendation | None) -> list[Problem]:
             "sentence": need_sentence(need, fix=False),
             "fix": fix(need.floor, "findings.next_z18.in_plan", need.tf, need.restart_only),
         }
-        if need.restart_only and need.installed:  # the doctor words its fix as the restart
-            fields["doctor_restart"] = need.installed
         out.append(("driver-step", "warning", fields))  # the plan's first step: the student must do it
     elif rec.upgrade is not None and rec.upgrade.driver is not None:
         need = rec.upgrade.driver

@@ -270,8 +270,9 @@ class Runner:
         there), pending (it would run). The dry run and the Plan screen show this.
         `fresh`: as a run that starts over would (`apply --new`): nothing remembered counts."""
         state = None if fresh else self.journal.load()
-        carried = self._carried(state) if self.simulate and state is not None else {}
+        carried: dict[str, str] = {}
         if state is not None and (state.finished or state.plan.id != self.plan.id):
+            carried = self._carried(state) if self.simulate else {}  # as _open_state starts anew
             state = None
         out: dict[str, str] = {}
         for step in self.plan.active_steps:
