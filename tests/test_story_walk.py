@@ -98,6 +98,8 @@ async def _drive_run(pilot: Pilot[Any], quit_after_first: bool = False) -> RunSc
     deadline = time.monotonic() + 120  # a paced simulated run, on a shared CI box with 4 workers per 2 cores
     while time.monotonic() < deadline:
         await pilot.pause(0.03)
+        if not run.query(RunStepList):
+            continue  # pushed but not yet composed (a loaded CI box): nothing to read or press yet
         screen = app.screen
         if isinstance(screen, PasswordModal):
             await pilot.press(*"pw", "enter")
