@@ -231,16 +231,17 @@ class WizardApp(App[int]):
     def action_command_palette(self) -> None:
         from textual.command import CommandPalette
 
+        from screens.command_palette import WizardPalette
+
         if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
-            self.push_screen(CommandPalette(id="--command-palette", placeholder=t("app.textual.search")))
+            self.push_screen(WizardPalette(id="--command-palette", placeholder=t("app.textual.search")))
 
     def search_themes(self) -> None:
-        from textual.command import CommandPalette
         from textual.theme import ThemeProvider
 
-        self.push_screen(
-            CommandPalette(providers=[ThemeProvider], placeholder=t("app.textual.search_themes"))
-        )
+        from screens.command_palette import WizardPalette
+
+        self.push_screen(WizardPalette(providers=[ThemeProvider], placeholder=t("app.textual.search_themes")))
 
     # ---- app-wide actions ---------------------------------------------
     def action_help(self) -> None:

@@ -334,6 +334,9 @@ def test_simulated_gpus_show_their_own_clocks_and_fans() -> None:
     a100 = busy("ubuntu-22.04-2x-a100-server").gpus[0]
     laptop = busy("wsl2-rtx4060-laptop").gpus[0]
     assert gtx1080.fan is not None and a100.fan is None and laptop.fan is None
+    # A Pascal laptop's GPU has no "Laptop" in its name; its Max-Q design name says so.
+    pascal_laptop = busy("debian-12-gtx1060-laptop").gpus[0]
+    assert "Max-Q" in (pascal_laptop.name or "") and pascal_laptop.fan is None
     clocks = {(g.sm_clock, g.mem_clock) for g in (gtx1080, a100, laptop)}
     assert len(clocks) == 3 and all(g.sm_clock == g.sm_clock_max for g in (gtx1080, a100, laptop))
     # HBM runs at a far lower clock than GDDR: the A100's memory clock is the lowest of the three.

@@ -107,6 +107,14 @@ async def test_zh_command_palette_is_chinese(zh: Zh) -> None:  # noqa: F811
             assert t(f"app.textual.{key}") in shown and t(f"app.textual.{key}_help") in shown
         for english in ("Search for commands", "Keys", "Quit the application", "Change the current theme"):
             assert english not in shown
+        # A search that matches nothing: Textual's "No matches found", in Chinese.
+        await pilot.press(*"zzzq")
+        for _ in range(40):
+            await pilot.pause(0.05)
+            if t("app.textual.no_matches") in screen_text(app):
+                break
+        shown = screen_text(app)
+        assert t("app.textual.no_matches") in shown and "No matches" not in shown
         await pilot.press("escape")
 
 

@@ -127,7 +127,7 @@ def gpu_class(name: str | None, cc: str | None = None) -> GpuClass:
     if rough is not None:
         return GpuClass(published or rough[0], rough[1], "published" if published else "rough")
     tflops, watts = BY_GENERATION.get(_major(cc) or -1, DEFAULT)
-    if "laptop" in key or key.endswith("m"):
+    if "laptop" in key or "max-q" in key or key.endswith("m"):
         tflops, watts = tflops * LAPTOP[0], LAPTOP[1]
     return GpuClass(published or tflops, watts, "published" if published else "generation")
 

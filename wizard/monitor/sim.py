@@ -134,7 +134,11 @@ def _clocks(major: int, minor: int) -> dict[str, int]:
 
 def _passive(name: str) -> bool:
     words = name.lower().replace("-", " ").split()
-    return any(word.startswith(p) for word in words for p in PASSIVE) or name.lower().rstrip().endswith("m")
+    return (
+        any(word.startswith(p) for word in words for p in PASSIVE)
+        or name.lower().rstrip().endswith("m")
+        or "max-q" in name.lower()  # a laptop-only design name (Pascal to Turing)
+    )
 
 
 def _fake_gpus(profile: MachineProfile) -> list[FakeGpu]:
