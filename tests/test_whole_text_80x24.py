@@ -176,7 +176,7 @@ async def _finish(pilot: Pilot[Any]) -> Any:
     if isinstance(pilot.app.screen, PasswordModal):
         await pilot.press(*"secret", "enter")
     await wait_until(pilot, lambda: run.state == "finished")
-    await pilot.pause(0.1)
+    await pilot.pause(0.4)  # the log's last writes and its floor's layout, as a person looks up
     await pilot.pause()
     return run
 
@@ -428,3 +428,24 @@ async def test_monitor_title_in_chinese_reads_whole(zh: Zh) -> None:  # noqa: F8
         await zh.monitor.settle(pilot)
         border = next(line for line in zh_text(app).split("\n") if "╭" in line)
         assert t("monitor.title_host") in border and "…" not in border
+
+
+async def test_a_commands_line_with_a_path_breaks_after_a_slash_and_its_table_keeps_its_spacing() -> None:
+    """pip's "Requirement already satisfied: … in /home/…/site-packages (…)" was folded at the log's
+    edge, mid-name ("site-pack" / "ages"); now it breaks between words and after a "/". A line
+    without a path (nvidia-smi's table) keeps its spacing."""
+    venv = "/home/student/.venvs/tf-gpu/lib/python3.11/site-packages"
+    said = f"Requirement already satisfied: tensorflow-cpu==2.21.0 in {venv} (2.21.0)"
+    table = "|   0  NVIDIA GeForce RTX 4090   Off |"
+    app = LogApp()
+    async with app.run_test(size=(40, 24)) as pilot:
+        log = app.query_one(StepLog)
+        log.add(said)
+        log.add(table)
+        await pilot.pause()
+        assert cell_len(venv) > log.scrollable_content_region.width  # the path needs two lines
+        lines = [line.strip() for line in screen_text(app).split("\n") if line.strip()]
+        assert "".join(lines[:-1]).replace(" ", "") == said.replace(" ", ""), lines  # all of it
+        for name in ("tensorflow-cpu==2.21.0", *venv.strip("/").split("/")):
+            assert any(name in line for line in lines), (name, lines)  # each name whole
+        assert lines[-1] == table, lines

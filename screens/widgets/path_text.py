@@ -1,5 +1,5 @@
 """Text with paths in it, wrapped at its own width: a path wider than the line is broken only right
-after a "/", its file name whole, as the log breaks its own (step_log.fold_path). Textual would fold
+after a "/", its file name whole, as the log breaks its own (path_wrap.fold_path). Textual would fold
 such a word at the edge, mid-name ("hello_gp" / "u.py"), and a cut name reads as another file.
 
 Display only: the text itself (what the runner and the CLI print) is left as it is.
@@ -9,29 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.cells import cell_len
 from textual.content import Content
 from textual.events import Resize
 from textual.widgets import Static
 
-from screens.widgets.fit import wrap_words
-from screens.widgets.step_log import fold_path
-
-
-def wrap_paths(text: str, width: int) -> str:
-    """`text` in lines of at most `width` cells, broken between words (and between Chinese
-    characters); a word wider than a line that holds a "/" (a path) is broken after a "/".
-    Width 0 (not laid out yet): the text as it is."""
-    if width <= 0:
-        return text
-    out: list[str] = []
-    for paragraph in text.split("\n"):
-        for line in wrap_words(paragraph, width):
-            if cell_len(line) > width and "/" in line:  # one word on its own line: a long path
-                out.extend(fold_path(line, width))
-            else:
-                out.append(line)
-    return "\n".join(out)
+from screens.widgets.path_wrap import wrap_paths
 
 
 class PathText(Static):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from typing import Any
 
@@ -11,6 +10,7 @@ from textual.events import Resize
 from textual.message import Message
 from textual.widgets import RichLog
 
+from screens.widgets.path_wrap import fold_path, wrap_paths
 from wizard.paths import shown
 from wizard.safe.display import safe
 
@@ -35,7 +35,7 @@ class StepLog(RichLog):
         line = safe(line, 4000, multiline=True)  # command output and paths: escapes shown, not sent
         self.texts.append(line)
         if not self._hidden():
-            self.write(line)
+            self._write(line)
         self._keep_path_in_sight()
 
     def add_path(self, label: str, path: object) -> None:
@@ -79,12 +79,20 @@ class StepLog(RichLog):
         return False
 
     def _write(self, entry: str | tuple[str, str]) -> None:
+        width = self.scrollable_content_region.width
         if isinstance(entry, str):
-            self.write(entry)
+            # A command's line wider than the log, with a path in it (pip's "Requirement already
+            # satisfied: … in /home/…/site-packages"): broken between words and after a "/", not
+            # mid-name. Other lines are Rich's to wrap, their spacing (a table) as it is.
+            if width > 0 and "/" in entry and cell_len(entry) > width:
+                for piece in wrap_paths(entry, width).split("\n"):
+                    self.write(piece)
+            else:
+                self.write(entry)
             return
         label, path = entry
         self.write(label)
-        for piece in fold_path(path, self.scrollable_content_region.width):
+        for piece in fold_path(path, width):
             self.write(piece)
 
     def reset(self) -> None:
@@ -112,18 +120,3 @@ class StepLog(RichLog):
         for line in texts:
             self._write(line)
         self._keep_path_in_sight()
-
-
-def fold_path(path: str, width: int) -> list[str]:
-    """`path` in lines of at most `width` cells, each break right after a "/"; a part wider than
-    `width` on its own stays whole (the log wraps it). Width 0 (not laid out yet): one line."""
-    if width <= 0 or cell_len(path) <= width:
-        return [path]
-    lines, line = [], ""
-    for piece in re.findall(r"[^/]*/|[^/]+$", path):  # each ends with its "/", the file name last
-        if line and cell_len(line + piece) > width:
-            lines.append(line)
-            line = piece
-        else:
-            line += piece
-    return [*lines, line] if line else lines
