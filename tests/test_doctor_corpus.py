@@ -63,7 +63,11 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # or cuda-python's words, under a docker run without --gpus the container, a torch CPU build by
 # default said in Chinese; electra#136 and bert4keras#508 relabelled gpu-too-new, each with a note),
 # NO_EVIDENCE unchanged (4).
-RULES_ROUND = 15
+# 16 since r21p: round 16's training texts too (its 6 misses: PyTorch's '+cpu' wheel named beside a GPU
+# asked for, a reply saying to install torch's GPU build, zlibwapi.dll said missing in words, an
+# Ampere GPU beside a PyTorch built for CUDA 9-10 with or without cuDNN's EXECUTION_FAILED), no
+# relabels, NO_EVIDENCE unchanged (4).
+RULES_ROUND = 16
 FRESH_ROUND = 16  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
 # title or a reply the text leaves out): scored like every text, but not held right, since no honest
