@@ -114,6 +114,13 @@ def _key(name: str) -> str:
     return " ".join(name.replace("NVIDIA", " ").split()).lower()
 
 
+def laptop_gpu(name: str) -> bool:
+    """A laptop's GPU by the name NVML gives: "… Laptop GPU", a Max-Q design (Pascal to Turing), an
+    older "…M" (GTX 960M)."""
+    key = _key(name)
+    return "laptop" in key or "max-q" in key or key.endswith("m")
+
+
 def _major(cc: str | None) -> int | None:
     m = re.match(r"\s*([0-9]+)\.", cc or "")
     return int(m.group(1)) if m else None
@@ -127,7 +134,7 @@ def gpu_class(name: str | None, cc: str | None = None) -> GpuClass:
     if rough is not None:
         return GpuClass(published or rough[0], rough[1], "published" if published else "rough")
     tflops, watts = BY_GENERATION.get(_major(cc) or -1, DEFAULT)
-    if "laptop" in key or "max-q" in key or key.endswith("m"):
+    if laptop_gpu(name or ""):
         tflops, watts = tflops * LAPTOP[0], LAPTOP[1]
     return GpuClass(published or tflops, watts, "published" if published else "generation")
 

@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from wizard.monitor.gpu_class import gpu_class
+from wizard.monitor.gpu_class import gpu_class, laptop_gpu
 from wizard.monitor.model import GpuSample, HostSample, SourceInfo
 from wizard.monitor.nvml_source import NvmlSource
 from wizard.nvml import ErrorKind
@@ -122,9 +122,10 @@ CLOCKS: dict[tuple[int, int | None], tuple[int, int]] = {
 }
 MIDDLE_CLOCKS = (1700, 7000)
 IDLE_CLOCKS = {"sm": 210, "mem": 405}
-# Boards without a fan of their own that NVML can read: passively cooled data-centre cards, and
-# laptops (the fans belong to the laptop). NVML says Not Supported, the monitor shows N/A.
-PASSIVE = ("tesla", "a100", "a10", "a30", "a40", "l4", "l40", "h100", "h200", "b200", "laptop")
+# Boards without a fan of their own that NVML can read: passively cooled data-centre cards (these),
+# and laptops' GPUs (gpu_class.laptop_gpu: the fans belong to the laptop). NVML says Not Supported,
+# the monitor shows N/A.
+PASSIVE = ("tesla", "a100", "a10", "a30", "a40", "l4", "l40", "h100", "h200", "b200")
 
 
 def _clocks(major: int, minor: int) -> dict[str, int]:
@@ -134,11 +135,7 @@ def _clocks(major: int, minor: int) -> dict[str, int]:
 
 def _passive(name: str) -> bool:
     words = name.lower().replace("-", " ").split()
-    return (
-        any(word.startswith(p) for word in words for p in PASSIVE)
-        or name.lower().rstrip().endswith("m")
-        or "max-q" in name.lower()  # a laptop-only design name (Pascal to Turing)
-    )
+    return any(word.startswith(p) for word in words for p in PASSIVE) or laptop_gpu(name)
 
 
 def _fake_gpus(profile: MachineProfile) -> list[FakeGpu]:
