@@ -87,6 +87,7 @@ class RunScreen(WizardScreen):
         Binding("d", "doctor", t("app.key.doctor")),
         Binding("c", "copy", t("app.key.copy")),
         Binding("i", "ran_it", t("app.key.ran_it")),
+        Binding("n", "continue_run", t("app.key.continue")),  # after a simulated restart
         Binding("m", "monitor", t("app.key.monitor")),
         # The finish's "how to use it" longer than its box (a short terminal): the footer says that
         # PageDown reads on. Otherwise PageDown scrolls as on every screen (the second binding).
@@ -471,6 +472,8 @@ class RunScreen(WizardScreen):
             return self.state != "running"
         if action == "monitor":
             return self.state == "finished" and not self.plan.hands_over
+        if action == "continue_run":
+            return self.state == "restart" and self.plan.simulated
         if action == "scroll_notice":
             box = self.query_one("#run-notice-box")
             return self.state == "finished" and box.display and box.max_scroll_y > 0
@@ -484,8 +487,8 @@ class RunScreen(WizardScreen):
             self._start()
 
     @on(Button.Pressed, "#continue")
-    def _continue(self) -> None:
-        if self.state == "restart":
+    def action_continue_run(self) -> None:
+        if self.state == "restart" and self.plan.simulated:
             self._start()
 
     @on(Button.Pressed, "#skip")

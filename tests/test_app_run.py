@@ -217,6 +217,12 @@ async def test_wsl2_windows_host_step_waits_for_i_ran_it() -> None:
         # It names what to start again: the launcher (conftest fixes it for every checkout).
         assert "wsl --shutdown" in seen and "(~/.local/bin/tf-gpu-wizard)" in seen
         assert run.query_one("#continue", Button).display  # simulated: continue in place
+        # The footer names a key for it too, and the key continues the run past the restart.
+        assert "n Continue" in screen_text(app)
+        run.query_one("#run-log").focus()  # not the button: the key itself must do it
+        await pilot.press("n")
+        await wait_for(pilot, lambda: run.state != "restart")
+        assert statuses(app)["wsl-update"] == "done"
 
 
 async def test_wsl2_old_windows_driver_is_a_step_done_by_hand() -> None:
