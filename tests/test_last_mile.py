@@ -160,7 +160,9 @@ def test_conda_activation_works_without_conda_init() -> None:
     plan = _plan("ubuntu-24.04-rtx5090", method="conda")
     conda = plan.step("conda-env").commands[0][0]
     base = str(Path(conda).parent.parent)
-    assert f"source {base}/bin/activate {plan.venv}" in next_steps(plan)[1]
+    lines = next_steps(plan)
+    # The command on a line of its own under its sentence: a narrow screen cannot part it.
+    assert lines[1].endswith(":") and lines[2] == f"    source {base}/bin/activate {plan.venv}"
 
 
 def test_the_exported_script_ends_with_the_same_words(tmp_path: Path) -> None:
@@ -179,7 +181,7 @@ def test_apply_ends_with_the_next_steps(capsys: pytest.CaptureFixture[str]) -> N
     out = capsys.readouterr().out
     assert rc == 0, out[-2000:]
     end = out[out.rindex("Your TensorFlow environment is ready") :]
-    assert "Activate it in each new terminal: source " in end
+    assert "Activate it in each new terminal:\n    source " in end
     assert "hello_gpu.py --cpu" in end and "VS Code" in end
 
 

@@ -141,7 +141,8 @@ def test_the_windows_plan_ends_by_handing_over_to_the_wizard_in_ubuntu() -> None
 
     lines = next_steps(_plan(WINDOWS))
     assert "Ubuntu" in lines[0]
-    assert f"wsl -d {DISTRO} --cd '~' --exec .local/bin/tf-gpu-wizard" in lines[1]
+    assert "PowerShell" in lines[1]
+    assert lines[2] == f"    wsl -d {DISTRO} --cd '~' --exec .local/bin/tf-gpu-wizard"
 
 
 def test_a_native_windows_plan_has_no_bash_step_even_when_the_gpu_needs_ptx() -> None:

@@ -1,6 +1,8 @@
 """Text and paths in lines of a given width, a path broken only right after a "/" (its file name
 whole): Textual or Rich would fold such a word at the edge, mid-name ("hello_gp" / "u.py"), and a
-cut name reads as another file. Used by the Run screen's log and its notice."""
+cut name reads as another file. An indented line is a command to copy (wizard.plan.next_steps):
+its first word stays with its path and each continuation keeps the indent. Used by the Run
+screen's log and its notice."""
 
 from __future__ import annotations
 
@@ -26,14 +28,44 @@ def fold_path(path: str, width: int) -> list[str]:
     return [*lines, line] if line else lines
 
 
+def wrap_command(line: str, width: int) -> list[str]:
+    """An indented `line` in lines of at most `width` cells, each under the same indent (none when
+    the width leaves too little room), filled as far as it goes and broken after a space or a "/":
+    `python /home/…/share/` then `tf-gpu-wizard/hello_gpu.py`, never `python` alone above its
+    path. A piece wider than the room on its own stays whole."""
+    body = line.lstrip(" ")
+    indent = line[: len(line) - len(body)]
+    if width <= 0 or cell_len(line) <= width:
+        return [line]
+    if cell_len(indent) * 4 > width:
+        indent = ""
+    room = width - cell_len(indent)
+    lines, current = [], ""
+    # Each piece ends where a break may go: after a "/" or a space; an argument's first "/" stays
+    # with its first name, so no line ends in a lone "/" before the rest of its path.
+    for piece in re.findall(r"/?[^ /]+/|/?[^ /]+ *|/ *| +", body):
+        if current and cell_len((current + piece).rstrip(" ")) > room:
+            lines.append(indent + current.rstrip(" "))
+            current = piece.lstrip(" ")
+        else:
+            current += piece
+    if current.strip(" "):
+        lines.append(indent + current.rstrip(" "))
+    return lines
+
+
 def wrap_paths(text: str, width: int) -> str:
     """`text` in lines of at most `width` cells, broken between words (and between Chinese
-    characters); a word wider than a line that holds a "/" (a path) is broken after a "/".
+    characters); a word wider than a line that holds a "/" (a path) is broken after a "/"; an
+    indented line is a command (`wrap_command`).
     Width 0 (not laid out yet): the text as it is."""
     if width <= 0:
         return text
     out: list[str] = []
     for paragraph in text.split("\n"):
+        if paragraph.startswith(" ") and paragraph.strip(" "):
+            out.extend(wrap_command(paragraph, width))
+            continue
         for line in wrap_words(paragraph, width):
             if cell_len(line) > width and "/" in line:  # one word on its own line: a long path
                 out.extend(fold_path(line, width))

@@ -58,19 +58,28 @@ def kernel_display(step: Step, venv: str) -> str:
     return kernel_name(venv)
 
 
+# A command or path the student copies stands on its own line, indented under its sentence: on a
+# narrow screen a wrap would otherwise part `source` from its path or cut the path mid-name.
+COPY_INDENT = "    "
+
+
+def _then(sentence: str, copy: str) -> list[str]:
+    return [sentence, COPY_INDENT + copy]
+
+
 def next_steps(plan: Plan, exists: Callable[[str], bool] | None = None) -> list[str]:
     """Lines for people, in order. `exists` tells whether a file is there now (a finished
     real run); without it only what the plan itself makes is named."""
     gpu = plan.set.method != "cpu"
     if plan.hands_over:
         # Native Windows handed over to the wizard inside Ubuntu: the environment is made there.
-        return [t("next.title_wsl"), t("next.wsl_handover", command=powershell_join(start_again_command()))]
+        return [t("next.title_wsl"), *_then(t("next.wsl_handover"), powershell_join(start_again_command()))]
     quote = (lambda s: s) if plan.platform == "windows" else shlex.quote
-    lines = [t("next.title"), t("next.activate", command=activate_line(plan))]
+    lines = [t("next.title"), *_then(t("next.activate"), activate_line(plan))]
     if _step(plan, "hello") is not None:
         hello = hello_path(plan.venv)
         run = f"python {quote(hello)}" + ("" if gpu else " --cpu")
-        lines.append(t("next.hello_gpu" if gpu else "next.hello_cpu", command=run))
+        lines += _then(t("next.hello_gpu" if gpu else "next.hello_cpu"), run)
     conda_activate = _step(plan, "conda-activate")
     if _step(plan, "cuda-cache") is not None or (
         conda_activate is not None and "CUDA_CACHE_MAXSIZE" in " ".join(conda_activate.commands[0])
@@ -85,14 +94,14 @@ def next_steps(plan: Plan, exists: Callable[[str], bool] | None = None) -> list[
         lines.append(t("next.jupyter_plain"))
     if plan.platform == "wsl2":
         lines.append(t("next.jupyter_wsl"))
-    lines.append(t("next.vscode", python=plan.python))
+    lines += _then(t("next.vscode"), plan.python)
     if plan.platform == "wsl2":
         lines.append(t("next.vscode_wsl"))
     lock = lock_path(plan.venv)
     writes_lock = any(lock in argv for s in plan.active_steps for argv in s.commands)
     if writes_lock or (exists is not None and exists(lock)):
-        lines.append(t("next.lock", path=lock))
+        lines += _then(t("next.lock"), lock)
     env_step = _step(plan, "environment-yml")
     if env_step is not None:
-        lines.append(t("next.environment_yml", path=str(Path(plan.venv) / "environment.yml")))
+        lines += _then(t("next.environment_yml"), str(Path(plan.venv) / "environment.yml"))
     return lines
