@@ -60,7 +60,10 @@ def test_a_numa_note_wrapped_mid_word_is_still_the_harmless_numa_note() -> None:
 
 
 def test_two_start_up_notes_are_both_named_in_their_order_and_nothing_harmful() -> None:
-    assert harmless_only(CPU + "\n" + NUMA) and ids(CPU + "\n" + NUMA) == ["noise-cpu-instructions", "noise-numa"]
+    assert harmless_only(CPU + "\n" + NUMA) and ids(CPU + "\n" + NUMA) == [
+        "noise-cpu-instructions",
+        "noise-numa",
+    ]
 
 
 def test_a_numa_note_read_unwrapped_is_unchanged() -> None:
