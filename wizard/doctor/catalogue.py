@@ -163,6 +163,16 @@ def _continued(before: str, line: str) -> str:
     return line[marks.end() :] if before.startswith(mark) else line
 
 
+# A line a paste wrapped at a fixed width, mid-word: long, its last character and the next line's
+# first both letters or digits ("... Successfully opened dyna" / "mic library libcudart.so.11.0").
+HARD_WRAP_MIN = 60
+
+
+def _mid_word(before_raw: str, rest: str) -> bool:
+    end = before_raw.rstrip("\r\n")
+    return len(end) >= HARD_WRAP_MIN and end[-1:].isalnum() and rest[:1].isalnum()
+
+
 Searcher = re.Pattern[str] | FiguredRegex  # a row's regex; with `figures`, its numbers checked too
 
 
@@ -646,10 +656,16 @@ class LineMatcher:
             # The message may have begun on the line before (which matched nothing, or was short).
             # The joined text wins when it matches a row before this line's own and before the
             # line before's own (a more specific one), or a context row where neither line matched.
-            joined = before[0] + " " + _continued(before[0], stripped)
+            # A paste wrapped at a fixed width may part a word ("read fr" / "om SysFS"): then the
+            # halves glued without a space are tried too, after the spaced join.
+            rest = _continued(before[0], stripped)
+            gaps = (" ", "") if _mid_word(before[1], rest) else (" ",)
             reach = _seam()  # neither half holds an anchor: only one across the join can match
-            seam = (before[0][-reach:] + " " + stripped[:reach]).lower()
-            if before[4] or anchored or self._anchored(seam):
+            for gap in gaps:
+                joined = before[0] + gap + rest
+                seam = (before[0][-reach:] + gap + stripped[:reach]).lower()
+                if not (before[4] or anchored or self._anchored(seam)):
+                    continue
                 both, both_context = self._row(joined, joined.lower(), True, repl=False)
                 if before[5] is not None:  # the line before had its own row: only a more specific one
                     both_context = ()
@@ -659,7 +675,7 @@ class LineMatcher:
                     both is not None and (row is None or both[0] < row[0]) and both[1].id not in self._lines
                 ) or (row is None and both_context):
                     self._previous = line
-                    text = before[1].strip() + " " + raw.strip()
+                    text = before[1].strip() + gap + raw.strip()
                     return self._claim(both, both_context, text, before[2], before[3])
         new = self._claim(row, context, raw, shown, position)
         # A line its own row matched may still be the first half of a more specific message wrapped
