@@ -1,12 +1,15 @@
 """Checks on the numbers a message prints, for the rows whose cause is in the arithmetic.
 
     FIGURES["torch-memory-held-elsewhere"](match) -> bool
+    FIGURES["cuda-build-above-driver"](match) -> bool
 
 A row of assets/doctor/patterns.toml with `figures = "<name>"` claims a line only where its regex
 matches and this check, given the match's named groups, says yes. PyTorch's out-of-memory message
 prints the GPU's total memory, what is free, and what PyTorch itself holds: where most of the GPU
 is neither free nor PyTorch's, another process (or a non-PyTorch library in this one) holds it,
 and a smaller batch will not help. Where PyTorch holds it all, the work's own tensors did not fit.
+A build's CUDA ("torch 1.8.1+cu111") printed beside the driver's version ("Driver version: 440.82")
+says the driver is too old where the version is below that CUDA major's floor (wizard.driver_floors).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from wizard.driver_floors import below_linux_floor
 
 # PyTorch's format_size prints binary units; "0 bytes" where nothing is free.
 UNITS = {"b": 1, "bytes": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4}
@@ -69,8 +74,15 @@ def torch_memory_held_elsewhere(match: re.Match[str]) -> bool:
     return memory.elsewhere >= max(ELSEWHERE_MIN, ELSEWHERE_SHARE * memory.total)
 
 
+def cuda_build_above_driver(match: re.Match[str]) -> bool:
+    """`cuda` as a wheel's local version writes it ("111" = 11.1, "121" = 12.1), `driver` dotted."""
+    cuda, driver = match.group("cuda"), match.group("driver")
+    return bool(cuda and driver) and below_linux_floor(driver, int(cuda[:-1]))
+
+
 FIGURES: dict[str, Callable[[re.Match[str]], bool]] = {
     "torch-memory-held-elsewhere": torch_memory_held_elsewhere,
+    "cuda-build-above-driver": cuda_build_above_driver,
 }
 
 

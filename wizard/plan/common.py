@@ -14,6 +14,7 @@ from packaging.version import InvalidVersion, Version
 
 from wizard.choose.choice import Candidate
 from wizard.choose.resolver import required_driver
+from wizard.driver_floors import DRIVER_FLOOR_LINUX, DRIVER_FLOOR_WSL
 from wizard.plan.gpucheck import check_args, check_script
 from wizard.plan.installer import PIP, Installer, choose_installer
 from wizard.plan.model import Check, Plan, PlanInputs, Step
@@ -36,11 +37,6 @@ SIZE_MIB = {
     "pip": 2,
 }
 
-# Lowest driver for a CUDA major under minor-version compatibility (NVIDIA CUDA release
-# notes, "CUDA Toolkit and Minimum Required Driver Version for CUDA Minor Version
-# Compatibility"). WSL2: TensorFlow's pip guide asks for >= 528.33 for CUDA 12.
-DRIVER_FLOOR_LINUX = {11: "450.80.02", 12: "525.60.13", 13: "580.65.06"}
-DRIVER_FLOOR_WSL = {11: "452.39", 12: "528.33", 13: "580.88"}
 
 APT_DISTROS = ("ubuntu", "debian", "linuxmint", "pop")
 
