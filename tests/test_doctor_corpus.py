@@ -506,24 +506,6 @@ READ_BARS[11] = Bar(recognised=38, right=38, wrong_causes=0)
 # 0 wrong causes; zh 6/6. Its 48 training texts then: 43 (89.6%) / 42 / 1 wrong. The first fresh
 # round at the issue's bar (>= 90% recognised, 0 wrong causes), on a small round.
 FRESH_MEASURED = Bar(recognised=18, right=18, wrong_causes=0)
-# Nothing held out to release. Its 3 training misses were read by the lead and fixed as general rows
-# (RULES_ROUND 18); measured after, once: round 18 still 18/18, 18 right, 0 wrong causes; the whole
-# third 733/750 (97.7%), 724 right, 0 wrong causes. Held there.
-READ_BARS[18] = Bar(recognised=18, right=18, wrong_causes=0)
-# Round 19 (41 texts, 18 held out, 2 harmless, 6 zh; c21u from stored web pages: gists, Hugging Face
-# discussions, pastebin, CSDN, juejin; c21v from GitHub issues of 18 repositories, 14 never used), new
-# addresses only, while nobody wrote rules (RULES_ROUND 18). Scored once, blind: 18/18 recognised
-# (100%), 16 right first id, 0 wrong causes; zh 1/1 recognised, 0 right. Training then: 23/23, 23
-# right, 0 wrong; the whole third 751/768 (97.8%), 740 right, 0 wrong causes.
-FRESH_MEASURED = Bar(recognised=18, right=16, wrong_causes=0)
-# Then its 2 held-out texts whose first id was not right were released to the lead (released19) and
-# read: a build's CUDA ("torch 1.8.1+cu111") on one line with a driver version below that CUDA
-# major's floor (wizard/driver_floors.py, the plan's table) is driver-too-old, as a figures row; and
-# one label reviewed (its note): nvidia-smi unable to reach the driver after apt's
-# nvidia-cuda-toolkit, with no word of WSL or a Linux driver in the text, is no-device, as the 6
-# training texts with the same words. Measured after, once: round 19 18/18, 18 right, 0 wrong
-# causes; the whole third 751/768 (97.8%), 742 right, 0 wrong causes. Held there.
-READ_BARS[19] = Bar(recognised=18, right=18, wrong_causes=0)
 # Stop 26, the lead's review of the whole third's 5 wrong causes (all in read rounds): three labels
 # were another id's definition (round 7: CUDA_ERROR_LAUNCH_FAILED during training is a crashed kernel,
 # cuda-illegal-address, as 27 other texts are labelled, not a kernel never loaded; ptxas 9.1 "known
@@ -633,8 +615,8 @@ READ_BARS[18] = Bar(recognised=18, right=18, wrong_causes=0)
 FRESH_MEASURED = Bar(recognised=18, right=16, wrong_causes=0)
 # Then its 2 held-out texts whose first id was not right were released to the lead (released19) and
 # read: a build's CUDA ("torch 1.8.1+cu111") on one line with a driver version below that CUDA
-# major's floor (wizard/driver_floors.py, the plan's table) is driver-too-old, as a figures row; and
-# one label reviewed (its note): nvidia-smi unable to reach the driver after apt's
+# major's floor (wizard/choose/driver_floors.py, the plan's table) is driver-too-old, a figures row;
+# and one label reviewed (its note): nvidia-smi unable to reach the driver after apt's
 # nvidia-cuda-toolkit, with no word of WSL or a Linux driver in the text, is no-device, as the 6
 # training texts with the same words. Measured after, once: round 19 18/18, 18 right, 0 wrong
 # causes; the whole third 751/768 (97.8%), 742 right, 0 wrong causes. Held there.

@@ -4,7 +4,7 @@ not the cause; its training texts were all right blind).
 A build's CUDA as its wheel writes it ("torch 1.8.1+cu111") printed on the same line as the
 driver's version ("Driver version: 440.82") is a driver too old for that build where the version is
 below the CUDA major's floor under minor-version compatibility: the one table the plan's driver step
-uses (wizard.driver_floors), so the doctor and the plan cannot disagree about it.
+uses (wizard.choose.driver_floors), so the doctor and the plan cannot disagree about it.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from tests.doctor_answers import first, ids
-from wizard.driver_floors import DRIVER_FLOOR_LINUX, below_linux_floor
+from wizard.choose.driver_floors import DRIVER_FLOOR_LINUX, below_linux_floor
 
 INIT = (
     "/home/xy/anaconda3/envs/py38/lib/python3.8/site-packages/torch/cuda/init.py:52: UserWarning: CUDA "

@@ -9,7 +9,7 @@ prints the GPU's total memory, what is free, and what PyTorch itself holds: wher
 is neither free nor PyTorch's, another process (or a non-PyTorch library in this one) holds it,
 and a smaller batch will not help. Where PyTorch holds it all, the work's own tensors did not fit.
 A build's CUDA ("torch 1.8.1+cu111") printed beside the driver's version ("Driver version: 440.82")
-says the driver is too old where the version is below that CUDA major's floor (wizard.driver_floors).
+says the driver is too old where the version is below that CUDA major's floor (wizard.choose.driver_floors).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from wizard.driver_floors import below_linux_floor
+from wizard.choose.driver_floors import below_linux_floor
 
 # PyTorch's format_size prints binary units; "0 bytes" where nothing is free.
 UNITS = {"b": 1, "bytes": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4}

@@ -13,8 +13,8 @@ from pathlib import PurePath
 from packaging.version import InvalidVersion, Version
 
 from wizard.choose.choice import Candidate
+from wizard.choose.driver_floors import DRIVER_FLOOR_LINUX, DRIVER_FLOOR_WSL
 from wizard.choose.resolver import required_driver
-from wizard.driver_floors import DRIVER_FLOOR_LINUX, DRIVER_FLOOR_WSL
 from wizard.plan.gpucheck import check_args, check_script
 from wizard.plan.installer import PIP, Installer, choose_installer
 from wizard.plan.model import Check, Plan, PlanInputs, Step

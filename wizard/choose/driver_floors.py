@@ -1,6 +1,6 @@
-"""The lowest NVIDIA driver that runs a CUDA major under minor-version compatibility (NVIDIA's CUDA
-release notes, "CUDA Toolkit and Minimum Required Driver Version for CUDA Minor Version
-Compatibility"). WSL2: TensorFlow's pip guide asks for >= 528.33 for CUDA 12.
+"""Choose's driver floors: the lowest NVIDIA driver that runs a CUDA major under minor-version
+compatibility (NVIDIA's CUDA release notes, "CUDA Toolkit and Minimum Required Driver Version for
+CUDA Minor Version Compatibility"). WSL2: TensorFlow's pip guide asks for >= 528.33 for CUDA 12.
 
 One table for the plan's driver step (wizard.plan.common) and the doctor's reading of a build's
 CUDA beside a driver version (wizard.doctor.figures).
