@@ -437,13 +437,17 @@ class RunScreen(WizardScreen):
         step = self._failed_step()
         return self.state == "failed" and step is not None and step.optional
 
+    def _can_continue(self) -> bool:
+        """A simulated restart: the run goes on in place (a real one is restarted by the user)."""
+        return self.state == "restart" and self.plan.simulated
+
     def _update_buttons(self) -> None:
         failed = self.state == "failed"
         show = {
             "retry": failed or self.state == "cancelled",
             "skip": self._can_skip(),
             "doctor": failed,
-            "continue": self.state == "restart" and self.plan.simulated,
+            "continue": self._can_continue(),
             "quit": self.state == "restart",
             # Handed over to Ubuntu: no TensorFlow here to monitor or benchmark.
             "monitor": self.state == "finished" and not self.plan.hands_over,
@@ -473,7 +477,7 @@ class RunScreen(WizardScreen):
         if action == "monitor":
             return self.state == "finished" and not self.plan.hands_over
         if action == "continue_run":
-            return self.state == "restart" and self.plan.simulated
+            return self._can_continue()
         if action == "scroll_notice":
             box = self.query_one("#run-notice-box")
             return self.state == "finished" and box.display and box.max_scroll_y > 0
@@ -488,7 +492,7 @@ class RunScreen(WizardScreen):
 
     @on(Button.Pressed, "#continue")
     def action_continue_run(self) -> None:
-        if self.state == "restart" and self.plan.simulated:
+        if self._can_continue():
             self._start()
 
     @on(Button.Pressed, "#skip")
