@@ -25,7 +25,7 @@ from screens.widgets.fit import wrap_words
 from screens.widgets.gauge import Gauge
 from screens.widgets.host_panel import HostPanel
 from screens.widgets.step_log import StepLog
-from tests.apps.monitor_app import MonitorApp, settle
+from tests.apps.monitor_app import MonitorApp, settle, wait_still
 from tests.apps.screen_text import screen_text
 from tests.apps.wizard_app import build_app, to_choose, to_plan, wait_until
 from tests.test_app_snapshots_zh import Zh, zh  # noqa: F401  (the zh fixture: screens imported in Chinese)
@@ -176,9 +176,19 @@ async def _finish(pilot: Pilot[Any]) -> Any:
     if isinstance(pilot.app.screen, PasswordModal):
         await pilot.press(*"secret", "enter")
     await wait_until(pilot, lambda: run.state == "finished")
-    await pilot.pause(0.4)  # the log's last writes and its floor's layout, as a person looks up
-    await pilot.pause()
+    # Until the log shows its whole path, then until the screen is still: a fixed 0.4 s once left
+    # the path's last line undrawn on a loaded machine (a fresh-clone CI).
+    await wait_until(pilot, lambda: _log_path_drawn(pilot.app, run))
+    await wait_still(pilot)
     return run
+
+
+def _log_path_drawn(app: Any, run: Any) -> bool:
+    try:
+        _log_shows_its_path(app, run)
+    except AssertionError:
+        return False
+    return True
 
 
 def _finish_lines(run: Any) -> list[str]:

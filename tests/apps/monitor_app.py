@@ -146,11 +146,17 @@ async def wait_still(pilot: Pilot[Any], timeout: float = 10.0) -> None:
     """Until two screenshots a pause apart are the same: whatever a loaded machine left pending
     (a table's column widths, a panel's layout after its first sample) has been drawn. A snapshot
     is of the settled screen, not of whichever refresh happened to land first (the zh 120x40 flake)."""
+    # Three equal screenshots in a row, each after the screen's queues are empty and a short
+    # sleep: one equal pair could be two reads of a frame whose next refresh was still queued
+    # (a 120x40 monitor snapshot failed so once, in a fresh-clone CI on a loaded machine).
     before = pilot.app.export_screenshot()
+    same = 0
     for _ in range(int(timeout / 0.05)):
+        await pilot.pause()
         await pilot.pause(0.05)
         now = pilot.app.export_screenshot()
-        if now == before:
+        same = same + 1 if now == before else 0
+        if same >= 2:
             return
         before = now
     raise AssertionError("the screen kept changing")

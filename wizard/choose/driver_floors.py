@@ -20,8 +20,15 @@ def driver_numbers(version: str) -> tuple[int, ...] | None:
     return tuple(int(p) for p in parts)
 
 
+def driver_at_least(driver: str, floor: str) -> bool:
+    """The plan's test of a driver against a floor. False, not an error, for a driver that does
+    not parse ("", UNKNOWN, a vendor string): the plan then asks for the driver step."""
+    have, need = driver_numbers(driver), driver_numbers(floor)
+    return have is not None and need is not None and have >= need
+
+
 def below_linux_floor(driver: str, cuda_major: int) -> bool:
     """True only where both are known and the driver is older than the CUDA major's Linux floor
     (the lowest of the platforms: a Windows driver is never called too old by it wrongly)."""
-    floor, have = DRIVER_FLOOR_LINUX.get(cuda_major), driver_numbers(driver)
-    return floor is not None and have is not None and have < (driver_numbers(floor) or ())
+    floor = DRIVER_FLOOR_LINUX.get(cuda_major)
+    return floor is not None and driver_numbers(driver) is not None and not driver_at_least(driver, floor)

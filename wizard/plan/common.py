@@ -13,7 +13,7 @@ from pathlib import PurePath
 from packaging.version import InvalidVersion, Version
 
 from wizard.choose.choice import Candidate
-from wizard.choose.driver_floors import DRIVER_FLOOR_LINUX, DRIVER_FLOOR_WSL
+from wizard.choose.driver_floors import DRIVER_FLOOR_LINUX, DRIVER_FLOOR_WSL, driver_at_least
 from wizard.choose.resolver import required_driver
 from wizard.plan.gpucheck import check_args, check_script
 from wizard.plan.installer import PIP, Installer, choose_installer
@@ -104,7 +104,7 @@ def driver_floor(candidate: Candidate, wsl: bool) -> str:
 
 
 def version_at_least(text: str, floor: str) -> bool:
-    """False, not an error, for a version that does not parse ("", UNKNOWN, a vendor string)."""
+    """An OS release against a floor ("22.04"). False, not an error, for one that does not parse."""
     try:
         return Version(text) >= Version(floor)
     except InvalidVersion:
@@ -112,7 +112,7 @@ def version_at_least(text: str, floor: str) -> bool:
 
 
 def driver_ok(profile: MachineProfile, floor: str) -> bool:
-    return profile.driver is not None and version_at_least(profile.driver.version, floor)
+    return profile.driver is not None and driver_at_least(profile.driver.version, floor)
 
 
 def env_python(env_dir: PurePath, windows: bool = False) -> str:
