@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from wizard.demo import demo_names, load_demo
-from wizard.doctor.catalogue import LineMatcher
+from wizard.doctor.catalogue import LineMatcher, _cue_list
 from wizard.doctor.diagnose import FINDING_TO_DIAGNOSIS, _from_finding, _venv_shown, diagnose
 from wizard.doctor.findings import Finding, find_problems
 from wizard.doctor.logread import TAIL_BYTES, read_log
@@ -146,9 +146,19 @@ def test_a_100_mib_log_is_read_bounded_and_fast(tmp_path: Path) -> None:
     for number, line in read.lines:
         matcher.feed(line, number)
     elapsed = time.process_time() - started
-    # About 1.0 s of CPU with the rules of round 13 (605 cues; 2.8 s before a line was tried only
-    # against the cues of the anchors it holds); reading all 100 MiB, or every rule on every line, is far more.
-    assert elapsed < 2.5, f"{elapsed:.2f} s"
+    # Against this machine's own speed, not a fixed number of seconds (the same code took 1.3 s of
+    # CPU on one day's CI machine and 2.75 s on a slower one): every cue tried on every line, timed
+    # on a sample and scaled, as a matcher without its anchor index would do. About 12x that here
+    # with round 19's 716 cues; reading all 100 MiB would be far slower still.
+    sample = [line for _, line in read.lines[:300]]
+    every_cue = [rx for _, _, rx in _cue_list()]
+    naive_started = time.process_time()
+    for line in sample:
+        for rx in every_cue:
+            rx.search(line)
+    naive = (time.process_time() - naive_started) * len(read.lines) / max(1, len(sample))
+    assert elapsed < naive / 4, f"{elapsed:.2f} s of CPU; every cue on every line: {naive:.2f} s"
+    assert elapsed < 30, f"{elapsed:.2f} s"  # a bound for a machine whose every step is slow
     assert read.truncated and sum(len(line) for _, line in read.lines) < TAIL_BYTES + (300 << 10)
     # The cause printed at import time (the first line) and the crash at the end (the last line).
     assert [(h.pattern.id, h.number) for h in matcher.ranked()] == [("missing-cudnn", 1), ("memory-held", -1)]

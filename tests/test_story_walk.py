@@ -117,7 +117,9 @@ async def _drive_run(pilot: Pilot[Any], quit_after_first: bool = False) -> RunSc
             and _laid_out(run, "#windows-ran")
         ):
             await pilot.click("#windows-ran")
-        if quit_after_first and "done" in run.query_one(RunStepList).status.values():
+        # Queried again: a press or click above may have let the screen recompose its list.
+        steps = run.query(RunStepList)
+        if quit_after_first and steps and "done" in steps.first().status.values():
             return run
         if run.state in ("finished", "failed"):
             return run
