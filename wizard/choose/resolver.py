@@ -48,6 +48,7 @@ from wizard.choose.choice import (
     Recommendation,
     VersionSet,
 )
+from wizard.choose.driver_floors import normalize_driver
 from wizard.choose.driver_view import need_reason, reported_text, upgrade_hint
 from wizard.choose.gpucode import PTX_DRIVER_TOO_OLD, SASS, Fit, fit
 from wizard.choose.knowledge import ComputeBuild, KnowledgeBase, Release, driver_text, load_knowledge
@@ -153,22 +154,6 @@ def glibc_version(value: object) -> Version | None:
     """'2.35' or 'glibc 2.35' (os.confstr's form) -> 2.35; None for anything else."""
     m = re.fullmatch(r"\s*(?:glibc\s+)?([0-9]+)\.([0-9]+)\s*", str(value or ""), re.ASCII)
     return Version(f"{m.group(1)}.{m.group(2)}") if m and m.group(1) == "2" else None
-
-
-def normalize_driver(value: object) -> Version | None:
-    """'470.256.02' -> Version; Windows' '32.0.15.6636' -> 566.36; junk -> None."""
-    text = str(value).strip()
-    m = re.fullmatch(r"[0-9]{2}\.[0-9]+\.([0-9]+)\.([0-9]+)", text, re.ASCII)
-    if m:  # Windows driver store form: the last five digits are the NVIDIA version
-        digits = (m.group(1) + m.group(2).zfill(4))[-5:]
-        text = f"{digits[:3]}.{digits[3:]}"
-    if not re.fullmatch(r"[0-9]{2,4}(\.[0-9]{1,4}){0,3}", text, re.ASCII):
-        return None
-    try:
-        v = Version(text)
-    except InvalidVersion:
-        return None
-    return v if v.major >= 100 else None
 
 
 def python_series(value: object) -> Version | None:
