@@ -34,20 +34,12 @@ from tests.apps.wizard_app import (
     to_finished,
     to_plan,
     to_run,
+    wait_until,
 )
 from tests.test_small_terminal import region_lines
 from wizard.demo import load_demo
 from wizard.plan.installer import INSTALLER_ENV
 from wizard.text import t
-
-
-async def wait_for(pilot: Pilot[Any], condition: Any, timeout: float = 10.0) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if condition():
-            await pilot.pause(0.05)  # let the screen catch up with what was posted
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached")
 
 
 def statuses(app: WizardApp) -> dict[str, str]:
@@ -150,11 +142,11 @@ async def test_happy_path_to_the_monitor(monkeypatch: pytest.MonkeyPatch) -> Non
     async with app.run_test(size=(100, 30)) as pilot:
         await to_run(pilot)
         # The root step asks for the password once, labelled simulated.
-        await wait_for(pilot, lambda: isinstance(app.screen, PasswordModal))
+        await wait_until(pilot, lambda: isinstance(app.screen, PasswordModal))
         assert "Password needed" in screen_text(app) and "SIMULATED" in screen_text(app)
         await pilot.press(*"secret", "enter")
         run = next(s for s in app.screen_stack if isinstance(s, RunScreen))
-        await wait_for(pilot, lambda: run.state == "finished")
+        await wait_until(pilot, lambda: run.state == "finished")
         await pilot.pause()
         assert set(statuses(app).values()) == {"done"}
         seen = screen_text(app)
@@ -174,7 +166,7 @@ async def test_a_failing_step_offers_doctor_and_retry() -> None:
         await to_run(pilot)
         run = app.screen
         assert isinstance(run, RunScreen)
-        await wait_for(pilot, lambda: run.state == "failed")
+        await wait_until(pilot, lambda: run.state == "failed")
         await pilot.pause()
         assert statuses(app)["tensorflow"] == "failed"
         assert statuses(app)["verify"] == "pending"
@@ -187,7 +179,7 @@ async def test_a_failing_step_offers_doctor_and_retry() -> None:
         assert isinstance(app.screen, DoctorModal)
         await pilot.press("escape")
         await pilot.press("r")
-        await wait_for(pilot, lambda: run.state == "finished")
+        await wait_until(pilot, lambda: run.state == "finished")
         await pilot.pause()
         # The retry redoes the failed step; the steps before it were already done.
         assert statuses(app)["tensorflow"] == "done" and statuses(app)["verify"] == "done"
@@ -201,7 +193,7 @@ async def test_wsl2_windows_host_step_waits_for_i_ran_it() -> None:
         run = app.screen
         assert isinstance(run, RunScreen)
         panel = run.query_one(WindowsHostPanel)
-        await wait_for(pilot, lambda: panel.display)
+        await wait_until(pilot, lambda: panel.display)
         # WSL already sees driver 566.36 (>= 528.33): that step is done; `wsl --update` is next.
         assert statuses(app)["windows-driver"] == "satisfied"
         assert statuses(app)["wsl-update"] == "waiting"
@@ -211,7 +203,7 @@ async def test_wsl2_windows_host_step_waits_for_i_ran_it() -> None:
         await pilot.pause()
         await pilot.click("#windows-ran")
         # wsl --update needs a `wsl --shutdown`: the run stops and says how to resume.
-        await wait_for(pilot, lambda: run.state == "restart")
+        await wait_until(pilot, lambda: run.state == "restart")
         await pilot.pause()
         seen = screen_text(app)
         # It names what to start again: the launcher (conftest fixes it for every checkout).
@@ -221,7 +213,7 @@ async def test_wsl2_windows_host_step_waits_for_i_ran_it() -> None:
         assert "n Continue" in screen_text(app)
         run.query_one("#run-log").focus()  # not the button: the key itself must do it
         await pilot.press("n")
-        await wait_for(pilot, lambda: run.state != "restart")
+        await wait_until(pilot, lambda: run.state != "restart")
         assert statuses(app)["wsl-update"] == "done"
 
 
@@ -234,12 +226,12 @@ async def test_wsl2_old_windows_driver_is_a_step_done_by_hand() -> None:
         run = app.screen
         assert isinstance(run, RunScreen)
         panel = run.query_one(WindowsHostPanel)
-        await wait_for(pilot, lambda: panel.display)
+        await wait_until(pilot, lambda: panel.display)
         assert statuses(app)["windows-driver"] == "waiting"
         assert "Do this yourself" in screen_text(app)  # the driver comes from a web page
         await pilot.click("#windows-ran")
         # WSL maps a new Windows driver when it starts: the run asks for `wsl --shutdown` first.
-        await wait_for(pilot, lambda: run.state == "restart")
+        await wait_until(pilot, lambda: run.state == "restart")
         await pilot.pause()
         assert "wsl --shutdown" in screen_text(app)
 
@@ -248,10 +240,10 @@ async def test_resume_after_a_reboot() -> None:
     app = build_app("ubuntu-24.04-rtx4090-fresh")
     async with app.run_test(size=(100, 30)) as pilot:
         await to_run(pilot)
-        await wait_for(pilot, lambda: isinstance(app.screen, PasswordModal))
+        await wait_until(pilot, lambda: isinstance(app.screen, PasswordModal))
         await pilot.press(*"pw", "enter")
         run = next(s for s in app.screen_stack if isinstance(s, RunScreen))
-        await wait_for(pilot, lambda: run.state == "restart")
+        await wait_until(pilot, lambda: run.state == "restart")
         assert "Restart the computer" in screen_text(app)
         await pilot.press("ctrl+q")  # nothing runs now: quits at once
     assert app.return_code == 0
@@ -259,19 +251,19 @@ async def test_resume_after_a_reboot() -> None:
     # Next start (same state directory): the run is offered first.
     again = build_app("ubuntu-24.04-rtx4090-fresh", offer_resume=True)
     async with again.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: isinstance(again.screen, ResumeModal))
+        await wait_until(pilot, lambda: isinstance(again.screen, ResumeModal))
         assert "Resume the interrupted run?" in screen_text(again)
         # 5 steps on: the hello script is the last (the wizard's uv needs no python3-venv step)
         assert "step 1 of 5" in screen_text(again)
         await pilot.press("y")
-        await wait_for(pilot, lambda: any(isinstance(s, RunScreen) for s in again.screen_stack))
+        await wait_until(pilot, lambda: any(isinstance(s, RunScreen) for s in again.screen_stack))
         run = next(s for s in again.screen_stack if isinstance(s, RunScreen))
-        await wait_for(
+        await wait_until(
             pilot, lambda: run.state in ("finished", "failed") or isinstance(again.screen, PasswordModal)
         )
         if isinstance(again.screen, PasswordModal):
             await pilot.press(*"pw", "enter")
-        await wait_for(pilot, lambda: run.state == "finished")
+        await wait_until(pilot, lambda: run.state == "finished")
         assert statuses(again)["driver"] == "done"
 
 
@@ -281,21 +273,21 @@ async def test_ctrl_q_while_a_step_runs_asks_first_then_resume_is_offered() -> N
         await to_run(pilot)
         run = app.screen
         assert isinstance(run, RunScreen)
-        await wait_for(pilot, lambda: run.query_one(WindowsHostPanel).display)
+        await wait_until(pilot, lambda: run.query_one(WindowsHostPanel).display)
         await pilot.press("ctrl+q")
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmQuitModal)
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmQuitModal))
         await pilot.press("n")
-        assert app.screen is run and run.state == "running"
+        await wait_until(pilot, lambda: app.screen is run)
+        assert run.state == "running"
         await pilot.press("ctrl+q")
-        await pilot.pause()
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmQuitModal))
         await pilot.press("y")
         await pilot.pause()
     assert app.return_code == 0
 
     again = build_app("wsl2-rtx4060-laptop", offer_resume=True)
     async with again.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: isinstance(again.screen, ResumeModal))
+        await wait_until(pilot, lambda: isinstance(again.screen, ResumeModal))
         await pilot.press("n")  # start over instead
         await pilot.pause()
         assert type(again.screen).__name__ == "WelcomeScreen"
@@ -316,7 +308,7 @@ async def test_a_failed_optional_step_can_be_skipped() -> None:
         panel = run.query_one(WindowsHostPanel)
         # Windows steps until the run gets to the .wslconfig step (a simulated restart on the way).
         for _ in range(6):
-            await wait_for(pilot, lambda: run.state in ("failed", "restart") or panel.display)
+            await wait_until(pilot, lambda: run.state in ("failed", "restart") or panel.display)
             if run.state == "failed":
                 break
             if run.state == "restart":
@@ -329,7 +321,7 @@ async def test_a_failed_optional_step_can_be_skipped() -> None:
         await pilot.press("s")
         # A simulated run shows finished Windows steps again (their checks cannot run here).
         for _ in range(8):
-            await wait_for(
+            await wait_until(
                 pilot,
                 lambda: (
                     run.state in ("finished", "restart")
@@ -357,7 +349,7 @@ async def _by_hand_step_at_80x24(pilot: Pilot[Any], app: WizardApp) -> RunScreen
     run = app.screen
     assert isinstance(run, RunScreen)
     panel = run.query_one(WindowsHostPanel)
-    await wait_for(pilot, lambda: panel.display)
+    await wait_until(pilot, lambda: panel.display)
     await pilot.pause()
     assert statuses(app)["windows-driver"] == "waiting" and "Do this yourself" in screen_text(app)
     button = panel.query_one("#windows-ran", Button)
@@ -382,7 +374,7 @@ async def test_by_hand_step_at_80x24_is_done_by_the_footer_key() -> None:
         run = await _by_hand_step_at_80x24(pilot, app)
         await pilot.press("i")
         # The check ran: a new Windows driver needs `wsl --shutdown`, the run stops and says so.
-        await wait_for(pilot, lambda: run.state == "restart")
+        await wait_until(pilot, lambda: run.state == "restart")
         assert statuses(app)["windows-driver"] != "waiting"
         await pilot.pause()
         assert "wsl --shutdown" in screen_text(app)
@@ -399,7 +391,7 @@ async def test_by_hand_step_at_80x24_is_done_by_tab_and_enter() -> None:
             await pilot.press("tab")
         assert app.focused is button
         await pilot.press("enter")
-        await wait_for(pilot, lambda: run.state == "restart")
+        await wait_until(pilot, lambda: run.state == "restart")
         assert statuses(app)["windows-driver"] != "waiting"
 
 
@@ -409,17 +401,17 @@ async def test_retry_after_cancelling_the_password_asks_for_it_again() -> None:
     app = build_app("ubuntu-24.04-rtx4090-fresh")
     async with app.run_test(size=(80, 24)) as pilot:
         await to_run(pilot)
-        await wait_for(pilot, lambda: isinstance(app.screen, PasswordModal))
+        await wait_until(pilot, lambda: isinstance(app.screen, PasswordModal))
         await pilot.press("escape")
         run = next(s for s in app.screen_stack if isinstance(s, RunScreen))
-        await wait_for(pilot, lambda: run.state == "cancelled")
+        await wait_until(pilot, lambda: run.state == "cancelled")
         assert "Stopped before" in screen_text(app)
         await pilot.press("r")
-        await wait_for(pilot, lambda: isinstance(app.screen, PasswordModal) or run.state != "running")
+        await wait_until(pilot, lambda: isinstance(app.screen, PasswordModal) or run.state != "running")
         assert isinstance(app.screen, PasswordModal), run.state
         assert run.state == "running" and "restart" not in set(statuses(app).values())
         await pilot.press(*"pw", "enter")
-        await wait_for(pilot, lambda: run.state == "restart")
+        await wait_until(pilot, lambda: run.state == "restart")
 
 
 async def test_a_cpu_plan_finishes_with_the_benchmark_not_a_gpu_monitor() -> None:
@@ -427,10 +419,10 @@ async def test_a_cpu_plan_finishes_with_the_benchmark_not_a_gpu_monitor() -> Non
     async with app.run_test(size=(100, 30)) as pilot:
         await to_run(pilot)
         run = next(s for s in app.screen_stack if isinstance(s, RunScreen))
-        await wait_for(pilot, lambda: run.state == "finished" or isinstance(app.screen, PasswordModal))
+        await wait_until(pilot, lambda: run.state == "finished" or isinstance(app.screen, PasswordModal))
         if isinstance(app.screen, PasswordModal):
             await pilot.press(*"pw", "enter")
-            await wait_for(pilot, lambda: run.state == "finished")
+            await wait_until(pilot, lambda: run.state == "finished")
         assert run.plan.set.method == "cpu"
         seen = " ".join(screen_text(app).split())
         assert "prove it with the benchmark" in seen and "GPU monitor" not in seen
@@ -472,18 +464,22 @@ async def test_native_windows_finish_hands_over_to_ubuntu_without_a_monitor() ->
         await to_run(pilot)
         run = next(s for s in app.screen_stack if isinstance(s, RunScreen))
         panel = run.query_one(WindowsHostPanel)
-        await wait_for(pilot, lambda: panel.display and statuses(app).get("wsl-install") == "waiting")
+        await wait_until(pilot, lambda: panel.display and statuses(app).get("wsl-install") == "waiting")
         await pilot.click("#windows-ran")
-        await wait_for(pilot, lambda: run.state == "restart")
+        await wait_until(pilot, lambda: run.state == "restart")
         seen = " ".join(screen_text(app).split())
         exe = "C:\\Users\\alex\\tf-gpu-wizard\\.venv\\Scripts\\tf-gpu-wizard.exe"
         assert exe in seen
         assert "~/.local/bin" not in seen and "/bin/tf-gpu-wizard" not in seen
         await pilot.click("#continue")
         for step_id in ("wsl-first-start", "wsl-wizard"):
-            await wait_for(pilot, lambda s=step_id: panel.display and statuses(app).get(s) == "waiting")
+
+            def waiting(s: str = step_id) -> bool:
+                return bool(panel.display) and statuses(app).get(s) == "waiting"
+
+            await wait_until(pilot, waiting)
             await pilot.click("#windows-ran")
-        await wait_for(pilot, lambda: run.state == "finished")
+        await wait_until(pilot, lambda: run.state == "finished")
         seen = " ".join(screen_text(app).replace("█", " ").split())  # the notice's bar
         assert t("app.run.finished_wsl") in seen and "Follow the wizard in the Ubuntu window" in seen
         assert not run.query_one("#monitor", Button).display

@@ -7,6 +7,7 @@ the resume prompt names the first step that is not done."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +15,12 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from screens.confirm_quit_modal import ConfirmQuitModal
 from screens.resume_modal import ResumeModal
 from screens.run_screen import RunScreen
 from screens.widgets.plan_step_table import PlanStepTable
 from screens.widgets.run_step_list import RunStepList
+from tests.apps.holding_runner import HoldingRunner, wait_for_the_lock
 from tests.apps.screen_text import screen_text
 from tests.apps.wizard_app import build_app, settle, to_plan, to_run, wait_until
 from tests.test_runner_helpers import Recorder, make_plan, touch_step
@@ -55,37 +58,27 @@ def test_first_unfinished_names_the_step_to_resume() -> None:
     assert first_unfinished(plan, {"a": DONE, "b": SKIPPED, "c": DONE}) is None
 
 
-def _wait_for_the_lock(name: str) -> None:
-    import time
-
-    from wizard.demo import load_demo
-    from wizard.run.journal import journal_for
-    from wizard.safe.lock import holder
-
-    lock = journal_for(True, load_demo(name)).lock_path
-    for _ in range(200):
-        if holder(lock) is None:
-            return
-        time.sleep(0.05)
-
-
 async def _quit_after_two_done(pilot: Pilot[Any]) -> None:
     await to_run(pilot)
     run = pilot.app.screen
     assert isinstance(run, RunScreen)
     await wait_until(pilot, lambda: list(run.query_one(RunStepList).status.values()).count("done") >= 2)
     await pilot.press("ctrl+q")
-    await pilot.pause()
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmQuitModal))
     await pilot.press("y")
     await pilot.pause()
 
 
 async def test_resume_names_the_first_step_not_done_and_shows_done_steps_done() -> None:
     demo = "no-nvidia-gpu"
-    app = build_app(demo, runner_options={"sim_delay": 0.3})
+    app = build_app(
+        demo,
+        runner_factory=functools.partial(HoldingRunner, after_done=2),
+        runner_options={"sim_delay": 0.01},
+    )
     async with app.run_test(size=(100, 30)) as pilot:
         await _quit_after_two_done(pilot)
-    _wait_for_the_lock(demo)  # the cancelled worker lets go of the run lock
+    wait_for_the_lock(demo)  # the cancelled worker lets go of the run lock
     again = build_app(demo, offer_resume=True, runner_options={"sim_delay": 0.01})
     async with again.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: isinstance(again.screen, ResumeModal))
@@ -107,8 +100,8 @@ async def test_resume_names_the_first_step_not_done_and_shows_done_steps_done() 
         await wait_until(pilot, lambda: any(isinstance(s, RunScreen) for s in again.screen_stack))
         run = next(s for s in again.screen_stack if isinstance(s, RunScreen))
         await wait_until(pilot, lambda: run.state == "finished")
-        shown = dict(run.query_one(RunStepList).status)
-        assert shown["venv"] == DONE and shown["tensorflow"] == DONE
+        statuses_shown = dict(run.query_one(RunStepList).status)
+        assert statuses_shown["venv"] == DONE and statuses_shown["tensorflow"] == DONE
         assert "skipped" not in screen_text(again)
 
 
