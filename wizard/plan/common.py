@@ -231,7 +231,10 @@ def venv_step(
         creator = base_python(profile, want)
         if installer.is_uv and creator == f"python{want}":
             creator = want  # a version: uv finds that Python, or the one it installed
-        repair = (program(INSTALLED_OK), "repair-env")
+        # With uv: a damaged pip file linked from uv's cache is cleaned from it (--uv), so the
+        # install after the repair fetches pip whole rather than relinking the damaged copy.
+        uv_opt = ("--uv", installer.uv) if installer.is_uv else ()
+        repair = (program(INSTALLED_OK), "repair-env", *uv_opt)
         commands = installer.venv_commands(creator, str(inputs.venv), py, repair)
     # The env's pip proven by running it and by its RECORD digests, not by `import pip` finding a
     # folder: a kill of pip's own upgrade leaves one that imports and does not run.
