@@ -75,7 +75,10 @@ def present_check(path: Path, name: str) -> Check:
 
 def _read(path: Path) -> str:
     # surrogateescape: bytes that are not UTF-8 (a Latin-1 comment) are written back unchanged.
-    return path.read_bytes().decode("utf-8", "surrogateescape")
+    from wizard.safe.atomic import open_regular
+
+    with open(open_regular(path), "rb") as fh:  # a FIFO .bashrc: NotRegular, one line, no hang
+        return fh.read().decode("utf-8", "surrogateescape")
 
 
 _BREAK = set(" \t;&|<>()")
