@@ -53,6 +53,10 @@ def read_log(ref: str, stdin: BinaryIO | None = None) -> LogRead:
     """The lines of a log file (or "-": standard input) to match, bounded in memory and time.
 
     OSError as `open` raises it (a missing file, a folder, no permission)."""
+    if ref == "-" and stdin is None and sys.stdin is None:  # `doctor --log - <&-`
+        import errno
+
+        raise OSError(errno.EBADF, "standard input is closed", "-")
     source: str | BinaryIO = (stdin or sys.stdin.buffer) if ref == "-" else ref
     tail = read_tail(source, TAIL_BYTES, max_scan=MAX_SCAN)
     tail_lines = tail.text.splitlines()
