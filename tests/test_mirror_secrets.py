@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_install_repair import _wheel
-from wizard.mirror.secret import masked, mask_text, without_password
+from wizard.mirror.secret import mask_text, masked, without_password
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "s3cr3t-Pw"
@@ -27,7 +27,9 @@ DEMO = "ubuntu-24.04-rtx4090-fresh"
 def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TF_GPU_WIZARD_HOME": str(home), "PYTHONPATH": str(ROOT), "HOME": str(home)}
     code = "import sys; from wizard.cli.main import main; sys.exit(main())"
-    return subprocess.run([sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_the_forms_of_an_address() -> None:
@@ -114,7 +116,12 @@ def test_uv_takes_the_password_from_the_users_netrc(tmp_path: Path) -> None:
         url = f"http://alice:{SECRET}@127.0.0.1:{index.port}/simple"
         venv = tmp_path / "venv"
         uv = str(uv_pkg.find_uv_bin())
-        env = {**os.environ, "UV_CACHE_DIR": str(tmp_path / "cache"), "UV_NO_CONFIG": "1", "HOME": str(tmp_path)}
+        env = {
+            **os.environ,
+            "UV_CACHE_DIR": str(tmp_path / "cache"),
+            "UV_NO_CONFIG": "1",
+            "HOME": str(tmp_path),
+        }
         env.pop("VIRTUAL_ENV", None)
         subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True, env=env)
         argv = rewrite_command(
@@ -129,7 +136,9 @@ def test_uv_takes_the_password_from_the_users_netrc(tmp_path: Path) -> None:
         netrc = tmp_path / ".netrc"
         netrc.write_text(f"machine 127.0.0.1 login alice password {SECRET}\n")
         netrc.chmod(0o600)
-        done = subprocess.run(argv, env={**env, "NETRC": str(netrc)}, capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            argv, env={**env, "NETRC": str(netrc)}, capture_output=True, text=True, timeout=120
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         assert (next(venv.glob("lib/python*/site-packages")) / "wizdemo" / "__init__.py").exists()
     finally:
