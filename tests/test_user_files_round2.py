@@ -243,7 +243,9 @@ def test_a_utf16_file_without_a_bom_stays_utf16_without_a_bom(
 def test_a_utf8_file_is_not_taken_for_utf16(windows_home: tuple[Path, dict[str, str]]) -> None:
     home, env = windows_home
     conf = home / ".wslconfig"
-    conf.write_bytes("[wsl2]\nswap=0\n".encode())
+    conf.write_bytes(b"[wsl2]\nswap=0\n")
     argv = _wslconfig_argv()
     subprocess.run(argv, env=env, check=True, capture_output=True)
-    assert conf.read_bytes().decode("utf-8") == f"[wsl2]\nswap=0\nmemory={argv[-2]}GB\nprocessors={argv[-1]}\n"
+    assert (
+        conf.read_bytes().decode("utf-8") == f"[wsl2]\nswap=0\nmemory={argv[-2]}GB\nprocessors={argv[-1]}\n"
+    )
