@@ -122,3 +122,30 @@ def test_a_fifo_journal_with_yes_does_not_hang_holding_the_lock(tmp_path: Path) 
     done = _cli(tmp_path / "wizard", "--profile", "no-nvidia-gpu", "apply", "--yes", timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def test_fifo_caches_in_the_environment_never_block_the_programs(tmp_path: Path) -> None:
+    """installed_ok.py's digest cache and tf_proof.py's proof record, each a FIFO: the check still
+    answers (it hashes again), the record reads as empty, and neither waits for a writer."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    py = str(venv / "bin" / "python")
+    os.mkfifo(venv / ".tf-gpu-wizard-verified.json")
+    os.mkfifo(venv / ".tf-gpu-wizard-verified.json.tmp")
+    os.mkfifo(venv / ".tf-gpu-wizard-proofs.json")
+    programs = ROOT / "assets" / "programs"
+    done = subprocess.run(
+        [py, str(programs / "installed_ok.py"), "check", "nothing-installed-here"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and "not installed" in done.stdout and "Traceback" not in done.stderr
+    code = (
+        "import runpy, sys; m = runpy.run_path(sys.argv[1]); "
+        "print(m['read_record']()); m['write_record']({'a': 1}); print('written')"
+    )
+    done = subprocess.run(
+        [py, "-c", code, str(programs / "tf_proof.py")], capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.split() == ["{}", "written"], done.stderr
