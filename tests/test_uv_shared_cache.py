@@ -58,8 +58,8 @@ def _check(plan: Plan, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_file_truncated_through_uvs_hard_link_is_repaired_and_the_next_environment_is_whole(
-    index: Index,
-    tmp_path: Path,  # noqa: F811
+    index: Index,  # noqa: F811 (the fixture, imported)
+    tmp_path: Path,
 ) -> None:
     uv, venv, py, env = _uv_env(tmp_path)
     plan = _tf_plan(uv, index.url, venv, py, tmp_path)
@@ -155,8 +155,8 @@ time.sleep(60)  # METADATA would come next: the kill lands here
 
 
 def test_a_kill_that_leaves_a_dist_info_without_metadata_is_damage_and_is_repaired(
-    index: Index,
-    tmp_path: Path,  # noqa: F811
+    index: Index,  # noqa: F811 (the fixture, imported)
+    tmp_path: Path,
 ) -> None:
     uv, venv, py, env = _uv_env(tmp_path)
     plan = _tf_plan(uv, index.url, venv, py, tmp_path)
