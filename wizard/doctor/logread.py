@@ -56,7 +56,9 @@ def read_log(ref: str, stdin: BinaryIO | None = None) -> LogRead:
     if ref == "-" and stdin is None and sys.stdin is None:  # `doctor --log - <&-`
         import errno
 
-        raise OSError(errno.EBADF, "standard input is closed", "-")
+        from wizard.text import t
+
+        raise OSError(errno.EBADF, t("cli.stdin_closed"), "-")
     source: str | BinaryIO = (stdin or sys.stdin.buffer) if ref == "-" else ref
     tail = read_tail(source, TAIL_BYTES, max_scan=MAX_SCAN)
     tail_lines = tail.text.splitlines()
