@@ -149,3 +149,22 @@ def test_fifo_caches_in_the_environment_never_block_the_programs(tmp_path: Path)
         [py, "-c", code, str(programs / "tf_proof.py")], capture_output=True, text=True, timeout=60
     )
     assert done.stdout.split() == ["{}", "written"], done.stderr
+
+
+def test_a_program_file_that_is_a_symlink_is_replaced_not_written_through(tmp_path: Path) -> None:
+    import os as _os
+
+    from wizard.plan.programs import program, program_bytes, programs_dir
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep\n")
+    folder = programs_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    link = folder / "kernel_ok.py"
+    if link.exists() or link.is_symlink():
+        link.unlink()
+    _os.symlink(victim, link)
+    path = Path(program("kernel_ok.py"))
+    assert victim.read_text() == "keep\n"
+    assert path == link and not link.is_symlink()
+    assert link.read_bytes() == program_bytes("kernel_ok.py")
