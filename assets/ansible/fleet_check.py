@@ -153,11 +153,11 @@ def packages(venv: str, lock: str) -> list[dict]:
             out.append({"name": name, "want": want, "problem": "missing"})
             continue
         if want and found[1] != want:
-            out.append({"name": found[0], "version": found[1], "want": want, "problem": "version"})
+            out.append({"name": name, "version": found[1], "want": want, "problem": "version"})
             continue
         files, count = changed_files(found[2], proven)
         if count:
-            out.append({"name": found[0], "version": found[1], "problem": "files", "files": files, "count": count})
+            out.append({"name": name, "version": found[1], "problem": "files", "files": files, "count": count})
     return out
 
 

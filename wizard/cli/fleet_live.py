@@ -34,6 +34,9 @@ def register_live(actions: argparse._SubParsersAction) -> None:
     watch.add_argument(
         "--interval", type=_seconds, default=None, metavar="S", help=t("fleet.live_cli.interval_help")
     )
+    watch.add_argument(
+        "--limit", type=_seconds, default=None, metavar="S", help=t("fleet.live_cli.round_limit_help")
+    )
     watch.set_defaults(func=run_watch)
 
 
@@ -78,7 +81,7 @@ def _inventory(args: argparse.Namespace) -> Path | None:
         _fail(t("fleet.report_path.no_folder" if not project.exists() else "fleet.report_path.not_folder",
                 path=safe(str(project))))  # fmt: skip
         return None
-    if not (project / "plans").is_dir():
+    if not (project / "plans" / "summary.json").is_file():
         _fail(t("fleet.live.not_run", path=safe(str(project))))
         return None
     inventory = args.inventory or recorded_inventory(project)
@@ -113,12 +116,13 @@ def run_check(args: argparse.Namespace) -> int:
 
 def run_watch(args: argparse.Namespace) -> int:
     from wizard.fleet.ansible_lines import AnsibleError
-    from wizard.fleet.watch import DEFAULT_INTERVAL_S, watch
+    from wizard.fleet.watch import DEFAULT_INTERVAL_S, ROUND_LIMIT_S, watch
 
     inventory = _inventory(args)
     if inventory is None:
         return 2
     interval = args.interval or DEFAULT_INTERVAL_S
+    limit = args.limit or ROUND_LIMIT_S
     project = args.project.resolve()
     if not args.json:
         if not sys.stdout.isatty():
@@ -126,18 +130,18 @@ def run_watch(args: argparse.Namespace) -> int:
             from wizard.fleet.live_view import board_table
 
             try:
-                for board in watch(project, inventory, interval=interval, count=args.count):
+                for board in watch(project, inventory, interval=interval, count=args.count, round_limit_s=limit):
                     print(board_table(board))
             except AnsibleError as exc:
                 return _fail(exc)
             return 0
         from screens.fleet_watch_app import run_board
 
-        return run_board(project, inventory, interval)
+        return run_board(project, inventory, interval, limit)
     from wizard.safe.display import json_safe
 
     try:
-        for board in watch(project, inventory, interval=interval, count=args.count):
+        for board in watch(project, inventory, interval=interval, count=args.count, round_limit_s=limit):
             for row in board.ordered():
                 record = {"type": "host", "round": board.round, **row.to_dict()}
                 # Hosts' words (process names, reasons) are data: no raw control character leaves.

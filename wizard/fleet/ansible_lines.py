@@ -63,6 +63,7 @@ class AnsibleRun:
     lines: list[HostLine] = field(default_factory=list)
     recap: dict[str, dict[str, int]] = field(default_factory=dict)
     timed_out: bool = False
+    stopped: bool = False
     returncode: int | None = None
     stderr_tail: str = ""
     seconds: float = 0.0
@@ -134,9 +135,10 @@ def run_lines(
     project: Path,
     limit_s: float,
     on_line: Callable[[HostLine], None] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> AnsibleRun:
     """Run `argv` (an ansible or ansible-playbook command) and read its host lines for at most
-    `limit_s` seconds; `on_line` is called with each as it comes."""
+    `limit_s` seconds; `on_line` is called with each as it comes; `stop()` True ends it early."""
     started = time.monotonic()
     run = AnsibleRun()
     with tempfile.TemporaryFile() as err:
@@ -162,8 +164,11 @@ def run_lines(
             if left <= 0:
                 run.timed_out = True
                 break
+            if stop is not None and stop():
+                run.stopped = True
+                break
             try:
-                raw = lines.get(timeout=left)
+                raw = lines.get(timeout=min(left, 0.25))
             except queue.Empty:
                 continue
             if raw is None:
@@ -182,7 +187,7 @@ def run_lines(
             run.lines.append(line)
             if on_line is not None:
                 on_line(line)
-        if run.timed_out:
+        if run.timed_out or run.stopped:
             _end_group(proc)
         try:
             run.returncode = proc.wait(timeout=KILL_GRACE_S * 2)

@@ -141,25 +141,29 @@ def drifts(report: dict[str, Any]) -> list[Drift]:
     return out
 
 
-def host_verdict(host: str, lines: list[HostLine]) -> HostCheck | None:
-    """The verdict from a host's lines (None: no line yet, it has not answered)."""
+def host_verdict(host: str, lines: list[HostLine], planned: bool = True) -> HostCheck | None:
+    """The verdict from a host's lines (None: no line yet, it has not answered); `planned`: the
+    control node has this host's plan (DIR/plans/HOST.json)."""
     if not lines:
         return None
     for line in lines:
         if line.status == "unreachable":
             return HostCheck(host, "not-answering", reason=t("fleet.check.unreachable", error=line.msg))
+    failed = next((ln for ln in lines if ln.status == "failed"), None)
+    if failed is not None and failed.rc is None and not failed.stdout:
+        if not planned:
+            return HostCheck(host, "unknown", reason=t("fleet.check.no_plan", error=failed.msg))
+        # Every task of a host opens its connection first: with the plan there, a failure that ran
+        # nothing is the connection's (a chroot whose root is gone, a host that refused). Ansible's
+        # own message is the evidence.
+        return HostCheck(host, "not-answering", reason=t("fleet.check.no_connection", error=failed.msg))
     check = next((ln for ln in lines if ln.task == CHECK_TASK), None)
     if check is None:
-        failed = next((ln for ln in lines if ln.status == "failed"), None)
         if failed is not None:
-            return HostCheck(host, "unknown", reason=t("fleet.check.no_plan", error=failed.msg))
+            return HostCheck(host, "unknown", reason=t("fleet.check.failed", error=failed.msg))
         return None  # still on its way
     if check.status == "skipped":
         return HostCheck(host, "unfit", reason=t("fleet.check.unfit"))
-    if check.status == "failed" and check.rc is None and not check.stdout:
-        # The connection itself failed (a chroot whose root is gone, a host that refused): Ansible
-        # ran nothing there. Its own message is the evidence.
-        return HostCheck(host, "not-answering", reason=t("fleet.check.no_connection", error=check.msg))
     try:
         report = json.loads(check.stdout)
     except ValueError:
@@ -209,7 +213,7 @@ def check_fleet(project: Path, inventory: Path, limit_s: float = DEFAULT_LIMIT_S
         by_host.setdefault(line.host, []).append(line)
     result = FleetCheck(limit_s=limit_s, timed_out=run.timed_out)
     for host in sorted(set(hosts) | set(by_host)):
-        verdict = host_verdict(host, by_host.get(host, []))
+        verdict = host_verdict(host, by_host.get(host, []), (project / "plans" / f"{host}.json").is_file())
         if verdict is None:
             reason = (
                 t("fleet.check.no_answer", seconds=f"{limit_s:g}")

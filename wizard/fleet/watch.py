@@ -3,7 +3,7 @@ process using the GPU, the host's last receipt.
 
 Each round is one ad-hoc Ansible run over the inventory (its connections, its forks) of the wizard's
 own monitor on each host: `python3 /opt/tf-gpu-wizard/tf-gpu-wizard-probe.pyz monitor --json
---count 1`, the same JSON line as `tf-gpu-wizard monitor --json`. Rows change as hosts answer; a host
+--count 1` (the project's folder), the same JSON line as `tf-gpu-wizard monitor --json`. Rows change as hosts answer; a host
 with no answer when the round's time is up is shown as not answering (with its last reading's
 time), and the next round asks it again: nothing waits on one host.
 """
@@ -11,7 +11,6 @@ time), and the next round asks it again: nothing waits on one host.
 from __future__ import annotations
 
 import json
-import shlex
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -24,7 +23,9 @@ from wizard.fleet.project import PROBE_ZIP
 from wizard.safe.atomic import read_bytes_limited
 from wizard.text import t
 
-MONITOR_ARGV = ("python3", f"{REMOTE_DIR}/{PROBE_ZIP}", "monitor", "--json", "--count", "1")
+# The folder is the project's own setting (group_vars/all.yml, which --playbook-dir loads; an
+# inventory may set it per host); Ansible fills it in on each host.
+MONITOR_ARGS = f"python3 {{{{ tf_gpu_remote_dir | default('{REMOTE_DIR}') }}}}/{PROBE_ZIP} monitor --json --count 1"
 DEFAULT_INTERVAL_S = 5.0
 ROUND_LIMIT_S = 30.0  # one round, whatever a host does
 MAX_RECEIPT = 1 << 20
@@ -184,7 +185,7 @@ def watch(
     board = Board(rows={h: HostRow(h) for h in hosts})
     argv = [
         ansible, "all", "-i", str(inventory), "--playbook-dir", str(project),
-        "-m", "ansible.builtin.command", "-a", shlex.join(MONITOR_ARGV),
+        "-m", "ansible.builtin.command", "-a", MONITOR_ARGS,
     ]  # fmt: skip
     while count is None or board.round < count:
         started = time.monotonic()
@@ -201,7 +202,9 @@ def watch(
             if on_change is not None:
                 on_change(board)
 
-        run = run_lines(argv, project, round_limit_s, on_line=got)
+        run = run_lines(argv, project, round_limit_s, on_line=got, stop=stop)
+        if run.stopped:
+            return
         for host, row in board.rows.items():
             if host not in answered:
                 why = (
