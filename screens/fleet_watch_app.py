@@ -25,9 +25,7 @@ from wizard.safe.display import safe
 from wizard.text import t
 
 # watcher(on_change, stop, sleep) -> the boards, one a round (tests give canned rounds)
-Watcher = Callable[
-    [Callable[[Board], None], Callable[[], bool], Callable[[float], bool]], Iterator[Board]
-]
+Watcher = Callable[[Callable[[Board], None], Callable[[], bool], Callable[[float], bool]], Iterator[Board]]
 STATE_STYLE = {"answering": "", "not-answering": "bold red", "waiting": "dim"}
 
 
@@ -152,8 +150,10 @@ def detail_text(row: HostRow) -> Text:
 
     lines: list[str] = [safe(row.host, 80)]
     for g in row.gpus:
-        memory = "-" if g.mem_used is None or g.mem_total is None else (
-            f"{g.mem_used / 1024**3:.1f}/{g.mem_total / 1024**3:.1f} GiB"
+        memory = (
+            "-"
+            if g.mem_used is None or g.mem_total is None
+            else (f"{g.mem_used / 1024**3:.1f}/{g.mem_total / 1024**3:.1f} GiB")
         )
         lines.append(
             t(
@@ -172,7 +172,9 @@ def detail_text(row: HostRow) -> Text:
     if row.cpu_percent is not None:
         extra.append(t("fleet.watch.detail_cpu", percent=pct(row.cpu_percent)))
     if row.read_at is not None:
-        extra.append(t("fleet.watch.detail_read", time=time.strftime("%H:%M:%S", time.localtime(row.read_at))))
+        extra.append(
+            t("fleet.watch.detail_read", time=time.strftime("%H:%M:%S", time.localtime(row.read_at)))
+        )
     if row.state == "not-answering" and row.reason:
         extra.append(t("fleet.watch.detail_reason", reason=safe(row.reason, 200)))
     if extra:

@@ -28,9 +28,9 @@ from wizard.fleet.answers import Answers
 from wizard.fleet.check import CHECK_TASK, check_fleet, drifts, host_verdict
 from wizard.fleet.history import changes_since, parse_when
 from wizard.fleet.project import PROBE_ZIP, export_project
-from wizard.fleet.watch import Board, HostRow, apply_line, watch
-from wizard.monitor.jsonlines import sample_line, source_header
+from wizard.fleet.watch import Board, HostRow, apply_line
 from wizard.monitor.host import FixedHost
+from wizard.monitor.jsonlines import sample_line, source_header
 from wizard.monitor.nvml_source import NvmlSource
 from wizard.monitor.sampler import Sampler
 from wizard.nvml_fake import FakeGpu, FakeNvml
@@ -63,7 +63,11 @@ def _env(root: Path) -> tuple[Path, Path, str]:
         (info / "RECORD").write_text("\n".join(rows) + "\n")
     lock = venv / "tf-gpu-wizard.lock.txt"
     lock.write_text(
-        "demo-pkg==1.0 \\\n    --hash=sha256:" + "1" * 64 + "\nother==2.5 \\\n    --hash=sha256:" + "2" * 64 + "\n"
+        "demo-pkg==1.0 \\\n    --hash=sha256:"
+        + "1" * 64
+        + "\nother==2.5 \\\n    --hash=sha256:"
+        + "2" * 64
+        + "\n"
     )
     return venv, lock, hashlib.sha256(lock.read_bytes()).hexdigest()
 
@@ -102,7 +106,7 @@ def test_the_host_check_finds_a_same_size_overwrite_and_names_the_package_and_fi
 
 
 def test_the_host_check_names_a_version_a_missing_package_a_lock_and_a_driver(tmp_path: Path) -> None:
-    venv, lock, digest = _env(tmp_path)
+    venv, lock, _ = _env(tmp_path)
     site = venv / SITE
     shutil.rmtree(site / "other-2.5.dist-info")  # pip uninstall left no trace of it
     meta = site / "demo_pkg-1.0.dist-info" / "METADATA"
@@ -200,7 +204,7 @@ def test_check_answers_in_time_whatever_the_hosts_do(local_lab: tuple[Path, Path
 def test_watch_gives_one_row_per_host_and_says_which_do_not_answer(
     local_lab: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    project, inventory, _ = local_lab
+    project, _, _ = local_lab
     started = time.monotonic()
     code = main(["fleet", "watch", str(project), "--json", "--count", "1", "--limit", "10"])
     assert time.monotonic() - started < 10 + 10  # the hung host holds nothing up past the round's limit

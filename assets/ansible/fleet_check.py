@@ -157,7 +157,9 @@ def packages(venv: str, lock: str) -> list[dict]:
             continue
         files, count = changed_files(found[2], proven)
         if count:
-            out.append({"name": name, "version": found[1], "problem": "files", "files": files, "count": count})
+            out.append(
+                {"name": name, "version": found[1], "problem": "files", "files": files, "count": count}
+            )
     return out
 
 

@@ -43,7 +43,12 @@ def register_live(actions: argparse._SubParsersAction) -> None:
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("project", type=Path, metavar="DIR", help=t("fleet.cli.project_help"))
     parser.add_argument(
-        "-i", "--inventory", type=Path, default=None, metavar="INVENTORY", help=t("fleet.live_cli.inventory_help")
+        "-i",
+        "--inventory",
+        type=Path,
+        default=None,
+        metavar="INVENTORY",
+        help=t("fleet.live_cli.inventory_help"),
     )
     parser.add_argument("--json", action="store_true", help=t("fleet.cli.json_help"))
 
@@ -130,7 +135,9 @@ def run_watch(args: argparse.Namespace) -> int:
             from wizard.fleet.live_view import board_table
 
             try:
-                for board in watch(project, inventory, interval=interval, count=args.count, round_limit_s=limit):
+                for board in watch(
+                    project, inventory, interval=interval, count=args.count, round_limit_s=limit
+                ):
                     print(board_table(board))
             except AnsibleError as exc:
                 return _fail(exc)

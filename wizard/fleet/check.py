@@ -123,21 +123,23 @@ def drifts(report: dict[str, Any]) -> list[Drift]:
             out.append(Drift("version", name, want=_str(p.get("want")), now=_str(p.get("version"))))
         elif problem == "files":
             files = tuple(_str(f) for f in p.get("files") or [])
-            count = p.get("count") if isinstance(p.get("count"), int) else len(files)
-            out.append(Drift("files", name, files=files, count=count))
+            found = p.get("count")
+            out.append(
+                Drift("files", name, files=files, count=found if isinstance(found, int) else len(files))
+            )
         elif problem == "no-environment":
             out.append(Drift("environment", now=_str(p.get("path"))))
     driver = report.get("driver") if isinstance(report.get("driver"), dict) else {}
     assert isinstance(driver, dict)
     if not driver.get("unread") or driver.get("receipt"):
         if _str(driver.get("now")) != _str(driver.get("receipt")):
-            now = _str(driver.get("now")) or _str(driver.get("unread"))
-            out.append(Drift("driver", want=_str(driver.get("receipt")), now=now))
+            read = _str(driver.get("now")) or _str(driver.get("unread"))
+            out.append(Drift("driver", want=_str(driver.get("receipt")), now=read))
     gpus = report.get("gpus") if isinstance(report.get("gpus"), dict) else {}
     assert isinstance(gpus, dict)
-    was, now = [_str(g) for g in gpus.get("receipt") or []], [_str(g) for g in gpus.get("now") or []]
-    if sorted(was) != sorted(now) and not (driver.get("unread") and not was):
-        out.append(Drift("gpus", want="; ".join(was), now="; ".join(now)))
+    was, seen = [_str(g) for g in gpus.get("receipt") or []], [_str(g) for g in gpus.get("now") or []]
+    if sorted(was) != sorted(seen) and not (driver.get("unread") and not was):
+        out.append(Drift("gpus", want="; ".join(was), now="; ".join(seen)))
     return out
 
 

@@ -22,7 +22,8 @@ BOARD_COLUMNS = ("host", "gpu", "memory", "temp", "process", "receipt")
 def _table(header: list[str], body: list[list[str]]) -> str:
     widths = [max(_width(r[i]) for r in [header, *body]) for i in range(len(header))]
     return "\n".join(
-        "  ".join(c + " " * (widths[i] - _width(c)) for i, c in enumerate(r)).rstrip() for r in [header, *body]
+        "  ".join(c + " " * (widths[i] - _width(c)) for i, c in enumerate(r)).rstrip()
+        for r in [header, *body]
     )
 
 
@@ -116,7 +117,9 @@ def board_table(board: Board) -> str:
 def since_table(rows: list[Change], when: dt.datetime) -> str:
     body = []
     for c in rows:
-        then = f"{c.then.row.status} {c.then.when.astimezone():%m-%d %H:%M}" if c.then else t("fleet.since.none")
+        then = (
+            f"{c.then.row.status} {c.then.when.astimezone():%m-%d %H:%M}" if c.then else t("fleet.since.none")
+        )
         now = f"{c.now.row.status} {c.now.when.astimezone():%m-%d %H:%M}" if c.now else t("fleet.since.none")
         if c.then is None:
             what = t("fleet.since.new")
@@ -124,7 +127,12 @@ def since_table(rows: list[Change], when: dt.datetime) -> str:
             what = t("fleet.since.same", runs=c.runs)
         else:
             what = "; ".join(
-                t("fleet.since.field", field=t(f"fleet.since.name.{f}"), then=safe(a, 40) or "-", now=safe(b, 40) or "-")
+                t(
+                    "fleet.since.field",
+                    field=t(f"fleet.since.name.{f}"),
+                    then=safe(a, 40) or "-",
+                    now=safe(b, 40) or "-",
+                )
                 for f, a, b in c.fields
             )
         body.append([safe(c.host, 60), then, now, what])

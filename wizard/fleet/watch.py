@@ -3,9 +3,9 @@ process using the GPU, the host's last receipt.
 
 Each round is one ad-hoc Ansible run over the inventory (its connections, its forks) of the wizard's
 own monitor on each host: `python3 /opt/tf-gpu-wizard/tf-gpu-wizard-probe.pyz monitor --json
---count 1` (the project's folder), the same JSON line as `tf-gpu-wizard monitor --json`. Rows change as hosts answer; a host
-with no answer when the round's time is up is shown as not answering (with its last reading's
-time), and the next round asks it again: nothing waits on one host.
+--count 1` (the project's folder), the same JSON line as `tf-gpu-wizard monitor --json`. Rows
+change as hosts answer; a host with no answer when the round's time is up is shown as not
+answering (with its last reading's time), and the next round asks it again: nothing waits on one host.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ from wizard.text import t
 
 # The folder is the project's own setting (group_vars/all.yml, which --playbook-dir loads; an
 # inventory may set it per host); Ansible fills it in on each host.
-MONITOR_ARGS = f"python3 {{{{ tf_gpu_remote_dir | default('{REMOTE_DIR}') }}}}/{PROBE_ZIP} monitor --json --count 1"
+MONITOR_ARGS = (
+    f"python3 {{{{ tf_gpu_remote_dir | default('{REMOTE_DIR}') }}}}/{PROBE_ZIP} monitor --json --count 1"
+)
 DEFAULT_INTERVAL_S = 5.0
 ROUND_LIMIT_S = 30.0  # one round, whatever a host does
 MAX_RECEIPT = 1 << 20
@@ -135,7 +137,9 @@ def gpus_of(sample: dict[str, Any]) -> tuple[GpuReading, ...]:
 def last_receipt(project: Path, host: str) -> tuple[str, str]:
     """(time, passed|failed) of the host's last receipt on this control node; ("", "none")."""
     try:
-        data = json.loads(read_bytes_limited(project / "receipts" / f"{host}.json", MAX_RECEIPT).decode("utf-8"))
+        data = json.loads(
+            read_bytes_limited(project / "receipts" / f"{host}.json", MAX_RECEIPT).decode("utf-8")
+        )
     except (OSError, ValueError, UnicodeDecodeError):
         return "", "none"
     if not isinstance(data, dict):
@@ -189,12 +193,12 @@ def watch(
     ]  # fmt: skip
     while count is None or board.round < count:
         started = time.monotonic()
-        answered: set[str] = set()
+        answered: set[str] = set()  # this round's; `got` below is called within the round only
         for host in board.rows:
             when, status = last_receipt(project, host)
             board.rows[host] = replace(board.rows[host], receipt_time=when, receipt_status=status)
 
-        def got(line: HostLine) -> None:
+        def got(line: HostLine, answered: set[str] = answered) -> None:
             if line.host not in board.rows:
                 board.rows[line.host] = HostRow(line.host)
             answered.add(line.host)
