@@ -91,7 +91,8 @@ def test_export_writes_the_project_and_a_second_export_changes_nothing(project: 
     assert sys.executable in group_vars  # the playbook's plan step runs this very wizard
     with tarfile.open(out / "files" / "programs.tar") as tar:
         names = tar.getnames()
-    assert {"tf_gpu_check.py", "installed_ok.py", "hello_gpu.py", "fleet_receipt.py", "fleet_check.py"} <= set(names)
+    wanted = {"tf_gpu_check.py", "installed_ok.py", "hello_gpu.py", "fleet_receipt.py", "fleet_check.py"}
+    assert wanted <= set(names)
     assert any(n.startswith(".programs-") and n in group_vars for n in names)
     assert export_project(out, inventory, Answers(method="cpu", optional=("jupyter",))) == []
 
