@@ -51,7 +51,7 @@ class FleetBoardApp(App[int]):
     #board-keys { height: 1; padding: 0 1; background: $panel; }
     """
     BINDINGS = [
-        Binding("q", "quit_board", t("fleet.watch.key_quit")),
+        Binding("q,escape", "quit_board", t("fleet.watch.key_quit")),
         Binding("r", "ask_now", t("fleet.watch.key_ask")),
     ]
 
@@ -109,7 +109,7 @@ class FleetBoardApp(App[int]):
                 table.add_row(*cells, key=row.host)
             else:
                 for column, cell in zip(table.columns, cells, strict=False):
-                    table.update_cell(row.host, column, cell)
+                    table.update_cell(row.host, column, cell, update_width=True)
             self.rows[row.host] = row
         self.query_one("#board-summary", Static).update(Text(message.summary))
         self._show_detail()
@@ -137,9 +137,15 @@ class FleetBoardApp(App[int]):
         self._wake.set()
 
     def action_quit_board(self) -> None:
+        self.stop_rounds()
+        self.exit(0)
+
+    def stop_rounds(self, wait_s: float = 0.0) -> None:
+        """End the rounds; with `wait_s`, wait that long for the running Ansible to be ended."""
         self._stop.set()
         self._wake.set()
-        self.exit(0)
+        if wait_s and self._thread is not None:
+            self._thread.join(wait_s)
 
 
 def detail_text(row: HostRow) -> Text:
@@ -196,5 +202,8 @@ def run_board(project: Path, inventory: Path, interval: float, round_limit_s: fl
 
     title = f"{t('fleet.watch.title')} — {safe(str(project), 200)}"
     app = FleetBoardApp(title, watcher)
-    app.run()
+    try:
+        app.run()
+    finally:
+        app.stop_rounds(wait_s=10.0)  # the round in flight ends its Ansible (within 0.25 s)
     return app.return_code or 0

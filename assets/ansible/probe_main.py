@@ -15,8 +15,14 @@ def monitor(argv: list) -> int:
     parser.add_argument("--json", action="store_true", required=True)
     parser.add_argument("--count", type=int, default=1)
     parser.add_argument("--interval", type=float, default=1.0)
-    args = parser.parse_args(argv)
+    parser.add_argument("--lang", choices=("en", "zh"), default=None)  # the board's, for its sentences
+    args, _ = parser.parse_known_args(argv)  # a newer board's options: this host's zip skips them
     import time
+
+    if args.lang:
+        from wizard.text import set_language
+
+        set_language(args.lang)
 
     from wizard.monitor.jsonlines import sample_line, source_header
     from wizard.monitor.sampler import make_sampler

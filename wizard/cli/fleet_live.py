@@ -126,6 +126,9 @@ def run_watch(args: argparse.Namespace) -> int:
     inventory = _inventory(args)
     if inventory is None:
         return 2
+    from wizard.fleet.ansible_lines import end_with_this_process
+
+    end_with_this_process()
     interval = args.interval or DEFAULT_INTERVAL_S
     limit = args.limit or ROUND_LIMIT_S
     project = args.project.resolve()

@@ -9,6 +9,7 @@ not answer: whatever a host does, the call returns within its limit. The invento
 
 from __future__ import annotations
 
+import atexit
 import configparser
 import json
 import os
@@ -26,6 +27,36 @@ from typing import Any
 
 CALLBACK = "tf_gpu_lines"
 KILL_GRACE_S = 3.0
+# Ansible runs in flight: ended when this process exits however it leaves (a quit while a round
+# runs), since each has a session of its own that no signal to this process reaches.
+_RUNNING: set[subprocess.Popen[bytes]] = set()
+
+
+def _end_all() -> None:
+    for proc in list(_RUNNING):
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+atexit.register(_end_all)
+
+
+def end_with_this_process() -> None:
+    """A hangup (the terminal closed) or a TERM ends this process through SystemExit, so the
+    Ansible runs in flight are ended too (atexit): by default those signals skip atexit. Call it
+    from the main thread."""
+
+    def leave(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    for sig in (signal.SIGHUP, signal.SIGTERM):
+        try:
+            signal.signal(sig, leave)
+        except (ValueError, OSError):  # not the main thread, or no such signal here
+            pass
 
 
 class AnsibleError(RuntimeError):
@@ -149,6 +180,7 @@ def run_lines(
             )  # fmt: skip
         except OSError as exc:
             raise AnsibleError(_text("fleet.ansible.cannot_run", tool=argv[0], error=exc.strerror)) from None
+        _RUNNING.add(proc)
         lines: queue.Queue[bytes | None] = queue.Queue()
 
         def reader() -> None:
@@ -194,6 +226,7 @@ def run_lines(
         except subprocess.TimeoutExpired:
             _end_group(proc, signal.SIGKILL)
             run.returncode = None
+        _RUNNING.discard(proc)
         err.seek(0, os.SEEK_END)
         err.seek(max(0, err.tell() - 4000))
         run.stderr_tail = err.read().decode("utf-8", "replace")

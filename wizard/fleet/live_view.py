@@ -17,6 +17,7 @@ from wizard.safe.display import safe
 from wizard.text import t
 
 BOARD_COLUMNS = ("host", "gpu", "memory", "temp", "process", "receipt")
+PROCESS_WIDTH = 22  # the process (or why a host is silent) in full is in the board's detail line
 
 
 def _table(header: list[str], body: list[list[str]]) -> str:
@@ -76,7 +77,7 @@ def board_cells(row: HostRow) -> list[str]:
     if row.state == "waiting":
         return [host, "…", "", "", t("fleet.watch.waiting"), receipt]
     if row.state == "not-answering":
-        return [host, "-", t("fleet.watch.not_answering"), "", safe(row.reason, 80), receipt]
+        return [host, "-", t("fleet.watch.not_answering"), "", safe(row.reason, PROCESS_WIDTH), receipt]
     if not row.gpus:
         return [host, "-", t("fleet.watch.no_gpu"), "", "", receipt]
     utils = [g.util for g in row.gpus if g.util is not None]
@@ -87,7 +88,7 @@ def board_cells(row: HostRow) -> list[str]:
     temps = [g.temperature for g in row.gpus if g.temperature is not None]
     temp = f"{max(temps)}°C" if temps else t("monitor.na")
     names = [p for g in row.gpus for p in g.processes]
-    process = safe(", ".join(dict.fromkeys(names)), 60) if names else t("fleet.watch.idle")
+    process = safe(", ".join(dict.fromkeys(names)), PROCESS_WIDTH) if names else t("fleet.watch.idle")
     if len(row.gpus) > 1:
         host = f"{host} ×{len(row.gpus)}"
     return [host, util, memory, temp, process, receipt]

@@ -21,12 +21,12 @@ from wizard.fleet.ansible_lines import AnsibleError, HostLine, inventory_hosts, 
 from wizard.fleet.hostplan import REMOTE_DIR
 from wizard.fleet.project import PROBE_ZIP
 from wizard.safe.atomic import read_bytes_limited
-from wizard.text import t
+from wizard.text import language, t
 
 # The folder is the project's own setting (group_vars/all.yml, which --playbook-dir loads; an
 # inventory may set it per host); Ansible fills it in on each host.
 MONITOR_ARGS = (
-    f"python3 {{{{ tf_gpu_remote_dir | default('{REMOTE_DIR}') }}}}/{PROBE_ZIP} monitor --json --count 1"
+    f"python3 {{{{ tf_gpu_remote_dir | default('{REMOTE_DIR}') }}}}/{PROBE_ZIP} monitor --json --count 1 --lang "
 )
 DEFAULT_INTERVAL_S = 5.0
 ROUND_LIMIT_S = 30.0  # one round, whatever a host does
@@ -153,7 +153,8 @@ def apply_line(row: HostRow, line: HostLine, now: float) -> HostRow:
     """A host's answer in this round, onto its row."""
     sample = reading(line.stdout) if line.status == "ok" else None
     if sample is None:
-        why = (line.msg or line.stderr.strip() or line.stdout.strip() or line.status).splitlines()
+        # The host's own words first; "non-zero return code" (the module's msg) says less.
+        why = (line.stderr.strip() or line.msg or line.stdout.strip() or line.status).splitlines()
         return replace(row, state="not-answering", reason=why[-1][:300] if why else line.status)
     host = sample.get("host") if isinstance(sample.get("host"), dict) else {}
     assert isinstance(host, dict)
@@ -189,7 +190,7 @@ def watch(
     board = Board(rows={h: HostRow(h) for h in hosts})
     argv = [
         ansible, "all", "-i", str(inventory), "--playbook-dir", str(project),
-        "-m", "ansible.builtin.command", "-a", MONITOR_ARGS,
+        "-m", "ansible.builtin.command", "-a", MONITOR_ARGS + language(),
     ]  # fmt: skip
     while count is None or board.round < count:
         started = time.monotonic()
@@ -197,6 +198,8 @@ def watch(
         for host in board.rows:
             when, status = last_receipt(project, host)
             board.rows[host] = replace(board.rows[host], receipt_time=when, receipt_status=status)
+        if on_change is not None and board.round == 0:
+            on_change(board)  # every host's row at once, asking, before the first answer
 
         def got(line: HostLine, answered: set[str] = answered) -> None:
             if line.host not in board.rows:
