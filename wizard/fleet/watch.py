@@ -26,7 +26,8 @@ from wizard.text import language, t
 # The folder is the project's own setting (group_vars/all.yml, which --playbook-dir loads; an
 # inventory may set it per host); Ansible fills it in on each host.
 MONITOR_ARGS = (
-    f"python3 {{{{ tf_gpu_remote_dir | default('{REMOTE_DIR}') }}}}/{PROBE_ZIP} monitor --json --count 1 --lang "
+    f"python3 {{{{ tf_gpu_remote_dir | default('{REMOTE_DIR}') }}}}/{PROBE_ZIP}"
+    " monitor --json --count 1 --lang "
 )
 DEFAULT_INTERVAL_S = 5.0
 ROUND_LIMIT_S = 30.0  # one round, whatever a host does
