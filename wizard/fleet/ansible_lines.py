@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wizard.safe.error_words import os_error
+
 CALLBACK = "tf_gpu_lines"
 KILL_GRACE_S = 3.0
 # Ansible runs in flight: ended when this process exits however it leaves (a quit while a round
@@ -179,7 +181,7 @@ def run_lines(
                 stdout=subprocess.PIPE, stderr=err, start_new_session=True,
             )  # fmt: skip
         except OSError as exc:
-            raise AnsibleError(_text("fleet.ansible.cannot_run", tool=argv[0], error=exc.strerror)) from None
+            raise AnsibleError(_text("fleet.ansible.cannot_run", tool=argv[0], error=os_error(exc))) from None
         _RUNNING.add(proc)
         lines: queue.Queue[bytes | None] = queue.Queue()
 
