@@ -116,6 +116,12 @@ def test_the_host_check_names_a_version_a_missing_package_a_lock_and_a_driver(tm
     report = _host_check(venv, lock, "f" * 64, receipt)
     kinds = {(d.kind, d.package) for d in drifts(report)}
     assert {("lock", ""), ("missing", "other"), ("version", "demo-pkg")} <= kinds
+    # A student's `pip install`: a package no lock of the plan names, named as put in by hand.
+    extra = site / "requests-2.32.0.dist-info"
+    extra.mkdir()
+    (extra / "METADATA").write_text("Metadata-Version: 2.1\nName: requests\nVersion: 2.32.0\n\n")
+    (found,) = [d for d in drifts(_host_check(venv, lock, "f" * 64, receipt)) if d.kind == "extra"]
+    assert (found.package, found.now) == ("requests", "2.32.0") and "pip uninstall" in found.words()
     if shutil.which("nvidia-smi") is None:
         (driver,) = [d for d in drifts(report) if d.kind == "driver"]
         assert driver.want == "550.120" and "nvidia-smi" in driver.now

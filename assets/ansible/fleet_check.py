@@ -134,8 +134,10 @@ def changed_files(folder: str, proven: dict) -> tuple[list[str], int]:
     return bad[:MAX_FILES_NAMED], len(bad)
 
 
-def packages(venv: str, lock: str) -> list[dict]:
-    """What differs from the lock, one entry a package (empty: every package is as locked)."""
+def packages(venv: str, lock: str, also: list[str] | None = None) -> list[dict]:
+    """What differs from the lock, one entry a package (empty: every package is as locked);
+    `also`: the plan's other locks (pip, a step's packages). A package none of them names was put
+    in by hand: `extra`."""
     sites = site_dirs(venv)
     if not sites:
         return [{"name": "", "problem": "no-environment", "path": venv}]
@@ -147,7 +149,20 @@ def packages(venv: str, lock: str) -> list[dict]:
     except (OSError, ValueError):
         proven = {}
     out = []
-    for name, want in lock_requirements(lock):
+    wanted, seen = [], set()
+    for path in [lock, *(also or [])]:
+        try:
+            reqs = lock_requirements(path)
+        except (OSError, UnicodeDecodeError):
+            continue  # a step's lock the plan no longer ships: its packages count as extra
+        for name, want in reqs:
+            if norm(name) not in seen:
+                seen.add(norm(name))
+                wanted.append((name, want))
+    for key, (name, version, _) in sorted(have.items()):
+        if key not in seen:
+            out.append({"name": name, "version": version, "problem": "extra"})
+    for name, want in wanted:
         found = have.get(norm(name))
         if found is None:
             out.append({"name": name, "want": want, "problem": "missing"})
@@ -194,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lock", required=True)
     p.add_argument("--digest", required=True)
     p.add_argument("--receipt", required=True)
+    p.add_argument("--also", action="append", default=[], help="another lock of the plan (repeatable)")
     args = p.parse_args(argv)
     started = time.monotonic()
     try:
@@ -204,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         receipt = {}
     got = sha256_file(args.lock)
     result: dict = {"schema": SCHEMA, "lock": {"digest": got, "want": args.digest}}
-    result["packages"] = packages(args.venv, args.lock) if got is not None else []
+    result["packages"] = packages(args.venv, args.lock, args.also) if got is not None else []
     names, driver, why = smi()
     was_gpus = [g.get("name") for g in receipt.get("gpus") or [] if isinstance(g, dict)]
     result["driver"] = {"now": driver, "receipt": receipt.get("driver"), "unread": why}

@@ -7,7 +7,9 @@ clean, drifted (each difference named: the package, its files, the version, the 
 answering (Ansible could not reach it or run anything there, or no answer within the limit),
 left alone (no set fits it: the plan says why), or unknown (the check could not be read: why).
 The next `ansible-playbook` run repairs a drifted environment: the TensorFlow step's own check
-fails there first, so its repair and install run on that host only.
+fails there first, so its repair and install run on that host only. A package none of the plan's
+locks names (put in by hand) is named too; the playbook leaves it (it removes nothing it did not
+install), and the words say so.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ MAX_OUTPUT = 1 << 20
 class Drift:
     """One difference from what the host's receipt proved."""
 
-    kind: str  # lock | missing | version | files | driver | gpus | environment
+    kind: str  # lock | missing | version | files | extra | driver | gpus | environment
     package: str = ""
     files: tuple[str, ...] = ()
     count: int = 0
@@ -127,6 +129,8 @@ def drifts(report: dict[str, Any]) -> list[Drift]:
             out.append(
                 Drift("files", name, files=files, count=found if isinstance(found, int) else len(files))
             )
+        elif problem == "extra":
+            out.append(Drift("extra", name, now=_str(p.get("version"))))
         elif problem == "no-environment":
             out.append(Drift("environment", now=_str(p.get("path"))))
     driver = report.get("driver") if isinstance(report.get("driver"), dict) else {}
