@@ -121,15 +121,16 @@ def recorded_inventory(project: Path) -> Path | None:
     return Path(value) if value else None
 
 
-def inventory_hosts(project: Path, inventory: Path) -> list[str]:
-    """Every host the inventory names (`ansible-inventory --list`), sorted."""
+def inventory_hosts(project: Path, inventory: Path, timeout_s: float = 60.0) -> list[str]:
+    """Every host the inventory names (`ansible-inventory --list`), sorted; an inventory that gives
+    no answer within `timeout_s` (a dynamic one) is an error, not a wait."""
     exe = tool("ansible-inventory")
     if exe is None:
         raise AnsibleError(_text("fleet.ansible.missing", tool="ansible-inventory"))
     try:
         done = subprocess.run(
             [exe, "-i", str(inventory), "--list"],
-            capture_output=True, text=True, timeout=120, check=False, cwd=project, env=ansible_env(project),
+            capture_output=True, text=True, timeout=timeout_s, check=False, cwd=project, env=ansible_env(project),
         )  # fmt: skip
         data = json.loads(done.stdout) if done.returncode == 0 else None
     except (OSError, subprocess.TimeoutExpired, ValueError):

@@ -209,7 +209,7 @@ def check_fleet(project: Path, inventory: Path, limit_s: float = DEFAULT_LIMIT_S
         raise AnsibleError(t("fleet.ansible.missing", tool="ansible-playbook"))
     if not (project / CHECK_PLAYBOOK).is_file():
         raise AnsibleError(t("fleet.check.no_playbook", path=str(project)))
-    hosts = inventory_hosts(project, inventory)
+    hosts = inventory_hosts(project, inventory, timeout_s=max(5.0, limit_s / 3))
     left = max(5.0, limit_s - (time.monotonic() - started))
     run: AnsibleRun = run_lines(
         [playbook, "-i", str(inventory), str(project / CHECK_PLAYBOOK)], project, left

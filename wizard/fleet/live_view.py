@@ -10,7 +10,7 @@ import datetime as dt
 import time
 
 from wizard.fleet.check import FleetCheck
-from wizard.fleet.history import Change
+from wizard.fleet.history import Change, Kept
 from wizard.fleet.receipts import _width
 from wizard.fleet.watch import Board, HostRow
 from wizard.safe.display import safe
@@ -115,13 +115,18 @@ def board_table(board: Board) -> str:
     return _table(board_header(), [board_cells(r) for r in board.ordered()]) + "\n" + board_summary(board)
 
 
+def _kept_cell(kept: Kept | None) -> str:
+    if kept is None:
+        return t("fleet.since.none")
+    status = kept.row.status
+    word = t(f"fleet.watch.receipt.{status}") if status in ("passed", "failed") else status
+    return f"{word} {kept.when.astimezone():%m-%d %H:%M}"
+
+
 def since_table(rows: list[Change], when: dt.datetime) -> str:
     body = []
     for c in rows:
-        then = (
-            f"{c.then.row.status} {c.then.when.astimezone():%m-%d %H:%M}" if c.then else t("fleet.since.none")
-        )
-        now = f"{c.now.row.status} {c.now.when.astimezone():%m-%d %H:%M}" if c.now else t("fleet.since.none")
+        then, now = _kept_cell(c.then), _kept_cell(c.now)
         if c.then is None:
             what = t("fleet.since.new")
         elif not c.fields:
