@@ -129,8 +129,8 @@ def inventory_hosts(project: Path, inventory: Path, timeout_s: float = 60.0) -> 
         raise AnsibleError(_text("fleet.ansible.missing", tool="ansible-inventory"))
     try:
         done = subprocess.run(
-            [exe, "-i", str(inventory), "--list"],
-            capture_output=True, text=True, timeout=timeout_s, check=False, cwd=project, env=ansible_env(project),
+            [exe, "-i", str(inventory), "--list"], capture_output=True, text=True,
+            timeout=timeout_s, check=False, cwd=project, env=ansible_env(project),
         )  # fmt: skip
         data = json.loads(done.stdout) if done.returncode == 0 else None
     except (OSError, subprocess.TimeoutExpired, ValueError):
