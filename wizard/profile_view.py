@@ -138,6 +138,11 @@ def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
         tf = p.tensorflow
         value = t(v + "not_installed") if tf is None else f"{tf.version} ({tf.distribution})"
         return [(t(f + "tensorflow"), value)]
+    if part == "states":
+        # Failures only, with their first line: a healthy stack needs no rows (its parts say it).
+        from wizard.probe.state_view import state_label, state_line
+
+        return [(state_label(s), state_line(s)) for s in p.failed_states]
     if part == "resources":
         r = p.resources
         return [

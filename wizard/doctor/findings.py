@@ -45,7 +45,50 @@ def _recommendation(p: MachineProfile) -> Recommendation | None:
         return None
 
 
+# What a failed machine state explains better than these facts-only findings (their fix would be
+# "install the driver" or a second wording of the same fault): left out where a state is there.
+EXPLAINED_BY_STATE = {
+    "module": ("gpu-without-driver", "secure-boot", "nouveau", "reboot-needed"),
+    "libraries": ("reboot-needed",),
+    "wsl": ("no-driver-wsl2",),
+    "container": ("no-nvidia-gpu", "gpu-without-driver"),
+    "pci": ("gpu-without-driver",),
+    "gpu": ("driver-no-gpus", "gpu-without-driver"),
+}
+
+
+def state_findings(p: MachineProfile) -> list[Finding]:
+    """Each failed layer with a reason, in the one view's words (wizard.probe.state_view): the short
+    title, its evidence as the why, the step that fixes it as the fix."""
+    from wizard.probe.state_view import USUAL_STEP_FIXES, words
+
+    out = []
+    for state in p.failed_states:
+        # The Linux driver inside WSL keeps its own finding (linux-driver-in-wsl: the plan's step).
+        if not state.reason or state.reason in USUAL_STEP_FIXES:
+            continue
+        w = words(state, p)
+        why = "\n".join(w.evidence) or w.fix
+        fix = w.fix + (f"\n{w.manual}" if w.manual else "")
+        key = f"state-{state.reason}"
+        severity = "error" if state.blocks else "warning"
+        out.append(Finding(key, severity, w.title, why, fix=fix))
+    return out
+
+
 def find_problems(p: MachineProfile) -> list[Finding]:
+    out = _find_problems(p)
+    states = state_findings(p)
+    if not states:
+        return out
+    shown = {f.key.removeprefix("state-") for f in states}
+    hidden = {
+        key for s in p.failed_states if s.reason in shown for key in EXPLAINED_BY_STATE.get(s.layer, ())
+    }
+    return states + [f for f in out if f.key not in hidden]
+
+
+def _find_problems(p: MachineProfile) -> list[Finding]:
     out: list[Finding] = []
     # The recommendation Choose shows, asked for once: whether a restart is all the driver needs
     # comes from it (the resolver's DriverNeed), never worked out again here.

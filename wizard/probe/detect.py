@@ -18,6 +18,7 @@ from wizard.probe.nvidia import probe_nvidia
 from wizard.probe.os_platform import probe_platform
 from wizard.probe.python_env import probe_python
 from wizard.probe.resources import probe_resources
+from wizard.probe.states import probe_states
 from wizard.probe.tensorflow import probe_tensorflow
 from wizard.profile import MachineProfile
 from wizard.sysio import System
@@ -30,6 +31,7 @@ PARTS: list[tuple[str, Part]] = [
     ("nvidia", probe_nvidia),
     ("kernel", probe_kernel),
     ("cuda", probe_cuda),
+    ("states", probe_states),
     ("tensorflow", probe_tensorflow),
     ("resources", probe_resources),
 ]

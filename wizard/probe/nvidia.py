@@ -16,6 +16,7 @@ from wizard.nvml import ErrorKind, NvmlBackend, NvmlError, cuda_version_text
 from wizard.probe.context import ProbeContext
 from wizard.probe.os_platform import WSL_LIB
 from wizard.profile import DriverInfo, GpuInfo, MachineProfile
+from wizard.sysio import CommandResult
 
 NVIDIA_VENDOR = "0x10de"
 SMI_FIELDS = "index,name,compute_cap,memory.total,uuid,pci.bus_id,driver_version"
@@ -53,14 +54,17 @@ def _from_nvml(ctx: ProbeContext, profile: MachineProfile) -> bool:
         _bounded(nvml.init, ctx.nvml_timeout)
     except _Timeout:
         ctx.note("probe.nvml_timeout", seconds=ctx.nvml_timeout)
+        ctx.seen["nvml"] = {"kind": "timeout", "detail": f"no answer in {ctx.nvml_timeout} s"}
         return False
     except NvmlError as exc:
+        ctx.seen["nvml"] = {"kind": exc.kind.value, "detail": exc.detail}
         if exc.kind in (ErrorKind.LIBRARY_NOT_FOUND, ErrorKind.DRIVER_NOT_LOADED):
             if profile.platform == "wsl2" and ctx.system.exists(f"{WSL_LIB}/libnvidia-ml.so.1"):
                 ctx.note("probe.nvml_wsl_lib_present", detail=exc.detail)
         else:
             ctx.note("probe.nvml_failed", detail=exc.detail)
         return False
+    ctx.seen["nvml"] = {"kind": "works", "detail": ""}
     try:
         return _bounded(lambda: _read_nvml(ctx, nvml, profile), ctx.nvml_timeout)
     except _Timeout:
@@ -105,6 +109,9 @@ def _read_gpu(ctx: ProbeContext, nvml: NvmlBackend, i: int) -> GpuInfo:
         except NvmlError as exc:
             if exc.kind is ErrorKind.GPU_LOST:
                 ctx.note("probe.gpu_lost", index=i)
+                ctx.seen.setdefault("gpu_lost", []).append(
+                    {"index": i, "bus": gpu.pci_bus_id or "", "line": exc.detail}
+                )
                 break
             ctx.note("probe.field_unavailable", field=f"GPU {i} {label}", detail=exc.detail)
     return gpu
@@ -144,26 +151,47 @@ def parse_smi_csv(text: str) -> list[GpuInfo]:
     return gpus
 
 
+LOST_ROW = re.compile(r"Unable to determine the device handle for GPU\s*([0-9A-Fa-f:.]+):\s*(.+)")
+# R610 renamed the header's fields: "KMD Version" and "CUDA UMD Version" (NVIDIA's nvidia-smi docs).
+HEADER_DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*([0-9]+(?:\.[0-9]+)+)")
+HEADER_CUDA = re.compile(r"CUDA (?:UMD )?Version:\s*(\S+)")
+
+
+def smi_lines(*results: CommandResult) -> list[str]:
+    return [
+        line.rstrip() for r in results for line in (r.stdout + "\n" + r.stderr).splitlines() if line.strip()
+    ]
+
+
 def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
     smi = _smi_command(ctx)
-    result = ctx.system.run([smi, f"--query-gpu={SMI_FIELDS}", "--format=csv,noheader,nounits"], timeout=5.0)
+    argv = [smi, f"--query-gpu={SMI_FIELDS}", "--format=csv,noheader,nounits"]
+    result = ctx.system.run(argv, timeout=5.0)
     if result.missing:
+        ctx.seen["smi_missing"] = argv
         return False
+    ctx.seen["smi_query"] = (argv, result)
     if result.timed_out:
         ctx.note("probe.smi_timeout")
         return False
-    if not result.ok:
+    text = result.stdout
+    # A lost GPU makes the exit non-zero while the other rows are whole: keep the rows.
+    if not result.ok and not parse_smi_csv(text):
         # Old drivers do not know compute_cap; ask again without it.
         fields = SMI_FIELDS.replace("compute_cap,", "")
-        result = ctx.system.run([smi, f"--query-gpu={fields}", "--format=csv,noheader,nounits"], timeout=5.0)
-        if not result.ok:
-            first = (result.stdout or result.stderr).strip().splitlines()[:1]
-            ctx.note("probe.smi_failed", detail=first[0] if first else f"exit {result.returncode}")
-            return False
-        rows = [line.split(",") for line in result.stdout.splitlines()]
-        text = "\n".join(",".join([*r[:2], "", *r[2:]]) for r in rows)
-    else:
-        text = result.stdout
+        argv2 = [smi, f"--query-gpu={fields}", "--format=csv,noheader,nounits"]
+        again = ctx.system.run(argv2, timeout=5.0)
+        if again.ok or parse_smi_csv(again.stdout):
+            ctx.seen["smi_query"] = (argv2, again)
+            result = again
+            rows = [line.split(",") for line in again.stdout.splitlines()]
+            text = "\n".join(",".join([*r[:2], "", *r[2:]]) for r in rows)
+    header = ctx.system.run([smi], timeout=5.0)
+    ctx.seen["smi"] = ([smi], header)
+    lines = smi_lines(result, header)
+    ctx.seen["gpu_lost_rows"] = [
+        {"bus": m.group(1), "line": line} for line in lines if (m := LOST_ROW.search(line))
+    ]
     gpus = parse_smi_csv(text)
     driver_version = ""
     for line in text.splitlines():
@@ -171,13 +199,22 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
         if len(cells) >= 7 and re.fullmatch(r"[0-9]+(\.[0-9]+)+", cells[6]):
             driver_version = cells[6]
             break
-    if not gpus and not driver_version:
+    head_driver = next((m.group(1) for line in smi_lines(header) if (m := HEADER_DRIVER.search(line))), "")
+    if not gpus and not driver_version and not (head_driver and header.ok):
+        first = lines[:1]
+        ctx.note("probe.smi_failed", detail=first[0] if first else f"exit {result.returncode}")
         return False
-    profile.driver = DriverInfo(version=driver_version or "unknown", source="nvidia-smi")
-    header = ctx.system.run([smi], timeout=5.0)
-    match = re.search(r"CUDA Version:\s*([0-9]+\.[0-9]+)", header.stdout) if header.ok else None
-    if match:
-        profile.driver.cuda = match.group(1)
+    profile.driver = DriverInfo(version=driver_version or head_driver or "unknown", source="nvidia-smi")
+    for line in smi_lines(header):
+        match = HEADER_CUDA.search(line)
+        if not match:
+            continue
+        value = match.group(1)
+        if re.fullmatch(r"[0-9]+\.[0-9]+", value):
+            profile.driver.cuda = value
+        else:  # "ERR!", "N/A": CUDA is broken behind a working nvidia-smi; kept, never derived
+            ctx.seen["smi_cuda"] = {"value": value, "line": line.strip(" |")}
+        break
     profile.gpus = gpus
     return True
 
