@@ -112,7 +112,7 @@ class ProbeContext:
     # Replaying a dump: the answers the real machine gave where the probe asks Python, not the
     # System (the wizard's own uv, RAM/CPUs/free disk). None: ask this machine.
     bundled_uv: Callable[[], str | None] | None = None
-    resources_reader: Callable[[], dict[str, int | None]] | None = None
+    resources_reader: Callable[[], dict[str, Any]] | None = None
 
     def note(self, code: str, **fields: object) -> None:
         """A note as a catalogue key under probe. and its fields (worded when shown)."""
