@@ -57,6 +57,12 @@ def _env_kind(kind: str) -> str:
     return t("profile.env." + kind) if kind in ("system", "venv", "conda") else _known(kind)
 
 
+def _set_by(p: MachineProfile, *facts: str) -> str:
+    """ " (set by TF_GPU_WIZARD_DRIVER_VERSION=570.133.07)" where a fact was overridden, else ""."""
+    names = [p.overrides[f] for f in facts if f in p.overrides]
+    return "".join(" (" + t("states.set_by", name=safe(n, 200)) + ")" for n in names)
+
+
 def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
     """What one probe part found, as (label, value) rows for people."""
     f = "profile.field."
@@ -87,7 +93,7 @@ def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
             rows = [
                 (
                     t(f + "driver"),
-                    _driver_text(p),
+                    _driver_text(p) + _set_by(p, "driver.version", "driver.cuda"),
                 )
             ]
         if p.driver is None and not p.gpus and p.nvidia_pci_devices:
@@ -97,7 +103,8 @@ def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
             rows.append(
                 (
                     t(f + "gpu", index=gpu.index),
-                    t(v + "gpu", name=gpu.name, cc=gpu.compute_capability, memory=memory),
+                    t(v + "gpu", name=gpu.name, cc=gpu.compute_capability, memory=memory)
+                    + _set_by(p, "gpus"),
                 )
             )
         return rows

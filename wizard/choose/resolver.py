@@ -134,6 +134,8 @@ def read_facts(profile: MachineProfile, kb: KnowledgeBase) -> Facts:
         # `CUDA Version: ERR!` is a state, not a gap to fill from the driver's version.
         if driver_cuda is None and driver is not None and not cuda_failed:
             driver_cuda = kb.cuda_for_driver(driver, windows=windows)
+    for fact, name in profile.overrides.items():  # a fact set from outside is said to be so
+        notes.append(t("states.override_note", fact=fact, name=name))
     gpus = tuple(sorted(_gpu_facts(profile, kb), key=_gpu_sort_key))
     has_gpu = bool(gpus) or _positive(profile.nvidia_pci_devices)
     reported = profile.driver is not None and driver is None and driver_text not in ("", "unknown", "None")

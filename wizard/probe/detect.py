@@ -16,6 +16,7 @@ from wizard.probe.cuda import probe_cuda
 from wizard.probe.kernel import probe_kernel
 from wizard.probe.nvidia import probe_nvidia
 from wizard.probe.os_platform import probe_platform
+from wizard.probe.overrides import apply_overrides
 from wizard.probe.python_env import probe_python
 from wizard.probe.resources import probe_resources
 from wizard.probe.states import probe_states
@@ -62,4 +63,5 @@ def detect(
         profile.notes = list(ctx.notes)
         if on_part is not None:
             on_part(name, profile)
+    apply_overrides(profile, ctx.system.environ)
     return profile
