@@ -137,7 +137,9 @@ def read_facts(profile: MachineProfile, kb: KnowledgeBase) -> Facts:
     for fact, name in profile.overrides.items():  # a fact set from outside is said to be so
         notes.append(t("states.override_note", fact=fact, name=name))
     gpus = tuple(sorted(_gpu_facts(profile, kb), key=_gpu_sort_key))
-    has_gpu = bool(gpus) or _positive(profile.nvidia_pci_devices)
+    # A GPU stopped by a machine state (a container started without it, a module Secure Boot
+    # blocks) is a GPU to plan for: its fix comes first, not TensorFlow on the CPU.
+    has_gpu = bool(gpus) or _positive(profile.nvidia_pci_devices) or profile.blocking_state is not None
     reported = profile.driver is not None and driver is None and driver_text not in ("", "unknown", "None")
     glibc = glibc_version(getattr(profile.os, "glibc", None))
     return Facts(

@@ -71,6 +71,8 @@ def state_findings(p: MachineProfile) -> list[Finding]:
         why = "\n".join(w.evidence) or w.fix
         fix = w.fix + (f"\n{w.manual}" if w.manual else "")
         key = f"state-{state.reason}"
+        if any(f.key == key for f in out):
+            continue  # the same failure on a second layer or GPU: said once
         severity = "error" if state.blocks else "warning"
         out.append(Finding(key, severity, w.title, why, fix=fix))
     return out

@@ -189,9 +189,11 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
     header = ctx.system.run([smi], timeout=5.0)
     ctx.seen["smi"] = ([smi], header)
     lines = smi_lines(result, header)
-    ctx.seen["gpu_lost_rows"] = [
-        {"bus": m.group(1), "line": line} for line in lines if (m := LOST_ROW.search(line))
-    ]
+    lost: dict[str, str] = {}
+    for line in lines:  # the query and the table both print it: one row per bus id
+        if (m := LOST_ROW.search(line)) and m.group(1) not in lost:
+            lost[m.group(1)] = line.strip()
+    ctx.seen["gpu_lost_rows"] = [{"bus": bus, "line": line} for bus, line in lost.items()]
     gpus = parse_smi_csv(text)
     driver_version = ""
     for line in text.splitlines():

@@ -310,9 +310,8 @@ def _nvml(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         return [_state("nvml", ABSENT, "", ev, blocks=False)]
     if kind == ErrorKind.NO_PERMISSION.value:
         return [_state("nvml", BLOCKED, "no-permission", ev)]
-    if "mismatch" in detail.lower():
-        return [_state("nvml", FAILING, "version-mismatch", ev, blocks=False)]
-    # Not loaded / another error: the module layer says why; this one says only that it failed.
+    # A mismatch, not loaded, another error: the module and libraries layers say why (both versions);
+    # this one says only that it failed, with NVML's own words. / another error: the module layer says why; this one says only that it failed.
     return [_state("nvml", FAILING, "", ev, blocks=False)]
 
 
@@ -323,7 +322,7 @@ def _cuda(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if isinstance(shown, dict):
         ev = [Evidence("nvidia-smi", _smi_exit(ctx), str(shown.get("line", "")))]
         return [_state("cuda", FAILING, "cuda-err", ev, shown=str(shown.get("value", "")))]
-    if p.platform in ("linux", "wsl2") and not p.libcuda:
+    if p.platform in ("linux", "wsl2") and not p.libcuda and ctx.seen.get("ldconfig_read"):
         ev = [Evidence("ldconfig -p", 0, "no libcuda.so.1")]
         return [_state("cuda", FAILING, "no-libcuda", ev)]
     if p.driver.cuda not in ("", "unknown"):
