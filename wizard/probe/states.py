@@ -311,7 +311,7 @@ def _nvml(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if kind == ErrorKind.NO_PERMISSION.value:
         return [_state("nvml", BLOCKED, "no-permission", ev)]
     # A mismatch, not loaded, another error: the module and libraries layers say why (both versions);
-    # this one says only that it failed, with NVML's own words. / another error: the module layer says why; this one says only that it failed.
+    # this one says only that it failed, with NVML's own words.
     return [_state("nvml", FAILING, "", ev, blocks=False)]
 
 
