@@ -378,8 +378,10 @@ class ReplayRunner:
         self._asked: dict[tuple[str, ...], int] = {}
         for entry in commands:
             argv = tuple(str(a) for a in entry.get("argv") or [])
+            code = entry.get("exit", 0)
             result = CommandResult(
-                int(entry.get("exit", 0)),
+                # null: the exit code was not shown (a dump made from a pasted output): not 0.
+                code if isinstance(code, int) and not isinstance(code, bool) else -1,
                 str(entry.get("stdout", "")),
                 str(entry.get("stderr", "")),
                 timed_out=bool(entry.get("timed_out", False)),

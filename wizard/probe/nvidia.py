@@ -154,6 +154,9 @@ def parse_smi_csv(text: str) -> list[GpuInfo]:
 LOST_ROW = re.compile(r"Unable to determine the device handle for GPU\s*([0-9A-Fa-f:.]+):\s*(.+)")
 # R610 renamed the header's fields: "KMD Version" and "CUDA UMD Version" (NVIDIA's nvidia-smi docs).
 HEADER_DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*([0-9]+(?:\.[0-9]+)+)")
+TABLE_ROW = re.compile(
+    r"^\|\s+([0-9]+)\s+(.+?)\s+(?:On|Off|WDDM|TCC)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])"
+)
 HEADER_CUDA = re.compile(r"CUDA (?:UMD )?Version:\s*(\S+)")
 
 
@@ -163,20 +166,37 @@ def smi_lines(*results: CommandResult) -> list[str]:
     ]
 
 
+def parse_smi_table(text: str) -> list[GpuInfo]:
+    """The GPUs of nvidia-smi's plain table (what a person pastes, and what old drivers print when
+    the query fails): index, name (cut with "..." where the column is narrow), bus id, memory."""
+    gpus: list[GpuInfo] = []
+    lines = text.splitlines()
+    for n, line in enumerate(lines):
+        m = TABLE_ROW.match(line)
+        if not m:
+            continue
+        gpu = GpuInfo(index=int(m.group(1)), name=m.group(2).strip(), pci_bus_id=m.group(3))
+        below = lines[n + 1] if n + 1 < len(lines) else ""
+        mem = re.search(r"([0-9]+)Mi?B\s*/\s*([0-9]+)Mi?B", below)
+        if mem:
+            gpu.memory_mib = int(mem.group(2))
+        gpus.append(gpu)
+    return gpus
+
+
 def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
     smi = _smi_command(ctx)
     argv = [smi, f"--query-gpu={SMI_FIELDS}", "--format=csv,noheader,nounits"]
     result = ctx.system.run(argv, timeout=5.0)
-    if result.missing:
-        ctx.seen["smi_missing"] = argv
-        return False
-    ctx.seen["smi_query"] = (argv, result)
     if result.timed_out:
+        ctx.seen["smi_query"] = (argv, result)
         ctx.note("probe.smi_timeout")
         return False
+    if not result.missing:
+        ctx.seen["smi_query"] = (argv, result)
     text = result.stdout
     # A lost GPU makes the exit non-zero while the other rows are whole: keep the rows.
-    if not result.ok and not parse_smi_csv(text):
+    if not result.missing and not result.ok and not parse_smi_csv(text):
         # Old drivers do not know compute_cap; ask again without it.
         fields = SMI_FIELDS.replace("compute_cap,", "")
         argv2 = [smi, f"--query-gpu={fields}", "--format=csv,noheader,nounits"]
@@ -187,6 +207,9 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
             rows = [line.split(",") for line in again.stdout.splitlines()]
             text = "\n".join(",".join([*r[:2], "", *r[2:]]) for r in rows)
     header = ctx.system.run([smi], timeout=5.0)
+    if result.missing and header.missing:
+        ctx.seen["smi_missing"] = argv
+        return False
     ctx.seen["smi"] = ([smi], header)
     lines = smi_lines(result, header)
     lost: dict[str, str] = {}
@@ -194,7 +217,8 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
         if (m := LOST_ROW.search(line)) and m.group(1) not in lost:
             lost[m.group(1)] = line.strip()
     ctx.seen["gpu_lost_rows"] = [{"bus": bus, "line": line} for bus, line in lost.items()]
-    gpus = parse_smi_csv(text)
+    table = parse_smi_table(header.stdout)
+    gpus = parse_smi_csv(text) or table
     driver_version = ""
     for line in text.splitlines():
         cells = [c.strip() for c in line.split(",")]
@@ -202,7 +226,7 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
             driver_version = cells[6]
             break
     head_driver = next((m.group(1) for line in smi_lines(header) if (m := HEADER_DRIVER.search(line))), "")
-    if not gpus and not driver_version and not (head_driver and header.ok):
+    if not gpus and not driver_version and not (head_driver and (header.ok or table)):
         first = lines[:1]
         ctx.note("probe.smi_failed", detail=first[0] if first else f"exit {result.returncode}")
         return False
