@@ -90,7 +90,14 @@ def words(state: LayerState, profile: MachineProfile | None = None) -> StateWord
     """A failed state in words; a reason without words of its own is named by its layer."""
     reason = state.reason
     facts = _facts(state, profile)
-    if reason and has(f"states.{reason}.title"):
+    unread = reason == "version-mismatch" and not state.facts.get("module")
+    if unread:  # NVML's words decide it; the module's version was not read
+        shown = state.facts.get("library", "")
+        facts["library"] = f", NVML {safe(shown, 40)}" if shown else ""
+        title = t(f"states.{reason}.title_unread", **facts)
+        fix = t(f"states.{reason}.fix_unread", **facts)
+        manual = ""
+    elif reason and has(f"states.{reason}.title"):
         title = t(f"states.{reason}.title", **facts)
         fix = t(f"states.{reason}.fix", **facts)
         manual = t(f"states.{reason}.manual", **facts) if has(f"states.{reason}.manual") else ""

@@ -131,6 +131,9 @@ def _container(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
 
 
 def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
+    if p.platform == "linux" and ctx.system.exists("/dev/dxg"):
+        # A Hyper-V guest with GPU paravirtualisation (dxgkrnl): Windows' answer decides, as in WSL.
+        return _gpu_blocked(ctx)
     if p.platform != "wsl2":
         return []
     out: list[LayerState] = []
@@ -147,11 +150,7 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             ev.append(command_evidence(lspci, result, line))
         out.append(_state("wsl", FAILING, "basic-render-only", ev))
         return out
-    nvml = ctx.seen.get("nvml", {})
-    text = _smi_text(ctx) + "\n" + str(nvml.get("detail", ""))
-    if _BLOCKED_WORDS.lower() in text.lower():
-        line = _line_with(text, re.compile(re.escape(_BLOCKED_WORDS), re.IGNORECASE))
-        out.append(_state("wsl", BLOCKED, "wsl-gpu-blocked", [Evidence("nvidia-smi / nvmlInit", None, line)]))
+    out += _gpu_blocked(ctx)
     shadow = _shadowing(ctx)
     if shadow:
         paths = sorted(shadow)
@@ -164,6 +163,15 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev = [Evidence("PATH", None, ":".join(path_dirs)[:1000])]
         out.append(_state("wsl", FAILING, "wsl-path", ev, blocks=False))
     return out
+
+
+def _gpu_blocked(ctx: ProbeContext) -> list[LayerState]:
+    nvml = ctx.seen.get("nvml", {})
+    text = _smi_text(ctx) + "\n" + str(nvml.get("detail", ""))
+    if _BLOCKED_WORDS.lower() not in text.lower():
+        return []
+    line = _line_with(text, re.compile(re.escape(_BLOCKED_WORDS), re.IGNORECASE))
+    return [_state("wsl", BLOCKED, "wsl-gpu-blocked", [Evidence("nvidia-smi / nvmlInit", None, line)])]
 
 
 def _shadowing(ctx: ProbeContext) -> dict[str, str]:
@@ -273,6 +281,16 @@ def _libraries(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     said = _line_with(text, "mismatch")
     said_lib = _MISMATCH_LIB.search(text)
     module = p.kernel.loaded_version or ""
+    if said and not (module and library_known(versions, said_lib) == module):
+        # NVML's own words decide it ("Driver/library version mismatch"); both versions where read.
+        library = said_lib.group(1) if said_lib else (versions[-1] if versions else "")
+        ev = [Evidence("nvidia-smi / nvmlInit", None, said)]
+        if said_lib:
+            ev.append(Evidence("nvidia-smi", None, said_lib.group(0)))
+        ev += [file_evidence(path, version) for path, version in sorted(libs.items())[:4]]
+        if module:
+            ev.append(file_evidence("/sys/module/nvidia/version", module))
+        return [_state("libraries", FAILING, "version-mismatch", ev, module=module, library=library)]
     if not versions and not said_lib:
         return [
             _state(
@@ -285,15 +303,17 @@ def _libraries(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ]
     library = said_lib.group(1) if said_lib else versions[-1]
     ev = [file_evidence(path, version) for path, version in sorted(libs.items())[:4]]
-    if said:
-        ev.insert(0, Evidence("nvidia-smi / nvmlInit", None, said))
-    if said_lib:
-        ev.append(Evidence("nvidia-smi", None, said_lib.group(0)))
-    if module and library != module and (said or library):
-        if module:
-            ev.append(file_evidence("/sys/module/nvidia/version", module))
+    # By the files alone: the loaded module's version is none of the libraries' (a leftover older
+    # copy beside the right one is not a mismatch).
+    if module and versions and module not in versions:
+        ev.append(file_evidence("/sys/module/nvidia/version", module))
         return [_state("libraries", FAILING, "version-mismatch", ev, module=module, library=library)]
+    library = module if module in versions else library
     return [_state("libraries", WORKS, "", ev, version=library)]
+
+
+def library_known(versions: list[str], said: re.Match[str] | None) -> str:
+    return said.group(1) if said else (versions[-1] if versions else "")
 
 
 def _nvml(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
