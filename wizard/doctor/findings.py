@@ -62,7 +62,7 @@ def state_findings(p: MachineProfile) -> list[Finding]:
     title, its evidence as the why, the step that fixes it as the fix."""
     from wizard.probe.state_view import USUAL_STEP_FIXES, words
 
-    out = []
+    out: list[Finding] = []
     for state in p.failed_states:
         # The Linux driver inside WSL keeps its own finding (linux-driver-in-wsl: the plan's step).
         if not state.reason or state.reason in USUAL_STEP_FIXES:
