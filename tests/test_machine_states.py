@@ -259,13 +259,16 @@ def test_every_view_gives_the_same_fix(tmp_path: Path, reason: str) -> None:
     # Plan: the step that fixes it comes first; nothing installs a driver.
     plan = build_plan(profile, best, home="/home/student")
     step = plan.steps[0]
-    assert w.title in step.title and step.why == w.fix
+    assert w.title in step.title and w.fix in step.why and best.driver.floor in step.why
     assert (step.manual or "") == (w.manual or "")
     assert not any(word in " ".join(c) for s in plan.steps for c in s.commands for word in INSTALLS)
 
     # Doctor: the same fix.
     fixes = [d.fix for d in diagnose(profile)]
     assert any(w.fix in fix for fix in fixes), fixes
+    # No view says to install a driver over the installed one.
+    said = [f"{f.why} {f.fix}" for f in find_problems(profile)] + fixes + best.reasons
+    assert not any(word in text for text in said for word in INSTALLS), said
 
 
 def test_mismatch_keeps_both_versions(tmp_path: Path) -> None:

@@ -31,8 +31,8 @@ def need_sentence(need: DriverNeed, *, fix: bool = True) -> str:
     )
     if need.fix is not None:  # a stopped machine: the state's fix, never an install
         if not fix:
-            return need.fix.title
-        return t("recommend.need_state", title=need.fix.title, fix=need.fix.fix)
+            return t("recommend.need_state_nothing", title=need.fix.title, need=what)
+        return t("recommend.need_state", title=need.fix.title, fix=need.fix.fix, need=what)
     if need.restart_only:  # installed, not loaded: a restart, not an install
         if not fix:
             return t("recommend.need_have_installed_nothing", need=what, installed=need.installed)

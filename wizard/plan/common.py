@@ -14,7 +14,7 @@ from packaging.version import InvalidVersion, Version
 
 from wizard.choose.choice import Candidate, DriverNeed
 from wizard.choose.driver_floors import DRIVER_FLOOR_LINUX, DRIVER_FLOOR_WSL, driver_at_least
-from wizard.choose.driver_view import step_title
+from wizard.choose.driver_view import need_paragraph, step_title
 from wizard.choose.resolver import required_driver
 from wizard.plan.gpucheck import check_args, check_script
 from wizard.plan.installer import PIP, Installer, choose_installer
@@ -377,7 +377,7 @@ def machine_fix_step(step_id: str, need: DriverNeed, check: Check) -> Step:
     return Step(
         id=step_id,
         title=step_title(need),
-        why=fix.fix,
+        why=need_paragraph(need),
         where=where,
         commands=(),
         check=check,
