@@ -85,6 +85,17 @@ def secure_boot(tmp_path: Path) -> MachineProfile:
     return machine(tmp_path, {**NOT_LOADED, **LIB_550}, commands, NOT_LOADED_NVML)
 
 
+def not_loaded_secure_boot(tmp_path: Path) -> MachineProfile:
+    commands = {
+        ("nvidia-smi",): fail(9, stdout=SMI_DOWN),
+        ("modinfo", "-F", "version", "nvidia"): ok("550.120\n"),
+        ("mokutil", "--sb-state"): ok("SecureBoot enabled\n"),
+        ("dmesg",): fail(1, stderr="dmesg: read kernel buffer failed: Operation not permitted\n"),
+        ("ldconfig", "-p"): LDCONFIG_550,
+    }
+    return machine(tmp_path, {**NOT_LOADED, **LIB_550}, commands, NOT_LOADED_NVML)
+
+
 def not_loaded(tmp_path: Path) -> MachineProfile:
     commands = {
         ("nvidia-smi",): fail(9, stdout=SMI_DOWN),
@@ -216,6 +227,7 @@ def container_no_libs(tmp_path: Path) -> MachineProfile:
 BLOCKING = {
     "secure-boot": secure_boot,
     "not-loaded": not_loaded,
+    "not-loaded-secure-boot": not_loaded_secure_boot,
     "module-not-built": module_not_built,
     "version-mismatch": version_mismatch,
     "gpu-switched-off": switched_off,

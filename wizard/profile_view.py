@@ -87,7 +87,17 @@ def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
             ),
         ]
     if part == "nvidia":
-        if p.driver is None:
+        stopped = next((x for x in p.failed_states if x.layer == "module" and x.facts.get("version")), None)
+        if p.driver is None and stopped is not None:  # installed, not working: never "no driver"
+            from wizard.probe.state_view import words
+
+            shown = t(
+                "states.driver_stopped",
+                version=safe(stopped.facts["version"], 40),
+                title=words(stopped).title,
+            )
+            rows = [(t(f + "driver"), shown)]
+        elif p.driver is None:
             rows = [(t(f + "driver"), t(v + "no_driver"))]
         else:
             rows = [

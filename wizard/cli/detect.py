@@ -97,6 +97,8 @@ def render(p: MachineProfile) -> None:
         line = Text()
         line.append(f"{t('detect.severity.' + f.severity)}: {safe(f.title, 400)}", style=style[f.severity])
         line.append(f"\n    {safe(f.why, 2000)}", style="dim")  # the Blackwell paragraph is ~1,100
+        for seen in f.evidence:
+            line.append(f"\n      {t('detect.evidence', line=safe(seen, 600))}", style="dim italic")
         console.print(line)
     known = {f.title for f in problems}
     extra = [n for n in p.notes if n not in known]

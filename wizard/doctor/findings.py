@@ -29,6 +29,9 @@ class Finding:
     # recommended set's driver step is the restart: DriverNeed.restart_only); the doctor's fix is
     # then the restart (wizard.doctor.diagnose), not an install or "run detect".
     restart_loads: str | None = None
+    # What decided it, one line each ("dmesg (exit 0): Loading of unsigned module is rejected"):
+    # shown apart from the title and why (the CLI under them; a screen one key away).
+    evidence: tuple[str, ...] = ()
 
 
 def _f(key: str, severity: str, **fields: object) -> Finding:
@@ -68,13 +71,14 @@ def state_findings(p: MachineProfile) -> list[Finding]:
         if not state.reason or state.reason in USUAL_STEP_FIXES:
             continue
         w = words(state, p)
-        why = "\n".join(w.evidence) or w.fix
-        fix = w.fix + (f"\n{w.manual}" if w.manual else "")
+        # The first line is the title, the why its fix; the evidence rides apart (one key away).
+        why = w.fix + (f" {w.manual}" if w.manual else "")
+        fix = why
         key = f"state-{state.reason}"
         if any(f.key == key for f in out):
             continue  # the same failure on a second layer or GPU: said once
         severity = "error" if state.blocks else "warning"
-        out.append(Finding(key, severity, w.title, why, fix=fix))
+        out.append(Finding(key, severity, w.title, why, fix=fix, evidence=w.evidence))
     return out
 
 

@@ -25,6 +25,7 @@ _WHERE = {
     "wsl-gpu-blocked": "windows-host",
     "cuda-err": "user",
     "not-loaded": "user",
+    "not-loaded-secure-boot": "user",
     "not-loaded-nouveau": "user",
     "version-mismatch": "user",
     "gpu-lost": "user",
@@ -33,6 +34,7 @@ _WHERE = {
 _RESTART = {
     "secure-boot": "reboot",
     "not-loaded": "reboot",
+    "not-loaded-secure-boot": "reboot",
     "not-loaded-nouveau": "reboot",
     "module-not-built": "reboot",
     "version-mismatch": "reboot",

@@ -91,6 +91,11 @@ def _line_with(text: str, pattern: re.Pattern[str] | str) -> str:
     return ""
 
 
+def _seen_evidence(ctx: ProbeContext, key: str) -> list[Evidence]:
+    found = _seen_command(ctx, key)
+    return [command_evidence(found[0], found[1])] if found else []
+
+
 def _dmesg(ctx: ProbeContext) -> tuple[list[str], CommandResult] | None:
     if "dmesg" not in ctx.seen:
         argv = ["dmesg"]
@@ -254,17 +259,20 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if dmesg and dmesg_line:
         ev.append(command_evidence(dmesg[0], dmesg[1], dmesg_line))
     if km.module_for_kernel:
-        ev.append(Evidence("modinfo -F version nvidia", 0, km.module_version or ""))
-        if km.secure_boot or dmesg_line:
-            ev.append(Evidence("mokutil --sb-state", 0, "SecureBoot enabled" if km.secure_boot else ""))
+        ev += _seen_evidence(ctx, "modinfo")
+        if dmesg_line:  # the kernel's own words decide it
+            ev += _seen_evidence(ctx, "mokutil")
             return [_state("module", BLOCKED, "secure-boot", ev, version=km.module_version or "")]
+        if km.secure_boot:  # likely, not decided: a restart first, then the key
+            ev += _seen_evidence(ctx, "mokutil")
+            return [_state("module", FAILING, "not-loaded-secure-boot", ev, version=km.module_version or "")]
         reason = "not-loaded-nouveau" if km.nouveau_loaded else "not-loaded"
         return [_state("module", FAILING, reason, ev, version=km.module_version or "")]
     if lib_version:
         # The driver's libraries are here, its module is not built for this kernel (a kernel update
         # DKMS did not follow): rebuild it, do not install another driver.
         ev.append(file_evidence(next(iter(sorted(libs))), lib_version))
-        ev.append(Evidence("modinfo -F version nvidia", 1, "module nvidia not found"))
+        ev += _seen_evidence(ctx, "modinfo")
         return [_state("module", FAILING, "module-not-built", ev, version=lib_version, kernel=p.os.kernel)]
     if km.nouveau_loaded:
         ev.append(file_evidence("/proc/modules", "nouveau loaded"))
