@@ -79,7 +79,7 @@ def fix_step_title(fix: StateWords) -> str:
 def first_step_line(need: DriverNeed) -> str:
     """The recommendation's first step, under it (Choose's summary, `recommend`)."""
     if need.fix is not None:
-        return t("recommend.first_step_state", step=step_title(need))
+        return t("recommend.first_step_state", step=need.fix.title)
     key = "first_step_restart" if need.restart_only else f"first_step_{need.side}"
     return t(f"recommend.{key}", step=step_title(need))
 

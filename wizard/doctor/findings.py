@@ -52,7 +52,7 @@ def _recommendation(p: MachineProfile) -> Recommendation | None:
 # "install the driver" or a second wording of the same fault): left out where a state is there.
 EXPLAINED_BY_STATE = {
     "module": ("gpu-without-driver", "secure-boot", "nouveau", "reboot-needed"),
-    "libraries": ("reboot-needed",),
+    "libraries": ("reboot-needed", "driver-no-gpus"),
     "wsl": ("no-driver-wsl2",),
     "container": ("no-nvidia-gpu", "gpu-without-driver"),
     "pci": ("gpu-without-driver",),
