@@ -228,7 +228,15 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
     head_driver = next((m.group(1) for line in smi_lines(header) if (m := HEADER_DRIVER.search(line))), "")
     if not gpus and not driver_version and not (head_driver and (header.ok or table)):
         first = lines[:1]
-        ctx.note("probe.smi_failed", detail=first[0] if first else f"exit {result.returncode}")
+        said = " ".join(lines).lower()
+        # Known failures get a worded note (read in the user's language); the whole line stays in
+        # the machine states' evidence.
+        if "couldn't communicate with the nvidia driver" in said:
+            ctx.note("probe.smi_no_driver")
+        elif "driver/library version mismatch" in said:
+            ctx.note("probe.smi_mismatch")
+        else:
+            ctx.note("probe.smi_failed", detail=first[0] if first else f"exit {result.returncode}")
         return False
     profile.driver = DriverInfo(version=driver_version or head_driver or "unknown", source="nvidia-smi")
     for line in smi_lines(header):
