@@ -380,3 +380,23 @@ def test_states_round_trip_through_json(tmp_path: Path) -> None:
     p = version_mismatch(tmp_path)
     again = MachineProfile.from_json(p.to_json())
     assert again.states == p.states
+
+
+def test_cc_from_the_pci_device_id_where_the_driver_does_not_say(tmp_path: Path) -> None:
+    # A 470 driver's nvidia-smi does not know compute_cap: the query without it, then the PCI id.
+    row = "0, NVIDIA GeForce GTX 1080, 8192, GPU-1, 00000000:01:00.0, 470.256.02\n"
+    files = {
+        **NATIVE,
+        **PCI,
+        "/sys/bus/pci/devices/0000:01:00.0/device": "0x1b80\n",
+        "/proc/modules": "nvidia 5 0 - Live 0x0\n",
+        "/sys/module/nvidia/version": "470.256.02\n",
+    }
+    old = ("nvidia-smi", "--query-gpu=index,name,memory.total,uuid,pci.bus_id,driver_version")
+    commands = {QUERY: fail(2, stdout='Field "compute_cap" is not a valid field to query.\n'), old: ok(row)}
+    p = machine(tmp_path, files, commands, FakeNvml(init_error=ErrorKind.FUNCTION_NOT_FOUND))
+    assert [(g.name, g.compute_capability) for g in p.gpus] == [("NVIDIA GeForce GTX 1080", "6.1")]
+    assert any("0x1b80" in n for n in p.notes)
+    unknown = {**files, "/sys/bus/pci/devices/0000:01:00.0/device": "0xffff\n"}
+    q = machine(tmp_path / "b", unknown, commands, FakeNvml(init_error=ErrorKind.FUNCTION_NOT_FOUND))
+    assert q.gpus[0].compute_capability == "unknown"  # an id the table lacks is not guessed

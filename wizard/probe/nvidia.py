@@ -15,6 +15,7 @@ from typing import TypeVar
 from wizard.nvml import ErrorKind, NvmlBackend, NvmlError, cuda_version_text
 from wizard.probe.context import ProbeContext
 from wizard.probe.os_platform import WSL_LIB
+from wizard.probe.pci_cc import fill_cc
 from wizard.profile import DriverInfo, GpuInfo, MachineProfile
 from wizard.sysio import CommandResult
 
@@ -295,6 +296,7 @@ def probe_nvidia(ctx: ProbeContext, profile: MachineProfile) -> str:
             break
     if layer == "none" and profile.nvidia_pci_devices:
         layer = "pci"
+    fill_cc(ctx, profile)  # drivers before R510 do not report it: the PCI device id does
     if profile.driver is None:
         if profile.nvidia_pci_devices:
             ctx.note("probe.gpu_without_driver", count=profile.nvidia_pci_devices)
