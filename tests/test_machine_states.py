@@ -209,8 +209,10 @@ def wsl_blocked(tmp_path: Path) -> MachineProfile:
 
 
 def container_no_gpu(tmp_path: Path) -> MachineProfile:
+    # An image made for a GPU (nvidia/cuda sets NVIDIA_VISIBLE_DEVICES) started without --gpus.
     files = {**NATIVE, "/.dockerenv": "", "/proc/modules": "overlay 1 0 - Live 0x0\n"}
-    return machine(tmp_path, files, {("ldconfig", "-p"): ok("")}, NO_LIB)
+    env = {"NVIDIA_VISIBLE_DEVICES": "all"}
+    return machine(tmp_path, files, {("ldconfig", "-p"): ok("")}, NO_LIB, env=env)
 
 
 def container_no_libs(tmp_path: Path) -> MachineProfile:
@@ -400,3 +402,15 @@ def test_cc_from_the_pci_device_id_where_the_driver_does_not_say(tmp_path: Path)
     unknown = {**files, "/sys/bus/pci/devices/0000:01:00.0/device": "0xffff\n"}
     q = machine(tmp_path / "b", unknown, commands, FakeNvml(init_error=ErrorKind.FUNCTION_NOT_FOUND))
     assert q.gpus[0].compute_capability == "unknown"  # an id the table lacks is not guessed
+
+
+def test_a_container_not_made_for_a_gpu_is_a_warning_not_a_gpu_plan(tmp_path: Path) -> None:
+    # Whether the host has a GPU cannot be seen from inside: no GPU set is assumed, the fix is said.
+    files = {**NATIVE, "/.dockerenv": "", "/proc/modules": "overlay 1 0 - Live 0x0\n"}
+    p = machine(tmp_path, files, {("ldconfig", "-p"): ok("")}, NO_LIB)
+    state = next(s for s in p.states if s.layer == "container")
+    assert state.reason == "container-no-gpu" and not state.blocks and p.blocking_state is None
+    rec = recommend(p)
+    assert rec.recommended is not None and rec.recommended.set.method == "cpu"
+    assert any("--gpus all" in n for n in rec.notes)
+    assert {f.key: f for f in find_problems(p)}["state-container-no-gpu"].severity == "warning"

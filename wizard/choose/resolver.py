@@ -54,7 +54,7 @@ from wizard.choose.gpucode import PTX_DRIVER_TOO_OLD, SASS, Fit, fit
 from wizard.choose.knowledge import ComputeBuild, KnowledgeBase, Release, driver_text, load_knowledge
 from wizard.choose.wheelset import GpuTarget, WheelSet, choose_set, tested_set
 from wizard.choose.wsl_command import wsl_install_shown
-from wizard.probe.state_view import USUAL_STEP_FIXES, StateWords, blocking_words
+from wizard.probe.state_view import USUAL_STEP_FIXES, StateWords, blocking_words, words
 from wizard.profile import MachineProfile
 from wizard.profile_view import wsl1_command
 from wizard.text import t
@@ -134,6 +134,11 @@ def read_facts(profile: MachineProfile, kb: KnowledgeBase) -> Facts:
         # `CUDA Version: ERR!` is a state, not a gap to fill from the driver's version.
         if driver_cuda is None and driver is not None and not cuda_failed:
             driver_cuda = kb.cuda_for_driver(driver, windows=windows)
+    blocking = profile.blocking_state
+    for state in profile.failed_states:  # a failure that does not stop the GPU set is still said
+        if state.reason and state is not blocking and state.reason not in USUAL_STEP_FIXES:
+            said = words(state, profile)
+            notes.append(t("recommend.state_note", title=said.title, fix=said.fix))
     for fact, name in profile.overrides.items():  # a fact set from outside is said to be so
         notes.append(t("states.override_note", fact=fact, name=name))
     gpus = tuple(sorted(_gpu_facts(profile, kb), key=_gpu_sort_key))

@@ -128,7 +128,17 @@ def _container(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     nvml = ctx.seen.get("nvml", {})
     if not device:
         ev.append(file_evidence("/dev/nvidiactl", "missing"))
-        return [_state("container", BLOCKED, "container-no-gpu", ev)]
+        # Whether the host has a GPU cannot be seen from inside; an image made for one says it wants
+        # it (nvidia/cuda images set these): then the GPU set with --gpus all, else a warning only.
+        env = ctx.system.environ
+        meant = [
+            f"{k}={env[k]}"
+            for k in ("NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "CUDA_VERSION")
+            if env.get(k)
+        ]
+        if meant:
+            ev.append(Evidence("environment", None, " ".join(meant)[:1000]))
+        return [_state("container", BLOCKED, "container-no-gpu", ev, blocks=bool(meant))]
     if nvml.get("kind") == ErrorKind.LIBRARY_NOT_FOUND.value:
         ev += [file_evidence("/dev/nvidiactl", "present"), Evidence("nvmlInit", None, nvml.get("detail", ""))]
         return [_state("container", BLOCKED, "container-no-libs", ev)]
