@@ -19,6 +19,7 @@ from wizard.plan.common import (
     driver_check,
     driver_ok,
     env_python,
+    machine_fix_step,
     python_steps,
     tensorflow_step,
     venv_step,
@@ -114,6 +115,8 @@ def driver_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
     """Nothing when the driver is new enough; else the distribution's packages and a reboot."""
     cand = inputs.candidate
     floor = set_floor(cand, wsl=False)
+    if cand.driver is not None and cand.driver.fix is not None:  # installed but stopped: its fix
+        return [machine_fix_step("driver", cand.driver, driver_check(floor))]
     if driver_ok(profile, floor):
         return []
     if cand.driver is not None and cand.driver.restart_only:
