@@ -254,6 +254,11 @@ def test_a_dependency_missing_from_a_librarys_folders_is_named_not_the_library(
     assert str(site / "nvidia" / "cublas" / "lib") in bad["looked"]  # its RUNPATH, $ORIGIN expanded
 
 
-def test_the_doctor_does_not_call_a_named_library_something_else() -> None:
-    line = "tf_gpu_check FAILED [cuda-lib]: libnvJitLink.so is not in the environment (looked in: /x)"
-    assert all(d.id != "ptx-too-new-for-driver" for d in match_output(line))
+@needs_cc
+def test_the_doctor_reads_the_named_library_as_a_missing_cuda_library(env: Path) -> None:
+    site = next(env.glob("lib/python*/site-packages"))
+    (site / "nvidia" / "cufft" / "lib" / "libcufft.so.11").unlink()
+    done, _ = run_in(env, rc0_plan_verify())
+    assert done.returncode == 1
+    for text in (done.stdout, done.stderr):
+        assert [d.id for d in match_output(text) if d.harmful] == ["missing-cudart"], text
