@@ -343,3 +343,13 @@ def test_a_lock_without_a_sha256_on_every_line_is_refused(conda: tuple[Path, Pat
     done = condalock(log, "create", str(exe), str(tmp_path / "env"), str(lock))
     assert done.returncode == 1 and "sha256 on every line" in done.stderr
     assert not log.exists()  # conda never ran
+
+
+def test_the_fleet_leaves_a_conda_class_alone_and_says_how_to_lock_it() -> None:
+    from wizard.fleet.hostplan import blockers
+
+    cand = recommend(a100_on_470()).recommended
+    assert cand is not None
+    plan = build_plan(a100_on_470(), cand)
+    (line,) = [b for b in blockers(plan, True) if "conda" in b]
+    assert plan.step("conda-env").commands[0][5] in line and "--file" in line
