@@ -132,7 +132,9 @@ def env(template: Path, tmp_path: Path) -> Path:
     return root
 
 
-def run_in(env: Path, args: tuple[str, ...]) -> tuple[subprocess.CompletedProcess[str], list[dict]]:
+def run_in(
+    env: Path, args: tuple[str, ...], **extra: str
+) -> tuple[subprocess.CompletedProcess[str], list[dict]]:
     assert load_harvest().release("2.22.0rc0") is not None
     build_info = rc0_entry()["build_info"]
     environ = {
@@ -144,6 +146,7 @@ def run_in(env: Path, args: tuple[str, ...]) -> tuple[subprocess.CompletedProces
         FAKE_TF_VERSION="2.22.0rc0",
         FAKE_TF_GPUS=RTX_4070,
         FAKE_TF_CAPS="",
+        **extra,
     )
     done = subprocess.run(
         [str(env / "bin" / "python"), check_script(), *args],
@@ -262,3 +265,20 @@ def test_the_doctor_reads_the_named_library_as_a_missing_cuda_library(env: Path)
     assert done.returncode == 1
     for text in (done.stdout, done.stderr):
         assert [d.id for d in match_output(text) if d.harmful] == ["missing-cudart"], text
+
+
+@needs_cc
+def test_a_copy_from_outside_the_environment_that_tensorflow_loaded_first_is_named(
+    env: Path, tmp_path: Path
+) -> None:
+    # /usr/local/cuda on LD_LIBRARY_PATH: TensorFlow's dlopen("libcudart.so.12") takes that copy.
+    system = tmp_path / "usr-local-cuda" / "lib64"
+    system.mkdir(parents=True)
+    _compile(system / "libcudart.so.12", "libcudart.so.12", (), [])
+    done, events = run_in(
+        env, rc0_plan_verify(), LD_LIBRARY_PATH=str(system), FAKE_TF_DLOPEN="libcudart.so.12"
+    )
+    assert done.returncode == 1
+    bad = next(e for e in events if e["event"] == "lib" and not e["ok"])
+    assert bad["name"] == "libcudart.so.12" and str(system / "libcudart.so.12") in bad["message"]
+    assert "not the environment's" in done.stderr

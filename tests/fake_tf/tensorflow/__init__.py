@@ -12,6 +12,8 @@ It plays a machine, set by environment variables, so the check meets the real fa
     FAKE_TF_BUILD_INFO  JSON: get_build_info() returns it whole (2.22.0rc0's names no compute
                       capabilities nor CUDA version); its is_cuda_build stands for FAKE_TF_CAPS
     FAKE_TF_VERSION   __version__ (default 2.21.0)
+    FAKE_TF_DLOPEN    sonames opened by name at import, as TensorFlow's loader does (found through
+                      LD_LIBRARY_PATH, the system's folders)
 Values are small lists, whatever shape is asked for: the check compares GPU with CPU.
 """
 
@@ -24,6 +26,10 @@ from contextlib import contextmanager
 
 __version__ = os.environ.get("FAKE_TF_VERSION") or "2.21.0"
 _BUILD_INFO = json.loads(os.environ["FAKE_TF_BUILD_INFO"]) if os.environ.get("FAKE_TF_BUILD_INFO") else None
+for _soname in filter(None, os.environ.get("FAKE_TF_DLOPEN", "").split(",")):
+    import ctypes
+
+    ctypes.CDLL(_soname)
 
 if os.environ.get("FAKE_TF_CALLS"):
     with open(os.environ["FAKE_TF_CALLS"], "a", encoding="utf-8") as _f:
