@@ -162,7 +162,11 @@ def test_windows_conda_says_its_installer_is_not_checked() -> None:
     )
     cand = Candidate(VersionSet("2.10.1", "3.10", "11.2", "8.1", "conda"), True)
     plan = build_plan(profile, cand)
-    assert plan.step("miniforge").commands == ()
+    step = plan.step("miniforge")
+    assert step.commands == () and step.manual is not None
+    assert (
+        "/releases/tag/26.1.1-3" in step.manual and "/latest" not in step.manual and "sha256" in step.manual
+    )
     assert any("not checked" in n for n in plan.notes)
 
 

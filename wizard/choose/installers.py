@@ -45,3 +45,10 @@ def pinned(name: str, platform: str) -> PinnedInstaller | None:
         return None
     url = str(entry.get("url", "")).format(version=version, file=file)
     return PinnedInstaller(name, version, file, sha, url, str(item.get("source", "")))
+
+
+def release(name: str) -> str | None:
+    """The pinned release of installer `name` ("26.1.1-3"), also where no platform has a hash."""
+    entry = _table().get(name)
+    version = entry.get("version") if isinstance(entry, dict) else None
+    return str(version) if version else None

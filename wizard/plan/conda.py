@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path, PurePath
 
 from wizard.choose.choice import Candidate
-from wizard.choose.installers import pinned
+from wizard.choose.installers import pinned, release
 from wizard.choose.lock import machine_lock
 from wizard.choose.resolver import conda_packages
 from wizard.plan.common import (
@@ -145,7 +145,7 @@ def windows_conda_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     if conda is None:
         base = inputs.home / "miniforge3"
         conda = str(base / "Scripts" / "conda.exe")
-        manual = t("plan.miniforge.manual_windows")
+        manual = t("plan.lock_routes.miniforge_manual_windows", version=release("miniforge") or "?")
         steps.append(_miniforge_step(base, conda, _exists_argv(checker, conda), manual=manual))
         notes.append(t("plan.lock_routes.miniforge_no_hash", arch="Windows x86_64"))
     else:
