@@ -9,7 +9,7 @@ from packaging.version import Version
 
 from wizard.choose.choice import Candidate
 from wizard.choose.driver_view import need_paragraph, step_title
-from wizard.choose.lock import lock_for, machine_lock
+from wizard.choose.lock import LINUX_X86_64, family_of, lock_for, machine_lock
 from wizard.plan import shellblock
 from wizard.plan.common import (
     SIZE_MIB,
@@ -240,11 +240,14 @@ def pip_and_cuda_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     steps, notes = host_steps(profile, inputs)
     steps += python_steps(profile, inputs.candidate)
     steps.append(venv_step(profile, inputs))
-    lock = lock_for(inputs.candidate, glibc=profile.os.glibc)
+    # The nvidia-* wheels the harvest read are Linux x86_64's: elsewhere no lock can be joined.
+    x86 = family_of(profile.platform, profile.arch) == LINUX_X86_64
+    lock = lock_for(inputs.candidate, glibc=profile.os.glibc) if x86 else None
     if lock is not None:
         steps.append(locked_tensorflow_step(profile, inputs, lock))
     else:
         steps.append(tensorflow_step(profile, inputs, extra="[and-cuda]"))
+        notes.append(unlocked_note(profile, inputs))
     steps.append(verify_step(inputs, gpu=True, driver_cuda=known_driver_cuda(profile, steps)))
     steps += last_mile_steps(
         inputs, gpu=True, python=env_python(inputs.venv), installer=choose_installer(profile)
