@@ -357,3 +357,17 @@ def test_the_fleet_leaves_a_conda_class_alone_and_says_how_to_lock_it() -> None:
     plan = build_plan(a100_on_470(), cand)
     (line,) = [b for b in blockers(plan, True) if "conda" in b]
     assert plan.step("conda-env").commands[0][5] in line and "--file" in line
+
+
+@pytest.mark.parametrize("profile", [mac(), jetson(), windows_cpu()], ids=["mac", "jetson", "windows-cpu"])
+def test_choose_and_recommend_say_what_the_plan_installs(profile: MachineProfile) -> None:
+    from wizard.plan.lock_view import locked_install
+
+    cand = recommend(profile).recommended
+    assert cand is not None
+    found = locked_install(cand, profile)
+    lock = machine_lock(cand, profile)
+    assert found is not None and lock is not None
+    assert found.count == len(lock.lines) and found.digest == lock.digest[:16]
+    place = next(c for c in build_plan(profile, cand).step("tensorflow").commands if c[2:3] == ("place",))
+    assert place[-1].startswith(found.digest)
