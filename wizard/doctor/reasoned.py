@@ -102,7 +102,10 @@ def reasoned(found: list[Diagnosis], facts: Facts, make: Make) -> list[Diagnosis
     if any(d.harmful for d in output) and not reasoning.drop:
         return output + rest
     # Harmless messages alone explain their own alarming words; a code beside them still counts.
-    failure = reasoning.drop or facts.codes or (facts.failure_line is not None and not output)
+    # A failure in words with no fact read at all keeps the plain "not recognised" answer.
+    failure = (
+        reasoning.drop or facts.codes or (facts.failure_line is not None and not output and not facts.empty())
+    )
     if not failure:
         return output + rest
     command = reasoning.command
