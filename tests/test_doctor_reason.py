@@ -169,3 +169,48 @@ def test_the_not_sure_note_reads_in_chinese_too() -> None:
 
     for key in ("title", "why", "fix", "facts"):
         assert has(f"doctor.not-sure.{key}")
+
+
+def test_wsl2_with_a_gpu_in_tcc_mode_names_the_driver_model() -> None:
+    text = (
+        "PS C:\\> nvidia-smi\n"
+        "| GPU  Name            TCC/WDDM | Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+        "|   0  Quadro RTX 6000      TCC  | 00000000:65:00.0 Off |                  Off |\n"
+        "$ wsl -d Ubuntu  (WSL2)\n"
+        "E external/local_xla/xla/stream_executor/cuda/cuda_driver.cc:282] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected\n"
+    )
+    found = match_output(text)
+    assert found[0].id == "wsl-tcc" and "-dm 0" in found[0].fix
+    # The same failure without TCC stays the catalogue's answer.
+    assert match_output(text.replace("TCC  |", "WDDM |"))[0].id != "wsl-tcc"
+
+
+def test_mig_mode_with_no_device_names_the_missing_instance() -> None:
+    text = (
+        "GPU 0: NVIDIA A100-PCIE-40GB (UUID: GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77)\n"
+        "  MIG 1g.5gb      Device  0: (UUID: MIG-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f)\n"
+        "CUDA_ERROR_NO_DEVICE. Error initialising basecall server\n"
+    )
+    found = match_output(text)
+    assert found[0].id == "mig-no-instance" and "CUDA_VISIBLE_DEVICES=MIG-" in found[0].fix
+
+
+async def test_the_apps_doctor_modal_shows_the_same_not_sure() -> None:
+    # The Run screen's doctor (screens/doctor_modal.py) gets the same Diagnosis list as the CLI.
+    from textual.app import App
+
+    from screens.doctor_modal import DoctorModal
+    from tests.apps.screen_text import screen_text
+    from wizard.doctor.diagnose import diagnose
+
+    class One(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(DoctorModal(diagnose(None, output=UNDECIDED)))
+
+    app = One()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        seen = " ".join(screen_text(app).split())
+        assert "Not sure what caused this" in seen
+        assert "cudaErrorOperatingSystem (304)" in seen
+        assert "Run this and give its output to the doctor with the text: nvidia-smi" in seen

@@ -86,6 +86,10 @@ _FAILURE = re.compile(
     r"|报错|错误|失败",
     re.I,
 )
+# A GPU row of Windows' nvidia-smi in TCC mode (its TCC/WDDM column), or the mode said in words.
+_TCC = re.compile(
+    r"^\|\s+\d+\s+[^|]*\bTCC\s+\||\bin TCC mode\b|\bdriver model[^\n]{0,20}\bTCC\b", re.I | re.M
+)
 _FABRIC = re.compile(r"fabric\s*manager|nv-fabricmanager|nvidia-fabricmanager", re.I)
 
 
@@ -116,6 +120,7 @@ class Facts:
     platforms: list[str] = field(default_factory=list)
     compute_mode: str = ""
     mig: bool = False
+    tcc: bool = False  # a GPU in TCC mode (Windows), which WSL2 cannot see
     fabric_manager_named: bool = False
     visible_devices: str | None = None
     codes: list[tuple[Code, int, str]] = field(default_factory=list)  # (code, line number, line)
@@ -154,6 +159,7 @@ class Facts:
             ("platform", ", ".join(self.platforms)),
             ("compute_mode", self.compute_mode),
             ("mig", "yes" if self.mig else ""),
+            ("tcc", "TCC" if self.tcc else ""),
             ("visible", self.visible_devices if self.visible_devices is not None else ""),
         )
         out += [(k, v) for k, v in pairs if v]
@@ -219,6 +225,7 @@ def read_facts(text: str) -> Facts:
     if m:
         f.compute_mode = m.group(1)
     f.mig = bool(_MIG.search(text))
+    f.tcc = bool(_TCC.search(text))
     f.fabric_manager_named = bool(_FABRIC.search(text))
     m = _VISIBLE.search(text)
     if m:

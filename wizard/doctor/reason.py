@@ -106,6 +106,24 @@ def _scheduler(facts: Facts, symptoms: set[str]) -> Decision | None:
     return Decision("scheduler-no-gpu", "doctor.reason.scheduler", {"value": facts.visible_devices or '""'})
 
 
+def _no_gpu_seen(facts: Facts, symptoms: set[str]) -> bool:
+    return bool({"no-device", "gpu-list-empty", "cuinit-failed"} & symptoms) or any(
+        c.decides == "no-device" for c, _, _ in facts.codes
+    )
+
+
+def _platform(facts: Facts, symptoms: set[str]) -> Decision | None:
+    """A device CUDA cannot see, explained by the platform the text shows: a GPU in TCC mode under
+    WSL2 (WSL2 reaches only WDDM GPUs), MIG mode with no instance given to the program."""
+    if not _no_gpu_seen(facts, symptoms):
+        return None
+    if facts.tcc and "WSL2" in facts.platforms:
+        return Decision("wsl-tcc", "doctor.reason.tcc", {})
+    if facts.mig:
+        return Decision("mig-no-instance", "doctor.reason.mig", {})
+    return None
+
+
 def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
     """`causes`: the output's harmful causes, ranked (ids of rows that are not symptoms);
     `symptoms`: the ids of its symptom rows. Decisions come first in the report, in this order."""
@@ -120,7 +138,7 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         out.drop = REBOOT_IDS + UPDATE_DRIVER_IDS
         out.command, out.on_host = "nvidia-smi", True
         return out
-    sched = _scheduler(facts, symptoms)
+    sched = _scheduler(facts, symptoms) or _platform(facts, symptoms)
     if sched is not None and not causes:
         out.decisions.append(sched)
         return out
