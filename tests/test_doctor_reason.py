@@ -214,3 +214,16 @@ async def test_the_apps_doctor_modal_shows_the_same_not_sure() -> None:
         assert "Not sure what caused this" in seen
         assert "cudaErrorOperatingSystem (304)" in seen
         assert "Run this and give its output to the doctor with the text: nvidia-smi" in seen
+
+
+def test_a_driver_below_the_floor_of_the_loaded_cuda_is_too_old_by_chooses_table() -> None:
+    text = (
+        "| NVIDIA-SMI 470.161.03   Driver Version: 470.161.03   CUDA Version: 11.4     |\n"
+        "I tensorflow/tsl/platform/default/dso_loader.cc] Successfully opened dynamic library libcudart.so.12\n"
+        "E external/local_xla/xla/stream_executor/cuda/cuda_driver.cc:282] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected\n"
+    )
+    found = match_output(text)
+    assert found[0].id == "driver-too-old"
+    assert "470.161.03" in found[0].why and "525.60.13" in found[0].why
+    # A driver at the floor decides nothing of the kind.
+    assert match_output(text.replace("470.161.03", "535.104.05"))[0].id != "driver-too-old"

@@ -90,6 +90,12 @@ _FAILURE = re.compile(
 _TCC = re.compile(
     r"^\|\s+\d+\s+[^|]*\bTCC\s+\||\bin TCC mode\b|\bdriver model[^\n]{0,20}\bTCC\b", re.I | re.M
 )
+# The CUDA major a program loads or was built for: its runtime's file name, a wheel's local tag.
+_CUDA_NEED = re.compile(
+    r"\blibcudart\.so\.(\d{2})\b|\bcudart64_(\d{2})\d?\.dll\b|\+cu(\d{2})\d\b|"
+    r"\bCUDA runtime version (\d{2})\.",
+    re.I,
+)
 _FABRIC = re.compile(r"fabric\s*manager|nv-fabricmanager|nvidia-fabricmanager", re.I)
 
 
@@ -121,6 +127,7 @@ class Facts:
     compute_mode: str = ""
     mig: bool = False
     tcc: bool = False  # a GPU in TCC mode (Windows), which WSL2 cannot see
+    cuda_major: int | None = None  # the CUDA major the program loads or was built for
     fabric_manager_named: bool = False
     visible_devices: str | None = None
     codes: list[tuple[Code, int, str]] = field(default_factory=list)  # (code, line number, line)
@@ -154,6 +161,7 @@ class Facts:
             ("driver_kernel", self.driver_kernel),
             ("driver_smi", self.driver_smi),
             ("smi_cuda", self.smi_cuda),
+            ("cuda_major", str(self.cuda_major) if self.cuda_major else ""),
             ("gpus", ", ".join(self.gpus)),
             ("cc", ", ".join(self.compute_capabilities)),
             ("platform", ", ".join(self.platforms)),
@@ -226,6 +234,9 @@ def read_facts(text: str) -> Facts:
         f.compute_mode = m.group(1)
     f.mig = bool(_MIG.search(text))
     f.tcc = bool(_TCC.search(text))
+    majors = {int(next(g for g in m.groups() if g)) for m in _CUDA_NEED.finditer(text)}
+    if len(majors) == 1:  # one CUDA in the text; two (a stub and a real one) decide nothing
+        f.cuda_major = majors.pop()
     f.fabric_manager_named = bool(_FABRIC.search(text))
     m = _VISIBLE.search(text)
     if m:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from wizard.choose.driver_floors import DRIVER_FLOOR_LINUX, below_linux_floor
 from wizard.doctor.facts import Facts
 
 # What each cause's fix would do, to see two that contradict: a reboot, a driver update, ...
@@ -124,6 +125,18 @@ def _platform(facts: Facts, symptoms: set[str]) -> Decision | None:
     return None
 
 
+def _driver_floor(facts: Facts, symptoms: set[str]) -> Decision | None:
+    """nvidia-smi's driver below the floor of the CUDA major the program loads (Choose's table,
+    wizard.choose.driver_floors): the driver is too old, whatever generic words came with it."""
+    if not facts.driver_smi or facts.cuda_major is None or not _no_gpu_seen(facts, symptoms):
+        return None
+    if not below_linux_floor(facts.driver_smi, facts.cuda_major):
+        return None
+    floor = DRIVER_FLOOR_LINUX[facts.cuda_major]
+    fields = {"driver": facts.driver_smi, "cuda": str(facts.cuda_major), "floor": floor}
+    return Decision("driver-too-old", "doctor.reason.floor", fields)
+
+
 def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
     """`causes`: the output's harmful causes, ranked (ids of rows that are not symptoms);
     `symptoms`: the ids of its symptom rows. Decisions come first in the report, in this order."""
@@ -138,7 +151,7 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         out.drop = REBOOT_IDS + UPDATE_DRIVER_IDS
         out.command, out.on_host = "nvidia-smi", True
         return out
-    sched = _scheduler(facts, symptoms) or _platform(facts, symptoms)
+    sched = _scheduler(facts, symptoms) or _platform(facts, symptoms) or _driver_floor(facts, symptoms)
     if sched is not None and not causes:
         out.decisions.append(sched)
         return out
