@@ -26,8 +26,10 @@ if TYPE_CHECKING:
 
     from wizard.doctor.catalogue import LineMatcher
     from wizard.doctor.diagnose import Diagnosis
+    from wizard.doctor.facts import Facts
 
 EXIT_OK, EXIT_HARMFUL, EXIT_BAD_INPUT = 0, 1, 2
+RUN_FACT_LINES = 20_000  # lines of a --run command's output kept for reading its facts
 STYLE = {"error": "bold red", "warning": "yellow", "info": "blue", "harmless": "dim"}
 
 
@@ -60,7 +62,10 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     if args.run is not None:
         return _run_command(args, console)
+    from wizard.doctor.facts import read_facts
+
     matcher = LineMatcher()
+    facts = None
     if args.log:
         from wizard.doctor.logread import read_log
         from wizard.safe.display import safe
@@ -72,11 +77,12 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_BAD_INPUT
         for number, line in log.lines:
             matcher.feed(line, number)
+        facts = read_facts("\n".join(line for _, line in log.lines))
         if log.truncated and not args.json:
             console.print(_plain(t("doctor.log_tail_note", size=_size(log.tail_bytes)), "dim"))
         if log.stopped and not args.json:
             console.print(_plain(t("doctor.log_stopped_note", size=_size(log.scanned)), "dim"))
-    found = _report(args, matcher, console, output_given=bool(args.log))
+    found = _report(args, matcher, console, output_given=bool(args.log), facts=facts)
     return EXIT_HARMFUL if any(d.harmful for d in found) else EXIT_OK
 
 
@@ -87,10 +93,11 @@ def _report(
     *,
     output_given: bool,
     extra: dict[str, object] | None = None,
+    facts: Facts | None = None,
 ) -> list[Diagnosis]:
     from wizard.doctor.diagnose import from_hits
 
-    found = from_hits(matcher.hits.values(), load_profile_arg(args))
+    found = from_hits(matcher.hits.values(), load_profile_arg(args), facts)
     if args.json:
         items = [d.to_dict() for d in found]
         print_json(items if extra is None else {**extra, "diagnoses": items})
@@ -120,11 +127,17 @@ def _run_command(args: argparse.Namespace, console: Console) -> int:
         console.print(_plain(t("doctor.running_in", venv=safe(venv)), "dim"))
     else:
         console.print(_plain(t("doctor.run_no_venv", venv=safe(venv)), "dim"))
+    from collections import deque
+
+    from wizard.doctor.facts import read_facts
+
     matcher = LineMatcher()
+    tail: deque[str] = deque(maxlen=RUN_FACT_LINES)  # the facts are read from the output's tail
     interrupted = False
     try:
         for number, line in watched.lines():
             console.print(_plain(safe(line, limit=None), "dim"))
+            tail.append(line)
             hit = matcher.feed(line, number)
             if hit is not None and hit.pattern.harmful:
                 console.print(
@@ -141,7 +154,7 @@ def _run_command(args: argparse.Namespace, console: Console) -> int:
     console.print()
     console.print(_plain(t("doctor.run_exit", code=code), "bold" if code == 0 else "bold red"))
     extra: dict[str, object] = {"command": watched.argv, "exit_status": code, "interrupted": interrupted}
-    found = _report(args, matcher, console, output_given=True, extra=extra)
+    found = _report(args, matcher, console, output_given=True, extra=extra, facts=read_facts("\n".join(tail)))
     failed = code != 0 or interrupted
     return EXIT_HARMFUL if failed or any(d.harmful for d in found) else EXIT_OK
 
@@ -190,7 +203,7 @@ def render(console: Console, found: list[Diagnosis], *, output_given: bool) -> N
         console.print()
     for d in serious:
         full(d)
-    if output_given and not recognised_in_output(found):
+    if output_given and not recognised_in_output(found) and not any(d.id == "not-sure" for d in found):
         show(t("doctor.not_recognised"), "yellow")
         show("  " + t("doctor.not_recognised_next"), "yellow")
         console.print()

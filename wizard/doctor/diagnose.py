@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from wizard.doctor.catalogue import HARMFUL, SYMPTOM, WEAK, Hit, LineMatcher, Pattern, pattern, patterns
+from wizard.doctor.facts import Facts, read_facts
 from wizard.doctor.findings import Finding, find_problems
 from wizard.doctor.sharpen import Sharpener
 from wizard.profile import MachineProfile
@@ -210,8 +211,12 @@ def _after_root(
     return (tier, order + 0.5 + item[1] / 10_000, item[2])
 
 
-def from_hits(hits: Iterable[Hit], profile: MachineProfile | None = None) -> list[Diagnosis]:
-    """The report for the hits of a LineMatcher plus the profile's findings, ranked, each id once."""
+def from_hits(
+    hits: Iterable[Hit], profile: MachineProfile | None = None, facts: Facts | None = None
+) -> list[Diagnosis]:
+    """The report for the hits of a LineMatcher plus the profile's findings, ranked, each id once;
+    with the facts read from the same text, reasoned (wizard.doctor.reason): a cause the facts
+    decide first, the causes it contradicts gone, or "not sure" with the command that decides."""
     sharpen = Sharpener(profile) if profile is not None else None
     ranked: list[tuple[int, float, Diagnosis]] = []
     seen: set[str] = set()
@@ -232,14 +237,19 @@ def from_hits(hits: Iterable[Hit], profile: MachineProfile | None = None) -> lis
             if d.id not in seen:
                 seen.add(d.id)
                 ranked.append((_tier(d, HARMFUL), order, d))
-    return [d for _, _, d in sorted(ranked, key=lambda item: (item[0], item[1]))]
+    found = [d for _, _, d in sorted(ranked, key=lambda item: (item[0], item[1]))]
+    if facts is None:
+        return found
+    from wizard.doctor.reasoned import reasoned
+
+    return reasoned(found, facts, diagnosis_for)
 
 
 def match_output(text: str) -> list[Diagnosis]:
     """Known failures in `text` (a log or a whole pasted session), ranked, harmless ones last."""
     matcher = LineMatcher()
     matcher.feed_text(text)
-    return from_hits(matcher.hits.values())
+    return from_hits(matcher.hits.values(), facts=read_facts(text))
 
 
 def diagnose(profile: MachineProfile | None = None, output: str | None = None) -> list[Diagnosis]:
@@ -247,11 +257,43 @@ def diagnose(profile: MachineProfile | None = None, output: str | None = None) -
     matcher = LineMatcher()
     if output:
         matcher.feed_text(output)
-    return from_hits(matcher.hits.values(), profile)
+    return from_hits(matcher.hits.values(), profile, read_facts(output) if output else None)
 
 
 def harmful(found: Iterable[Diagnosis]) -> list[Diagnosis]:
     return [d for d in found if d.harmful]
+
+
+def diagnosis_for(
+    diag_id: str,
+    evidence: str,
+    line: int | None,
+    seen_in: str,
+    *,
+    harmful: bool = True,
+    fix: str | None = None,
+    reason: str = "",
+    texts: str = "",
+) -> Diagnosis:
+    """A diagnosis the reasoning decided (its texts from doctor.toml, its family from the catalogue);
+    `reason`, the facts that decided it, leads its why; `texts` names another section's words."""
+    title, why, fix_text = _texts(texts or diag_id)
+    if reason:
+        why = f"{reason}. {why}"
+    row = pattern(diag_id)
+    return Diagnosis(
+        id=diag_id,
+        title=title,
+        why=why,
+        fix=fix if fix is not None else fix_text,
+        evidence=evidence,
+        harmful=harmful,
+        severity="error" if harmful else "info",
+        family=row.family if row else "driver" if harmful else "unsure",
+        line=line,
+        origin="output",
+        seen_in=seen_in,
+    )
 
 
 def recognised_in_output(found: Iterable[Diagnosis]) -> bool:

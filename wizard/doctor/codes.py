@@ -1,0 +1,160 @@
+"""Error codes a log shows, explained by the meaning their own headers document.
+
+    explain_name("CUDA_ERROR_NO_DEVICE") -> Code | None     a CUresult, cudaError_t, cuDNN or NVML name
+    explain_number(35) -> Code | None                       a bare number (the runtime's cudaError_t)
+    codes_in(line) -> list[Code]                            every code a line names or numbers
+
+The tables are assets/knowledge/error_codes.json, harvested from the wheels that ship the headers
+(maint/harvest/error_codes.py: cuda.h and driver_types.h of nvidia-cuda-runtime, cudnn_graph.h of
+nvidia-cudnn, pynvml.py of nvidia-ml-py), each cited by wheel file name and sha256. What a code
+means for a person (a diagnosis id, or the command that decides between its causes) is
+assets/doctor/code_families.toml.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from wizard.assets import asset_text
+from wizard.tomlcompat import tomllib
+
+TABLES = ("curesult", "cudaerror", "cudnn", "nvml")
+# A number with no name is the runtime's code: what frameworks print ("Error 804:", "cuda runtime
+# error (46)", "code=802(...)", "CUDA failure 35", "(46 vs. 0)", "CUDA error 700").
+NUMBER_TABLE = "cudaerror"
+FIRST_LOOK = "nvidia-smi"
+
+_NAMES = re.compile(
+    r"\b(CUDA_ERROR_[A-Z0-9_]+|cudaError[A-Z][A-Za-z0-9]*|CUDNN_STATUS_[A-Z0-9_]+|"
+    r"NVML_ERROR_[A-Z0-9_]+|NVMLError_[A-Za-z0-9]+)"
+)
+# Bare numbers, only where the words around them say it is a CUDA error code.
+_NUMBERS = re.compile(
+    r"(?:\bCUDA error[: ]+(?:code[ =:]*)?|\bcuda runtime error \(|\bCUDA Runtime Error\(|\bCUDA failure |"
+    r"\bCuda Error in \w+: |\bcudaGetDeviceCount\(\)[^.]*?\. Error |"
+    r"Did you run some cuda functions[^?]*\? Error |\bset an error\? Error |"
+    r"\bCUDA error at [^ ]+ code=|\berror=|\bcudaGetDeviceCount returned |"
+    r"\bcudaGetDeviceProperties returned |"
+    r"\berror == cudaSuccess \(|\bCUDA_ERROR )(\d{1,5})\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Code:
+    table: str  # curesult | cudaerror | cudnn | nvml
+    name: str
+    number: int
+    meaning: str  # as the header documents it
+    wheel: str  # the wheel the header was read from
+    sha256: str
+    path: str  # the header inside the wheel
+    decides: str = ""  # the diagnosis id the meaning names, or ""
+    decide_with: str = ""  # the command that tells its causes apart, where it decides none
+
+    @property
+    def command(self) -> str:
+        return self.decide_with or FIRST_LOOK
+
+    def source(self) -> str:
+        return f"{self.path} in {self.wheel}, sha256 {self.sha256}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "table": self.table,
+            "name": self.name,
+            "number": self.number,
+            "meaning": self.meaning,
+            "source": {"wheel": self.wheel, "sha256": self.sha256, "path": self.path},
+            "decides": self.decides,
+            "decide_with": self.decide_with,
+        }
+
+
+@cache
+def _families() -> dict[str, Any]:
+    return tomllib.loads(asset_text("doctor/code_families.toml"))
+
+
+@cache
+def tables() -> dict[str, tuple[Code, ...]]:
+    data = json.loads(asset_text("knowledge/error_codes.json"))
+    families = _families()
+    out: dict[str, tuple[Code, ...]] = {}
+    for table in TABLES:
+        entry = data[table]
+        src = entry["source"]
+        decides = families.get("decides", {}).get(table, {})
+        decide_with = families.get("decide_with", {}).get(table, {})
+        out[table] = tuple(
+            Code(
+                table,
+                c["name"],
+                int(c["number"]),
+                c["meaning"],
+                src["wheel"],
+                src["sha256"],
+                src["path"],
+                decides.get(c["name"], ""),
+                decide_with.get(c["name"], ""),
+            )
+            for c in entry["codes"]
+        )
+    return out
+
+
+@cache
+def _by_name() -> dict[str, Code]:
+    found: dict[str, Code] = {}
+    for table in TABLES:
+        for code in tables()[table]:
+            found.setdefault(code.name, code)
+    # pynvml's exception classes (NVMLError_NoPermission) name the same codes.
+    from_json = json.loads(asset_text("knowledge/error_codes.json"))
+    for c in from_json["nvml"]["codes"]:
+        if c.get("python") and c["name"] in found:
+            found.setdefault(c["python"], found[c["name"]])
+    return found
+
+
+@cache
+def _by_number() -> dict[tuple[str, int], Code]:
+    found: dict[tuple[str, int], Code] = {}
+    for table in TABLES:
+        for code in tables()[table]:
+            found.setdefault((table, code.number), code)  # the first name of a number, not its alias
+    return found
+
+
+def explain_name(name: str) -> Code | None:
+    return _by_name().get(name)
+
+
+def explain_number(number: int, table: str = NUMBER_TABLE) -> Code | None:
+    return _by_number().get((table, number))
+
+
+def codes_in(line: str) -> list[Code]:
+    """The codes a line names, then the ones it numbers (a number its name already gave is skipped)."""
+    found: list[Code] = []
+    for m in _NAMES.finditer(line):
+        code = explain_name(m.group(1))
+        if code is not None and code not in found and code.number != 0:
+            found.append(code)
+    numbers = {c.number for c in found if c.table in ("cudaerror", "curesult")}
+    for m in _NUMBERS.finditer(line):
+        number = int(m.group(1))
+        if number in numbers or number == 0:
+            continue
+        code = explain_number(number)
+        if code is not None and code not in found:
+            found.append(code)
+            numbers.add(number)
+    return found
+
+
+__all__ = ["Code", "codes_in", "explain_name", "explain_number", "tables"]

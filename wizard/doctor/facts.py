@@ -1,0 +1,254 @@
+"""Facts read out of a log: versions on both sides, GPUs, the platform, error codes.
+
+    facts = read_facts(text)          a Facts: every field may stay empty (not in the text)
+    facts.lines()                     the facts as short data lines ("driver library 550.54.14", ...)
+
+What the text says, not what the machine is: the doctor's reasoning (wizard.doctor.reason) judges
+these with the same functions Choose uses (wizard.choose.driver_floors), so a log and the machine
+that wrote it get the same answer. Every value is data from a log: shown only through
+wizard.safe.display.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from packaging.version import Version
+
+from wizard.choose.driver_floors import normalize_driver
+from wizard.doctor.codes import Code, codes_in
+
+MAX_TEXT = 4 << 20  # a longer text is read at its tail (the CLI's log reader bounds it already)
+MAX_GPUS = 8
+VALUE_CHARS = 80  # a value read from a log is cut to this
+
+_V = r"(\d{2,4}(?:\.\d{1,4}){1,3})"
+# NVRM's own words, wrapped by the kernel log ("#012NVRM:" or a new line with "NVRM:").
+_NVRM = re.compile(
+    r"client\s+(?:'[^']*'\s+\(pid\s+\d+\)\s+)?has\s+the\s+version\s+"
+    + _V
+    + r",\s+but\s+this\s+kernel\s+module\s+has\s+the\s+version\s+"
+    + _V,
+    re.I,
+)
+_DSO = re.compile(r"kernel version " + _V + r" does not match DSO version " + _V, re.I)
+_LIBCUDA = re.compile(r"libcuda reported version is:?\s*" + _V, re.I)
+_KERNEL = re.compile(r"kernel reported version is:?\s*" + _V, re.I)
+_NVML_LIB = re.compile(r"NVML library version:?\s*" + _V, re.I)
+_SMI = re.compile(
+    r"NVIDIA-SMI\s+" + _V + r"\s+Driver Version:\s*" + _V + r"(?:\s+CUDA Version:\s*(\d+\.\d+))?", re.I
+)
+_SMI_DRIVER = re.compile(r"Driver Version:\s*" + _V, re.I)
+_TF = re.compile(
+    r"\b(?:tensorflow(?:-gpu|-cpu)?(?:==|\s+version:?\s*|\s+)v?|TF\s+)(\d\.\d{1,2}(?:\.\d{1,2})?)\b", re.I
+)
+_CUDNN_PAIR = re.compile(
+    r"Loaded runtime CuDNN library:\s*(\d+\.\d+\.\d+)\s+but source was compiled with:\s*(\d+\.\d+\.\d+)", re.I
+)
+_CC = re.compile(r"compute capability:?\s*(\d{1,2})\.(\d)\b|\bmajor:\s*(\d{1,2})\s+minor:\s*(\d)\b", re.I)
+_GPU_NAME = re.compile(
+    r"\bname:\s*((?:NVIDIA\s+)?(?:GeForce|Tesla|Quadro|TITAN|RTX|GRID|A\d{2,3}|H\d{2,3}|L\d{1,2}|T4|V100|P100|K\d{2})[^,\n|]{0,40}?)(?=,|\s+major:|\s+pci|$)"
+    r"|^\|\s+\d+\s+((?:NVIDIA\s+)?(?:GeForce|Tesla|Quadro|TITAN|RTX|GRID|A\d{2,3}|H\d{2,3}|L\d{1,2})[^|]{0,40}?)\s{2,}(?:On|Off)\b",
+    re.I | re.M,
+)
+_GPU_WORDS = re.compile(
+    r"\b((?:NVIDIA\s+)?(?:GeForce\s+(?:RTX|GTX|MX)\s?\d{3,4}(?:\s?Ti|\s?SUPER)?(?:\s+Laptop GPU)?|"
+    r"Tesla\s+[A-Z]\d+\w*|"
+    r"Quadro\s+\w+|RTX\s+A?\d{4}(?:\s+Ada)?|TITAN\s+\w+|[AHB]\d{2,3}(?:-SXM\w*|-PCIE\w*)?(?:-\d+GB)?))\b"
+)
+_COMPUTE_MODE = re.compile(r"\b(E\. Process|E\. Thread|Prohibited|Exclusive_Process|Exclusive_Thread)\b")
+_MIG = re.compile(
+    r"\bMIG[- ](?:GPU-|[0-9a-f]{8}-)|\bMIG\s+\dg\.\d+gb\b|\bMIG mode is enabled\b|-MIG-\dg\.", re.I
+)
+_VISIBLE = re.compile(r"\bCUDA_VISIBLE_DEVICES\s*[=:]\s*(\"[^\"]*\"|'[^']*'|\S*)")
+_PLATFORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("WSL2", re.compile(r"\bWSL2?\b|microsoft-standard|/usr/lib/wsl\b", re.I)),
+    (
+        "container",
+        re.compile(
+            r"\bdocker\b|\bpodman\b|\bnvcr\.io\b|--gpus\b|\bkubernetes\b|\bk8s\b|\bcontainerd\b|\bsingularity\b|\bapptainer\b",
+            re.I,
+        ),
+    ),
+    ("conda", re.compile(r"\b(?:ana|mini|mamba)?conda3?\b|\bmamba\b|\bminiforge3?\b", re.I)),
+    ("Windows", re.compile(r"\b[A-Z]:\\|\.dll\b|\bWindows\b|\bPowerShell\b")),
+    (
+        "scheduler",
+        re.compile(r"\bSLURM\w*|\bsbatch\b|\bsrun\b|\bbsub\b|\bLSF\b|\bjsrun\b|\bPBS_\w+|\bqsub\b", re.I),
+    ),
+)
+_MISMATCH_LINE = re.compile(
+    r"API mismatch|has the version|does not match DSO|reported version is|NVML library version", re.I
+)
+_FAILURE = re.compile(
+    r"\b(error|errors|failed|failure|fatal|exception|traceback|aborted|cannot|could not|unable)\b"
+    r"|报错|错误|失败",
+    re.I,
+)
+# A GPU row of Windows' nvidia-smi in TCC mode (its TCC/WDDM column), or the mode said in words.
+_TCC = re.compile(
+    r"^\|\s+\d+\s+[^|]*\bTCC\s+\||\bin TCC mode\b|\bdriver model[^\n]{0,20}\bTCC\b", re.I | re.M
+)
+# The CUDA major a program loads or was built for: its runtime's file name, a wheel's local tag.
+_CUDA_NEED = re.compile(
+    r"\blibcudart\.so\.(\d{2})\b|\bcudart64_(\d{2})\d?\.dll\b|\+cu(\d{2})\d\b|"
+    r"\bCUDA runtime version (\d{2})\.",
+    re.I,
+)
+_FABRIC = re.compile(r"fabric\s*manager|nv-fabricmanager|nvidia-fabricmanager", re.I)
+
+
+def _cut(value: str) -> str:
+    value = " ".join(value.split())
+    return value[:VALUE_CHARS]
+
+
+def _version(text: str) -> Version | None:
+    """A driver version as Choose reads one ('535.154.5' and '535.154.05' are the same driver)."""
+    parts = text.split(".")
+    if len(parts) == 3 and len(parts[2]) == 1:  # TensorFlow prints 535.154.05 as 535.154.5
+        text = f"{parts[0]}.{parts[1]}.0{parts[2]}"
+    return normalize_driver(text)
+
+
+@dataclass
+class Facts:
+    tf_version: str = ""
+    cudnn_loaded: str = ""
+    cudnn_built: str = ""
+    driver_library: str = ""  # the user-space side: libcuda's / NVRM's client / NVML library
+    driver_kernel: str = ""  # the kernel module's version
+    driver_smi: str = ""  # nvidia-smi's "Driver Version"
+    smi_cuda: str = ""  # nvidia-smi's "CUDA Version" (the highest CUDA the driver serves)
+    gpus: list[str] = field(default_factory=list)
+    compute_capabilities: list[str] = field(default_factory=list)
+    platforms: list[str] = field(default_factory=list)
+    compute_mode: str = ""
+    mig: bool = False
+    tcc: bool = False  # a GPU in TCC mode (Windows), which WSL2 cannot see
+    cuda_major: int | None = None  # the CUDA major the program loads or was built for
+    fabric_manager_named: bool = False
+    visible_devices: str | None = None
+    codes: list[tuple[Code, int, str]] = field(default_factory=list)  # (code, line number, line)
+    mismatch_from: str = ""  # "nvrm" (the kernel's log), "dso" (TensorFlow's libcuda check), "nvml"
+    mismatch_line: tuple[int, str] | None = None  # where the two driver versions were read
+    failure_line: tuple[int, str] | None = None  # the first line that says something failed
+
+    @property
+    def library_version(self) -> Version | None:
+        return _version(self.driver_library) if self.driver_library else None
+
+    @property
+    def kernel_version(self) -> Version | None:
+        return _version(self.driver_kernel) if self.driver_kernel else None
+
+    def mismatch(self) -> int:
+        """+1 the libraries are newer than the running kernel module, -1 older, 0 equal or unknown."""
+        lib, kernel = self.library_version, self.kernel_version
+        if lib is None or kernel is None or lib == kernel:
+            return 0
+        return 1 if lib > kernel else -1
+
+    def lines(self) -> list[tuple[str, str]]:
+        """(key, value) pairs of what was read: keys are doctor.fact_* texts, values log data."""
+        out: list[tuple[str, str]] = []
+        pairs = (
+            ("tf", self.tf_version),
+            ("cudnn_loaded", self.cudnn_loaded),
+            ("cudnn_built", self.cudnn_built),
+            ("driver_library", self.driver_library),
+            ("driver_kernel", self.driver_kernel),
+            ("driver_smi", self.driver_smi),
+            ("smi_cuda", self.smi_cuda),
+            ("cuda_major", str(self.cuda_major) if self.cuda_major else ""),
+            ("gpus", ", ".join(self.gpus)),
+            ("cc", ", ".join(self.compute_capabilities)),
+            ("platform", ", ".join(self.platforms)),
+            ("compute_mode", self.compute_mode),
+            ("mig", "yes" if self.mig else ""),
+            ("tcc", "TCC" if self.tcc else ""),
+            ("visible", self.visible_devices if self.visible_devices is not None else ""),
+        )
+        out += [(k, v) for k, v in pairs if v]
+        seen: set[str] = set()
+        for code, _, _ in self.codes:
+            if code.name not in seen:
+                seen.add(code.name)
+                out.append(("code", f"{code.name} ({code.number}): {code.meaning}"))
+        return out
+
+    def empty(self) -> bool:
+        return not self.lines()
+
+
+def read_facts(text: str) -> Facts:
+    """Everything read_facts knows how to read in `text` (a log, a pasted session)."""
+    if len(text) > MAX_TEXT:
+        text = text[-MAX_TEXT:]
+    f = Facts()
+    joined = re.sub(r"(?:#012|\n)\s*NVRM:\s*", " ", text)
+    m = _NVRM.search(joined)
+    if m:
+        f.driver_library, f.driver_kernel, f.mismatch_from = m.group(1), m.group(2), "nvrm"
+    m = _DSO.search(text)
+    if m and not f.driver_library:
+        f.driver_kernel, f.driver_library, f.mismatch_from = m.group(1), m.group(2), "dso"
+    if not f.driver_library:
+        m = _LIBCUDA.search(text)
+        k = _KERNEL.search(text)
+        if m and k:
+            f.driver_library, f.driver_kernel, f.mismatch_from = m.group(1), k.group(1), "dso"
+    m = _SMI.search(text)
+    if m:
+        f.driver_smi, f.smi_cuda = m.group(2), m.group(3) or ""
+    else:
+        m = _SMI_DRIVER.search(text)
+        if m:
+            f.driver_smi = m.group(1)
+    m = _NVML_LIB.search(text)
+    if m and f.driver_kernel == "" and f.driver_smi == "":
+        f.driver_library = f.driver_library or m.group(1)
+    m = _TF.search(text)
+    if m:
+        f.tf_version = m.group(1)
+    m = _CUDNN_PAIR.search(text)
+    if m:
+        f.cudnn_loaded, f.cudnn_built = m.group(1), m.group(2)
+    for m in _GPU_NAME.finditer(text):
+        name = _cut(m.group(1) or m.group(2) or "")
+        if name and name not in f.gpus and len(f.gpus) < MAX_GPUS:
+            f.gpus.append(name)
+    if not f.gpus:
+        for m in _GPU_WORDS.finditer(text):
+            name = _cut(m.group(1))
+            if name not in f.gpus and len(f.gpus) < MAX_GPUS:
+                f.gpus.append(name)
+    for m in _CC.finditer(text):
+        cc = f"{m.group(1)}.{m.group(2)}" if m.group(1) else f"{m.group(3)}.{m.group(4)}"
+        if cc not in f.compute_capabilities and len(f.compute_capabilities) < MAX_GPUS:
+            f.compute_capabilities.append(cc)
+    f.platforms = [name for name, rx in _PLATFORMS if rx.search(text)]
+    m = _COMPUTE_MODE.search(text)
+    if m:
+        f.compute_mode = m.group(1)
+    f.mig = bool(_MIG.search(text))
+    f.tcc = bool(_TCC.search(text))
+    majors = {int(next(g for g in m.groups() if g)) for m in _CUDA_NEED.finditer(text)}
+    if len(majors) == 1:  # one CUDA in the text; two (a stub and a real one) decide nothing
+        f.cuda_major = majors.pop()
+    f.fabric_manager_named = bool(_FABRIC.search(text))
+    m = _VISIBLE.search(text)
+    if m:
+        f.visible_devices = _cut(m.group(1).strip("\"'"))
+    for number, line in enumerate(text.splitlines(), start=1):
+        if f.driver_library and f.mismatch_line is None and _MISMATCH_LINE.search(line):
+            f.mismatch_line = (number, line.strip()[:200])
+        if f.failure_line is None and _FAILURE.search(line):
+            f.failure_line = (number, line.strip()[:200])
+        if len(f.codes) < 32:
+            f.codes += [(code, number, line.strip()[:200]) for code in codes_in(line[:4000])]
+    return f
+
+
+__all__ = ["Facts", "read_facts"]

@@ -1,0 +1,194 @@
+"""The doctor's reasoning from the facts a log holds (wizard.doctor.facts), beside the catalogue's rows.
+
+    decide(facts, causes) -> Reasoning
+
+A cause is named only where the facts decide it; otherwise the answer is "not sure", with the facts
+read and the one command that would decide. Never two fixes that contradict each other: a decision
+names the ids it rules out (`drop`), and codes that name different causes are not sure.
+
+  * Both sides of a driver mismatch (NVRM's client and kernel module, TensorFlow's libcuda "DSO" and
+    kernel versions): libraries newer than the running module is an update waiting for a reboot;
+    inside a container it is the image's forward-compatibility libcuda on an older host driver
+    (update the host driver; a reboot changes nothing); libraries older than the module are stale
+    user-space files (reinstall the driver of the module's version).
+  * An error code whose documented meaning names one cause (assets/doctor/code_families.toml):
+    that cause, where no message of the catalogue named another.
+  * A scheduler that gave the job no GPU (SLURM's CUDA_VISIBLE_DEVICES=NoDevFiles, or empty).
+  * A GPU in an exclusive compute mode beside "busy or unavailable": held by another process.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from wizard.choose.driver_floors import DRIVER_FLOOR_LINUX, below_linux_floor
+from wizard.doctor.facts import Facts
+
+# What each cause's fix would do, to see two that contradict: a reboot, a driver update, ...
+REBOOT_IDS = ("driver-library-mismatch",)
+UPDATE_DRIVER_IDS = ("driver-too-old",)
+DECIDE_MISMATCH = "cat /proc/driver/nvidia/version; nvidia-smi"
+DECIDE_DEFAULT = (
+    "tf-gpu-wizard doctor --run python -c "
+    "\"import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))\""
+)
+# A command per symptom family, where the symptom alone leaves the cause open.
+DECIDE_BY_FAMILY = {
+    "no-device": "nvidia-smi",
+    "gpu-list-empty": DECIDE_DEFAULT,
+    "driver": "nvidia-smi",
+    "memory": "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
+    "cudnn-status": "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
+    "conv-algo": "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
+    "arch": "nvidia-smi --query-gpu=name,compute_cap --format=csv",
+}
+# Causes a code names that the catalogue's own rows already word better where they matched.
+GENERIC = frozenset({"no-device"})
+_NO_GPU_VISIBLE = re.compile(r"^(NoDevFiles|none|-1|)$", re.I)
+
+
+@dataclass(frozen=True)
+class Decision:
+    id: str  # the diagnosis id the facts decide
+    key: str  # doctor.reason.* text that says why, filled with `fields`
+    fields: dict[str, str]
+    line: int | None = None
+    drop: tuple[str, ...] = ()  # ids whose fix this one contradicts
+    over_causes: bool = False  # decided by versions: outranks a message's cause
+    texts: str = ""  # the doctor.toml section of its title, why and fix, where not the id's own
+
+
+@dataclass
+class Reasoning:
+    decisions: list[Decision] = field(default_factory=list)
+    command: str = ""  # where nothing is decided: the one command that would decide
+    drop: tuple[str, ...] = ()  # causes that contradict each other with nothing to decide between them
+    on_host: bool = False  # the command runs on the container's host, not inside it
+
+
+def _mismatch(facts: Facts) -> Decision | None:
+    side = facts.mismatch()
+    if side == 0:
+        return None
+    fields = {"library": facts.driver_library, "kernel": facts.driver_kernel}
+    if side > 0 and facts.mismatch_from == "dso" and "container" in facts.platforms:
+        # TensorFlow's libcuda inside a container newer than the host's module: the image's
+        # forward-compatibility libcuda (update the host driver) or the host's own new libcuda
+        # mounted before its reboot (reboot). Only the host's nvidia-smi tells them apart.
+        return None
+    if side > 0:
+        return Decision(
+            "driver-library-mismatch",
+            "doctor.reason.library_newer",
+            fields,
+            drop=UPDATE_DRIVER_IDS,
+            over_causes=True,
+        )
+    # Still a driver/library mismatch, but one a reboot does not mend: its own title and fix.
+    return Decision(
+        "driver-library-mismatch",
+        "doctor.reason.library_older",
+        fields,
+        drop=UPDATE_DRIVER_IDS,
+        over_causes=True,
+        texts="driver-userspace-older",
+    )
+
+
+def _scheduler(facts: Facts, symptoms: set[str]) -> Decision | None:
+    if facts.visible_devices is None or not _NO_GPU_VISIBLE.match(facts.visible_devices):
+        return None
+    no_gpu = {"no-device", "gpu-list-empty", "cuinit-failed"} & symptoms or any(
+        c.decides == "no-device" for c, _, _ in facts.codes
+    )
+    if "scheduler" not in facts.platforms or not no_gpu:
+        return None
+    return Decision("scheduler-no-gpu", "doctor.reason.scheduler", {"value": facts.visible_devices or '""'})
+
+
+def _no_gpu_seen(facts: Facts, symptoms: set[str]) -> bool:
+    return bool({"no-device", "gpu-list-empty", "cuinit-failed"} & symptoms) or any(
+        c.decides == "no-device" for c, _, _ in facts.codes
+    )
+
+
+def _platform(facts: Facts, symptoms: set[str]) -> Decision | None:
+    """A device CUDA cannot see, explained by the platform the text shows: a GPU in TCC mode under
+    WSL2 (WSL2 reaches only WDDM GPUs), MIG mode with no instance given to the program."""
+    if not _no_gpu_seen(facts, symptoms):
+        return None
+    if facts.tcc and "WSL2" in facts.platforms:
+        return Decision("wsl-tcc", "doctor.reason.tcc", {})
+    if facts.mig:
+        return Decision("mig-no-instance", "doctor.reason.mig", {})
+    return None
+
+
+def _driver_floor(facts: Facts, symptoms: set[str]) -> Decision | None:
+    """nvidia-smi's driver below the floor of the CUDA major the program loads (Choose's table,
+    wizard.choose.driver_floors): the driver is too old, whatever generic words came with it."""
+    if not facts.driver_smi or facts.cuda_major is None or not _no_gpu_seen(facts, symptoms):
+        return None
+    if not below_linux_floor(facts.driver_smi, facts.cuda_major):
+        return None
+    floor = DRIVER_FLOOR_LINUX[facts.cuda_major]
+    fields = {"driver": facts.driver_smi, "cuda": str(facts.cuda_major), "floor": floor}
+    return Decision("driver-too-old", "doctor.reason.floor", fields)
+
+
+def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
+    """`causes`: the output's harmful causes, ranked (ids of rows that are not symptoms);
+    `symptoms`: the ids of its symptom rows. Decisions come first in the report, in this order."""
+    out = Reasoning()
+    mismatch = _mismatch(facts)
+    if mismatch is not None:
+        out.decisions.append(mismatch)
+        return out
+    if facts.mismatch() > 0 and set(causes) & set(REBOOT_IDS) and set(causes) & set(UPDATE_DRIVER_IDS):
+        # Two fixes that contradict each other (reboot, update the driver) and versions that do
+        # not decide between them: not sure, with the command that decides.
+        out.drop = REBOOT_IDS + UPDATE_DRIVER_IDS
+        out.command, out.on_host = "nvidia-smi", True
+        return out
+    sched = _scheduler(facts, symptoms) or _platform(facts, symptoms) or _driver_floor(facts, symptoms)
+    if sched is not None and not causes:
+        out.decisions.append(sched)
+        return out
+    decided = {c.decides for c, _, _ in facts.codes if c.decides}
+    if facts.compute_mode and any(c.decides == "gpu-busy" for c, _, _ in facts.codes):
+        decided = {"gpu-busy"}
+    if decided <= GENERIC and (causes or symptoms):
+        decided = set()  # the catalogue's own rows already read a missing device
+    if len(decided) == 1 and (not causes or causes[0] in decided):
+        (cause,) = decided
+        code, number, _ = next((c, n, ln) for c, n, ln in facts.codes if c.decides == cause)
+        fields = {
+            "name": code.name,
+            "number": str(code.number),
+            "meaning": code.meaning,
+            "source": code.source(),
+        }
+        key = "doctor.reason.code"
+        if cause == "gpu-busy" and facts.compute_mode:
+            key, fields = "doctor.reason.code_mode", {**fields, "mode": facts.compute_mode}
+        out.decisions.append(Decision(cause, key, fields, line=number))
+        return out
+    if causes:
+        return out
+    undecided = [c for c, _, _ in facts.codes if c.decide_with]
+    if undecided:
+        out.command = undecided[0].decide_with
+    elif len(decided) > 1:  # codes that name different causes: never two contradicting fixes
+        out.command = "nvidia-smi"
+    return out
+
+
+def command_for(families: list[str]) -> str:
+    for family in families:
+        if family in DECIDE_BY_FAMILY:
+            return DECIDE_BY_FAMILY[family]
+    return DECIDE_DEFAULT
+
+
+__all__ = ["DECIDE_DEFAULT", "DECIDE_MISMATCH", "Decision", "Reasoning", "command_for", "decide"]
