@@ -38,7 +38,9 @@ _DMESG_SIGNATURE = re.compile(
 _DMESG_INIT = re.compile(r"RmInitAdapter failed|rm_init_adapter failed|NVRM: GPU .* has fallen off the bus")
 # "The NVIDIA GPU 0000:b3:00.0 (PCI ID: 10de:26b5) installed in this system has fallen off the bus"
 # (its NVRM: continuation lines joined).
-_FALLEN_OFF = re.compile(r"NVIDIA GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])[^\n]*?fallen off the bus")
+_FALLEN_OFF = re.compile(
+    r"NVIDIA GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])[^\n]*?fallen off the bus"
+)
 _NOT_PROBED = re.compile(r"NVIDIA probe routine was not called")
 _CONTAINER_CGROUP = re.compile(r"docker|kubepods|containerd|libpod")
 _BLOCKED_WORDS = "GPU access blocked by the operating system"
@@ -450,7 +452,7 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         log = _kernel_log(ctx)
         fallen = _FALLEN_OFF.search(re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", log))
         if fallen and not lost and dmesg:
-            ev = _smi_failure_lines(ctx) + [command_evidence(dmesg[0], dmesg[1], fallen.group(0))]
+            ev = [*_smi_failure_lines(ctx), command_evidence(dmesg[0], dmesg[1], fallen.group(0))]
             out.append(_state("gpu", FAILING, "gpu-lost", ev, bus=fallen.group(1)))
             return out
         init = _line_with(log, _DMESG_INIT)
