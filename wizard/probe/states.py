@@ -150,6 +150,26 @@ def _in_container(ctx: ProbeContext) -> bool:
     return marker or bool(_line_with(ctx.system.read_text("/proc/1/cgroup") or "", _CONTAINER_CGROUP))
 
 
+_DEVICES_LIST = "/sys/fs/cgroup/devices/devices.list"
+
+
+def _cgroup_denies_nvidia(ctx: ProbeContext) -> str:
+    """The cgroup v1 device list, where it allows no read-write open of the NVIDIA character devices
+    (major 195); "" where it allows them or cannot be read (cgroup v2 keeps the rule in BPF)."""
+    text = ctx.system.read_text(_DEVICES_LIST)
+    if not text or not text.strip():
+        return ""
+    for line in text.splitlines():
+        parts = line.split()
+        if parts == ["a"] or (parts[:1] == ["a"] and len(parts) > 1 and "rw" in parts[-1]):
+            return ""
+        if len(parts) == 3 and parts[0] == "c" and "r" in parts[2] and "w" in parts[2]:
+            major = parts[1].split(":")[0]
+            if major in ("*", "195"):
+                return ""
+    return " ".join(text.split())[:1000]
+
+
 def _container(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     marker = next((f for f in ("/.dockerenv", "/run/.containerenv") if ctx.system.exists(f)), "")
     cgroup = ctx.system.read_text("/proc/1/cgroup") or ""
@@ -179,7 +199,16 @@ def _container(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         if meant:
             ev.append(Evidence("environment", None, " ".join(meant)[:1000]))
         return [_state("container", BLOCKED, "container-no-gpu", ev, blocks=bool(meant))]
-    if nvml.get("kind") == ErrorKind.LIBRARY_NOT_FOUND.value:
+    denied = _cgroup_denies_nvidia(ctx)
+    if denied:
+        # The device nodes are here but the container's device cgroup (v1) lets no one open them
+        # (a runtime reload that dropped the rules): NVML says only "Unknown Error".
+        ev += [file_evidence("/dev/nvidiactl", "present"), file_evidence(_DEVICES_LIST, denied)]
+        ev += _smi_failure_lines(ctx)
+        return [_state("container", BLOCKED, "no-permission", ev)]
+    # nvidia-smi's "Failed to initialize NVML: ..." shows the library loaded, whatever NVML said here.
+    smi_loaded_nvml = "failed to initialize nvml" in _smi_text(ctx).lower()
+    if nvml.get("kind") == ErrorKind.LIBRARY_NOT_FOUND.value and not smi_loaded_nvml:
         ev += [file_evidence("/dev/nvidiactl", "present"), Evidence("nvmlInit", None, nvml.get("detail", ""))]
         return [_state("container", BLOCKED, "container-no-libs", ev)]
     return [_state("container", WORKS, "", ev)]
