@@ -49,6 +49,10 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
     """The commands as the probe runs them: a bare name the shell found on PATH is also recorded
     under the path the case's files hold it at (WSL's /usr/lib/wsl/lib/nvidia-smi)."""
     out = list(commands)
+    for c in commands:  # `nvidia-smi -a` is `nvidia-smi -q` (the same report)
+        if (c.get("argv") or [""])[0].endswith("nvidia-smi") and (c.get("argv") or [])[1:] == ["-a"]:
+            out.append({**c, "argv": [c["argv"][0], "-q"]})
+    commands = list(out)
     for c in commands:
         argv = c.get("argv") or []
         if argv and "/" not in argv[0]:
