@@ -77,3 +77,23 @@ def test_round2_training_dump_is_read(tmp_path: Path, case: dict) -> None:
 def test_round2_is_split_by_the_projects_rule() -> None:
     assert len(ROUND2_CASES) == 40 and len({c["source"] for c in ROUND2_CASES}) == 40
     assert sum(held_out(c) for c in ROUND2_CASES) == 12
+
+
+@pytest.mark.parametrize(
+    ("rules", "denied"),
+    [("c 1:3 rwm\nc 136:* rwm\n", True), ("c 195:* rwm\n", False), ("a *:* rwm\n", False)],
+)
+def test_a_container_device_cgroup_decides_no_permission(tmp_path: Path, rules: str, denied: bool) -> None:
+    """The device nodes are passed; only a device list that lets no one open major 195 names it."""
+    case = {
+        "slug": "cgroup",
+        "source": "https://github.com/example/cgroup",
+        "files": {"/.dockerenv": "", "/dev/nvidiactl": "", "/sys/fs/cgroup/devices/devices.list": rules},
+        "commands": [
+            {"argv": ["nvidia-smi"], "stdout": "Failed to initialize NVML: Unknown Error\n", "exit": 255}
+        ],
+    }
+    p = detect_dump(materialize(case, tmp_path))
+    named = {s.reason for s in p.failed_states}
+    assert ("no-permission" in named) is denied
+    assert "container-no-gpu" not in named and "container-no-libs" not in named
