@@ -26,12 +26,13 @@ def probe_kernel(ctx: ProbeContext, profile: MachineProfile) -> str:
     km.loaded_version = version or None
     if km.loaded_version and profile.driver and profile.driver.version not in ("unknown", km.loaded_version):
         ctx.note("probe.module_mismatch", loaded=km.loaded_version, userspace=profile.driver.version)
-    if km.nvidia_loaded is False:
+    if km.nvidia_loaded is not True:
         # The module the running kernel would load (modinfo looks under /lib/modules/$(uname -r)).
         info = ctx.system.run(["modinfo", "-F", "version", "nvidia"], timeout=2.0)
         ctx.seen["modinfo"] = (["modinfo", "-F", "version", "nvidia"], info)
         first = (info.stdout.strip().splitlines() or [""])[0].strip()
-        if info.ok and re.fullmatch(r"[0-9]+(\.[0-9]+){1,2}", first):
+        # A bare version on stdout is modinfo's answer (a pasted output shows no exit code).
+        if not info.missing and not info.timed_out and re.fullmatch(r"[0-9]+(\.[0-9]+){1,2}", first):
             km.module_for_kernel, km.module_version = True, first
         elif not info.missing and not info.timed_out and "not found" in info.stderr.lower():
             km.module_for_kernel = False

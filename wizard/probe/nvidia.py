@@ -158,7 +158,7 @@ HEADER_DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*([0-9]+(?:\.[0-9]+)+)")
 TABLE_ROW = re.compile(
     r"^\|\s+([0-9]+)\s+(.+?)\s+(?:On|Off|WDDM|TCC)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])"
 )
-HEADER_CUDA = re.compile(r"CUDA (?:UMD )?Version:\s*(\S+)")
+HEADER_CUDA = re.compile(r"CUDA (?:UMD )?Version\s*:\s*(\S+)")
 
 
 def smi_lines(*results: CommandResult) -> list[str]:
@@ -185,6 +185,26 @@ def parse_smi_table(text: str) -> list[GpuInfo]:
     return gpus
 
 
+REPORT_DRIVER = re.compile(r"^\s*(?:Driver|KMD) Version\s*:\s*([0-9]+(?:\.[0-9]+)+)\s*$", re.MULTILINE)
+REPORT_GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])\s*$")
+
+
+def parse_smi_report(text: str) -> tuple[str, list[GpuInfo]]:
+    """`nvidia-smi -q`: the driver version and each GPU's bus id and product name."""
+    found = REPORT_DRIVER.search(text)
+    gpus: list[GpuInfo] = []
+    for line in text.splitlines():
+        if m := REPORT_GPU.match(line):
+            gpus.append(GpuInfo(index=len(gpus), pci_bus_id=m.group(1)))
+        elif (
+            gpus
+            and (name := re.match(r"^\s+Product Name\s*:\s*(.+?)\s*$", line))
+            and gpus[-1].name == "unknown"
+        ):
+            gpus[-1].name = name.group(1)
+    return (found.group(1) if found else ""), gpus
+
+
 def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
     smi = _smi_command(ctx)
     argv = [smi, f"--query-gpu={SMI_FIELDS}", "--format=csv,noheader,nounits"]
@@ -207,11 +227,16 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
             result = again
             rows = [line.split(",") for line in again.stdout.splitlines()]
             text = "\n".join(",".join([*r[:2], "", *r[2:]]) for r in rows)
-    header = ctx.system.run([smi], timeout=5.0)
+    header_argv = [smi]
+    header = ctx.system.run(header_argv, timeout=5.0)
     if result.missing and header.missing:
-        ctx.seen["smi_missing"] = argv
-        return False
-    ctx.seen["smi"] = ([smi], header)
+        # Neither answered (a dump of a pasted `nvidia-smi -q`): the long report, else no nvidia-smi.
+        header_argv = [smi, "-q"]
+        header = ctx.system.run(header_argv, timeout=10.0)
+        if header.missing:
+            ctx.seen["smi_missing"] = argv
+            return False
+    ctx.seen["smi"] = (header_argv, header)
     lines = smi_lines(result, header)
     lost: dict[str, str] = {}
     for line in lines:  # the query and the table both print it: one row per bus id
@@ -227,7 +252,19 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
             driver_version = cells[6]
             break
     head_driver = next((m.group(1) for line in smi_lines(header) if (m := HEADER_DRIVER.search(line))), "")
-    if not gpus and not driver_version and not (head_driver and (header.ok or table)):
+    report_driver = ""
+    if header_argv == [smi, "-q"]:
+        report_driver, report_gpus = parse_smi_report(header.stdout)
+        head_driver, gpus = report_driver or head_driver, gpus or report_gpus
+    elif not gpus and not driver_version and not (head_driver and (header.ok or table)):
+        # The long report (nvidia-bug-report.sh collects it) where neither the query nor the table
+        # gave a driver: its "Driver Version : X" lines are read, its errors change nothing.
+        report = ctx.system.run([smi, "-q"], timeout=10.0)
+        report_driver, report_gpus = parse_smi_report(report.stdout)
+        if report_driver:
+            ctx.seen["smi"] = ([smi, "-q"], report)
+            header, head_driver, gpus = report, report_driver, report_gpus
+    if not gpus and not driver_version and not (head_driver and (header.ok or table or report_driver)):
         first = lines[:1]
         said = " ".join(lines).lower()
         # Known failures get a worded note (read in the user's language); the whole line stays in

@@ -36,6 +36,13 @@ _DMESG_SIGNATURE = re.compile(
     re.IGNORECASE,
 )
 _DMESG_INIT = re.compile(r"RmInitAdapter failed|rm_init_adapter failed|NVRM: GPU .* has fallen off the bus")
+# "The NVIDIA GPU 0000:b3:00.0 (PCI ID: 10de:26b5) installed in this system has fallen off the bus"
+# (its NVRM: continuation lines joined).
+_FALLEN_OFF = re.compile(
+    r"NVIDIA GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])[^\n]*?fallen off the bus"
+)
+_NOT_PROBED = re.compile(r"NVIDIA probe routine was not called")
+_CONTAINER_CGROUP = re.compile(r"docker|kubepods|containerd|libpod")
 _BLOCKED_WORDS = "GPU access blocked by the operating system"
 
 
@@ -97,10 +104,33 @@ def _seen_evidence(ctx: ProbeContext, key: str) -> list[Evidence]:
 
 
 def _dmesg(ctx: ProbeContext) -> tuple[list[str], CommandResult] | None:
+    """The kernel's log of this boot: dmesg, else the journal's copy (`journalctl -k` implies -b),
+    which a user in the adm/systemd-journal group reads where dmesg_restrict hides dmesg. Its
+    lines are read whatever the exit code (a pasted log shows none; a refusal prints no line)."""
     if "dmesg" not in ctx.seen:
         argv = ["dmesg"]
-        ctx.seen["dmesg"] = (argv, ctx.system.run(argv, timeout=3.0))
+        result = ctx.system.run(argv, timeout=3.0)
+        if not result.stdout.strip():
+            journal = ["journalctl", "-k"]
+            again = ctx.system.run(journal, timeout=5.0)
+            if again.stdout.strip() and not again.missing:
+                argv, result = journal, again
+        ctx.seen["dmesg"] = (argv, result)
     return _seen_command(ctx, "dmesg")
+
+
+def _kernel_log(ctx: ProbeContext) -> str:
+    found = _dmesg(ctx)
+    if not found or found[1].missing or found[1].timed_out:
+        return ""
+    return found[1].stdout
+
+
+def _smi_not_loaded(ctx: ProbeContext) -> str:
+    """nvidia-smi's own words for NVML_ERROR_DRIVER_NOT_LOADED (any apostrophe, any line break)."""
+    text = re.sub(r"\s+", " ", _smi_text(ctx))
+    hit = re.search(r"couldn.t communicate with the NVIDIA driver", text, re.IGNORECASE)
+    return _line_with(_smi_text(ctx), re.compile(r"couldn.t communicate", re.IGNORECASE)) if hit else ""
 
 
 def _library_versions(ctx: ProbeContext, name: str) -> dict[str, str]:
@@ -115,10 +145,35 @@ def _library_versions(ctx: ProbeContext, name: str) -> dict[str, str]:
 
 
 # ---- the layers -------------------------------------------------------------------------
+def _in_container(ctx: ProbeContext) -> bool:
+    marker = any(ctx.system.exists(f) for f in ("/.dockerenv", "/run/.containerenv"))
+    return marker or bool(_line_with(ctx.system.read_text("/proc/1/cgroup") or "", _CONTAINER_CGROUP))
+
+
+_DEVICES_LIST = "/sys/fs/cgroup/devices/devices.list"
+
+
+def _cgroup_denies_nvidia(ctx: ProbeContext) -> str:
+    """The cgroup v1 device list, where it allows no read-write open of the NVIDIA character devices
+    (major 195); "" where it allows them or cannot be read (cgroup v2 keeps the rule in BPF)."""
+    text = ctx.system.read_text(_DEVICES_LIST)
+    if not text or not text.strip():
+        return ""
+    for line in text.splitlines():
+        parts = line.split()
+        if parts == ["a"] or (parts[:1] == ["a"] and len(parts) > 1 and "rw" in parts[-1]):
+            return ""
+        if len(parts) == 3 and parts[0] == "c" and "r" in parts[2] and "w" in parts[2]:
+            major = parts[1].split(":")[0]
+            if major in ("*", "195"):
+                return ""
+    return " ".join(text.split())[:1000]
+
+
 def _container(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     marker = next((f for f in ("/.dockerenv", "/run/.containerenv") if ctx.system.exists(f)), "")
     cgroup = ctx.system.read_text("/proc/1/cgroup") or ""
-    line = _line_with(cgroup, re.compile(r"docker|kubepods|containerd|libpod"))
+    line = _line_with(cgroup, _CONTAINER_CGROUP)
     if not marker and not line:
         return []
     ev = [file_evidence(marker, "present")] if marker else [file_evidence("/proc/1/cgroup", line)]
@@ -126,6 +181,11 @@ def _container(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         return [_state("container", WORKS, "", ev)]
     device = ctx.system.exists("/dev/nvidiactl") or ctx.system.exists("/dev/nvidia0")
     nvml = ctx.seen.get("nvml", {})
+    mismatch = _line_with(_smi_text(ctx) + "\n" + str(nvml.get("detail", "")), "mismatch")
+    if not device and mismatch:
+        # NVML read the host module's version to find the mismatch: the GPU is passed in; the
+        # libraries layer names what is wrong.
+        return [_state("container", WORKS, "", [*ev, Evidence("nvidia-smi / nvmlInit", None, mismatch)])]
     if not device:
         ev.append(file_evidence("/dev/nvidiactl", "missing"))
         # Whether the host has a GPU cannot be seen from inside; an image made for one says it wants
@@ -139,7 +199,16 @@ def _container(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         if meant:
             ev.append(Evidence("environment", None, " ".join(meant)[:1000]))
         return [_state("container", BLOCKED, "container-no-gpu", ev, blocks=bool(meant))]
-    if nvml.get("kind") == ErrorKind.LIBRARY_NOT_FOUND.value:
+    denied = _cgroup_denies_nvidia(ctx)
+    if denied:
+        # The device nodes are here but the container's device cgroup (v1) lets no one open them
+        # (a runtime reload that dropped the rules): NVML says only "Unknown Error".
+        ev += [file_evidence("/dev/nvidiactl", "present"), file_evidence(_DEVICES_LIST, denied)]
+        ev += _smi_failure_lines(ctx)
+        return [_state("container", BLOCKED, "no-permission", ev)]
+    # nvidia-smi's "Failed to initialize NVML: ..." shows the library loaded, whatever NVML said here.
+    smi_loaded_nvml = "failed to initialize nvml" in _smi_text(ctx).lower()
+    if nvml.get("kind") == ErrorKind.LIBRARY_NOT_FOUND.value and not smi_loaded_nvml:
         ev += [file_evidence("/dev/nvidiactl", "present"), Evidence("nvmlInit", None, nvml.get("detail", ""))]
         return [_state("container", BLOCKED, "container-no-libs", ev)]
     return [_state("container", WORKS, "", ev)]
@@ -252,20 +321,28 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if km.nvidia_loaded:
         ev = [file_evidence("/sys/module/nvidia/version", km.loaded_version or "loaded")]
         return [_state("module", WORKS, "", ev, version=km.loaded_version or "")]
-    if km.nvidia_loaded is None:
+    # /proc/modules unread (a pasted output): nvidia-smi's NVML_ERROR_DRIVER_NOT_LOADED words decide
+    # it on a machine of its own; in a container they mean only that no device was passed.
+    said = "" if km.nvidia_loaded is not None or _in_container(ctx) else _smi_not_loaded(ctx)
+    # NVRM's own lines in this boot's log: the module is loaded, so the words mean something else,
+    # unless it says another driver took the GPU before it ("probe routine was not called").
+    held = _line_with(_kernel_log(ctx), _NOT_PROBED) if said else ""
+    if said and not held and "NVRM:" in _kernel_log(ctx):
+        said = ""
+    if km.nvidia_loaded is None and not said:
         return [
             _state("module", UNREADABLE, "", [file_evidence("/proc/modules", "unreadable")], blocks=False)
         ]
-    if not p.nvidia_pci_devices and p.driver is None:
+    if not said and not p.nvidia_pci_devices and p.driver is None:
         return [
             _state("module", ABSENT, "", [file_evidence("/proc/modules", "no nvidia module")], blocks=False)
         ]
-    ev = [file_evidence("/proc/modules", "nvidia not loaded")]
+    ev = [] if said else [file_evidence("/proc/modules", "nvidia not loaded")]
     ev += _smi_failure_lines(ctx)
     libs = _library_versions(ctx, "libcuda") or _library_versions(ctx, "libnvidia-ml")
     lib_version = next(iter(sorted(set(libs.values()))), "")
     dmesg = _dmesg(ctx)
-    dmesg_line = _line_with(dmesg[1].stdout, _DMESG_SIGNATURE) if dmesg and dmesg[1].ok else ""
+    dmesg_line = _line_with(_kernel_log(ctx), _DMESG_SIGNATURE)
     if dmesg and dmesg_line:
         ev.append(command_evidence(dmesg[0], dmesg[1], dmesg_line))
     if km.module_for_kernel:
@@ -284,6 +361,12 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev.append(file_evidence(next(iter(sorted(libs))), lib_version))
         ev += _seen_evidence(ctx, "modinfo")
         return [_state("module", FAILING, "module-not-built", ev, version=lib_version, kernel=p.os.kernel)]
+    if held and dmesg:
+        # NVIDIA's message names nouveau first of the drivers that can hold the GPU before it.
+        ev.append(command_evidence(dmesg[0], dmesg[1], held))
+        return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
+    if said:
+        return [_state("module", FAILING, "not-loaded", ev)]
     if km.nouveau_loaded:
         ev.append(file_evidence("/proc/modules", "nouveau loaded"))
     return [_state("module", ABSENT, "", ev)]
@@ -390,11 +473,18 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         out.append(
             _state("gpu", FAILING, "gpu-lost", ev, blocks=not working, index=idx, bus=str(x.get("bus", "")))
         )
-    if p.driver is None and p.platform == "linux" and p.kernel.nvidia_loaded:
+    # NVRM's lines come from the loaded nvidia module: where /proc/modules is unread they show it.
+    if p.driver is None and p.platform == "linux" and p.kernel.nvidia_loaded is not False:
         text = _smi_text(ctx)
-        line = _line_with(text, "No devices were found")
+        line = _line_with(text, "No devices were found") if p.kernel.nvidia_loaded else ""
         dmesg = _dmesg(ctx)
-        init = _line_with(dmesg[1].stdout, _DMESG_INIT) if dmesg and dmesg[1].ok else ""
+        log = _kernel_log(ctx)
+        fallen = _FALLEN_OFF.search(re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", log))
+        if fallen and not lost and dmesg:
+            ev = [*_smi_failure_lines(ctx), command_evidence(dmesg[0], dmesg[1], fallen.group(0))]
+            out.append(_state("gpu", FAILING, "gpu-lost", ev, bus=fallen.group(1)))
+            return out
+        init = _line_with(log, _DMESG_INIT)
         if line or init:
             ev = _smi_failure_lines(ctx)
             if init and dmesg:
