@@ -6,8 +6,10 @@ in the wheel (from the harvest, compute.toml) and, when this plan leaves the dri
 it is, the CUDA version that driver supports. The check reads the driver itself first
 (cuDriverGetVersion and the GPU list through /usr/lib/wsl/lib/libcuda.so.1 in WSL2 or
 libcuda.so.1, else nvidia-smi), so a WSL plan, which passes no figure, is still verified,
-and a GPU TensorFlow leaves out is found. It runs the ops and an XLA-compiled function on
-every GPU, with a time limit on the first-start PTX compile.
+and a GPU TensorFlow leaves out is found. It runs the ops, a Keras fit with jit_compile=False
+and, in a child process, an XLA-compiled function on every GPU, with a time limit on the
+first-start PTX compile. Where the resolver predicts that XLA cannot compile for a GPU
+(Candidate.xla_limit), --xla-limit tells the check, which then names that abort as a limit.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from wizard.plan.model import Step
 from wizard.plan.programs import program
 from wizard.profile import MachineProfile
 
-CHECK_PROGRAM = "tf_gpu_check.py"
+CHECK_PROGRAM = "tf_gpu_check.py"  # runs tf_train_probe.py from beside itself (programs.NEEDS)
 # Steps after which the profile's driver is no longer the one the check meets.
 DRIVER_STEPS = ("driver", "windows-driver")
 
@@ -44,6 +46,8 @@ def check_args(candidate: Candidate, driver_cuda: str | None = None) -> tuple[st
         args += ["--ptx-isa", f"{ptx.arch.label(ptx=True)}={ptx.isa}"]
     if driver_cuda:
         args += ["--driver-cuda", driver_cuda]
+    if candidate.xla_limit is not None:  # the resolver predicts XLA's abort there: a named limit
+        args += ["--xla-limit", candidate.xla_limit.check_arg()]
     return tuple(args)
 
 
