@@ -48,13 +48,22 @@ def keras_fit(tf: Any, device: str) -> dict[str, Any]:
                 keras.layers.Dense(1, activation="sigmoid"),
             ]
         )
-        model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"], jit_compile=False)
+        model.compile(optimizer=_adam(tf), loss="binary_crossentropy", metrics=["accuracy"], jit_compile=False)
         history = model.fit(x, y, epochs=3, batch_size=128, verbose=0)
     kernel = model.layers[0].kernel  # Keras 3 wraps the tf.Variable (.value); Keras 2 does not
     where = str(getattr(getattr(kernel, "value", kernel), "device", "") or "")
     losses = [float(v) for v in history.history.get("loss", [])]
     accuracy = [float(v) for v in history.history.get("accuracy", [])]
     return {"device": where, "loss": losses, "accuracy": accuracy[-1] if accuracy else None}
+
+
+def _adam(tf: Any) -> Any:
+    """Adam without XLA: Keras 2 (TF 2.15 and older) compiles its optimizers with XLA on a GPU
+    unless told; Keras 3 takes no such argument (the model's jit_compile decides)."""
+    try:
+        return tf.keras.optimizers.Adam(jit_compile=False)
+    except (TypeError, ValueError):
+        return tf.keras.optimizers.Adam()
 
 
 def fit_verdict(result: dict[str, Any], device: str) -> tuple[bool, str]:

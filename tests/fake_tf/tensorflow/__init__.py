@@ -162,6 +162,10 @@ class random:
         return _Tensor([0.25 * (seed[0] + k) for k in range(4)], _placed())
 
     @staticmethod
+    def normal(shape) -> _Tensor:
+        return _Tensor([0.5 - 0.25 * k for k in range(4)], _placed())
+
+    @staticmethod
     def stateless_normal(shape, seed) -> _Tensor:
         return _Tensor([0.5 * (seed[1] - k) for k in range(4)], _placed())
 
@@ -294,10 +298,12 @@ class _Sequential:
 
     def compile(self, optimizer=None, loss=None, metrics=None, jit_compile: object = "auto") -> None:
         self.jit_compile = jit_compile
+        self.optimizer = optimizer
 
     def fit(self, x, y, epochs: int = 1, batch_size: int = 32, verbose: int = 0) -> _History:
         _first_start()
-        if self.jit_compile is not False and _on_gpu() and _fault("xla-abort"):
+        optimizer_xla = getattr(self.optimizer, "jit_compile", False)
+        if (self.jit_compile is not False or optimizer_xla) and _on_gpu() and _fault("xla-abort"):
             _llvm_abort()
         if _fault("invalid-handle") or _fault("raise-matmul"):
             raise InternalError("'cuLaunchKernel(function, ...)' failed with 'CUDA_ERROR_INVALID_HANDLE'")
@@ -312,8 +318,18 @@ class _Layers:
     Dense = _Dense
 
 
+class _Adam:
+    def __init__(self, jit_compile: bool = True) -> None:  # Keras 2's optimizers: XLA unless told
+        self.jit_compile = jit_compile
+
+
+class _Optimizers:
+    Adam = _Adam
+
+
 class keras:
     layers = _Layers
+    optimizers = _Optimizers
 
     @staticmethod
     def Input(shape: tuple) -> None:

@@ -1,0 +1,95 @@
+"""Route 1 on an RTX 50 (issue 33): pip TF 2.21 without XLA, said everywhere, trained by the hello
+script, the compile cache set for the first start and proved by the second.
+
+The hello script runs for real against tests/fake_tf playing an RTX 5090 whose XLA aborts the
+process (FAKE_TF_FAULT=xla-abort) and whose first start is slow (FAKE_TF_SLOW).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from wizard.assets import asset_file
+from wizard.choose.driver_view import xla_limit_text
+from wizard.choose.resolver import recommend
+from wizard.demo import load_demo
+from wizard.plan.build import build_plan
+from wizard.plan.common import CUDA_CACHE_BYTES
+
+FAKE_TF = Path(__file__).resolve().parent / "fake_tf"
+RTX_5090 = "NVIDIA GeForce RTX 5090=12.0"
+
+
+def hello(tmp_path: Path, source: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    script = tmp_path / "hello_gpu.py"
+    script.write_text(source or asset_file("programs/hello_gpu.py").read_text(encoding="utf-8"), encoding="utf-8")
+    environ = dict(
+        os.environ,
+        PYTHONPATH=str(FAKE_TF),
+        FAKE_TF_CAPS="sm_60,sm_70,sm_80,sm_89,compute_90",
+        FAKE_TF_GPUS=RTX_5090,
+        FAKE_TF_FAULT="xla-abort",
+        **env,
+    )
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=environ, timeout=120)
+
+
+def test_the_hello_script_trains_where_xla_aborts(tmp_path: Path) -> None:
+    done = hello(tmp_path)
+    assert done.returncode == 0, done.stderr[-800:]
+    assert "Hello, GPU!" in done.stdout and "GPU:0" in done.stdout
+
+
+def test_the_same_script_with_keras_defaults_dies_there(tmp_path: Path) -> None:
+    """The fault is real: Keras' default (XLA on a GPU) kills the process, so the line matters."""
+    source = asset_file("programs/hello_gpu.py").read_text(encoding="utf-8")
+    source = source.replace(", jit_compile=False)", ")").replace("Adam(jit_compile=False)", "Adam()")
+    done = hello(tmp_path, source)
+    assert done.returncode == -signal.SIGABRT
+    assert "LLVM ERROR: PTX version 8.5 does not support target 'sm_120'" in done.stderr
+
+
+def test_a_second_start_that_compiles_again_fails_and_one_from_the_cache_passes(tmp_path: Path) -> None:
+    slow = hello(tmp_path, FAKE_TF_SLOW="2", TF_GPU_WIZARD_SECOND_START="1")
+    assert slow.returncode == 1 and "its cache did not keep them" in slow.stderr
+    fast = hello(tmp_path, TF_GPU_WIZARD_SECOND_START="60")
+    assert fast.returncode == 0 and "compile cache held" in fast.stdout
+
+
+def test_the_first_start_says_it_is_compiling_with_the_time_so_far(tmp_path: Path) -> None:
+    source = asset_file("programs/hello_gpu.py").read_text(encoding="utf-8").replace("done.wait(30)", "done.wait(0.5)")
+    done = hello(tmp_path, source, FAKE_TF_SLOW="1.2")
+    assert done.returncode == 0, done.stderr[-800:]
+    assert "compiling for your GPU, expect 10-30 min, once: 0.0 min so far" in done.stdout
+
+
+def test_the_plan_sets_the_cache_for_the_first_start_and_proves_it_on_the_second() -> None:
+    profile = load_demo("ubuntu-24.04-rtx5090")
+    rec = recommend(profile)
+    assert rec.recommended is not None
+    plan = build_plan(profile, rec.recommended, home="/home/student")
+    cache = ("env", f"CUDA_CACHE_MAXSIZE={CUDA_CACHE_BYTES}")
+    verify, hello_step = plan.step("verify"), plan.step("hello")
+    assert verify.commands[0][:2] == cache
+    assert hello_step.check.argv[:3] == (*cache, "TF_GPU_WIZARD_SECOND_START=300")
+    ids = [s.id for s in plan.steps]
+    assert ids.index("verify") < ids.index("hello") < ids.index("cuda-cache")
+
+
+def test_recommend_names_jit_compile_false_on_both_rtx_50_machines() -> None:
+    for name in ("ubuntu-24.04-rtx5090", "wsl2-rtx5060-laptop"):
+        rec = recommend(load_demo(name))
+        assert rec.recommended is not None and rec.recommended.set.tensorflow.startswith("2.21")
+        limit = rec.recommended.xla_limit
+        assert limit is not None and (limit.cc, limit.isa, limit.needs) == ("12.0", "8.5", "8.7")
+        assert rec.recommended.reasons[0] == xla_limit_text(limit)
+        assert "jit_compile=False" in rec.recommended.reasons[0]
+
+
+def test_no_xla_limit_where_the_tables_do_not_predict_one() -> None:
+    rec = recommend(load_demo("wsl2-rtx4060-laptop"))
+    assert rec.recommended is not None and rec.recommended.xla_limit is None
