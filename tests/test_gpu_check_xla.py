@@ -28,10 +28,20 @@ RTX_5090 = "NVIDIA GeForce RTX 5090=12.0"
 
 def run_check(*args: str, gpus: str = RTX_5090, fault: str = "", **env: str):
     environ = dict(
-        os.environ, PYTHONPATH=str(FAKE_TF), FAKE_TF_CAPS=CAPS_2_21, FAKE_TF_GPUS=gpus, FAKE_TF_FAULT=fault, **env
+        os.environ,
+        PYTHONPATH=str(FAKE_TF),
+        FAKE_TF_CAPS=CAPS_2_21,
+        FAKE_TF_GPUS=gpus,
+        FAKE_TF_FAULT=fault,
+        **env,
     )
     done = subprocess.run(
-        [sys.executable, check_script(), *args], capture_output=True, text=True, timeout=120, env=environ, check=False
+        [sys.executable, check_script(), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environ,
+        check=False,
     )
     return done, [json.loads(line) for line in done.stdout.splitlines()]
 
@@ -135,7 +145,11 @@ def test_bad_xla_limit_gets_one_line() -> None:
     done = subprocess.run(
         [sys.executable, check_script(), "--xla-limit", "sm_120"], capture_output=True, text=True, check=False
     )
-    assert done.returncode == 2 and "expected like 12.0=8.5<8.7" in done.stderr and "Traceback" not in done.stderr
+    assert (
+        done.returncode == 2
+        and "expected like 12.0=8.5<8.7" in done.stderr
+        and "Traceback" not in done.stderr
+    )
 
 
 def test_the_check_carries_its_probe_beside_it_in_the_exported_script() -> None:

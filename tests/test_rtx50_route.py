@@ -26,7 +26,9 @@ RTX_5090 = "NVIDIA GeForce RTX 5090=12.0"
 
 def hello(tmp_path: Path, source: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
     script = tmp_path / "hello_gpu.py"
-    script.write_text(source or asset_file("programs/hello_gpu.py").read_text(encoding="utf-8"), encoding="utf-8")
+    script.write_text(
+        source or asset_file("programs/hello_gpu.py").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     environ = dict(
         os.environ,
         PYTHONPATH=str(FAKE_TF),
@@ -35,7 +37,9 @@ def hello(tmp_path: Path, source: str | None = None, **env: str) -> subprocess.C
         FAKE_TF_FAULT="xla-abort",
         **env,
     )
-    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=environ, timeout=120)
+    return subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=environ, timeout=120
+    )
 
 
 def test_the_hello_script_trains_where_xla_aborts(tmp_path: Path) -> None:
@@ -61,7 +65,11 @@ def test_a_second_start_that_compiles_again_fails_and_one_from_the_cache_passes(
 
 
 def test_the_first_start_says_it_is_compiling_with_the_time_so_far(tmp_path: Path) -> None:
-    source = asset_file("programs/hello_gpu.py").read_text(encoding="utf-8").replace("done.wait(30)", "done.wait(0.5)")
+    source = (
+        asset_file("programs/hello_gpu.py")
+        .read_text(encoding="utf-8")
+        .replace("done.wait(30)", "done.wait(0.5)")
+    )
     done = hello(tmp_path, source, FAKE_TF_SLOW="1.2")
     assert done.returncode == 0, done.stderr[-800:]
     assert "compiling for your GPU, expect 10-30 min, once: 0.0 min so far" in done.stdout

@@ -10,7 +10,7 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # hide TensorFlow's start-up chatter
 STARTED = time.perf_counter()
-import tensorflow as tf
+import tensorflow as tf  # noqa: E402 (after the log level and the clock)
 
 print("TensorFlow", tf.__version__)
 gpus = tf.config.list_physical_devices("GPU")

@@ -617,7 +617,9 @@ def train_proofs(
         result = probe.keras_fit(tf, device)
     except Exception as exc:  # the error text is what the doctor reads
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        raise CheckFailed("keras-fit", f"a Keras fit on {device} failed: {type(exc).__name__}: {first[:400]}") from None
+        raise CheckFailed(
+            "keras-fit", f"a Keras fit on {device} failed: {type(exc).__name__}: {first[:400]}"
+        ) from None
     finally:
         tf.config.set_soft_device_placement(False)
     ok, why = probe.fit_verdict(result, device)
@@ -628,7 +630,9 @@ def train_proofs(
     _xla_proof(out, probe, device, cc, args)
 
 
-def _xla_proof(out: Out, probe: Any, device: str, cc: tuple[int, int] | None, args: argparse.Namespace) -> None:
+def _xla_proof(
+    out: Out, probe: Any, device: str, cc: tuple[int, int] | None, args: argparse.Namespace
+) -> None:
     limit = args.xla_limits.get(cc) if cc else None
     started = time.monotonic()
     got = probe.probe_xla(device, args.time_limit)
@@ -639,7 +643,9 @@ def _xla_proof(out: Out, probe: Any, device: str, cc: tuple[int, int] | None, ar
         placed = str(got.get("device", ""))
         on_gpu = "GPU" in placed.upper() or not device.upper().startswith("/GPU")
         ok = err <= TOLERANCE and on_gpu
-        message = f"xla_dense on {placed or device}: relative error {err:.2e} against the CPU (limit {TOLERANCE:g})"
+        message = (
+            f"xla_dense on {placed or device}: relative error {err:.2e} against the CPU (limit {TOLERANCE:g})"
+        )
         if limit:
             message += f"; XLA compiles for compute capability {fmt(cc)} with this TensorFlow after all"
         out.emit("op", message, op="xla_dense", device=placed, rel_error=err, ok=ok, seconds=seconds)
@@ -662,11 +668,21 @@ def _xla_proof(out: Out, probe: Any, device: str, cc: tuple[int, int] | None, ar
             " program. Everything else trains on the GPU: in Keras use"
             " model.compile(..., jit_compile=False)"
         )
-        out.emit("limit", message, code="xla-sm", gpu=device, compute_capability=fmt(cc), llvm=llvm,
-                 jit_compile=False, seconds=seconds)
+        out.emit(
+            "limit",
+            message,
+            code="xla-sm",
+            gpu=device,
+            compute_capability=fmt(cc),
+            llvm=llvm,
+            jit_compile=False,
+            seconds=seconds,
+        )
         return
     what = llvm or "; ".join(got.get("stderr_tail") or []) or f"exit status {got.get('returncode')}"
-    raise CheckFailed("xla", f"XLA on {device} killed its process (exit status {got.get('returncode')}): {what[:400]}")
+    raise CheckFailed(
+        "xla", f"XLA on {device} killed its process (exit status {got.get('returncode')}): {what[:400]}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

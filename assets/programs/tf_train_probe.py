@@ -48,7 +48,9 @@ def keras_fit(tf: Any, device: str) -> dict[str, Any]:
                 keras.layers.Dense(1, activation="sigmoid"),
             ]
         )
-        model.compile(optimizer=_adam(tf), loss="binary_crossentropy", metrics=["accuracy"], jit_compile=False)
+        model.compile(
+            optimizer=_adam(tf), loss="binary_crossentropy", metrics=["accuracy"], jit_compile=False
+        )
         history = model.fit(x, y, epochs=3, batch_size=128, verbose=0)
     kernel = model.layers[0].kernel  # Keras 3 wraps the tf.Variable (.value); Keras 2 does not
     where = str(getattr(getattr(kernel, "value", kernel), "device", "") or "")

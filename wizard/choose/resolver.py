@@ -462,7 +462,13 @@ def _check_generation(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: Release, 
             if first is not None:
                 ev.block(
                     "cc",
-                    t("gpuroute.toolkit_too_old", cuda=_mm(rel.cuda), name=gpu.name, cc=gpu.cc, first=_mm(first)),
+                    t(
+                        "gpuroute.toolkit_too_old",
+                        cuda=_mm(rel.cuda),
+                        name=gpu.name,
+                        cc=gpu.cc,
+                        first=_mm(first),
+                    ),
                 )
         found = generation_floor(kb, gpu.cc, facts.windows_driver)
         if found is not None:

@@ -28,8 +28,9 @@ from packaging.version import InvalidVersion, Version
 
 from wizard.choose.choice import Candidate, Recommendation
 from wizard.choose.knowledge import read_table
-from wizard.plan.gpucheck import CHECK_PROGRAM
 from wizard.plan.demo_paths import shown_under
+from wizard.plan.gpucheck import CHECK_PROGRAM
+from wizard.plan.model import Plan
 from wizard.plan.programs import program
 from wizard.profile import MachineProfile
 from wizard.text import t
@@ -129,7 +130,19 @@ def _ngc_route(row: dict[str, Any], home: PurePath) -> Route:
     programs = f"{PurePath(_check_path()).parent}:/programs:ro"
     check = ("docker", "run", "--gpus", "all", "--rm", "-v", cache, "-v", programs, image,
              "python", f"/programs/{CHECK_PROGRAM}")  # fmt: skip
-    work = ("docker", "run", "--gpus", "all", "--rm", "-it", "-v", cache, "-v", f"{home}:/workspace/home", image)
+    work = (
+        "docker",
+        "run",
+        "--gpus",
+        "all",
+        "--rm",
+        "-it",
+        "-v",
+        cache,
+        "-v",
+        f"{home}:/workspace/home",
+        image,
+    )
     return Route(
         id="ngc-container",
         title=t("gpuroute.route_title_ngc", tf=row["tensorflow"], cuda=row["cuda"]),
@@ -192,12 +205,28 @@ def _pip_route(best: Candidate, profile: MachineProfile) -> Route:
 def next_route(routes: Sequence[Route], current: str) -> Route | None:
     """The route after `current` (a route id or a plan's method), or the first when it is none."""
     ids = [r.id for r in routes]
-    if current not in ids:
-        return routes[0] if routes else None
+    if current not in ids:  # another set of the same wheels (the wizard's conda set): not pip again
+        return next((r for r in routes if r.id != "pip-and-cuda"), None)
     at = ids.index(current) + 1
     return routes[at] if at < len(routes) else None
 
 
 def ranked_lines(routes: Sequence[Route]) -> list[str]:
     """`recommend`'s list: one line a route, numbered."""
-    return [t("gpuroute.ranked_line", n=i + 1, title=r.title, tradeoff=r.tradeoff) for i, r in enumerate(routes)]
+    return [
+        t("gpuroute.ranked_line", n=i + 1, title=r.title, tradeoff=r.tradeoff) for i, r in enumerate(routes)
+    ]
+
+
+def next_route_for(plan: Plan, profile: MachineProfile | None) -> Route | None:
+    """The route after this plan's, for the machine the plan is for (this one, detected, when the
+    plan came without a profile)."""
+    from wizard.choose.resolver import recommend
+    from wizard.plan.build import machine_home
+
+    if profile is None:
+        from wizard.probe.detect import detect
+
+        profile = detect()
+    routes = routes_for(profile, recommend(profile), machine_home(profile))
+    return next_route(routes, plan.set.method)
