@@ -101,3 +101,17 @@ def test_recommend_names_jit_compile_false_on_both_rtx_50_machines() -> None:
 def test_no_xla_limit_where_the_tables_do_not_predict_one() -> None:
     rec = recommend(load_demo("wsl2-rtx4060-laptop"))
     assert rec.recommended is not None and rec.recommended.xla_limit is None
+
+
+def test_the_doctor_answers_the_llvm_sm_120_abort_with_jit_compile_false(tmp_path: Path, capsys) -> None:
+    from wizard.cli import main
+
+    log = tmp_path / "train.log"
+    log.write_text(
+        "LLVM ERROR: PTX version 8.5 does not support target 'sm_120' (or 'sm_120a'). Minimum required PTX"
+        " version is 8.7\nAborted (core dumped)\n",
+        encoding="utf-8",
+    )
+    main(["doctor", "--profile", "ubuntu-24.04-rtx5090", "--log", str(log)])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "model.compile(..., jit_compile=False)" in out
