@@ -96,3 +96,18 @@ def test_apply_without_the_fault_names_the_limit_and_jit_compile_false(
     assert "XLA cannot compile for this GPU (compute capability 12.0)" in text  # the verify's named limit
     assert "Your own Keras models on this GPU: model.compile(..., jit_compile=False)" in text  # last words
     assert "next route" not in text
+
+
+def test_a_jetson_orin_names_nvidias_jetpack_route_as_unmaintained(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    routes = _routes("jetson-orin-jetpack6")
+    assert [r.id for r in routes] == ["jetpack", "cpu"]
+    jetpack = routes[0]
+    assert "JetPack 6" in jetpack.tradeoff and "no longer maintained" in jetpack.tradeoff
+    assert "-igpu" in jetpack.tradeoff and jetpack.source and not jetpack.commands
+    rec = recommend(load_demo("jetson-orin-jetpack6"))
+    assert rec.recommended is not None and rec.recommended.set.method == "cpu"  # aarch64 wheels: CPU
+    assert main(["recommend", "--profile", "jetson-orin-jetpack6"]) in (0, None)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "NVIDIA's JetPack route for the NVIDIA Orin (nvgpu) GPU" in out and "no longer maintained" in out

@@ -87,7 +87,8 @@ def _rows() -> list[dict[str, Any]]:
 
 
 def _serves(row: dict[str, Any], profile: MachineProfile) -> bool:
-    if profile.platform not in row.get("platforms", []) or profile.arch not in ("x86_64", "amd64", "AMD64"):
+    arch = {"amd64": "x86_64", "arm64": "aarch64"}.get(str(profile.arch).lower(), str(profile.arch).lower())
+    if profile.platform not in row.get("platforms", []) or arch not in row.get("arches", ["x86_64"]):
         return False
     serves = {str(c) for c in row.get("serves", [])}
     return any(str(g.compute_capability) in serves for g in profile.gpus)
@@ -152,6 +153,18 @@ def _ngc_route(row: dict[str, Any], home: PurePath) -> Route:
     )
 
 
+def _jetpack_route(row: dict[str, Any], profile: MachineProfile) -> Route:
+    """NVIDIA's own route for a Jetson's GPU: named, cited, and said to be unmaintained; no command
+    (its wheels come from NVIDIA's Jetson index, which this machine's pip does not name)."""
+    name = profile.gpus[0].name if profile.gpus else "Jetson"
+    return Route(
+        id="jetpack",
+        title=t("gpuroute.route_title_jetpack", name=name),
+        tradeoff=t("gpuroute.route_jetpack", image=row.get("image", "")),
+        source=str(row.get("source", "")),
+    )
+
+
 def _wizard_command(profile: MachineProfile, method: str) -> tuple[str, ...]:
     """`apply` of another set: a demo's names the demo, so it never acts on this machine."""
     demo = ("--profile", profile.demo) if profile.simulated and profile.demo else ()
@@ -161,7 +174,7 @@ def _wizard_command(profile: MachineProfile, method: str) -> tuple[str, ...]:
 def routes_for(profile: MachineProfile, rec: Recommendation, home: PurePath) -> list[Route]:
     """The ranked routes for this machine; [] when it has no GPU set to fall back from."""
     best = rec.recommended
-    if best is None or best.set.method == "cpu":
+    if best is None:
         return []
     # A demo's routes name the demo user's programs folder, as its plan does.
     with shown_under(home if profile.simulated else None):
@@ -177,6 +190,8 @@ def _routes(profile: MachineProfile, rec: Recommendation, best: Candidate, home:
             out.append(_conda_route(row, profile))
         elif row.get("id") == "ngc-container":
             out.append(_ngc_route(row, home))
+        elif row.get("id") == "jetpack":
+            out.append(_jetpack_route(row, profile))
     cpu = next((c for c in rec.candidates if c.ok and c.set.method == "cpu"), None)
     if cpu is not None:
         out.append(
