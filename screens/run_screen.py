@@ -526,6 +526,7 @@ class RunScreen(WizardScreen):
         if following is not None:
             self._route = following
             self._set_notice(t("gpuroute.next_shown") + "\n" + self._route_text(following), "error")
+            self.query_one("#run-notice-box").scroll_home(animate=False)  # the route's name first
         self.refresh_bindings()
 
     @on(Button.Pressed, "#retry")

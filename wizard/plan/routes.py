@@ -54,7 +54,7 @@ class Route:
 
     def lines(self) -> list[str]:
         """The route as text for a terminal or a notice: title, trade-off, source, commands."""
-        out = [f"{self.title}: {self.tradeoff}"]
+        out = [t("gpuroute.route_line", title=self.title, tradeoff=self.tradeoff)]
         if self.source:
             out.append(t("gpuroute.route_cited", source=self.source))
         out += [f"    {shlex.join(argv)}" for argv in self.commands]
