@@ -155,4 +155,5 @@ def test_bad_xla_limit_gets_one_line() -> None:
 def test_the_check_carries_its_probe_beside_it_in_the_exported_script() -> None:
     from wizard.plan.programs import embedded
 
-    assert embedded([("python", check_script())]) == ["tf_train_probe.py", "tf_gpu_check.py"]
+    shipped = embedded([("python", check_script())])
+    assert "tf_train_probe.py" in shipped and shipped[-1] == "tf_gpu_check.py"
