@@ -115,3 +115,31 @@ def test_the_doctor_answers_the_llvm_sm_120_abort_with_jit_compile_false(tmp_pat
     main(["doctor", "--profile", "ubuntu-24.04-rtx5090", "--log", str(log)])
     out = " ".join(capsys.readouterr().out.split())
     assert "model.compile(..., jit_compile=False)" in out
+
+
+def test_no_rtx_50_plan_or_script_names_a_floor_below_the_570_branch_nor_a_cuda_before_12_8() -> None:
+    import re
+
+    from packaging.version import Version
+
+    from wizard.plan.script import render_script
+    from wizard.plan.view import format_plan
+
+    for name in ("ubuntu-24.04-rtx5090", "wsl2-rtx5060-laptop"):
+        profile = load_demo(name)
+        rec = recommend(profile)
+        assert rec.recommended is not None and rec.recommended.driver is not None
+        assert Version(rec.recommended.driver.floor).major >= 570, rec.recommended.driver
+        for cand in rec.candidates:  # no system-wide CUDA before 12.8 offered for compute capability 12.0
+            if (
+                cand.set.method == "system-cuda"
+                and cand.set.cuda
+                and Version(cand.set.cuda) < Version("12.8")
+            ):
+                assert not cand.ok, (cand.set, cand.reasons[:1])
+        plan = build_plan(profile, rec.recommended, home="/home/student")
+        text = format_plan(plan) + render_script(plan)
+        found = re.findall(r"(?:needs|driver) ([0-9]{3}\.[0-9]+(?:\.[0-9]+)?)(?: or newer|\))", text)
+        floors = [Version(v) for v in found]
+        assert floors, name  # the plan names its floor
+        assert all(v.major >= 570 for v in floors), floors
