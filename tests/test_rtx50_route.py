@@ -143,3 +143,35 @@ def test_no_rtx_50_plan_or_script_names_a_floor_below_the_570_branch_nor_a_cuda_
         floors = [Version(v) for v in found]
         assert floors, name  # the plan names its floor
         assert all(v.major >= 570 for v in floors), floors
+
+
+def test_a_future_gpu_is_reasoned_from_table_rows_alone() -> None:
+    """A GPU generation the code has never heard of: one architectures.toml row (its first CUDA and
+    the PTX its target needs) gives its driver floor, its system-CUDA floor and the XLA limit."""
+    import copy
+
+    from packaging.version import Version
+
+    from wizard.choose.gpu_generation import generation_floor, toolkit_too_old, xla_limit
+    from wizard.choose.knowledge import TABLES, build_knowledge, read_table
+
+    raw = {name: copy.deepcopy(read_table(name)) for name in TABLES}
+    raw["architectures"]["arch"].append(
+        {
+            "name": "Next",
+            "cc_min": "13.0",
+            "cc_max": "13.9",
+            "ptxas_cuda": "13.0",
+            "ptx_isa_min": [{"cc": "13.0", "isa": "9.0"}],
+            "source": "test",
+            "confidence": "unverified",
+        }
+    )
+    kb = build_knowledge(raw)
+    cc = Version("13.0")
+    assert generation_floor(kb, cc, windows=False) == (Version("580.65.06"), Version("13.0"))
+    assert toolkit_too_old(kb, cc, Version("12.9")) == Version("13.0")
+    rel = kb.release("2.21")
+    assert rel is not None
+    limit = xla_limit(kb, rel, "Next GPU", cc)
+    assert limit is not None and (limit.isa, limit.needs) == ("8.5", "9.0")
