@@ -89,6 +89,7 @@ class RunScreen(WizardScreen):
         Binding("i", "ran_it", t("app.key.ran_it")),
         Binding("n", "continue_run", t("app.key.continue")),  # after a simulated restart
         Binding("m", "monitor", t("app.key.monitor")),
+        Binding("o", "next_route", t("gpuroute.key_next_route")),  # after a kernel failure (issue 33)
         # The finish's "how to use it" longer than its box (a short terminal): the footer says that
         # PageDown reads on. Otherwise PageDown scrolls as on every screen (the second binding).
         Binding("pagedown", "scroll_notice", t("story.key.scroll")),
@@ -372,7 +373,7 @@ class RunScreen(WizardScreen):
             self.add_class("-finished")
             self.call_after_refresh(self.refresh_bindings)  # PageDown's hint, once the text is laid out
         elif self.state == "failed":
-            self._set_notice(result.message, "error")
+            self._set_notice(result.message + self._route_offer(result), "error")
         elif self.state == "restart":
             self._set_notice(result.message, "warning")
         else:
@@ -478,12 +479,56 @@ class RunScreen(WizardScreen):
             return self.state == "finished" and not self.plan.hands_over
         if action == "continue_run":
             return self._can_continue()
+        if action == "next_route":
+            return self.state == "failed" and self._route is not None
         if action == "scroll_notice":
             box = self.query_one("#run-notice-box")
             return self.state == "finished" and box.display and box.max_scroll_y > 0
         return True
 
     # ---- actions --------------------------------------------------------------------
+    # ---- the next route after a kernel failure (wizard/plan/routes.py) ---------------------
+    _route: Any = None  # the route the notice offers; o shows the one after it, or plans it
+
+    def _route_offer(self, result: RunResult) -> str:
+        from wizard.plan.routes import kernel_failure, next_route_for
+
+        self._route = None
+        code = kernel_failure(self.failed_output) if result.failed_step == "verify" else None
+        if code is None or self.session.profile is None:
+            return ""
+        self._route = next_route_for(self.plan, self.session.profile)
+        if self._route is None:
+            return "\n\n" + t("gpuroute.next_none", code=code)
+        return "\n\n" + t("gpuroute.next_title", code=code) + "\n" + self._route_text(self._route)
+
+    def _route_text(self, route: Any) -> str:
+        key = "gpuroute.next_key_plan" if route.method else "gpuroute.next_key"
+        return "\n".join([*route.lines(), "", t(key)])
+
+    def action_next_route(self) -> None:
+        """A route the wizard plans itself (CPU): its plan; a cited one: the route after it."""
+        from wizard.choose.resolver import recommend
+        from wizard.plan.build import machine_home
+        from wizard.plan.routes import next_route, routes_for
+
+        route, profile = self._route, self.session.profile
+        if self.state != "failed" or route is None or profile is None:
+            return
+        rec = self.session.recommendation or recommend(profile)
+        if route.method:
+            cand = next((c for c in rec.candidates if c.ok and c.set.method == route.method), None)
+            if cand is not None:
+                self.session.candidate, self.session.plan = cand, None
+                self.wizard.go_plan()
+            return
+        following = next_route(routes_for(profile, rec, machine_home(profile)), route.id)
+        if following is not None:
+            self._route = following
+            self._set_notice(t("gpuroute.next_shown") + "\n" + self._route_text(following), "error")
+            self.query_one("#run-notice-box").scroll_home(animate=False)  # the route's name first
+        self.refresh_bindings()
+
     @on(Button.Pressed, "#retry")
     def action_retry(self) -> None:
         if self.state in ("failed", "cancelled"):

@@ -205,7 +205,8 @@ def test_the_verify_step_runs_the_check_file_once(tmp_path: Path, monkeypatch: p
     result = Runner(make_plan(step), rec, simulate=False).run()
     assert result.outcome == "finished", (result.message, rec.lines[-5:])
     assert rec.statuses() == {"verify": "done"}
-    assert calls.read_text().count("import") == 1
+    # One run of the check: TensorFlow starts in it and once in its XLA child (one GPU).
+    assert calls.read_text().count("import") == 2
     # The check's JSON "done" event, worded for the Run screen (the log keeps the JSON).
     assert any("The GPU check passed" in line for line in rec.lines)
 
@@ -242,7 +243,9 @@ def test_real_tensorflow_runs_the_matmul_and_conv_comparison_on_the_cpu(tmp_path
         "spec = importlib.util.spec_from_file_location('c', sys.argv[1])\n"
         "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
         "import tensorflow as tf\n"
-        "m.run_ops(m.Out(sys.stdout), tf, '/CPU:0')\n",
+        "out = m.Out(sys.stdout)\n"
+        "m.run_ops(out, tf, '/CPU:0')\n"
+        "m.train_proofs(out, tf, '/CPU:0', None, m.parse_args([]))\n",
         encoding="utf-8",
     )
     done = subprocess.run(
@@ -254,10 +257,13 @@ def test_real_tensorflow_runs_the_matmul_and_conv_comparison_on_the_cpu(tmp_path
         env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    ops = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    ops = [e for e in events if e["event"] == "op"]
     names = ["matmul", "conv2d_forward", "conv2d_input_grad", "conv2d_filter_grad", "xla_dense"]
-    assert [e["op"] for e in ops] == names  # XLA (jit_compile=True) compiled and ran for real
+    assert [e["op"] for e in ops] == names  # XLA (jit_compile=True) compiled and ran for real, in a child
     assert all(e["ok"] and e["rel_error"] == 0 for e in ops)
+    fit = next(e for e in events if e["event"] == "fit")  # a real Keras model trained without XLA
+    assert fit["ok"] and fit["jit_compile"] is False and fit["loss"][-1] < fit["loss"][0]
 
 
 # ---- every GPU, XLA, the driver read here, the first-start compile (issue 20 point 3) ----------

@@ -12,7 +12,7 @@ from packaging.version import Version
 from wizard.choose.gpucode import fit
 from wizard.choose.harvest import load_harvest
 from wizard.choose.knowledge import load_knowledge
-from wizard.choose.wheelset import LOADED, GpuTarget, choose_set
+from wizard.choose.wheelset import LOADED, PROFILER_ONLY, GpuTarget, choose_set
 
 KB = load_knowledge()
 HARVEST = load_harvest()
@@ -58,6 +58,8 @@ def test_no_gpu_gets_a_library_wheel_without_its_code(cc: str) -> None:
         for name, version in choice.wset.pins:
             if name in blocked:
                 continue  # the set says so: it is refused for this GPU, not installed
+            if name.startswith(PROFILER_ONLY):
+                continue  # training never loads it (CUPTI: the profiler's); the set says so (issue 33)
             assert _runs(name, version, Version(cc), driver), (rel.version, cc, name, version)
 
 
@@ -94,3 +96,14 @@ def test_cufftw_and_cusolvermg_do_not_bound_the_set() -> None:
     assert pkg is not None and "libcufftw.so.11" in pkg.libs
     assert not LOADED.match("libcufftw.so.11") and not LOADED.match("libcusolverMg.so.11")
     assert LOADED.match("libcufft.so.11") and LOADED.match("libnccl.so.2") and LOADED.match("libcupti.so.12")
+
+
+def test_cupti_without_code_for_an_rtx_50_no_longer_refuses_tf_2_15() -> None:
+    """Training never loads CUPTI (the profiler does): TF 2.14/2.15's CUPTI has no code for
+    compute capability 12.0, and the set is offered with the profiler caveat, as its conda twin."""
+    rel = KB.release("2.15")
+    assert rel is not None
+    choice = choose_set(KB, rel, [GpuTarget("GeForce RTX 5090", Version("12.0"))], Version("12.8"))
+    assert not any(p.name.startswith("nvidia-cuda-cupti") for p in choice.blockers)
+    profiler = [p for p in choice.caveats if p.kind == "profiler"]
+    assert profiler and "trains" in profiler[0].text and "CUPTI" in profiler[0].text

@@ -12,10 +12,13 @@ the new environment's Python. It:
 2. lists every GPU the driver has (libcuda through ctypes: /usr/lib/wsl/lib/libcuda.so.1 in
    WSL2, else libcuda.so.1; nvidia-smi when it does not load) beside the ones TensorFlow uses:
    a GPU TensorFlow leaves out (it skips GPUs it has no code for) fails the check;
-3. on every GPU, runs a matmul, a small Conv2D forward and backward pass and an XLA-compiled
-   function (tf.function(jit_compile=True): Keras 3 compiles with XLA by default, so a broken
-   ptxas or a PTX that will not JIT shows there first), each compared with the CPU's result;
-   an op TensorFlow silently ran on the CPU fails, and says so.
+3. on every GPU, runs a matmul and a small Conv2D forward and backward pass, each compared with
+   the CPU's result (an op TensorFlow silently ran on the CPU fails, and says so); then trains a
+   small Keras model with jit_compile=False, and runs an XLA-compiled function in a child process
+   (tf_train_probe.py beside this file: an XLA that cannot target the GPU aborts the process).
+   Where the wizard predicts that abort (--xla-limit 12.0=8.5<8.7: XLA writes PTX 8.5, sm_120
+   needs 8.7), that abort is a named limit ("use jit_compile=False") and the check passes on the
+   rest; any other XLA failure fails the check, and an XLA that works says so.
 The driver's CUDA version is read from libcuda (or nvidia-smi) when --driver-cuda is not given.
 Where a GPU runs only PTX, the first start compiles it: a line says so, a heartbeat follows, and
 --time-limit bounds it.
@@ -29,6 +32,8 @@ Output: one JSON object per line on stdout, each with a human `message`:
     {"event": "driver", "cuda": "12.6", "from": "libcuda", "gpus": [...]}
     {"event": "op", "op": "conv2d_input_grad", "device": "...GPU:0", "rel_error": 1e-06, "ok": true}
     {"event": "jit", "gpu": 0, "via": "compute_90", "limit_s": 1800, "message": "compiling ..."}
+    {"event": "fit", "device": "...GPU:0", "loss": [...], "ok": true, "jit_compile": false}
+    {"event": "limit", "code": "xla-sm", "gpu": 0, "message": "XLA cannot compile ... jit_compile=False"}
     {"event": "fail", "code": "ptx-driver", "message": "..."}
     {"event": "done", "ok": true, "seconds": 12.3}
 
@@ -38,7 +43,7 @@ CUDA at its end, since a CUDA error alone (CUDA_ERROR_INVALID_PTX) has more than
 Exit status: 0 passed, 1 failed, 2 bad usage.
 
 Usage: python tf_gpu_check.py [--driver-cuda 12.2] [--ptx-isa compute_90=8.3 ...] [--expect-gpus N]
-                              [--time-limit SECONDS]
+                              [--time-limit SECONDS] [--xla-limit 12.0=8.5<8.7 ...]
 """
 
 from __future__ import annotations
@@ -335,8 +340,11 @@ class Watchdog:
                 self.out.emit("done", "the GPU check FAILED", ok=False, seconds=round(waited, 1))
                 print(f"{NAME} FAILED [time-limit]: {message}", file=sys.stderr, flush=True)
                 os._exit(1)
-            what = "the driver is compiling PTX for this GPU" if self.compiling else "still running"
-            self.out.emit("heartbeat", f"{what} ({waited:.0f} s)", seconds=round(waited))
+            if self.compiling:
+                message = f"compiling for your GPU, expect 10-30 min, once: {waited / 60:.1f} min so far"
+            else:
+                message = f"still running ({waited:.0f} s)"
+            self.out.emit("heartbeat", message, seconds=round(waited))
 
 
 # ---- the check ----------------------------------------------------------------------------
@@ -361,7 +369,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=TIME_LIMIT,
         help="seconds the ops may take, a first-start PTX compile included (default %(default)s)",
     )
+    p.add_argument(
+        "--xla-limit",
+        action="append",
+        default=[],
+        metavar="CC=ISA<NEED",
+        help="the wizard predicts that this TensorFlow's XLA, which writes PTX ISA ISA, cannot compile"
+        " for compute capability CC (whose target needs PTX NEED)",
+    )
     args = p.parse_args(argv)
+    args.xla_limits = parse_xla_limits(p, args.xla_limit)
     isas = {}
     for item in args.ptx_isa:
         name, _, isa = item.partition("=")
@@ -373,6 +390,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if args.driver_cuda is not None and parse_version(args.driver_cuda) is None:
         p.error(f"--driver-cuda {args.driver_cuda!r}: expected like 12.2")
     return args
+
+
+def parse_xla_limits(p: argparse.ArgumentParser, items: list[str]) -> dict[tuple[int, int], tuple[str, str]]:
+    limits = {}
+    for item in items:
+        m = re.fullmatch(r"\s*([0-9]+\.[0-9]+)=([0-9]+\.[0-9]+)<([0-9]+\.[0-9]+)\s*", item)
+        cc = parse_version(m.group(1)) if m else None
+        if not m or cc is None:
+            p.error(f"--xla-limit {item!r}: expected like 12.0=8.5<8.7")
+        limits[cc] = (m.group(2), m.group(3))
+    return limits
 
 
 def check(out: Out, args: argparse.Namespace) -> None:
@@ -448,9 +476,9 @@ def check(out: Out, args: argparse.Namespace) -> None:
     for index, name, via in compiling:
         out.emit(
             "jit",
-            f"GPU {index} ({name}) runs PTX {via}: the driver is compiling TensorFlow's kernels for it on"
-            f" this first start, which can take many minutes (limit {args.time_limit:g} s); later starts"
-            " use the cache",
+            f"compiling for your GPU, expect 10-30 min, once: GPU {index} ({name}) runs PTX {via}, which"
+            f" the driver compiles into its cache on this first start (limit {args.time_limit:g} s);"
+            " later starts take seconds",
             gpu=index,
             via=via,
             limit_s=args.time_limit,
@@ -462,6 +490,8 @@ def check(out: Out, args: argparse.Namespace) -> None:
         with Watchdog(out, args.time_limit, bool(compiling)):
             for dev in devices:
                 run_ops(out, tf, dev)
+            for dev in devices:
+                train_proofs(out, tf, dev, _device_cc(dev, seen), args)
     except CheckFailed as failed:
         failed.context = context
         raise
@@ -590,22 +620,9 @@ def run_ops(out: Out, tf: Any, device: str) -> None:
             dx, dw = tape.gradient(loss, [x, w])
         return [y, dx, dw]
 
-    def xla(dev: str) -> list[Any]:
-        # Compiled by XLA for the device (ptxas builds its kernels on a GPU), as Keras 3 does.
-        @tf.function(jit_compile=True)
-        def dense(x: Any, w: Any) -> Any:
-            return tf.nn.relu(tf.matmul(x, w)) + 1.0
-
-        with tf.device(dev):
-            x = tf.random.stateless_uniform((256, 128), seed=(9, 10), minval=-1.0, maxval=1.0)
-            w = tf.random.stateless_uniform((128, 64), seed=(11, 12), minval=-1.0, maxval=1.0)
-            y = dense(x, w)
-        return [y]
-
     steps = [
         ("matmul", matmul, ["matmul"]),
         ("conv2d", conv, ["conv2d_forward", "conv2d_input_grad", "conv2d_filter_grad"]),
-        ("xla", xla, ["xla_dense"]),
     ]
     for what, fn, names in steps:
         started = time.monotonic()
@@ -633,6 +650,94 @@ def run_ops(out: Out, tf: Any, device: str) -> None:
             out.emit("op", message, op=name, device=placed, rel_error=err, ok=ok, seconds=seconds)
             if not ok:
                 raise CheckFailed("wrong-result", message)
+
+
+def _device_cc(device: str, seen: list[tuple[str, tuple[int, int]]]) -> tuple[int, int] | None:
+    m = re.search(r"GPU:([0-9]+)$", device.upper())
+    index = int(m.group(1)) if m else -1
+    return seen[index][1] if 0 <= index < len(seen) else None
+
+
+def train_proofs(
+    out: Out, tf: Any, device: str, cc: tuple[int, int] | None, args: argparse.Namespace
+) -> None:
+    """A Keras fit without XLA, then XLA in a child (tf_train_probe.py): what trains, proved; an
+    XLA abort the wizard predicted is a named limit, any other XLA failure fails the check."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import tf_train_probe as probe
+
+    started = time.monotonic()
+    tf.config.set_soft_device_placement(True)  # Keras keeps its input pipeline on the CPU
+    try:
+        result = probe.keras_fit(tf, device)
+    except Exception as exc:  # the error text is what the doctor reads
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        raise CheckFailed(
+            "keras-fit", f"a Keras fit on {device} failed: {type(exc).__name__}: {first[:400]}"
+        ) from None
+    finally:
+        tf.config.set_soft_device_placement(False)
+    ok, why = probe.fit_verdict(result, device)
+    message = f"a Keras model trained on {result['device'] or device} with jit_compile=False: {why}"
+    out.emit("fit", message, jit_compile=False, ok=ok, seconds=round(time.monotonic() - started, 3), **result)
+    if not ok:
+        raise CheckFailed("keras-fit", message)
+    _xla_proof(out, probe, device, cc, args)
+
+
+def _xla_proof(
+    out: Out, probe: Any, device: str, cc: tuple[int, int] | None, args: argparse.Namespace
+) -> None:
+    limit = args.xla_limits.get(cc) if cc else None
+    started = time.monotonic()
+    got = probe.probe_xla(device, args.time_limit)
+    seconds = round(time.monotonic() - started, 3)
+    outcome = got["outcome"]
+    if outcome == "ran":
+        err = rel_error(got.get("got", []), got.get("want", []))
+        placed = str(got.get("device", ""))
+        on_gpu = "GPU" in placed.upper() or not device.upper().startswith("/GPU")
+        ok = err <= TOLERANCE and on_gpu
+        message = (
+            f"xla_dense on {placed or device}: relative error {err:.2e} against the CPU (limit {TOLERANCE:g})"
+        )
+        if limit:
+            message += f"; XLA compiles for compute capability {fmt(cc)} with this TensorFlow after all"
+        out.emit("op", message, op="xla_dense", device=placed, rel_error=err, ok=ok, seconds=seconds)
+        if not on_gpu:
+            raise CheckFailed("cpu-placement", f"xla_dense ran on {placed or '?'}, not on {device}")
+        if not ok:
+            raise CheckFailed("wrong-result", message)
+        return
+    if outcome == "raised":
+        raise CheckFailed("xla", f"xla on {device} failed: {got.get('error', '?')}")
+    if outcome == "timeout":
+        raise CheckFailed("time-limit", f"XLA on {device} did not finish in {args.time_limit:g} s")
+    llvm, ptx = got.get("llvm"), got.get("ptx")
+    sm = f"{cc[0]}{cc[1]}" if cc else None
+    if limit and ptx and ptx.get("sm") == sm and ptx.get("isa") == limit[0]:
+        tf_version = getattr(sys.modules.get("tensorflow"), "__version__", "?")
+        message = (
+            f"XLA cannot compile for this GPU (compute capability {fmt(cc)}) with TensorFlow {tf_version}:"
+            f" it writes PTX {ptx['isa']} and sm_{sm} needs PTX {ptx['needs']}, so a compile aborts the"
+            " program. Everything else trains on the GPU: in Keras use"
+            " model.compile(..., jit_compile=False)"
+        )
+        out.emit(
+            "limit",
+            message,
+            code="xla-sm",
+            gpu=device,
+            compute_capability=fmt(cc),
+            llvm=llvm,
+            jit_compile=False,
+            seconds=seconds,
+        )
+        return
+    what = llvm or "; ".join(got.get("stderr_tail") or []) or f"exit status {got.get('returncode')}"
+    raise CheckFailed(
+        "xla", f"XLA on {device} killed its process (exit status {got.get('returncode')}): {what[:400]}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

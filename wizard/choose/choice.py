@@ -30,8 +30,26 @@ class VersionSet:
         return asdict(self)
 
 
-# Why a set needs its driver floor (DriverNeed.basis).
-MINOR, TOOLKIT, PTX_JIT = "minor", "toolkit", "ptx"
+# Why a set needs its driver floor (DriverNeed.basis). GPU_GENERATION: the GPU itself (no driver
+# older than the CUDA that added its architecture knows it: RTX 50, the 570 branch).
+MINOR, TOOLKIT, PTX_JIT, GPU_GENERATION = "minor", "toolkit", "ptx", "gpu"
+
+
+@dataclass(frozen=True)
+class XlaLimit:
+    """XLA in this TensorFlow cannot compile for a GPU here: it writes PTX `isa` (from the CUDA
+    TensorFlow was built with) and the GPU's target needs `needs`; LLVM aborts the process. Keras
+    models then train with jit_compile=False (TensorFlow's own kernels). Computed once by the
+    resolver; the plan's verify expects it (--xla-limit) and every screen words it one way."""
+
+    name: str  # the GPU
+    cc: str  # "12.0"
+    tf: str  # "2.21"
+    isa: str  # "8.5": the PTX XLA writes
+    needs: str  # "8.7": the PTX the GPU's target needs
+
+    def check_arg(self) -> str:
+        return f"{self.cc}={self.isa}<{self.needs}"
 
 
 @dataclass(frozen=True)
@@ -120,6 +138,8 @@ class Candidate:
     # WSL2: the Linux driver's files inside WSL that the plan's remove-linux-driver step removes;
     # this GPU set fits only after that step (empty: no such step).
     linux_driver: tuple[str, ...] = ()
+    # XLA cannot compile for a GPU here with this release (Keras needs jit_compile=False).
+    xla_limit: XlaLimit | None = None
 
     @property
     def driver_step(self) -> bool:
@@ -147,6 +167,7 @@ class Candidate:
             reported=asdict(self.reported) if self.reported else None,
             linux_driver=list(self.linux_driver),
             first_steps=self.first_steps,
+            xla_limit=asdict(self.xla_limit) if self.xla_limit else None,
         )
         return d
 

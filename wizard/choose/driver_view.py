@@ -11,7 +11,16 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from wizard.choose.choice import MINOR, TOOLKIT, Candidate, DriverNeed, FailureReport, GpuReport
+from wizard.choose.choice import (
+    GPU_GENERATION,
+    MINOR,
+    TOOLKIT,
+    Candidate,
+    DriverNeed,
+    FailureReport,
+    GpuReport,
+    XlaLimit,
+)
 from wizard.probe.state_view import StateWords
 from wizard.text import t
 
@@ -21,8 +30,11 @@ def need_sentence(need: DriverNeed, *, fix: bool = True) -> str:
     minor-version compatibility); yours is 527.41: update the Windows driver"."""
     side = t(f"recommend.need_side_{need.side}")
     key = "need_minor" if need.basis == MINOR else "need_toolkit" if need.basis == TOOLKIT else "need_ptx"
+    area = "recommend"
+    if need.basis == GPU_GENERATION:  # the GPU's own floor (RTX 50: the 570 branch)
+        area, key = "gpuroute", "need_gpu"
     what = t(
-        f"recommend.{key}",
+        f"{area}.{key}",
         tf=need.tf,
         cuda=need.cuda,
         basis_cuda=need.basis_cuda,
@@ -183,3 +195,17 @@ def kernel_gen_facts() -> dict[str, str]:
                     )
                     return out
     return out
+
+
+def xla_limit_text(limit: XlaLimit) -> str:
+    """The one line a student reads wherever this set is shown: XLA cannot compile for the GPU,
+    so Keras models need jit_compile=False, and why."""
+    return t(
+        "gpuroute.xla_limit",
+        name=limit.name,
+        cc=limit.cc,
+        tf=limit.tf,
+        isa=limit.isa,
+        needs=limit.needs,
+        sm=limit.cc.replace(".", ""),
+    )

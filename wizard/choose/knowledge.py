@@ -138,6 +138,9 @@ class Toolkit(Sourced):
     cuda: Version
     linux: Version
     windows: Version
+    # The newest PTX ISA this CUDA writes (NVIDIA's PTX ISA release history): what XLA in a
+    # TensorFlow built with this CUDA emits (12.5 -> 8.5); None where the table does not say.
+    ptx_isa: Version | None = None
 
 
 @dataclass(frozen=True)
@@ -172,9 +175,15 @@ class Architecture(Sourced):
     last_driver_branch: int | None
     ptxas_cuda: Version | None
     reports: tuple[FailureReport, ...] = ()  # issues reporting pip TensorFlow failing on these GPUs
+    # (compute capability, the lowest PTX ISA LLVM accepts for its target): sm_120 needs 8.7
+    ptx_isa_min: tuple[tuple[Version, Version], ...] = ()
 
     def covers(self, cc: Version) -> bool:
         return self.cc_min <= cc <= self.cc_max
+
+    def ptx_floor(self, cc: Version) -> Version | None:
+        """The PTX ISA a compiler must write for this GPU's target; None where no row says."""
+        return next((isa for c, isa in self.ptx_isa_min if c == cc), None)
 
 
 @dataclass(frozen=True)
@@ -555,6 +564,7 @@ def _toolkit(row: Mapping[str, Any]) -> Toolkit:
         cuda=Version(row["cuda"]),
         linux=Version(row["linux"]),
         windows=Version(row["windows"]),
+        ptx_isa=Version(row["ptx_isa"]) if row.get("ptx_isa") else None,
         **_sourced(row),
     )
 
@@ -617,6 +627,7 @@ def _arch(row: Mapping[str, Any]) -> Architecture:
         last_driver_branch=int(branch) if branch is not None else None,
         ptxas_cuda=Version(ptxas) if ptxas is not None else None,
         reports=tuple(_report(r) for r in row.get("pip_tensorflow_reports", [])),
+        ptx_isa_min=tuple((Version(r["cc"]), Version(r["isa"])) for r in row.get("ptx_isa_min", [])),
         **_sourced(row),
     )
 

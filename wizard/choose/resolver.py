@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from packaging.version import InvalidVersion, Version
 
 from wizard.choose.choice import (
+    GPU_GENERATION,
     METHODS,
     MINOR,
     PTX_JIT,
@@ -47,9 +48,11 @@ from wizard.choose.choice import (
     GpuReport,
     Recommendation,
     VersionSet,
+    XlaLimit,
 )
 from wizard.choose.driver_floors import normalize_driver
-from wizard.choose.driver_view import need_reason, reported_text, upgrade_hint
+from wizard.choose.driver_view import need_reason, reported_text, upgrade_hint, xla_limit_text
+from wizard.choose.gpu_generation import generation_floor, toolkit_too_old, xla_limit
 from wizard.choose.gpucode import PTX_DRIVER_TOO_OLD, SASS, Fit, fit
 from wizard.choose.knowledge import ComputeBuild, KnowledgeBase, Release, driver_text, load_knowledge
 from wizard.choose.wheelset import GpuTarget, WheelSet, choose_set, tested_set
@@ -262,6 +265,7 @@ class _Eval:
     wheel_set: WheelSet | None = None  # pip-and-cuda: the nvidia-* wheels pinned with ==
     jit_ptx: str | None = None  # "compute_90": a GPU here runs this release only through PTX
     driver_step: bool = False  # judged on the driver it needs, not on today's
+    xla_limit: XlaLimit | None = None  # XLA cannot compile for a GPU here (jit_compile=False)
 
     def block(self, kind: str, text: str) -> None:
         self.blockers.append((kind, text))
@@ -388,6 +392,7 @@ def _check_gpu_method(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: Release, 
         ev.block("gpu", t("recommend.no_gpu"))
         return
     _check_compute_capability(ev, facts, kb, rel)
+    _check_generation(ev, facts, kb, rel, method)
     _check_driver(ev, facts, kb, rel, method)
     if method == "pip-and-cuda":
         _pin_wheels(ev, facts, kb, rel)
@@ -466,6 +471,47 @@ def _check_compute_capability(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: R
             )
     ev.gpus = [GpuTarget(g.name, g.cc) for g in usable if g.cc is not None]
     _reported_failures(ev, facts, kb)
+
+
+def _check_generation(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: Release, method: str) -> None:
+    """What each GPU's generation asks whatever the set (wizard.choose.gpu_generation): its own
+    driver floor, a system-wide CUDA new enough to know it, and whether XLA compiles for it."""
+    for gpu in facts.gpus:
+        if gpu.cc is None:
+            continue
+        if method == "system-cuda":
+            first = toolkit_too_old(kb, gpu.cc, rel.cuda)
+            if first is not None:
+                ev.block(
+                    "cc",
+                    t(
+                        "gpuroute.toolkit_too_old",
+                        cuda=_mm(rel.cuda),
+                        name=gpu.name,
+                        cc=gpu.cc,
+                        first=_mm(first),
+                    ),
+                )
+        found = generation_floor(kb, gpu.cc, facts.windows_driver)
+        if found is not None:
+            floor, cuda = found
+            ev.need_driver(floor, GPU_GENERATION, cuda)
+            if facts.driver is not None and facts.driver < floor:
+                ev.block(
+                    "driver",
+                    t(
+                        "gpuroute.driver_below_generation",
+                        name=gpu.name,
+                        arch=_arch_name(facts, kb),
+                        cuda=_mm(cuda),
+                        floor=driver_text(floor),
+                        driver=facts.driver_text or "?",
+                    ),
+                )
+        limit = xla_limit(kb, rel, gpu.name, gpu.cc)
+        if limit is not None and ev.xla_limit is None and any(g.cc == gpu.cc for g in ev.gpus):
+            ev.xla_limit = limit
+            ev.caveats.insert(0, xla_limit_text(limit))
 
 
 def _no_code_text(gpu: GpuFact, build: ComputeBuild, rel: Release, facts: Facts) -> str:
@@ -859,6 +905,7 @@ def _candidate(rel: Release, method: str, ev: _Eval) -> Candidate:
         min_driver=driver_text(ev.needs_driver) if gpu and ev.needs_driver else None,
         jit_ptx=ev.jit_ptx if gpu else None,
         reported=ev.reported if gpu else None,
+        xla_limit=ev.xla_limit if gpu else None,
     )
 
 

@@ -166,7 +166,11 @@ LOADED = re.compile(
 )
 
 HARD = ("code", "driver")  # the library cannot run here
-SOFT = ("ptx", "ptxas")  # it runs, but only through PTX the driver compiles / XLA is slowed
+# It runs, but only through PTX the driver compiles / XLA is slowed / only the profiler lacks it.
+SOFT = ("ptx", "ptxas", "profiler")
+# Loaded only by the profiler (tf.profiler, TensorBoard's Profile tab), never by training: a GPU it
+# has no code for still trains, so it never refuses a set (issue 33: TF 2.14/2.15 on an RTX 50).
+PROFILER_ONLY = ("nvidia-cuda-cupti",)
 
 
 def problems(
@@ -223,7 +227,7 @@ def _package_problem(
                 name, "ptx", t("recommend.lib_ptx_only", via=got.via, isa=got.isa, **fields)
             )
             continue
-        if got.kind == PTX_DRIVER_TOO_OLD:
+        if got.kind == PTX_DRIVER_TOO_OLD and not name.startswith(PROFILER_ONLY):
             text = t(
                 "recommend.lib_ptx_driver",
                 via=got.via,
@@ -233,6 +237,8 @@ def _package_problem(
                 **fields,
             )
             return Problem(name, "driver", text)
+        if name.startswith(PROFILER_ONLY):
+            return Problem(name, "profiler", t("gpuroute.lib_profiler_only", **fields))
         return Problem(name, "code", t("recommend.lib_no_code", sass=code.sass_label(), **fields))
     return soft
 

@@ -48,6 +48,7 @@ class TerminalEvents(RunnerEvents):
         self._progress_shown = False
         self._current = ""  # the step whose header was printed last
         self._numbers: dict[str, int] = {}
+        self.failed_output: list[str] = []  # a failed step's last lines (the next route reads them)
 
     def _end_progress(self) -> None:
         if self._progress_shown:
@@ -79,6 +80,8 @@ class TerminalEvents(RunnerEvents):
 
     def step_finished(self, step: Step, result: StepResult) -> None:
         self._end_progress()
+        if result.status == FAILED:
+            self.failed_output = list(result.output)
         # The plan model's words for the status (FAILED shouted, as before); a stop is "stopped".
         if result.status == PENDING:
             mark = t("runner.cli.mark.stopped")
@@ -318,4 +321,22 @@ def _apply(args: argparse.Namespace, profile: MachineProfile | None) -> int:
         print()
         lines = next_steps(plan, exists=None if plan.simulated else os.path.exists)
         print("\n".join(safe(line, 2000) for line in lines))  # a HOME path is data, OSC 52 and all
+    elif result.outcome == "failed" and result.failed_step == "verify":
+        _print_next_route(plan, profile, events.failed_output)
     return {"finished": 0, "restart": 0, "cancelled": 130}.get(result.outcome, 1)
+
+
+def _print_next_route(plan: Plan, profile: MachineProfile | None, output: list[str]) -> None:
+    """The verify failed because a GPU kernel does not run here: the next route, whole."""
+    from wizard.plan.routes import kernel_failure, next_route_for
+
+    code = kernel_failure(output)
+    if code is None:
+        return
+    route = next_route_for(plan, profile)
+    print()
+    if route is None:
+        print(t("gpuroute.next_none", code=code))
+        return
+    print(t("gpuroute.next_title", code=code))
+    print("\n".join(safe(line, 2000) for line in route.lines()))

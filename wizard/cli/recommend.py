@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from wizard.choose.choice import METHODS, Candidate, Recommendation, method_words
@@ -11,6 +12,7 @@ from wizard.choose.driver_view import first_step_line
 from wizard.choose.resolver import useful_candidates
 from wizard.cli.common import add_profile_option, error_line
 from wizard.plan.lock_view import install_summary
+from wizard.plan.routes import Route, ranked_lines, routes_for
 from wizard.text import t
 
 if TYPE_CHECKING:
@@ -61,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         rec = recommend(profile, **selectors)
     if getattr(args, "json", False):
-        print_json(rec.to_dict())
+        print_json({**rec.to_dict(), "routes": [asdict(r) for r in _routes(rec, profile)]})
         return 0 if rec.recommended else 1
     from rich.console import Console
 
@@ -210,6 +212,21 @@ def _render_summary(rec: Recommendation, console: Console, profile: MachineProfi
         console.print(_shown(t("recommend.hint", hint=rec.unlock_hint), "yellow"))
     for note in rec.notes:
         console.print(_shown(f"  {note}", "dim"))
+    routes = _routes(rec, profile)
+    if routes:  # a GPU the wheels serve only in part: the other routes, ranked (wizard/plan/routes.py)
+        console.print(t("gpuroute.ranked_title"))
+        for line in ranked_lines(routes):
+            console.print(_shown(line))
+
+
+def _routes(rec: Recommendation, profile: MachineProfile | None) -> list[Route]:
+    """The ranked routes where some go beyond the wizard's own sets (a cited build serves this GPU)."""
+    if profile is None:
+        return []
+    from wizard.plan.build import machine_home
+
+    routes = routes_for(profile, rec, machine_home(profile))
+    return routes if any(r.source for r in routes) else []
 
 
 # ---- the README table ---------------------------------------------------------------

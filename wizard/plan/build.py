@@ -7,6 +7,7 @@ import re
 from pathlib import Path, PurePath, PureWindowsPath
 
 from wizard.choose.choice import Candidate
+from wizard.choose.driver_view import xla_limit_text
 from wizard.paths import VENV_IN_HOME
 from wizard.plan import conda as plan_conda
 from wizard.plan import linux as plan_linux
@@ -48,6 +49,8 @@ def build_plan(
         if not venv_path.is_absolute():
             venv_path = Path.cwd() / venv_path
     inputs = PlanInputs(candidate=candidate, venv=venv_path, home=home_path)
+    if candidate.xla_limit is not None and candidate.set.method != "cpu":
+        inputs.extra_notes.append(xla_limit_text(candidate.xla_limit))  # Keras: jit_compile=False
     # A demo plan names the wizard's uv and programs in the demo user's home, as the venv is.
     with shown_under(home_path if profile.simulated else None):
         return _build(profile, candidate, inputs)

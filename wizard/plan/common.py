@@ -7,6 +7,7 @@ spaces or quotes, or an odd GPU name, cannot turn into shell code.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import PurePath
 
@@ -327,6 +328,23 @@ def tensorflow_step(
     )
 
 
+# The driver's compile cache for a GPU that runs TensorFlow through PTX (Candidate.jit_ptx): 4 GiB,
+# set for the verify (the first start, which fills it) and the hello proof (the second, which
+# must find it full); the default 1 GiB is too small for a TF build's PTX compiled for one GPU.
+CUDA_CACHE_BYTES = "4294967296"
+# The hello script's proof that the cache held: the second start must train within this many seconds.
+SECOND_START_LIMIT_S = "300"
+
+
+def cache_env(inputs: PlanInputs, *, second_start: bool = False) -> tuple[str, ...]:
+    """`env CUDA_CACHE_MAXSIZE=...` before a command that starts TensorFlow on a PTX-only GPU."""
+    cand = inputs.candidate
+    if not cand.jit_ptx or cand.set.method == "cpu" or re.match(r"^([A-Za-z]:\\|%)", str(inputs.venv)):
+        return ()
+    limit = (f"TF_GPU_WIZARD_SECOND_START={SECOND_START_LIMIT_S}",) if second_start else ()
+    return ("env", f"CUDA_CACHE_MAXSIZE={CUDA_CACHE_BYTES}", *limit)
+
+
 def verify_step(
     inputs: PlanInputs,
     *,
@@ -343,7 +361,7 @@ def verify_step(
     proofs (the hello step's check then finds it recorded: last_mile.hello_step)."""
     py = python or env_python(inputs.venv, windows)
     if gpu:
-        argv = (*prefix, py, check_script(), *check_args(inputs.candidate, driver_cuda))
+        argv = (*cache_env(inputs), *prefix, py, check_script(), *check_args(inputs.candidate, driver_cuda))
     elif hello:
         argv = (*prefix, py, program(TF_PROOF), "cpu", hello)
     else:

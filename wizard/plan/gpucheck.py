@@ -6,9 +6,10 @@ in the wheel (from the harvest, compute.toml) and, when this plan leaves the dri
 it is, the CUDA version that driver supports. The check reads the driver itself first
 (cuDriverGetVersion and the GPU list through /usr/lib/wsl/lib/libcuda.so.1 in WSL2 or
 libcuda.so.1, else nvidia-smi), so a WSL plan, which passes no figure, is still verified,
-and a GPU TensorFlow leaves out is found. It runs the ops and an XLA-compiled function on
-every GPU, with a time limit on the first-start PTX compile.
-
+and a GPU TensorFlow leaves out is found. It runs the ops, a Keras fit with jit_compile=False
+and, in a child process, an XLA-compiled function on every GPU, with a time limit on the
+first-start PTX compile. Where the resolver predicts that XLA cannot compile for a GPU
+(Candidate.xla_limit), --xla-limit tells the check, which then names that abort as a limit.
 Where the wheel's build info does not name its compute capabilities (2.22.0rc0), the harvest's
 (`--built-for`, `--wheel-cuda`) stand in. Every CUDA library of the nvidia-* wheels TensorFlow
 asks for (its and-cuda requirements, as installed) must load from the environment: the check
@@ -27,7 +28,7 @@ from wizard.plan.model import Step
 from wizard.plan.programs import program
 from wizard.profile import MachineProfile
 
-CHECK_PROGRAM = "tf_gpu_check.py"
+CHECK_PROGRAM = "tf_gpu_check.py"  # runs tf_train_probe.py from beside itself (programs.NEEDS)
 # Steps after which the profile's driver is no longer the one the check meets.
 DRIVER_STEPS = ("driver", "windows-driver")
 
@@ -54,6 +55,8 @@ def check_args(candidate: Candidate, driver_cuda: str | None = None) -> tuple[st
     if build and rel and harvested is not None and not harvested.compute_capabilities:
         # The wheel's build info names none (2.22.0rc0): the harvest read them from its fatbins.
         args += ["--built-for", build.label(), "--wheel-cuda", str(rel.cuda)]
+    if candidate.xla_limit is not None:  # the resolver predicts XLA's abort there: a named limit
+        args += ["--xla-limit", candidate.xla_limit.check_arg()]
     return tuple(args)
 
 

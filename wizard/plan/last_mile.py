@@ -15,7 +15,7 @@ import re
 from pathlib import Path, PurePath, PureWindowsPath
 
 from wizard.plan import shellblock
-from wizard.plan.common import TF_PROOF
+from wizard.plan.common import CUDA_CACHE_BYTES, TF_PROOF, cache_env
 from wizard.plan.installer import PIP, Installer
 from wizard.plan.model import Check, PlanInputs, Step
 from wizard.plan.programs import program
@@ -23,7 +23,6 @@ from wizard.text import t
 
 HELLO = "hello_gpu.py"  # assets/programs
 COPY_FILE = "copy_file.py"  # assets/programs: copies a file whole (temp, fsync, rename), any platform
-CUDA_CACHE_BYTES = "4294967296"  # 4 GiB: a TF build's PTX for one GPU fits, with room to spare
 CUDA_CACHE_BLOCK = "cuda-cache"
 
 # The kernel spec Jupyter would start is this environment's Python, and its launcher imports there.
@@ -76,7 +75,10 @@ def hello_step(
     if proof:
         argv: tuple[str, ...] = (*run_prefix, run_python or python, program(TF_PROOF), "hello", dest, *args)
     else:
-        argv = (*run_prefix, run_python or python, dest, *args)
+        # A PTX-only GPU: this is TensorFlow's second start, after the verify filled the driver's
+        # compile cache; the script fails if it compiles again (TF_GPU_WIZARD_SECOND_START).
+        env = cache_env(inputs, second_start=True) if gpu else ()
+        argv = (*env, *run_prefix, run_python or python, dest, *args)
     return Step(
         id="hello",
         title=t("plan.hello.title_gpu" if gpu else "plan.hello.title_cpu"),

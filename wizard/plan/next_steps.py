@@ -67,6 +67,22 @@ def _then(sentence: str, copy: str) -> list[str]:
     return [sentence, COPY_INDENT + copy]
 
 
+def xla_limit_of(plan: Plan) -> tuple[str, str, str] | None:
+    """(compute capability, PTX XLA writes, PTX the GPU needs) when the plan's verify is told that
+    XLA cannot compile for the GPU (--xla-limit 12.0=8.5<8.7, from Candidate.xla_limit)."""
+    step = _step(plan, "verify")
+    for argv in step.commands if step else ():
+        if "--xla-limit" in argv[:-1]:
+            cc, _, rest = argv[argv.index("--xla-limit") + 1].partition("=")
+            isa, _, needs = rest.partition("<")
+            return cc, isa, needs
+    return None
+
+
+def _series(plan: Plan) -> str:
+    return ".".join(plan.set.tensorflow.split(".")[:2])
+
+
 def next_steps(plan: Plan, exists: Callable[[str], bool] | None = None) -> list[str]:
     """Lines for people, in order. `exists` tells whether a file is there now (a finished
     real run); without it only what the plan itself makes is named."""
@@ -80,6 +96,9 @@ def next_steps(plan: Plan, exists: Callable[[str], bool] | None = None) -> list[
         hello = hello_path(plan.venv)
         run = f"python {quote(hello)}" + ("" if gpu else " --cpu")
         lines += _then(t("next.hello_gpu" if gpu else "next.hello_cpu"), run)
+    limit = xla_limit_of(plan)
+    if limit is not None:  # the one line a student needs for their own models on this GPU
+        lines.append(t("gpuroute.next_xla", cc=limit[0], isa=limit[1], needs=limit[2], tf=_series(plan)))
     conda_activate = _step(plan, "conda-activate")
     if _step(plan, "cuda-cache") is not None or (
         conda_activate is not None and "CUDA_CACHE_MAXSIZE" in " ".join(conda_activate.commands[0])

@@ -66,10 +66,19 @@ def _sentence(event: dict[str, Any]) -> str | None:
     if kind == "fail":
         key = f"story.check.fail_{f.get('code', '').replace('-', '_')}"
         return t(key) + " (" + f.get("message", "") + ")" if has(key) else None
+    if kind in ("fit", "limit"):  # a Keras fit without XLA; XLA's known limit (issue 33)
+        return _train_sentence(kind, event, f)
     if kind == "done":
         key = "story.check.done_ok" if event.get("ok") else "story.check.done_failed"
         return t(key, seconds=f.get("seconds", "?"))
     return None
+
+
+def _train_sentence(kind: str, event: dict[str, Any], f: dict[str, str]) -> str:
+    if kind == "limit":
+        return t("gpuroute.check_limit", cc=f.get("compute_capability", "?"))
+    key = "gpuroute.check_fit_ok" if event.get("ok") else "gpuroute.check_fit_bad"
+    return t(key, device=f.get("device", "GPU").rsplit("device:", 1)[-1])
 
 
 def worded(line: str) -> str:

@@ -558,7 +558,7 @@ class Runner:
                 if self.sim_delay:
                     time.sleep(self.sim_delay)
                 self._emit(step, f"{sim} {line}", False)
-            return 0
+            return runner_sim.exit_status(argv)  # 0, but for the demo's fault switch
         self._emit(step, f"$ {shown}", False)
         wrapped = self.sudo.wrap(argv) if step.needs_root else None
         real_argv = wrapped.argv if wrapped else list(argv)

@@ -6,6 +6,7 @@ demo read like the real thing (apt, pip, the verify's GPU list).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from wizard.profile import MachineProfile
@@ -51,7 +52,9 @@ def output_for(argv: Sequence[str], profile: MachineProfile | None) -> list[str]
     if any(a.endswith("tf_proof.py") for a in argv):
         return _proof_lines(argv)
     if any(a.endswith("tf_gpu_check.py") for a in argv):
-        return _gpu_check_lines(profile)
+        if demo_fault() == FAULT_INVALID_HANDLE:
+            return _gpu_check_failure_lines(profile)
+        return _gpu_check_lines(profile, argv)
     if "tf.config.list_physical_devices" in joined:
         gpus = [g.name for g in profile.gpus] if profile else []
         lines = [t("runner.sim.tensorflow")]
@@ -89,7 +92,50 @@ def _proof_lines(argv: Sequence[str]) -> list[str]:
     ]
 
 
-def _gpu_check_lines(profile: MachineProfile | None) -> list[str]:
+# The demo switch (issue 33): TF_GPU_WIZARD_DEMO_FAULT=invalid-handle makes a simulated GPU check
+# fail as TF 2.16-2.20 do on an RTX 50 (CUDA_ERROR_INVALID_HANDLE), so the failure branch and the
+# move to the next route can be walked. Only simulated runs read it; it changes nothing real.
+DEMO_FAULT_ENV = "TF_GPU_WIZARD_DEMO_FAULT"
+FAULT_INVALID_HANDLE = "invalid-handle"
+
+
+def demo_fault() -> str:
+    return os.environ.get(DEMO_FAULT_ENV, "").strip().lower()
+
+
+def exit_status(argv: Sequence[str]) -> int:
+    """A simulated command's exit status: 1 for the GPU check under the demo fault, else 0."""
+    if demo_fault() == FAULT_INVALID_HANDLE and any(a.endswith("tf_gpu_check.py") for a in argv):
+        return 1
+    return 0
+
+
+def _gpu_check_failure_lines(profile: MachineProfile | None) -> list[str]:
+    """The check as it fails with CUDA_ERROR_INVALID_HANDLE on the first GPU op (JSON lines, then
+    its stderr line, which the doctor and the routes read)."""
+    import json
+
+    name, cc = (
+        (profile.gpus[0].name, profile.gpus[0].compute_capability)
+        if profile and profile.gpus
+        else ("NVIDIA GPU", "?")
+    )
+    message = (
+        "matmul on /GPU:0 failed: InternalError: 'cuLaunchKernel(function, ...)' failed with"
+        " 'CUDA_ERROR_INVALID_HANDLE'"
+    )
+    events: list[dict[str, object]] = [
+        {"event": "start", "message": "checking TensorFlow on the GPU (simulated)", "schema": 1},
+        {"event": "gpu", "message": f"GPU 0: {name}, compute capability {cc}", "index": 0, "name": name,
+         "compute_capability": cc},
+        {"event": "fail", "code": "matmul", "message": message},
+        {"event": "done", "ok": False, "seconds": 41.0, "message": "the GPU check FAILED"},
+    ]  # fmt: skip
+    lines = [json.dumps({**e, "check": "tf_gpu_check"}) for e in events]
+    return [*lines, f"tf_gpu_check FAILED [matmul]: {message} (on GPU 0: {name}, compute capability {cc})"]
+
+
+def _gpu_check_lines(profile: MachineProfile | None, argv: Sequence[str] = ()) -> list[str]:
     """What assets/checks/tf_gpu_check.py prints on a machine where it passes (JSON lines)."""
     import json
 
@@ -117,6 +163,27 @@ def _gpu_check_lines(profile: MachineProfile | None) -> list[str]:
                 "rel_error": 1e-06,
                 "ok": True,
                 "message": f"{op} on GPU:0 agrees with the CPU",
+            }
+        )
+    if "--xla-limit" in argv[:-1]:  # the plan predicts XLA's abort there: a fit, then the named limit
+        cc = argv[list(argv).index("--xla-limit") + 1].partition("=")[0]
+        events.append(
+            {
+                "event": "fit",
+                "jit_compile": False,
+                "ok": True,
+                "device": "/job:localhost/replica:0/task:0/device:GPU:0",
+                "message": "a Keras model trained on /job:localhost/replica:0/task:0/device:GPU:0 with"
+                " jit_compile=False: loss 0.690 -> 0.210, accuracy 0.93",
+            }
+        )
+        events.append(
+            {
+                "event": "limit",
+                "code": "xla-sm",
+                "compute_capability": cc,
+                "message": f"XLA cannot compile for this GPU (compute capability {cc}) with this TensorFlow:"
+                " in Keras use model.compile(..., jit_compile=False)",
             }
         )
     events.append({"event": "done", "ok": True, "seconds": 12.3, "message": "the GPU check passed"})

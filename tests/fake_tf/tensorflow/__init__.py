@@ -5,8 +5,13 @@ It plays a machine, set by environment variables, so the check meets the real fa
     FAKE_TF_GPUS      "name=9.0;name=8.6" (empty: TensorFlow sees no GPU)
     FAKE_TF_FAULT     "" | "wrong-conv" (the GPU's conv gradient is off) | "raise-matmul"
                       (CUDA_ERROR_INVALID_PTX) | "no-gpu-kernel" (a placement error) | "xla" (XLA's
-                      ptxas fails) | "cpu-placement" (ops silently run on the CPU); "FAULT@1":
-                      on GPU 1 only
+                      ptxas fails) | "cpu-placement" (ops silently run on the CPU) | "xla-abort"
+                      (XLA's LLVM aborts the process for the GPU's sm, as TF 2.21 on sm_120:
+                      tensorflow/tensorflow#111958) | "invalid-handle" (every GPU op raises
+                      CUDA_ERROR_INVALID_HANDLE, as TF 2.16-2.20's kernel_gen kernels on RTX 50);
+                      "FAULT@1": on GPU 1 only
+    FAKE_TF_XLA_PTX   the PTX ISA the fake XLA writes (default 8.5); "xla-abort" aborts only where
+                      it is below the GPU's own floor (sm_100: 8.6, sm_120: 8.7)
     FAKE_TF_SLOW      seconds the first op on a GPU takes (a first-start PTX compile)
     FAKE_TF_CALLS     a file; each import appends one line (how many times the check ran)
     FAKE_TF_BUILD_INFO  JSON: get_build_info() returns it whole (2.22.0rc0's names no compute
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from contextlib import contextmanager
 
@@ -105,6 +111,9 @@ class _Tensor:
 
     __radd__ = __add__
 
+    def __gt__(self, other: float) -> _Tensor:
+        return _Tensor([1.0 if v > other else 0.0 for v in self.values], self.device)
+
 
 def _on_gpu() -> bool:
     return "GPU" in _device[-1]
@@ -159,8 +168,16 @@ def device(name: str):
 
 class random:
     @staticmethod
+    def set_seed(seed: int) -> None:
+        pass
+
+    @staticmethod
     def stateless_uniform(shape, seed, minval=0.0, maxval=1.0) -> _Tensor:
         return _Tensor([0.25 * (seed[0] + k) for k in range(4)], _placed())
+
+    @staticmethod
+    def normal(shape) -> _Tensor:
+        return _Tensor([0.5 - 0.25 * k for k in range(4)], _placed())
 
     @staticmethod
     def stateless_normal(shape, seed) -> _Tensor:
@@ -174,6 +191,8 @@ def matmul(a: _Tensor, b: _Tensor) -> _Tensor:
             "Cannot assign a device for operation MatMul: Could not satisfy explicit device specification "
             "'/device:GPU:0' because no supported kernel for GPU devices is available."
         )
+    if _fault("invalid-handle"):
+        raise InternalError("'cuLaunchKernel(function, ...)' failed with 'CUDA_ERROR_INVALID_HANDLE'")
     if _fault("raise-matmul"):
         raise InternalError("'cuModuleLoadData(&module, data)' failed with 'CUDA_ERROR_INVALID_PTX'\nmore")
     return _Tensor([x * y for x, y in zip(a.values, b.values, strict=False)], _placed())
@@ -208,6 +227,28 @@ class GradientTape:
         return [_Tensor([2.0 * v + off for v in s.values], _device[-1]) for s in sources]
 
 
+# The PTX ISA LLVM needs for a target (llvm/llvm-project#124155: sm_120 needs 8.7, sm_100 8.6).
+_PTX_FLOOR = {(10, 0): (8, 6), (10, 1): (8, 6), (12, 0): (8, 7)}
+
+
+def _llvm_abort() -> None:
+    """What LLVM does when XLA asks for a target its PTX version lacks: a line, then abort()."""
+    gpus = _gpus()
+    index = int(_device[-1].rsplit(":", 1)[-1]) if _device[-1][-1:].isdigit() else 0
+    cc = gpus[index].details["compute_capability"] if index < len(gpus) else (12, 0)
+    isa = tuple(int(p) for p in os.environ.get("FAKE_TF_XLA_PTX", "8.5").split("."))
+    floor = _PTX_FLOOR.get(cc)
+    if floor is None or isa >= floor:
+        return  # this XLA can target the GPU: it compiles
+    sys.stderr.write(
+        f"LLVM ERROR: PTX version {isa[0]}.{isa[1]} does not support target 'sm_{cc[0]}{cc[1]}' (or"
+        f" 'sm_{cc[0]}{cc[1]}a'). Minimum required PTX version is {floor[0]}.{floor[1]}. Either remove"
+        " the PTX version to use the default, or increase it to at least that.\n"
+    )
+    sys.stderr.flush()
+    os.abort()
+
+
 _compiled: list[str] = []  # the devices an XLA function was compiled for (tests read the events)
 
 
@@ -226,9 +267,86 @@ def function(fn=None, *, jit_compile: bool = False):
                         "ptxas exited with non-zero error code 65280, output: ptxas fatal : Value"
                         f" 'sm_{major}{minor}' is not defined for option 'gpu-name'"
                     )
+                if _fault("xla-abort"):
+                    _llvm_abort()
                 _compiled.append(_device[-1])
             return f(*args, **kwargs)
 
         return call
 
     return wrap(fn) if fn is not None else wrap
+
+
+def cast(t: _Tensor, dtype: object) -> _Tensor:
+    return _Tensor([1.0 if v > 0 else 0.0 for v in t.values], t.device)
+
+
+float32 = "float32"
+
+
+class _Variable:
+    def __init__(self, device: str) -> None:
+        self.device = device
+
+
+class _Dense:
+    def __init__(self, units: int, activation: str | None = None) -> None:
+        self.units = units
+        self.kernel: _Variable | None = None
+
+
+class _History:
+    def __init__(self, history: dict) -> None:
+        self.history = history
+
+
+class _Sequential:
+    """Keras' model as far as the check and the hello script use it. fit runs on the device it
+    was built on; with XLA on (Keras 3's "auto" on a GPU) it compiles, as the real one does."""
+
+    def __init__(self, layers: list) -> None:
+        self.layers = [layer for layer in layers if isinstance(layer, _Dense)]
+        for layer in self.layers:
+            layer.kernel = _Variable(_placed())
+        self.jit_compile: object = "auto"
+
+    def compile(self, optimizer=None, loss=None, metrics=None, jit_compile: object = "auto") -> None:
+        self.jit_compile = jit_compile
+        self.optimizer = optimizer
+
+    def fit(self, x, y, epochs: int = 1, batch_size: int = 32, verbose: int = 0) -> _History:
+        _first_start()
+        optimizer_xla = getattr(self.optimizer, "jit_compile", False)
+        if (self.jit_compile is not False or optimizer_xla) and _on_gpu() and _fault("xla-abort"):
+            _llvm_abort()
+        if _fault("invalid-handle") or _fault("raise-matmul"):
+            raise InternalError("'cuLaunchKernel(function, ...)' failed with 'CUDA_ERROR_INVALID_HANDLE'")
+        losses = [0.69 / (1 + e) for e in range(epochs)]
+        if _fault("wrong-fit"):  # a GPU that computes garbage: the loss does not fall
+            losses = [0.69 for _ in range(epochs)]
+        accuracy = [0.5 if _fault("wrong-fit") else 0.8 + 0.05 * e for e in range(epochs)]
+        return _History({"loss": losses, "accuracy": accuracy})
+
+
+class _Layers:
+    Dense = _Dense
+
+
+class _Adam:
+    def __init__(self, jit_compile: bool = True) -> None:  # Keras 2's optimizers: XLA unless told
+        self.jit_compile = jit_compile
+
+
+class _Optimizers:
+    Adam = _Adam
+
+
+class keras:
+    layers = _Layers
+    optimizers = _Optimizers
+
+    @staticmethod
+    def Input(shape: tuple) -> None:
+        return None
+
+    Sequential = _Sequential
