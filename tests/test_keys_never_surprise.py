@@ -1,0 +1,95 @@
+"""Keys that never surprise (issue 36): a key that reads or scrolls never changes a choice, and
+focus comes back where it was. Each test presses the keys a student would."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from screens.choose_screen import ChooseScreen
+from screens.plan_screen import PlanScreen
+from screens.widgets.candidate_table import CandidateTable
+from tests.apps.screen_text import screen_text
+from tests.apps.wizard_app import build_app, settle, to_choose
+from wizard.text import set_language
+
+WSL_3080 = "wsl2-rtx3080-laptop-driver527"  # its Choose detail is cut at 80x24: it scrolls
+
+
+def _table(app: Any) -> CandidateTable:
+    return app.screen.query_one(CandidateTable)
+
+
+@pytest.fixture(params=["en", "zh"])
+def lang(request: pytest.FixtureRequest) -> Any:
+    set_language(request.param)
+    yield request.param
+    set_language("en")
+
+
+async def test_pagedown_end_home_on_choose_scroll_the_detail_and_keep_the_set(lang: str) -> None:
+    app = build_app(WSL_3080)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_choose(pilot)
+        table = _table(app)
+        chosen = table.highlighted()
+        assert chosen is not None and chosen is app.session.recommendation.recommended
+        box = app.screen.query_one("#choose-detail-box")
+        assert box.max_scroll_y > 0  # the detail is cut: the student pages down to read on
+        for key in ("pagedown", "end", "pageup", "home", "ctrl+end", "ctrl+home", "pagedown"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert table.highlighted() is chosen, key
+            assert app.screen.focused is table, key
+        assert box.scroll_y > 0  # PageDown read on in the detail
+        await pilot.press("end")
+        await pilot.pause()
+        assert box.scroll_y == box.max_scroll_y
+        await pilot.press("p")
+        await settle(pilot)
+        assert isinstance(app.screen, PlanScreen)
+        assert app.session.candidate is chosen  # what is planned is the set shown, not CPU only
+
+
+async def test_the_summary_names_the_set_p_will_plan_when_another_row_is_highlighted() -> None:
+    app = build_app(WSL_3080)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_choose(pilot)
+        assert "p plans:" not in screen_text(app)
+        await pilot.press("down")
+        await pilot.pause()
+        chosen = _table(app).highlighted()
+        flat = " ".join(screen_text(app).split())
+        assert f"p plans: TensorFlow {chosen.set.tensorflow}" in flat
+        await pilot.press("up")
+        await pilot.pause()
+        assert "p plans:" not in screen_text(app)
+
+
+async def test_focus_comes_back_to_the_table_after_details_and_after_plan() -> None:
+    app = build_app(WSL_3080)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_choose(pilot)
+        table = _table(app)
+        await pilot.press("d")
+        await pilot.pause()
+        assert app.screen.maximized is not None
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.maximized is None and app.screen.focused is table
+        await pilot.press("down")  # the arrows work again
+        await pilot.pause()
+        assert table.cursor_row == 1
+        second = table.highlighted()
+        await pilot.press("d", "p")  # plan from the maximized detail, then come back
+        await settle(pilot)
+        assert isinstance(app.screen, PlanScreen)
+        assert app.session.candidate is second
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, ChooseScreen)
+        assert app.screen.maximized is None and app.screen.focused is table
+        await pilot.press("up")
+        await pilot.pause()
+        assert table.cursor_row == 0
