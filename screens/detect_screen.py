@@ -180,7 +180,9 @@ class DetectScreen(WizardScreen):
         if self.session.simulated and profile is not None:
             # A demo never turns into this machine without the user's say: detecting again
             # replays the demo's own detection, part by part, and stays simulated.
-            self.notify(t("story.detect.redetect_simulated"), markup=False)
+            # Started on --profile: start without it; a demo picked in the app: start again.
+            key = "story.detect.redetect_simulated" if self.wizard.started_on_profile else "keys.detect.redetect_picked"
+            self.notify(t(key), markup=False)
             self.start_simulated(profile)
             return
         self.session.profile = None

@@ -93,3 +93,37 @@ async def test_focus_comes_back_to_the_table_after_details_and_after_plan() -> N
         await pilot.press("up")
         await pilot.pause()
         assert table.cursor_row == 0
+
+
+async def test_a_demo_picked_in_the_app_changes_welcome_and_its_hints() -> None:
+    """Point 9: after a demo is picked inside the app, Welcome no longer offers to detect this
+    machine, Detect again says how to detect this computer (no --profile was given), and every
+    hint names the demo."""
+    from screens.detect_screen import DetectScreen
+    from screens.welcome_screen import WelcomeScreen
+    from wizard.profile_hint import session_profile
+    from wizard.text import t
+
+    app = build_app(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert str(app.screen.query_one("#start").label) == t("app.welcome.start")
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("enter")  # the first demo in the list
+        await settle(pilot)
+        assert isinstance(app.screen, DetectScreen) and app.session.simulated
+        demo = app.session.profile.demo
+        assert session_profile() == demo and app.start_hint().endswith(f"--profile {demo}")
+        await pilot.press("r")
+        await settle(pilot)
+        toasts = [str(n.message) for n in app._notifications]
+        assert t("keys.detect.redetect_picked") in toasts
+        assert t("story.detect.redetect_simulated") not in toasts
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, WelcomeScreen)
+        assert str(app.screen.query_one("#start").label) == t("app.welcome.start_simulated")
+        assert t("app.welcome.detect_simulated") in screen_text(app)
+        assert not app.screen.query_one("#welcome-demo-hint").display
+    assert session_profile() is None  # the app's session ends with it

@@ -154,6 +154,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         only = ()
     parser = build_parser(only)
     args = parser.parse_args(argv)
+    from wizard.profile_hint import set_session_profile
+
+    # Every hint this command prints keeps --profile (wizard.profile_hint): none acts on this computer.
+    set_session_profile(getattr(args, "profile", None))
     try:
         if args.command is None:
             return _run_app(args)
