@@ -33,3 +33,36 @@ def test_a_5000_character_gpu_name_is_bounded_everywhere(
     runs = [len(m) for m in re.findall(r"X{20,}", out)]
     assert max(runs, default=0) <= 200, args
     assert sum(runs) <= 2000, args  # the name is not repeated until it floods either
+
+
+def _script_and_plan(capsys: pytest.CaptureFixture[str], ref: str) -> tuple[str, str]:
+    assert main(["plan", "--profile", ref, "--script"]) == 0
+    script = capsys.readouterr().out
+    assert main(["plan", "--profile", ref]) == 0
+    return script, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("ref", ["wsl2-rtx4060-laptop", "wsl2-rtx3080-laptop-driver527", "debian-12-gtx1060-laptop"])
+def test_the_script_counts_the_steps_the_plan_runs(capsys: pytest.CaptureFixture[str], ref: str) -> None:
+    """Point 10: one count of steps. The plan numbers the steps that will run; the script says
+    "N/total" with the same total, and a switched-off optional step is named but not counted."""
+    script, plan = _script_and_plan(capsys, ref)
+    numbered = [int(n) for n in re.findall(r"^ *(\d+)\. ", plan, flags=re.M)]
+    heads = re.findall(r"^# ---- (\d+)/(\d+) ", script, flags=re.M)
+    assert numbered == list(range(1, len(numbered) + 1))
+    assert [int(n) for n, _ in heads] == numbered
+    assert {int(total) for _, total in heads} == {len(numbered)}
+
+
+def test_powershell_heads_only_commands_in_the_script(capsys: pytest.CaptureFixture[str]) -> None:
+    """Point 10: "Run this in Windows PowerShell:" is followed by commands, never by a sentence."""
+    script, _ = _script_and_plan(capsys, "wsl2-rtx3080-laptop-driver527")
+    lines = script.splitlines()
+    heads = [i for i, line in enumerate(lines) if "Run this in Windows PowerShell:" in line]
+    assert heads
+    for i in heads:
+        shown = re.match(r"\s*printf '%s\\n' '    (.*)'$", lines[i + 1])
+        assert shown, lines[i + 1]
+        first_word = shown.group(1).split()[0]
+        assert first_word in ("wsl", "bash", "powershell", "&", "winget") or first_word.endswith(".exe"), lines[i + 1]
+    assert "Do this in Windows (not inside WSL):" in script

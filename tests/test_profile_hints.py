@@ -57,7 +57,7 @@ def test_a_file_profile_is_quoted_and_this_machine_gets_no_profile() -> None:
 def test_plan_cli_on_a_profile_exports_with_the_profile(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", "--profile", "wsl2-rtx4060-laptop"]) == 0
     out = capsys.readouterr().out
-    assert "tf-gpu-wizard plan --profile wsl2-rtx4060-laptop --script >" in out
+    assert "  $ tf-gpu-wizard plan --profile wsl2-rtx4060-laptop --script > tf-gpu-wizard-install.sh\n" in out
     assert not _bare_hints(out, "wsl2-rtx4060-laptop")
 
 

@@ -157,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from wizard.profile_hint import set_session_profile
 
     # Every hint this command prints keeps --profile (wizard.profile_hint): none acts on this computer.
-    set_session_profile(getattr(args, "profile", None))
+    set_session_profile(getattr(args, "profile", None))  # main() again in one process: reset too
     try:
         if args.command is None:
             return _run_app(args)
