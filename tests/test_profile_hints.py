@@ -28,7 +28,9 @@ def _no_session_profile() -> Any:
 def _bare_hints(text: str, ref: str) -> list[str]:
     """Each `tf-gpu-wizard COMMAND` not followed by --profile REF."""
     flat = " ".join(text.split())
-    return [m.group(0) for m in HINT.finditer(flat) if not flat[m.end() :].startswith(f" --profile {ref}")]
+    after = [(m.group(0), flat[m.end() :]) for m in HINT.finditer(flat)]
+    # `detect --save FILE` makes a profile on the machine it runs on: it is never about one.
+    return [cmd for cmd, rest in after if not rest.startswith((f" --profile {ref}", " --save"))]
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -104,3 +106,18 @@ async def test_the_finish_keeps_the_profile_in_every_hint() -> None:
         text = " ".join(str(s.content) for s in box.query(Static))
         assert f"apply --profile {ref} --with jupyter" in " ".join(text.split())
         assert not _bare_hints(text, ref)
+
+
+@pytest.mark.parametrize("command", [["plan"], ["recommend"], ["detect"], []])
+def test_an_empty_profile_is_refused_in_one_line(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    """Point 17: `{}` names no machine: one clear line, exit 2, never a plan for "Machine: unknown"."""
+    empty = tmp_path / "empty.json"
+    empty.write_text("{}")
+    assert main(["--profile", str(empty), *command]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and "names no platform, OS, Python, driver or GPU" in lines[0]
+    assert "tf-gpu-wizard detect --save FILE" in lines[0]

@@ -14,7 +14,10 @@ import shlex
 # The commands that take --profile (wizard/cli/common.add_profile_option); `mirror` and `fleet`
 # act on configuration, not on a machine, and take none.
 PROFILE_COMMANDS = ("detect", "recommend", "plan", "apply", "monitor", "bench", "doctor")
-_HINT = re.compile(r"\btf-gpu-wizard (" + "|".join(PROFILE_COMMANDS) + r")\b(?![-\w])(?! --profile\b)")
+# `detect --save FILE` is how a profile is made, on the machine it describes: it keeps no --profile.
+_HINT = re.compile(
+    r"\btf-gpu-wizard (" + "|".join(PROFILE_COMMANDS) + r")\b(?![-\w])(?! --profile\b)(?! --save\b)"
+)
 
 _ref: str | None = None
 
