@@ -127,3 +127,17 @@ async def test_a_demo_picked_in_the_app_changes_welcome_and_its_hints() -> None:
         assert t("app.welcome.detect_simulated") in screen_text(app)
         assert not app.screen.query_one("#welcome-demo-hint").display
     assert session_profile() is None  # the app's session ends with it
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_details_fill_the_screen_at_every_size(size: tuple[int, int]) -> None:
+    """Point 8: `d` shows the detail on the whole screen (no hatch around a 15-line window)."""
+    app = build_app(WSL_3080)
+    async with app.run_test(size=size) as pilot:
+        await to_choose(pilot)
+        await pilot.press("d")
+        await pilot.pause()
+        box = app.screen.query_one("#choose-detail-box")
+        assert app.screen.maximized is box
+        assert box.outer_size.height >= size[1] - 4  # header, banner, footer: the rest is the detail
+        assert box.max_scroll_y == 0  # at 120x40 it reads whole, without scrolling
