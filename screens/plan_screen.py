@@ -99,7 +99,11 @@ class PlanScreen(WizardScreen):
         results = probe_all(probe_targets(catalogue, configured)) if probe and catalogue.mirrors else None
         advice = suggest(catalogue, configured, locale=locale_name(), results=results)
         if advice is not None and advice.reason != "default_fast":
-            self.app.call_from_thread(self.notify, advice.message, timeout=12, markup=False)
+            self.app.call_from_thread(self.notify, short_advice(advice.message), timeout=10, markup=False)
+
+    def on_screen_suspend(self) -> None:
+        """The suggestion is the Plan screen's: it never follows onto Run over the steps."""
+        self.app.clear_notifications()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
     def build(self) -> None:
@@ -334,3 +338,19 @@ def _check_line(step: Any, plan: Any) -> str:
     if plan is not None and plan.platform == "windows":
         return "PS> " + safe(powershell_join(step.check.argv), None, multiline=True)
     return "$ " + safe(step.check.shell(), None, multiline=True)
+
+
+SHORT_ADVICE = 100  # cells: about two lines of a toast at 80x24
+
+
+def short_advice(message: str) -> str:
+    """A toast never covers the steps (a zh toast once hid half the screen at 80x24): a long
+    suggestion is said in its first sentence, with where the rest is."""
+    from rich.cells import cell_len
+
+    if cell_len(message) <= SHORT_ADVICE:
+        return message
+    import re
+
+    first = re.split(r"(?<=[.。])\s*", message, maxsplit=1)[0]
+    return first + " " + t("keys.mirror.more")
