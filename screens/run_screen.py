@@ -536,4 +536,9 @@ class RunScreen(WizardScreen):
     def action_back(self) -> None:
         if self.state == "running":
             return  # ctrl+q stops a run; going back would hide it
+        if self.state == "restart":
+            # Escape never skips a restart: the run goes on only after it (n, simulated) or a new start.
+            key = "keys.run.restart_pending_sim" if self.plan.simulated else "keys.run.restart_pending"
+            self.notify(t(key), severity="warning", markup=False)
+            return
         super().action_back()

@@ -141,3 +141,27 @@ async def test_details_fill_the_screen_at_every_size(size: tuple[int, int]) -> N
         assert app.screen.maximized is box
         assert box.outer_size.height >= size[1] - 4  # header, banner, footer: the rest is the detail
         assert box.max_scroll_y == 0  # at 120x40 it reads whole, without scrolling
+
+
+async def test_escape_at_a_restart_never_skips_it_and_the_check_names_the_gpu() -> None:
+    """Point 15: on a fresh RTX 4090 (no driver yet), the simulated driver step asks for a restart;
+    Escape there stays (and says why) instead of going on without it; after `n` the GPU check
+    names the GPU the machine has, not "NVIDIA GPU, compute capability ?"."""
+    from tests.apps.wizard_app import run_screen, to_restart, wait_until
+    from wizard.text import t
+
+    app = build_app("ubuntu-24.04-rtx4090-fresh")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_restart(pilot)
+        run = run_screen(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is run and run.state == "restart"
+        assert t("keys.run.restart_pending_sim") in [str(n.message) for n in app._notifications]
+        await pilot.press("n")
+        await wait_until(pilot, lambda: run.state == "finished")
+        from wizard.paths import log_dir
+
+        text = "\n".join(p.read_text() for p in sorted(log_dir().glob("apply-*.log")))
+        assert "NVIDIA GPU, compute capability ?" not in text
+        assert "GeForce RTX 4090" in text
