@@ -66,3 +66,29 @@ def test_powershell_heads_only_commands_in_the_script(capsys: pytest.CaptureFixt
         first_word = shown.group(1).split()[0]
         assert first_word in ("wsl", "bash", "powershell", "&", "winget") or first_word.endswith(".exe"), lines[i + 1]
     assert "Do this in Windows (not inside WSL):" in script
+
+
+def test_the_monitor_of_a_profile_file_imitates_that_machine_and_says_na(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Point 12: a saved profile that gives no RAM or cores: the simulated monitor says N/A for
+    them (as Detect says unknown) and names the profile's machine, never one called "demo"."""
+    profile = tmp_path / "saved.json"
+    profile.write_text(json.dumps({"platform": "linux", "os": {"name": "Ubuntu 24.04 LTS"}}))
+    assert main(["monitor", "--profile", str(profile), "--count", "1"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert '"Ubuntu 24.04 LTS"' in out and '"demo"' not in out
+    assert "CPU N/A" in out and "RAM N/A" in out
+
+
+def test_wsl1_monitor_and_finish_say_wsl2_gives_the_gpu(capsys: pytest.CaptureFixture[str]) -> None:
+    """Point 16: WSL1 cannot see the GPU; the monitor never says the machine has none, and the
+    finish says WSL2 gives it, with the command."""
+    from wizard.text import t
+
+    assert main(["monitor", "--profile", "wsl1-ubuntu-22.04", "--count", "1"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "has no NVIDIA GPU" not in out and "WSL2 reaches it" in out
+    assert main(["apply", "--profile", "wsl1-ubuntu-22.04", "--yes"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert " ".join(t("keys.next.wsl1_gpu", command=t("profile.wsl1.command_unknown")).split()) in out
