@@ -181,6 +181,7 @@ class RunScreen(WizardScreen):
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit_notice)
+        self.call_after_refresh(self.query_one("#run-notice", PathText).rewrap)
 
     @on(StepLog.FloorChanged)
     def _log_floor_changed(self) -> None:
@@ -469,7 +470,11 @@ class RunScreen(WizardScreen):
         if action == "doctor":
             return self.state == "failed"
         if action == "copy":
-            return self._windows_step is not None and bool(self._windows_step.commands)
+            if self._windows_step is not None and bool(self._windows_step.commands):
+                return True
+            # The finish's commands (activate, hello, the lock): long ones are copied whole by key.
+            notice = self.query_one("#run-notice", PathText)
+            return self.state == "finished" and bool(notice.commands)
         if action == "ran_it":
             return self._windows_step is not None and self.has_class("-windows")
         if action == "back":
@@ -522,8 +527,13 @@ class RunScreen(WizardScreen):
             self.query_one(WindowsHostPanel).post_message(WindowsHostPanel.RanIt())
 
     def action_copy(self) -> None:
-        if self._windows_step is not None:
+        if self._windows_step is not None and self._windows_step.commands:
             self.query_one(WindowsHostPanel).copy()
+            return
+        commands = self.query_one("#run-notice", PathText).commands
+        if self.state == "finished" and commands:
+            self.app.copy_to_clipboard("\n".join(commands))  # whole, however the screen wraps them
+            self.notify(t("keys.copied", count=len(commands)), markup=False)
 
     def action_scroll_notice(self) -> None:
         self.query_one("#run-notice-box").scroll_page_down(animate=False)
