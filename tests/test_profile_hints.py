@@ -65,7 +65,7 @@ def test_plan_cli_on_a_profile_exports_with_the_profile(capsys: pytest.CaptureFi
 
 def test_detect_and_doctor_cli_on_a_profile_keep_it(capsys: pytest.CaptureFixture[str], tmp_path: Any) -> None:
     ref = "wsl2-rtx3080-laptop-driver527"
-    assert main(["detect", "--profile", ref]) == 0
+    assert main(["detect", "--profile", ref, "--explain"]) == 0
     out = capsys.readouterr().out
     assert f"tf-gpu-wizard apply --profile {ref}" in " ".join(out.split())
     assert not _bare_hints(out, ref)
