@@ -109,6 +109,10 @@ class WizardScreen(Screen[Any]):
             region.scroll_end(animate=False)
         elif how == "home":
             region.scroll_home(animate=False)
+        elif how == "down":
+            region.scroll_down(animate=False)
+        elif how == "up":
+            region.scroll_up(animate=False)
 
 
 def toggle_details(screen: Screen[Any], selector: str) -> None:

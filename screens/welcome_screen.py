@@ -20,6 +20,11 @@ class WelcomeScreen(WizardScreen):
         Binding("n", "start_over", t("app.key.start_over")),  # only while a demo remembers a run
         Binding("q", "app.quit", t("app.key.quit"), show=False),
         Binding("escape", "back", show=False),
+        # The buttons are one row: the arrows and PageDown read on (the footer says so when the
+        # page is longer than the screen); Tab and the left/right arrows move between buttons.
+        Binding("pagedown", "scroll_region('page_down')", t("story.key.scroll")),
+        Binding("down", "scroll_region('down')", show=False),
+        Binding("up", "scroll_region('up')", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -91,7 +96,12 @@ class WelcomeScreen(WizardScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "start_over":
             return bool(getattr(self, "_remembered", False))  # False: hidden, not greyed
+        if action == "scroll_region" and parameters == ("page_down",):
+            return self.query_one("#welcome-body").max_scroll_y > 0  # the hint only where it reads on
         return True
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.refresh_bindings)
 
     def action_start_over(self) -> None:
         """A fresh demo machine: what earlier simulated runs finished is forgotten."""

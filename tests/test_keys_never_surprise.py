@@ -165,3 +165,27 @@ async def test_escape_at_a_restart_never_skips_it_and_the_check_names_the_gpu() 
         text = "\n".join(p.read_text() for p in sorted(log_dir().glob("apply-*.log")))
         assert "NVIDIA GPU, compute capability ?" not in text
         assert "GeForce RTX 4090" in text
+
+
+async def test_welcome_down_arrow_reads_on_and_the_footer_says_pagedown() -> None:
+    """Point 19: on Welcome at 80x24 the Down arrow scrolls the page (the focus is on a button, and
+    the buttons are one row), and the footer names PageDown while the page reads on."""
+    from textual.widgets import Button
+
+    app = build_app(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        body = app.screen.query_one("#welcome-body")
+        assert body.max_scroll_y > 0 and isinstance(app.screen.focused, Button)
+        assert "pgdn Scroll" in screen_text(app)
+        await pilot.press("down", "down")
+        await pilot.pause()
+        assert body.scroll_y == 2
+        await pilot.press("up")
+        await pilot.pause()
+        assert body.scroll_y == 1
+    app = build_app(None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.screen.query_one("#welcome-body").max_scroll_y == 0
+        assert "pgdn Scroll" not in screen_text(app)  # nothing to read on: no hint

@@ -92,3 +92,34 @@ def test_wsl1_monitor_and_finish_say_wsl2_gives_the_gpu(capsys: pytest.CaptureFi
     assert main(["apply", "--profile", "wsl1-ubuntu-22.04", "--yes"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert " ".join(t("keys.next.wsl1_gpu", command=t("profile.wsl1.command_unknown")).split()) in out
+
+
+def test_a_profile_files_driver_line_says_where_its_cuda_figure_comes_from(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Point 19: a saved profile whose driver names no source: the CUDA figure is the file's."""
+    data = json.loads(asset_text("profiles/wsl2-rtx3080-laptop-driver527.json"))
+    del data["driver"]["source"]
+    path = tmp_path / "saved.json"
+    path.write_text(json.dumps(data))
+    assert main(["detect", "--profile", str(path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "527.41 (supports CUDA up to 12.0; as the profile file says; not read on this computer)" in out
+
+
+def test_the_zh_log_words_the_checks_json_events(capsys: pytest.CaptureFixture[str]) -> None:
+    """Point 19: the log keeps the check's JSON events (evidence) and, under each, its words in the
+    reader's language."""
+    from wizard.paths import log_dir
+    from wizard.text import set_language
+
+    try:
+        assert main(["--lang", "zh", "apply", "--profile", "debian-12-gtx1060-laptop", "--yes"]) == 0
+    finally:
+        set_language(None)
+    log = "\n".join(p.read_text(encoding="utf-8") for p in log_dir().glob("apply-*.log"))
+    lines = log.splitlines()
+    events = [i for i, line in enumerate(lines) if '"event": "gpu"' in line]
+    assert events
+    for i in events:
+        assert lines[i + 1].startswith("  = ") and "算力 6.1" in lines[i + 1]
