@@ -85,8 +85,9 @@ class WizardApp(App[int]):
         # Worded now, in the session's language (the class attributes were read at import).
         self.title, self.sub_title = t("app.title"), t("app.sub_title")
         _word_textual_keys()
-        # What --profile named (a demo or a file): every hint keeps it (wizard.profile_hint).
-        self.profile_ref = profile_ref or (profile.demo if profile is not None and profile.simulated else None)
+        # What --profile named (a demo or a file): every hint keeps it (wizard.safe.profile_hint).
+        demo = profile.demo if profile is not None and profile.simulated else None
+        self.profile_ref = profile_ref or demo
         self._hint_before: str | None = None
         self.started_on_profile = profile is not None  # --profile; not a demo picked in the app
         self.session = Session(profile=profile, detected=profile is not None, mirror=mirror)
@@ -102,7 +103,7 @@ class WizardApp(App[int]):
     # ---- start ---------------------------------------------------------
     def on_mount(self) -> None:
         from screens.welcome_screen import WelcomeScreen
-        from wizard.profile_hint import set_session_profile
+        from wizard.safe.profile_hint import set_session_profile
 
         self._hint_before = set_session_profile(self.hint_ref())
         self.push_screen(WelcomeScreen())
@@ -111,7 +112,7 @@ class WizardApp(App[int]):
             self.call_after_refresh(self._offer_resume)
 
     def on_unmount(self) -> None:
-        from wizard.profile_hint import set_session_profile
+        from wizard.safe.profile_hint import set_session_profile
 
         set_session_profile(self._hint_before)
 
@@ -186,7 +187,7 @@ class WizardApp(App[int]):
         def picked(profile: MachineProfile | None) -> None:
             if profile is None:
                 return
-            from wizard.profile_hint import set_session_profile
+            from wizard.safe.profile_hint import set_session_profile
 
             self.session.profile = profile
             self.session.detected = True

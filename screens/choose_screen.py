@@ -238,7 +238,8 @@ class ChooseScreen(WizardScreen):
             c = chosen.set
             cuda = t("app.choose.recommended_cuda", cuda=c.cuda, cudnn=c.cudnn) if c.cuda else ""
             key = "keys.choose.selected" if chosen.ok else "keys.choose.selected_bad"
-            line = t(key, tf=c.tensorflow, python=c.python, method=method_label(c.method), cuda=cuda) + "\n" + line
+            chosen_line = t(key, tf=c.tensorflow, python=c.python, method=method_label(c.method), cuda=cuda)
+            line = chosen_line + "\n" + line
         summary = self.query_one("#choose-summary", Static)
         content = Content(safe(line, 2000, multiline=True))
         if str(summary.content) != str(content):

@@ -192,7 +192,8 @@ class DetectScreen(WizardScreen):
             # A demo never turns into this machine without the user's say: detecting again
             # replays the demo's own detection, part by part, and stays simulated.
             # Started on --profile: start without it; a demo picked in the app: start again.
-            key = "story.detect.redetect_simulated" if self.wizard.started_on_profile else "keys.detect.redetect_picked"
+            started = self.wizard.started_on_profile
+            key = "story.detect.redetect_simulated" if started else "keys.detect.redetect_picked"
             self.notify(t(key), markup=False)
             self.start_simulated(profile)
             return

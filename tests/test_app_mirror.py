@@ -100,7 +100,9 @@ async def test_the_zh_suggestion_is_short_at_80x24_and_stays_on_plan(monkeypatch
             await to_plan(pilot)
             await settle(pilot)
             shown = [str(n.message) for n in app._notifications]
-            assert shown and all(cell_len(m) <= SHORT_ADVICE + cell_len(t("keys.mirror.more")) + 1 for m in shown)
+            assert shown and all(
+                cell_len(m) <= SHORT_ADVICE + cell_len(t("keys.mirror.more")) + 1 for m in shown
+            )
             assert any(t("keys.mirror.more") in m for m in shown)
             await pilot.press("r")
             await pilot.pause()

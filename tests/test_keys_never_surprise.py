@@ -101,7 +101,7 @@ async def test_a_demo_picked_in_the_app_changes_welcome_and_its_hints() -> None:
     hint names the demo."""
     from screens.detect_screen import DetectScreen
     from screens.welcome_screen import WelcomeScreen
-    from wizard.profile_hint import session_profile
+    from wizard.safe.profile_hint import session_profile
     from wizard.text import t
 
     app = build_app(None)

@@ -23,7 +23,9 @@ def _long_name_profile(tmp_path: Path, demo: str) -> Path:
 
 
 @pytest.mark.parametrize("demo", ["wsl2-rtx4060-laptop", "ubuntu-24.04-rtx5090"])
-@pytest.mark.parametrize("args", [["plan"], ["plan", "--script"], ["plan", "--json"], ["recommend"], ["detect"]])
+@pytest.mark.parametrize(
+    "args", [["plan"], ["plan", "--script"], ["plan", "--json"], ["recommend"], ["detect"]]
+)
 def test_a_5000_character_gpu_name_is_bounded_everywhere(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], demo: str, args: list[str]
 ) -> None:
@@ -42,7 +44,9 @@ def _script_and_plan(capsys: pytest.CaptureFixture[str], ref: str) -> tuple[str,
     return script, capsys.readouterr().out
 
 
-@pytest.mark.parametrize("ref", ["wsl2-rtx4060-laptop", "wsl2-rtx3080-laptop-driver527", "debian-12-gtx1060-laptop"])
+@pytest.mark.parametrize(
+    "ref", ["wsl2-rtx4060-laptop", "wsl2-rtx3080-laptop-driver527", "debian-12-gtx1060-laptop"]
+)
 def test_the_script_counts_the_steps_the_plan_runs(capsys: pytest.CaptureFixture[str], ref: str) -> None:
     """Point 10: one count of steps. The plan numbers the steps that will run; the script says
     "N/total" with the same total, and a switched-off optional step is named but not counted."""
@@ -64,7 +68,9 @@ def test_powershell_heads_only_commands_in_the_script(capsys: pytest.CaptureFixt
         shown = re.match(r"\s*printf '%s\\n' '    (.*)'$", lines[i + 1])
         assert shown, lines[i + 1]
         first_word = shown.group(1).split()[0]
-        assert first_word in ("wsl", "bash", "powershell", "&", "winget") or first_word.endswith(".exe"), lines[i + 1]
+        assert first_word in ("wsl", "bash", "powershell", "&", "winget") or first_word.endswith(".exe"), (
+            lines[i + 1]
+        )
     assert "Do this in Windows (not inside WSL):" in script
 
 

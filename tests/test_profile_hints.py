@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 
-from tests.apps.screen_text import screen_text
 from tests.apps.wizard_app import build_app, to_detect, to_finished
 from wizard.cli.main import main
-from wizard.profile_hint import PROFILE_COMMANDS, keep_profile, set_session_profile
+from wizard.safe.profile_hint import PROFILE_COMMANDS, keep_profile, set_session_profile
 from wizard.text import LANGUAGES, _catalogue, set_language, t
 
 HINT = re.compile(r"tf-gpu-wizard (" + "|".join(PROFILE_COMMANDS) + r")\b(?![-\w])")
@@ -51,7 +50,10 @@ def test_a_file_profile_is_quoted_and_this_machine_gets_no_profile() -> None:
         "run tf-gpu-wizard apply --profile '/tmp/my prof.json'."
     )
     assert keep_profile("tf-gpu-wizard apply --profile x --resume", "x").count("--profile") == 1
-    assert keep_profile("the wizard's launcher ~/.local/bin/tf-gpu-wizard is installed", "x").count("--profile") == 0
+    assert (
+        keep_profile("the wizard's launcher ~/.local/bin/tf-gpu-wizard is installed", "x").count("--profile")
+        == 0
+    )
     set_session_profile(None)
     assert "--profile" not in t("plan.view.script_hint")
 
@@ -63,7 +65,9 @@ def test_plan_cli_on_a_profile_exports_with_the_profile(capsys: pytest.CaptureFi
     assert not _bare_hints(out, "wsl2-rtx4060-laptop")
 
 
-def test_detect_and_doctor_cli_on_a_profile_keep_it(capsys: pytest.CaptureFixture[str], tmp_path: Any) -> None:
+def test_detect_and_doctor_cli_on_a_profile_keep_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Any
+) -> None:
     ref = "wsl2-rtx3080-laptop-driver527"
     assert main(["detect", "--profile", ref, "--explain"]) == 0
     out = capsys.readouterr().out

@@ -38,7 +38,9 @@ def _assert_whole(commands: list[str], shown: list[str]) -> None:
 
 
 @pytest.mark.parametrize("size", SIZES)
-async def test_the_finish_shows_every_command_whole_and_c_copies_them(size: tuple[int, int], lang: str) -> None:
+async def test_the_finish_shows_every_command_whole_and_c_copies_them(
+    size: tuple[int, int], lang: str
+) -> None:
     app = build_app("debian-12-gtx1060-laptop")
     async with app.run_test(size=size) as pilot:
         await to_finished(pilot)

@@ -49,10 +49,11 @@ class FindingsView(Vertical):
             severity = finding.severity if finding.severity in SEVERITIES else "info"
             icon = t(f"app.severity.{severity}")
             widgets.append(Static(_title(icon, finding.title), classes=f"finding-title -{severity}"))
-            why = finding.why if self.explain else lead(finding.why)
-            self.more = self.more or has_more(finding.why) or bool(getattr(finding, "source", ""))
-            if self.explain and getattr(finding, "source", ""):
-                why += "\n" + finding.source
+            why: str = finding.why if self.explain else lead(finding.why)
+            source = str(getattr(finding, "source", "") or "")
+            self.more = self.more or has_more(finding.why) or bool(source)
+            if self.explain and source:
+                why += "\n" + source
             widgets.append(Static(Content(safe(why, 2000, multiline=True)), classes="finding-why"))
         if self.more:
             key = "keys.findings.less_app" if self.explain else "keys.findings.more_app"

@@ -154,9 +154,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         only = ()
     parser = build_parser(only)
     args = parser.parse_args(argv)
-    from wizard.profile_hint import set_session_profile
+    from wizard.safe.profile_hint import set_session_profile
 
-    # Every hint this command prints keeps --profile (wizard.profile_hint): none acts on this computer.
+    # Every hint this command prints keeps --profile (wizard.safe.profile_hint): none acts on this computer.
     set_session_profile(getattr(args, "profile", None))  # main() again in one process: reset too
     try:
         if args.command is None:

@@ -181,7 +181,7 @@ def _step_lines(step: Step, number: int, total: int) -> list[str]:
 def render_script(plan: Plan) -> str:
     if plan.platform == "windows":
         raise PlanError(t("plan.script.not_windows"))
-    from wizard.profile_hint import set_session_profile
+    from wizard.safe.profile_hint import set_session_profile
 
     # The script runs on the machine it was made for: its own words name that machine's wizard,
     # never a --profile of the session that exported it.

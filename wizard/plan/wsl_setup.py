@@ -119,7 +119,7 @@ def start_line(profile: MachineProfile | None, args: tuple[str, ...] = ()) -> st
     import shlex
 
     from wizard.paths import start_command
-    from wizard.profile_hint import profile_args
+    from wizard.safe.profile_hint import profile_args
 
     if "--profile" not in args and profile is not None and profile.simulated:
         args = (*profile_args(), *args)  # a session on a profile starts again on it, never on this machine
