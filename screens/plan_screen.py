@@ -241,14 +241,16 @@ class PlanScreen(WizardScreen):
             Content.from_markup(
                 "[$primary bold]$h[/]  $why", h=t(p + "why"), why=safe(step.why, None, multiline=True)
             ),
-            Content.from_markup("[$primary bold]$h[/]", h=t(p + "commands")),
         ]
+        if step.command_lines():  # the heading only over commands (a by-hand step has none)
+            parts.append(Content.from_markup("[$primary bold]$h[/]", h=t(p + "commands")))
         box.update(Content("\n").join(parts))
         prompt = "PS> " if step.where == "windows-host" else "$ "
         # Each command an indented line: wrapped only between its arguments (PathText).
         commands.set_text(
             "\n".join("  " + safe(prompt + line, None, multiline=True) for line in step.command_lines())
         )
+        commands.display = bool(step.command_lines())
         tail: list[Content] = []
         if step.manual:  # it may quote a GPU name: escapes are shown, not sent
             tail.append(Content(safe(step.manual, None, multiline=True)))

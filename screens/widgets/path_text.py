@@ -54,6 +54,8 @@ class PathText(Static):
         if width == self._wrapped_at:
             return
         self._wrapped_at = width
+        # Not laid out yet (width 0): let Textual wrap it meanwhile, never a line cut at the edge.
+        self.styles.text_wrap = "nowrap" if width > 0 else "wrap"
         wrapped = wrap_whole(self.text, width)
         widest = max((cell_len(line) for line in wrapped.split("\n")), default=0)
         # Wider than the box only for an argument that cannot be broken: the box scrolls to it.

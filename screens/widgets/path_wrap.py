@@ -28,6 +28,11 @@ def fold_path(path: str, width: int) -> list[str]:
     return [*lines, line] if line else lines
 
 
+# One shell argument and the spaces after it: a quoted part ('...' or "...", spaces and all) is
+# inside its argument, never a place to break (`bash -c 'v=$(...) && ...' _`).
+_ARGUMENT = re.compile(r"""(?:'[^']*'?|"(?:\\.|[^"\\])*"?|[^ '"]+)+ *| +""")
+
+
 def wrap_arguments(line: str, width: int) -> list[str]:
     """An indented command `line` in lines of at most `width` cells, broken only between its
     arguments (at a space), never inside one: each argument is copied whole. Continuations keep
@@ -41,7 +46,7 @@ def wrap_arguments(line: str, width: int) -> list[str]:
         indent = ""
     room = width - cell_len(indent)
     lines, current = [], ""
-    for piece in re.findall(r"[^ ]+ *| +", body):
+    for piece in _ARGUMENT.findall(body):
         if current and cell_len((current + piece).rstrip(" ")) > room:
             lines.append(indent + current.rstrip(" "))
             current = piece.lstrip(" ")
