@@ -417,7 +417,10 @@ class RunScreen(WizardScreen):
             if self._cpu_plan
             else "app.run.finished"
         )
-        return "\n".join([head, "", *next_steps(self.plan, exists=exists)])
+        # A short terminal keeps every line for the "how to use it" words (a profile session's hints
+        # are longer by their --profile): no blank line between the two parts there.
+        gap = [] if self.has_class("-short") else [""]
+        return "\n".join([head, *gap, *next_steps(self.plan, exists=exists)])
 
     def _set_notice(self, text: str | None, kind: str = "warning") -> None:
         notice = self.query_one("#run-notice", PathText)
