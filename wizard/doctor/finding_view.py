@@ -17,7 +17,7 @@ CLAUSE_AT = 200  # a first sentence longer than this leads with its first clause
 
 _OPEN, _CLOSE = "([（", ")]）"
 # A parenthesis that cites a source: an issue (owner/repo#123), an address, a wheel's digest.
-_CITES = re.compile(r"#\d|https?://|sha256", re.IGNORECASE)
+_CITES = re.compile(r"#[0-9]|https?://|sha256", re.IGNORECASE)
 
 
 def _sentence_end(text: str, start: int = 0) -> int:
