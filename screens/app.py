@@ -85,7 +85,11 @@ class WizardApp(App[int]):
         # Worded now, in the session's language (the class attributes were read at import).
         self.title, self.sub_title = t("app.title"), t("app.sub_title")
         _word_textual_keys()
-        self.profile_ref = profile_ref  # what --profile named (a demo or a file): the restart hint keeps it
+        # What --profile named (a demo or a file): every hint keeps it (wizard.safe.profile_hint).
+        demo = profile.demo if profile is not None and profile.simulated else None
+        self.profile_ref = profile_ref or demo
+        self._hint_before: str | None = None
+        self.started_on_profile = profile is not None  # --profile; not a demo picked in the app
         self.session = Session(profile=profile, detected=profile is not None, mirror=mirror)
         self.suggest_mirror = suggest_mirror  # tests turn the locale/probe suggestion off
         self.detector = detector  # None: wizard.probe.detect
@@ -99,11 +103,22 @@ class WizardApp(App[int]):
     # ---- start ---------------------------------------------------------
     def on_mount(self) -> None:
         from screens.welcome_screen import WelcomeScreen
+        from wizard.safe.profile_hint import set_session_profile
 
+        self._hint_before = set_session_profile(self.hint_ref())
         self.push_screen(WelcomeScreen())
         self.ready_at = time.perf_counter()
         if self.offer_resume:
             self.call_after_refresh(self._offer_resume)
+
+    def on_unmount(self) -> None:
+        from wizard.safe.profile_hint import set_session_profile
+
+        set_session_profile(self._hint_before)
+
+    def hint_ref(self) -> str | None:
+        """The --profile every hint of this session keeps: none on this machine."""
+        return self.profile_ref if self.session.simulated else None
 
     def _offer_resume(self) -> None:
         """A run that stopped half-way (reboot, quit, kill -9) is offered first."""
@@ -172,9 +187,13 @@ class WizardApp(App[int]):
         def picked(profile: MachineProfile | None) -> None:
             if profile is None:
                 return
+            from wizard.safe.profile_hint import set_session_profile
+
             self.session.profile = profile
             self.session.detected = True
             self.session.reset_choice()
+            self.profile_ref = profile.demo or self.profile_ref  # its hints name this demo now
+            set_session_profile(self.hint_ref())
             if then is not None:
                 then()
 
@@ -188,8 +207,9 @@ class WizardApp(App[int]):
         from wizard.text import language_flag
 
         args: tuple[str, ...] = ()
-        if self.session.simulated and self.profile_ref:
-            args += ("--profile", safe(self.profile_ref, 400))
+        ref = self.hint_ref()
+        if ref:
+            args += ("--profile", safe(ref, 400))
         lang = language_flag()
         if lang:  # started with --lang: the next start reads the same language
             args += ("--lang", lang)

@@ -37,6 +37,26 @@ class WizardScreen(Screen[Any]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         install_cjk_compositor(self)  # a Select's list over other widgets keeps its Chinese
+        self._focus_before_maximize: Widget | None = None
+
+    def maximize(self, widget: Widget, container: bool = True) -> bool:
+        """Remember where the focus was, so that Escape (or `d`) gives it back there."""
+        if self.maximized is None:
+            self._focus_before_maximize = self.focused
+        return super().maximize(widget, container)
+
+    def minimize(self) -> None:
+        super().minimize()
+        before, self._focus_before_maximize = self._focus_before_maximize, None
+        # Focus comes back where it was: a table's arrows work again after Escape.
+        if before is not None and before.is_attached and before.focusable:
+            self.set_focus(before, scroll_visible=False)
+
+    def on_screen_resume(self) -> None:
+        """Back from a later screen (Escape on Plan): a maximized detail is put back and the
+        focus returns to where the student left it, never to a box that only scrolls."""
+        if self.maximized is not None:
+            self.minimize()
 
     @property
     def wizard(self) -> Navigator:
@@ -89,6 +109,10 @@ class WizardScreen(Screen[Any]):
             region.scroll_end(animate=False)
         elif how == "home":
             region.scroll_home(animate=False)
+        elif how == "down":
+            region.scroll_down(animate=False)
+        elif how == "up":
+            region.scroll_up(animate=False)
 
 
 def toggle_details(screen: Screen[Any], selector: str) -> None:

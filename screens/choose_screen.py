@@ -42,6 +42,8 @@ class ChooseScreen(WizardScreen):
         Binding("d", "details", t("app.key.details")),
     ]
     show_all = False
+    # PageDown and friends read the highlighted row's detail, then the summary; never the table.
+    SCROLL_REGIONS = ("#choose-detail-box", "#choose-summary-box")
 
     class Ready(Message):
         def __init__(self, recommendation: Any) -> None:
@@ -101,6 +103,17 @@ class ChooseScreen(WizardScreen):
 
     def on_resize(self) -> None:
         self._refit()
+
+    def scroll_region(self) -> Widget | None:
+        """From the table the scroll keys move the detail, never the table (its cursor is the
+        choice): the detail of the highlighted row, else the summary, else nothing."""
+        if isinstance(self.focused, CandidateTable):
+            for selector in self.SCROLL_REGIONS:
+                widget = self.query_one(selector, Widget)
+                if widget.display and widget.max_scroll_y > 0:
+                    return widget
+            return None
+        return super().scroll_region()
 
     def _refit(self) -> None:
         """Measure again from the stylesheet's detail height (a resize, a new summary)."""
@@ -191,6 +204,17 @@ class ChooseScreen(WizardScreen):
         self.action_use()
 
     def _show(self, rec: Any) -> None:
+        table = self.query_one(CandidateTable)
+        table.show(rec, self.show_all)
+        self._summary(rec, table.highlighted())
+        self.refresh_bindings()
+        self._detail(table.highlighted())
+        self.query_one("#use", Button).disabled = table.highlighted() is None
+        self._refit()
+
+    def _summary(self, rec: Any, chosen: Any) -> None:
+        """The recommended set, and, when the highlighted row is another, the set `p` plans:
+        the screen always shows what will be installed."""
         best = rec.recommended
         if best is not None:
             s = best.set
@@ -210,13 +234,17 @@ class ChooseScreen(WizardScreen):
             line = t("app.choose.nothing")
         if rec.unlock_hint:
             line += "\n" + t("app.choose.unlock", hint=rec.unlock_hint)
-        self.query_one("#choose-summary", Static).update(Content(safe(line, 2000, multiline=True)))
-        table = self.query_one(CandidateTable)
-        table.show(rec, self.show_all)
-        self.refresh_bindings()
-        self._detail(table.highlighted())
-        self.query_one("#use", Button).disabled = table.highlighted() is None
-        self._refit()
+        if chosen is not None and chosen is not best:
+            c = chosen.set
+            cuda = t("app.choose.recommended_cuda", cuda=c.cuda, cudnn=c.cudnn) if c.cuda else ""
+            key = "keys.choose.selected" if chosen.ok else "keys.choose.selected_bad"
+            chosen_line = t(key, tf=c.tensorflow, python=c.python, method=method_label(c.method), cuda=cuda)
+            line = chosen_line + "\n" + line
+        summary = self.query_one("#choose-summary", Static)
+        content = Content(safe(line, 2000, multiline=True))
+        if str(summary.content) != str(content):
+            summary.update(content)
+            self._refit()  # one more line above: the detail gives it up
 
     def _detail(self, cand: Any) -> None:
         detail = self.query_one("#choose-detail", Static)
@@ -265,7 +293,11 @@ class ChooseScreen(WizardScreen):
     # ---- the student's choices ------------------------------------------
     @on(DataTable.RowHighlighted, "#candidates")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self._detail(self.query_one(CandidateTable).highlighted())
+        chosen = self.query_one(CandidateTable).highlighted()
+        rec = self.session.recommendation
+        if rec is not None:
+            self._summary(rec, chosen)
+        self._detail(chosen)
 
     @on(DataTable.RowSelected, "#candidates")
     def _row_selected(self, event: DataTable.RowSelected) -> None:

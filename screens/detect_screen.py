@@ -29,6 +29,8 @@ class DetectScreen(WizardScreen):
         Binding("n", "next", t("app.key.next")),
         Binding("r", "redetect", t("app.key.redetect")),
         Binding("d", "demo", t("app.key.demo")),
+        # Each finding leads with one line; its evidence and sources are one key away.
+        Binding("w", "explain", t("keys.key.explain")),
     ]
 
     class PartDone(Message):
@@ -151,6 +153,7 @@ class DetectScreen(WizardScreen):
     def _show_findings(self, profile: MachineProfile, findings: list[Any]) -> None:
         self._status(t("app.detect.done"))
         self.query_one(FindingsView).show(findings)
+        self.refresh_bindings()
         no_gpu = not profile.has_nvidia_gpu and profile.platform not in ("macos",)
         self.query_one("#detect-no-gpu").display = no_gpu and not profile.simulated
         nxt = self.query_one("#next", Button)
@@ -165,6 +168,14 @@ class DetectScreen(WizardScreen):
         self.query_one("#detect-status", Static).update(Text(text))  # an error message is data, not markup
 
     # ---- actions ------------------------------------------------------
+    def action_explain(self) -> None:
+        self.query_one(FindingsView).toggle_explain()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "explain":  # offered only where a finding says more than its line
+            return self.query_one(FindingsView).more
+        return True
+
     @on(Button.Pressed, "#next")
     def action_next(self) -> None:
         if self.running or not self.session.detected:
@@ -180,7 +191,10 @@ class DetectScreen(WizardScreen):
         if self.session.simulated and profile is not None:
             # A demo never turns into this machine without the user's say: detecting again
             # replays the demo's own detection, part by part, and stays simulated.
-            self.notify(t("story.detect.redetect_simulated"), markup=False)
+            # Started on --profile: start without it; a demo picked in the app: start again.
+            started = self.wizard.started_on_profile
+            key = "story.detect.redetect_simulated" if started else "keys.detect.redetect_picked"
+            self.notify(t(key), markup=False)
             self.start_simulated(profile)
             return
         self.session.profile = None

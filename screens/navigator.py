@@ -22,6 +22,7 @@ class Navigator(Protocol):
     runner_options: dict[str, Any]
     runner_factory: Callable[..., Any] | None
     suggest_mirror: bool
+    started_on_profile: bool  # --profile at the start (not a demo picked in the app)
 
     def start_hint(self) -> str: ...
 

@@ -18,6 +18,7 @@ from screens.base import WizardScreen, toggle_details
 from screens.styles import style_paths, style_text
 from screens.widgets.detail_box import DetailBox
 from screens.widgets.mirror_select import MirrorSelect
+from screens.widgets.path_text import PathText
 from screens.widgets.plan_step_table import PlanStepTable, size_text, where_text
 from wizard.safe.display import safe
 from wizard.text import t
@@ -45,6 +46,7 @@ class PlanScreen(WizardScreen):
         Binding("e", "export", t("app.key.export")),
         Binding("r", "run", t("app.key.run")),
         Binding("d", "details", t("app.key.details")),
+        Binding("c", "copy", t("app.key.copy")),  # the step's commands, whole
     ]
 
     class Built(Message):
@@ -65,7 +67,13 @@ class PlanScreen(WizardScreen):
         with Horizontal(id="plan-columns"):
             yield PlanStepTable(id="plan-steps")
             with DetailBox(id="plan-detail-box"):
+                # Prose wraps between words; the commands between their arguments only, never
+                # inside a path (PathText): the box scrolls sideways to an argument wider than it.
                 yield Static("", id="plan-detail")
+                yield PathText(id="plan-commands")
+                yield Static("", id="plan-detail-rest")
+                yield PathText(id="plan-check")
+                yield Static("", id="plan-restart")
         with Horizontal(classes="button-row"):
             yield Button(t("app.plan.run"), id="run", variant="primary", compact=True, disabled=True)
             yield Button(t("app.plan.export"), id="export", compact=True, disabled=True)
@@ -99,7 +107,11 @@ class PlanScreen(WizardScreen):
         results = probe_all(probe_targets(catalogue, configured)) if probe and catalogue.mirrors else None
         advice = suggest(catalogue, configured, locale=locale_name(), results=results)
         if advice is not None and advice.reason != "default_fast":
-            self.app.call_from_thread(self.notify, advice.message, timeout=12, markup=False)
+            self.app.call_from_thread(self.notify, short_advice(advice.message), timeout=10, markup=False)
+
+    def on_screen_suspend(self) -> None:
+        """The suggestion is the Plan screen's: it never follows onto Run over the steps."""
+        self.app.clear_notifications()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
     def build(self) -> None:
@@ -199,8 +211,16 @@ class PlanScreen(WizardScreen):
 
     def _detail(self, step: Any) -> None:
         box = self.query_one("#plan-detail", Static)
+        commands = self.query_one("#plan-commands", PathText)
+        rest = self.query_one("#plan-detail-rest", Static)
+        check = self.query_one("#plan-check", PathText)
+        restart_line = self.query_one("#plan-restart", Static)
         if step is None:
             box.update("")
+            for part in (commands, check):
+                part.set_text("")
+            rest.update("")
+            restart_line.update("")
             return
         p = "app.plan."
         where = where_text(step.where).plain
@@ -221,29 +241,46 @@ class PlanScreen(WizardScreen):
             Content.from_markup(
                 "[$primary bold]$h[/]  $why", h=t(p + "why"), why=safe(step.why, None, multiline=True)
             ),
-            Content.from_markup("[$primary bold]$h[/]", h=t(p + "commands")),
         ]
+        if step.command_lines():  # the heading only over commands (a by-hand step has none)
+            parts.append(Content.from_markup("[$primary bold]$h[/]", h=t(p + "commands")))
+        box.update(Content("\n").join(parts))
         prompt = "PS> " if step.where == "windows-host" else "$ "
-        for line in step.command_lines():
-            parts.append(
-                Content.from_markup("[$accent]$line[/]", line=safe(prompt + line, None, multiline=True))
-            )
+        # Each command an indented line: wrapped only between its arguments (PathText).
+        commands.set_text(
+            "\n".join("  " + safe(prompt + line, None, multiline=True) for line in step.command_lines())
+        )
+        commands.display = bool(step.command_lines())
+        tail: list[Content] = []
         if step.manual:  # it may quote a GPU name: escapes are shown, not sent
-            parts.append(Content(safe(step.manual, None, multiline=True)))
-        parts.append(
+            tail.append(Content(safe(step.manual, None, multiline=True)))
+        tail.append(
             Content.from_markup(
-                "[$primary bold]$h[/]  $proves\n[$text-muted]$cmd[/]",
-                h=t(p + "check"),
-                proves=safe(step.check.proves, 400),
-                cmd=_check_line(step, self.session.plan),
+                "[$primary bold]$h[/]  $proves", h=t(p + "check"), proves=safe(step.check.proves, 400)
             )
         )
+        rest.update(Content("\n").join(tail))
+        check.set_text("  " + _check_line(step, self.session.plan))
         restart = "" if there else step.restart  # a step not run has no restart after it
         if restart == "reboot":
-            parts.append(Content.from_markup("[$warning]⟳ $r[/]", r=t(p + "reboot")))
+            restart_line.update(Content.from_markup("[$warning]⟳ $r[/]", r=t(p + "reboot")))
         elif restart == "wsl-shutdown":
-            parts.append(Content.from_markup("[$warning]⟳ $r[/]", r=t(p + "wsl_shutdown")))
-        box.update(Content("\n").join(parts))
+            restart_line.update(Content.from_markup("[$warning]⟳ $r[/]", r=t(p + "wsl_shutdown")))
+        else:
+            restart_line.update("")
+
+    def detail_text(self) -> str:
+        """The highlighted step's whole detail as plain text (tests, and `c`'s neighbours)."""
+        ids = ("#plan-detail", "#plan-commands", "#plan-detail-rest", "#plan-check", "#plan-restart")
+        return "\n".join(str(self.query_one(i, Static).render()) for i in ids)
+
+    def action_copy(self) -> None:
+        """The highlighted step's commands, whole (however the screen wraps them), to the clipboard."""
+        step = self.query_one(PlanStepTable).highlighted()
+        lines = list(step.command_lines()) if step is not None else []
+        if lines:
+            self.app.copy_to_clipboard("\n".join(lines))
+            self.notify(t("keys.copied", count=len(lines)), markup=False)
 
     def action_details(self) -> None:
         """The selected step's detail on the whole screen, and back (d or Escape)."""
@@ -334,3 +371,19 @@ def _check_line(step: Any, plan: Any) -> str:
     if plan is not None and plan.platform == "windows":
         return "PS> " + safe(powershell_join(step.check.argv), None, multiline=True)
     return "$ " + safe(step.check.shell(), None, multiline=True)
+
+
+SHORT_ADVICE = 100  # cells: about two lines of a toast at 80x24
+
+
+def short_advice(message: str) -> str:
+    """A toast never covers the steps (a zh toast once hid half the screen at 80x24): a long
+    suggestion is said in its first sentence, with where the rest is."""
+    from rich.cells import cell_len
+
+    if cell_len(message) <= SHORT_ADVICE:
+        return message
+    import re
+
+    first = re.split(r"(?<=[.。])\s*", message, maxsplit=1)[0]
+    return first + " " + t("keys.mirror.more")

@@ -182,6 +182,7 @@ class RunScreen(WizardScreen):
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit_notice)
+        self.call_after_refresh(self.query_one("#run-notice", PathText).rewrap)
 
     @on(StepLog.FloorChanged)
     def _log_floor_changed(self) -> None:
@@ -417,7 +418,10 @@ class RunScreen(WizardScreen):
             if self._cpu_plan
             else "app.run.finished"
         )
-        return "\n".join([head, "", *next_steps(self.plan, exists=exists)])
+        # A short terminal keeps every line for the "how to use it" words (a profile session's hints
+        # are longer by their --profile): no blank line between the two parts there.
+        gap = [] if self.has_class("-short") else [""]
+        return "\n".join([head, *gap, *next_steps(self.plan, exists=exists)])
 
     def _set_notice(self, text: str | None, kind: str = "warning") -> None:
         notice = self.query_one("#run-notice", PathText)
@@ -470,7 +474,11 @@ class RunScreen(WizardScreen):
         if action == "doctor":
             return self.state == "failed"
         if action == "copy":
-            return self._windows_step is not None and bool(self._windows_step.commands)
+            if self._windows_step is not None and bool(self._windows_step.commands):
+                return True
+            # The finish's commands (activate, hello, the lock): long ones are copied whole by key.
+            notice = self.query_one("#run-notice", PathText)
+            return self.state == "finished" and bool(notice.commands)
         if action == "ran_it":
             return self._windows_step is not None and self.has_class("-windows")
         if action == "back":
@@ -567,8 +575,13 @@ class RunScreen(WizardScreen):
             self.query_one(WindowsHostPanel).post_message(WindowsHostPanel.RanIt())
 
     def action_copy(self) -> None:
-        if self._windows_step is not None:
+        if self._windows_step is not None and self._windows_step.commands:
             self.query_one(WindowsHostPanel).copy()
+            return
+        commands = self.query_one("#run-notice", PathText).commands
+        if self.state == "finished" and commands:
+            self.app.copy_to_clipboard("\n".join(commands))  # whole, however the screen wraps them
+            self.notify(t("keys.copied", count=len(commands)), markup=False)
 
     def action_scroll_notice(self) -> None:
         self.query_one("#run-notice-box").scroll_page_down(animate=False)
@@ -581,4 +594,9 @@ class RunScreen(WizardScreen):
     def action_back(self) -> None:
         if self.state == "running":
             return  # ctrl+q stops a run; going back would hide it
+        if self.state == "restart":
+            # Escape never skips a restart: the run goes on only after it (n, simulated) or a new start.
+            key = "keys.run.restart_pending_sim" if self.plan.simulated else "keys.run.restart_pending"
+            self.notify(t(key), severity="warning", markup=False)
+            return
         super().action_back()

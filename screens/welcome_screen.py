@@ -20,6 +20,11 @@ class WelcomeScreen(WizardScreen):
         Binding("n", "start_over", t("app.key.start_over")),  # only while a demo remembers a run
         Binding("q", "app.quit", t("app.key.quit"), show=False),
         Binding("escape", "back", show=False),
+        # The buttons are one row: the arrows and PageDown read on (the footer says so when the
+        # page is longer than the screen); Tab and the left/right arrows move between buttons.
+        Binding("pagedown", "scroll_region('page_down')", t("story.key.scroll")),
+        Binding("down", "scroll_region('down')", show=False),
+        Binding("up", "scroll_region('up')", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -42,19 +47,17 @@ class WelcomeScreen(WizardScreen):
                         t("app.welcome.touch", venv=welcome_venv(session.profile)),
                         classes="para",
                         markup=False,
+                        id="welcome-touch-text",
                     )
                     yield Static(t("app.welcome.no_touch_title"), classes="section-title")
                     yield Static(t("app.welcome.no_touch"), classes="para", markup=False)
                     yield Static(t("app.welcome.time_title"), classes="section-title")
                     yield Static(t("app.welcome.time", size=gpu_set_size()), classes="para", markup=False)
-            if not session.simulated:
-                yield Static(t("app.welcome.no_gpu_hint"), classes="muted", id="welcome-demo-hint")
+            hint = Static(t("app.welcome.no_gpu_hint"), classes="muted", id="welcome-demo-hint")
+            hint.display = not session.simulated
+            yield hint
         with Horizontal(classes="button-row"):
-            if session.simulated:
-                label = t("app.welcome.start_simulated")
-            else:
-                label = t("app.welcome.start")
-            yield Button(label, id="start", variant="primary", compact=True)
+            yield Button(start_label(session.simulated), id="start", variant="primary", compact=True)
             yield Button(t("app.welcome.demo"), id="demo", compact=True)
             yield Button(t("app.welcome.quit"), id="quit", compact=True)
         yield Footer(show_command_palette=False)
@@ -65,6 +68,17 @@ class WelcomeScreen(WizardScreen):
 
     def on_screen_resume(self) -> None:
         self._show_memory()  # after the resume offer, a demo picked, a run walked
+        self._show_machine()
+
+    def _show_machine(self) -> None:
+        """A demo picked inside the app: Welcome now speaks of it, never "detect this machine"."""
+        session = self.session
+        self.query_one("#start", Button).label = start_label(session.simulated)
+        self.query_one("#welcome-steps", Static).update(welcome_steps(session.simulated))
+        self.query_one("#welcome-touch-text", Static).update(
+            t("app.welcome.touch", venv=welcome_venv(session.profile))
+        )
+        self.query_one("#welcome-demo-hint", Static).display = not session.simulated
 
     def _show_memory(self, fresh: bool = False) -> None:
         from wizard.run.journal import demo_memory, memory_fields
@@ -82,7 +96,12 @@ class WelcomeScreen(WizardScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "start_over":
             return bool(getattr(self, "_remembered", False))  # False: hidden, not greyed
+        if action == "scroll_region" and parameters == ("page_down",):
+            return self.query_one("#welcome-body").max_scroll_y > 0  # the hint only where it reads on
         return True
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.refresh_bindings)
 
     def action_start_over(self) -> None:
         """A fresh demo machine: what earlier simulated runs finished is forgotten."""
@@ -119,6 +138,10 @@ class WelcomeScreen(WizardScreen):
 
     def action_back(self) -> None:
         """The first screen has nowhere to go back to."""
+
+
+def start_label(simulated: bool) -> str:
+    return t("app.welcome.start_simulated" if simulated else "app.welcome.start")
 
 
 def welcome_steps(simulated: bool) -> str:

@@ -55,6 +55,9 @@ def _wizard_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("COLUMNS", "100")
     yield home
     set_language(None)  # a test that ran `main(["--lang", ...])` leaves the next one alone
+    from wizard.safe.profile_hint import set_session_profile
+
+    set_session_profile(None)  # nor one that ran `main(["--profile", ...])` (hints keep it)
 
 
 @pytest.fixture

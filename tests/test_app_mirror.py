@@ -79,3 +79,35 @@ async def test_no_mirror_tip_on_a_native_windows_plan(monkeypatch: pytest.Monkey
         await to_plan(pilot)
         await settle(pilot)
         assert not [n for n in app._notifications if "--mirror" in str(n.message)]
+
+
+async def test_the_zh_suggestion_is_short_at_80x24_and_stays_on_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 36, point 14: with no catalogue the zh suggestion was a paragraph that covered half the
+    Plan screen at 80x24 and followed onto Run. Now: one sentence and where the rest is; gone on Run."""
+    from rich.cells import cell_len
+
+    from screens.plan_screen import SHORT_ADVICE
+    from screens.run_screen import RunScreen
+    from wizard.text import set_language, t
+
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    set_language("zh")
+    try:
+        app = build_app("wsl2-rtx4060-laptop", suggest_mirror=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await to_plan(pilot)
+            await settle(pilot)
+            shown = [str(n.message) for n in app._notifications]
+            assert shown and all(
+                cell_len(m) <= SHORT_ADVICE + cell_len(t("keys.mirror.more")) + 1 for m in shown
+            )
+            assert any(t("keys.mirror.more") in m for m in shown)
+            await pilot.press("r")
+            await pilot.pause()
+            assert isinstance(app.screen, RunScreen)
+            assert not list(app._notifications)
+            await pilot.press("ctrl+q")
+    finally:
+        set_language("en")

@@ -207,7 +207,11 @@ async def test_wsl2_windows_host_step_waits_for_i_ran_it() -> None:
         await pilot.pause()
         seen = screen_text(app)
         # It names what to start again: the launcher (conftest fixes it for every checkout).
-        assert "wsl --shutdown" in seen and "(~/.local/bin/tf-gpu-wizard)" in seen
+        # A demo session starts again on its demo (issue 36, point 3): the hint keeps --profile.
+        flat = " ".join(seen.split())
+        assert (
+            "wsl --shutdown" in seen and "(~/.local/bin/tf-gpu-wizard --profile wsl2-rtx4060-laptop)" in flat
+        )
         assert run.query_one("#continue", Button).display  # simulated: continue in place
         # The footer names a key for it too, and the key continues the run past the restart.
         assert "n Continue" in screen_text(app)

@@ -51,9 +51,14 @@ def test_recommend_at_80_columns_wraps_without_cutting_words(
     monkeypatch.setenv("COLUMNS", "80")
     try:
         assert main(["recommend", "--profile", RTX5090, "--lang", lang]) == 0
+        short = capsys.readouterr().out
+        # Whole with --explain (issue 36: by default each reason leads with one line).
+        assert main(["recommend", "--profile", RTX5090, "--lang", lang, "--explain"]) == 0
     finally:
         set_language(None)
     out = capsys.readouterr().out
+    assert "…" not in short and all(cell_len(line.rstrip()) <= 80 for line in short.splitlines())
+    assert len(short.splitlines()) < len(out.splitlines())
     assert "…" not in out
     assert all(cell_len(line.rstrip()) <= 80 for line in out.splitlines())
     # The words the tester saw cut are there whole.

@@ -97,9 +97,14 @@ def test_a_folder_typed_for_a_demo_is_in_the_demo_home(real_home: Path, capsys: 
     assert venv("~/envs/a") == "/home/sam/envs/a"
     assert venv("envs/b") == "/home/sam/envs/b"  # this machine's working folder is not on the demo
     assert venv("/opt/tf") == "/opt/tf"
-    # This machine's own plan keeps this user's home.
+    # A saved profile that names no home is planned in /home/student, never in the reader's home
+    # (issue 36, point 4: lab staff planning from a student's saved profile).
     _, out = cli(capsys, "plan", "--json", "--venv", "~/envs/a", "--profile", str(save_here(tmp_path)))
-    assert json.loads(out)["venv"] == str(real_home / "envs" / "a")
+    assert json.loads(out)["venv"] == "/home/student/envs/a"
+    code, out = cli(capsys, "plan", "--profile", str(save_here(tmp_path)))
+    assert code == 0 and "Environment: /home/student/.venvs/tf-gpu" in out
+    assert "/home/student/.local/share/tf-gpu-wizard/programs/" in out
+    assert str(real_home) not in flat(out)
 
 
 def save_here(tmp_path: Path) -> Path:
@@ -117,11 +122,11 @@ def test_machine_home_rules(real_home: Path, tmp_path: Path) -> None:
     assert machine_home(load_demo("macos-arm64")) == PurePosixPath("/Users/student")
     assert str(machine_home(load_demo("windows11-rtx3070"))) == "C:\\Users\\alex"
     assert machine_user(load_demo(SAM)) == "sam" and machine_user(load_demo(NO_HOME)) == "student"
-    # This machine, and a profile saved here that names no home: this user's home and user.
+    # This machine: this user's home and user; a saved profile that names no home: /home/student.
     here = MachineProfile(platform="linux")
     assert machine_home(here) == real_home and machine_user(here) is None
     saved = MachineProfile.load(save_here(tmp_path))
-    assert saved.simulated and saved.demo is None and machine_home(saved) == real_home
+    assert saved.simulated and saved.demo is None and machine_home(saved) == DEMO_HOME
     assert default_venv_for(load_demo(SAM)) == PurePosixPath("/home/sam/.venvs/tf-gpu")
 
 

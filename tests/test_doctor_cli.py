@@ -251,7 +251,10 @@ def test_doctor_says_what_detect_says(name: str, key: str) -> None:
         assert command in detect.stdout.replace("\n", " ")
     else:
         fix = t(f"doctor.{FINDING_TO_DIAGNOSIS[key]}.fix")
-    assert t("doctor.fix_line", fix=fix) in " ".join(doctor.stdout.split())
+    # A session on a profile: the fix's own commands keep --profile (issue 36, point 3).
+    from wizard.safe.profile_hint import keep_profile
+
+    assert keep_profile(t("doctor.fix_line", fix=fix), name) in " ".join(doctor.stdout.split())
 
 
 def test_every_finding_detect_can_report_reaches_the_doctor() -> None:

@@ -123,7 +123,8 @@ def test_an_installed_tensorflow_that_fits_or_is_cpu_only_gets_no_such_finding()
 def test_detect_cli_prints_each_finding_whole() -> None:
     # The Blackwell report is ~1,100 characters: Detect used to cut it at 1,000, mid-word ("the GPU ch…").
     result = subprocess.run(
-        [sys.executable, "-m", "wizard", "--profile", "ubuntu-24.04-rtx5090", "detect"],
+        # Whole with --explain (issue 36: by default each finding leads with one line).
+        [sys.executable, "-m", "wizard", "--profile", "ubuntu-24.04-rtx5090", "detect", "--explain"],
         capture_output=True,
         text=True,
         timeout=120,

@@ -128,7 +128,8 @@ async def test_plan_count_dry_run_and_run_agree_on_an_already_satisfied_step(
         there = f"there already, nothing to do: {plan.step('windows-driver').check.proves}"
         await wait_until(pilot, lambda: there in str(detail.render()))
         # Not run, so no restart follows it: neither its row nor its details say "then restart WSL".
-        assert "wsl --shutdown afterwards" not in str(detail.render())
+        assert "wsl --shutdown afterwards" not in app.screen.detail_text()
+        assert "restart" not in str(app.screen.query_one("#plan-restart", Static).render())
         assert "restart WSL" not in str(table.get_row_at(row)[-1])
         assert "restart WSL" in str(table.get_row_at(row + 1)[-1])  # the next step does restart it
         other = [s.id for s in table.steps].index(plan.active_steps[1].id)

@@ -120,7 +120,9 @@ def test_a_note_with_an_unknown_code_is_not_trusted_as_a_key() -> None:
 def test_the_blackwell_citations_read_chinese_with_the_issue_as_the_citation(
     zh: None, command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    main([command, "--profile", "ubuntu-24.04-rtx5090"])
+    # detect and recommend lead with one line; the sources are one flag away (issue 36, point 18)
+    explain = ["--explain"] if command in ("detect", "recommend") else []
+    main([command, "--profile", "ubuntu-24.04-rtx5090", *explain])
     out = " ".join(capsys.readouterr().out.split())
     for issue in ("#99592", "#101746", "#97387", "#90291"):
         assert f"tensorflow/tensorflow{issue}（TF" in out.replace(" ", ""), issue

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from wizard.assets import asset_text, list_assets
 from wizard.profile import MachineProfile, ProfileError
+from wizard.safe.display import safe
 from wizard.text import LANGUAGES, has, in_language, t
 
 
@@ -60,6 +61,20 @@ def demo_labels(name: str) -> list[str]:
     return list(dict.fromkeys([*words, *([raw] if raw else [])]))
 
 
+def says_nothing(profile: MachineProfile) -> bool:
+    """A profile that names no platform, OS, Python, driver or GPU (`{}`): not a machine."""
+    from wizard.profile import UNKNOWN
+
+    return (
+        profile.platform == UNKNOWN
+        and profile.os.id == UNKNOWN
+        and profile.python.version == UNKNOWN
+        and profile.driver is None
+        and not profile.gpus
+        and not profile.nvidia_pci_devices
+    )
+
+
 def load_profile(ref: str) -> MachineProfile:
     """A file path if one exists there, else a demo profile name. Always marked simulated."""
     path = Path(ref).expanduser()
@@ -76,5 +91,7 @@ def load_profile(ref: str) -> MachineProfile:
     if path.suffix == ".json" or path.exists() or "/" in ref:
         profile = MachineProfile.load(path)
         profile.simulated = True
+        if says_nothing(profile):  # `{}`: no machine to plan for; never a plan "without a word"
+            raise ProfileError(t("keys.profile.no_facts", path=safe(str(path), 400)))
         return profile
     return load_demo(ref)

@@ -42,6 +42,8 @@ def _driver_text(p: MachineProfile) -> str:
     """The driver, the newest CUDA it supports and where that was read: only what is known."""
     assert p.driver is not None
     source = _source(str(p.driver.source))
+    if not source and p.simulated:  # a saved profile that names no source: the figure is the file's
+        source = t("keys.profile.source_file")
     cuda = str(p.driver.cuda)
     version = safe(p.driver.version, 80)
     if cuda in ("", UNKNOWN, "None"):

@@ -19,6 +19,7 @@ from functools import cache
 from typing import Any
 
 from wizard.assets import asset_text, list_assets
+from wizard.safe.profile_hint import keep_profile
 from wizard.tomlcompat import tomllib
 
 DEFAULT_LANG = "en"
@@ -91,8 +92,9 @@ def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
 
 
 def t(key: str, /, **fields: Any) -> str:
-    """The message for `key` in the current language, filled with `fields`."""
-    return in_language(language(), key, **fields)
+    """The message for `key` in the current language, filled with `fields`; in a session on a
+    profile every `tf-gpu-wizard COMMAND` hint in it keeps --profile (wizard.safe.profile_hint)."""
+    return keep_profile(in_language(language(), key, **fields))
 
 
 def in_language(lang: str, key: str, /, **fields: Any) -> str:

@@ -40,11 +40,15 @@ class CandidateTable(DataTable[Text]):
     and the detail below gives the whole reason.
     """
 
-    # A table of rows, never wider than its panel: Home and End go to the first and last row
-    # (DataTable's own go to the first and last column, which here is nothing).
+    # The highlighted row is the set `p` plans: a key that reads or scrolls never moves it. Only
+    # the arrows (and a click) choose; PageDown, PageUp, Home and End scroll what the screen shows
+    # about the row (the detail below), as they do everywhere else (DataTable's own moved the
+    # cursor: PageDown at 80x24 chose "CPU only" unseen).
     BINDINGS = [
-        Binding("home", "scroll_top", show=False),
-        Binding("end", "scroll_bottom", show=False),
+        Binding("pagedown", "screen.scroll_region('page_down')", show=False),
+        Binding("pageup", "screen.scroll_region('page_up')", show=False),
+        Binding("end,ctrl+end", "screen.scroll_region('end')", show=False),
+        Binding("home,ctrl+home", "screen.scroll_region('home')", show=False),
     ]
     DEFAULT_CSS = """
     CandidateTable { height: 1fr; min-height: 5; }

@@ -27,21 +27,42 @@ class FindingsView(Vertical):
     FindingsView > .finding-title.-warning { color: $warning; }
     FindingsView > .finding-why { padding-left: 2; color: $text-muted; margin-bottom: 1; }
     FindingsView > .finding-none { color: $success; }
+    FindingsView > .finding-more { color: $text-muted; text-style: italic; }
     """
 
+    explain = False  # `w` on Detect: each finding whole, with its evidence and sources
+    more = False  # a finding says more than its lead (the key is worth offering)
+
     def show(self, findings: Sequence[Any]) -> None:
-        """`findings` are wizard.findings.Finding (severity, title, why)."""
+        """`findings` are wizard.findings.Finding (severity, title, why). Each leads with one line
+        (wizard.doctor.finding_view.lead); the whole text when `explain` is on."""
+        from wizard.doctor.finding_view import has_more, lead
+
+        self._findings = list(findings)
         self.remove_children()
         if not findings:
             self.mount(Static(t("app.detect.no_problems"), classes="finding-none", markup=False))
             return
         widgets: list[Static] = []
+        self.more = False
         for finding in findings:
             severity = finding.severity if finding.severity in SEVERITIES else "info"
             icon = t(f"app.severity.{severity}")
             widgets.append(Static(_title(icon, finding.title), classes=f"finding-title -{severity}"))
-            widgets.append(Static(Content(safe(finding.why, 2000)), classes="finding-why"))
+            why: str = finding.why if self.explain else lead(finding.why)
+            source = str(getattr(finding, "source", "") or "")
+            self.more = self.more or has_more(finding.why) or bool(source)
+            if self.explain and source:
+                why += "\n" + source
+            widgets.append(Static(Content(safe(why, 2000, multiline=True)), classes="finding-why"))
+        if self.more:
+            key = "keys.findings.less_app" if self.explain else "keys.findings.more_app"
+            widgets.append(Static(Content(t(key)), classes="finding-more"))
         self.mount_all(widgets)
+
+    def toggle_explain(self) -> None:
+        self.explain = not self.explain
+        self.show(getattr(self, "_findings", []))
 
     def clear(self) -> None:
         self.remove_children()

@@ -37,18 +37,19 @@ class HostPanel(Vertical):
         yield Static(id="cores", classes="cores")
 
     def show(self, host: HostSample) -> None:
-        self.query_one("#cpu", Gauge).set(host.cpu_mean, pct(host.cpu_mean), level("cpu", host.cpu_mean))
+        known = bool(host.cpu_percent)  # a profile that does not say its cores: N/A, not a guess
+        cpu_mean = host.cpu_mean if known else None
+        self.query_one("#cpu", Gauge).set(host.cpu_mean, pct(cpu_mean), level("cpu", host.cpu_mean))
         # One block per core shows a single busy thread (a CPU-bound input pipeline) at a glance.
-        cores = Text(t("monitor.cores") + " ", style="dim")
+        cores = Text(t("monitor.cores") + " " + ("" if known else t("monitor.na")), style="dim")
         for c in host.cpu_percent[:64]:
             cores.append(CORE_BLOCKS[min(8, int(c / 100 * 8 + 0.5))], style=_core_style(c))
         if len(host.cpu_percent) > 64:
             cores.append(f" +{len(host.cpu_percent) - 64}", style="dim")
         self.query_one("#cores", Static).update(cores)
         used, total = host.ram_used / 1024**3, host.ram_total / 1024**3
-        self.query_one("#ram", Gauge).set(
-            host.ram_percent, f"{used:.1f}/{total:.1f} GiB", level("ram", host.ram_percent)
-        )
+        ram = f"{used:.1f}/{total:.1f} GiB" if host.ram_total else t("monitor.na")
+        self.query_one("#ram", Gauge).set(host.ram_percent, ram, level("ram", host.ram_percent))
         self._fit()
 
     def on_resize(self) -> None:

@@ -28,6 +28,35 @@ def fold_path(path: str, width: int) -> list[str]:
     return [*lines, line] if line else lines
 
 
+# One shell argument and the spaces after it: a quoted part ('...' or "...", spaces and all) is
+# inside its argument, never a place to break (`bash -c 'v=$(...) && ...' _`).
+_ARGUMENT = re.compile(r"""(?:'[^']*'?|"(?:\\.|[^"\\])*"?|[^ '"]+)+ *| +""")
+
+
+def wrap_arguments(line: str, width: int) -> list[str]:
+    """An indented command `line` in lines of at most `width` cells, broken only between its
+    arguments (at a space), never inside one: each argument is copied whole. Continuations keep
+    the indent (none where the width leaves too little room); an argument wider than the room
+    stays whole on a line of its own (the screen scrolls sideways to it, and `c` copies it)."""
+    body = line.lstrip(" ")
+    indent = line[: len(line) - len(body)]
+    if width <= 0 or cell_len(line) <= width:
+        return [line]
+    if cell_len(indent) * 4 > width:
+        indent = ""
+    room = width - cell_len(indent)
+    lines, current = [], ""
+    for piece in _ARGUMENT.findall(body):
+        if current and cell_len((current + piece).rstrip(" ")) > room:
+            lines.append(indent + current.rstrip(" "))
+            current = piece.lstrip(" ")
+        else:
+            current += piece
+    if current.strip(" "):
+        lines.append(indent + current.rstrip(" "))
+    return lines
+
+
 def wrap_command(line: str, width: int) -> list[str]:
     """An indented `line` in lines of at most `width` cells, each under the same indent (none when
     the width leaves too little room), filled as far as it goes and broken after a space or a "/":
@@ -52,6 +81,21 @@ def wrap_command(line: str, width: int) -> list[str]:
     if current.strip(" "):
         lines.append(indent + current.rstrip(" "))
     return lines
+
+
+def wrap_whole(text: str, width: int) -> str:
+    """`text` in lines of at most `width` cells where it can be: prose between words, a command
+    (an indented line) between its arguments; a word or an argument wider than a line is never
+    broken (a path or a command copied from the screen must be whole)."""
+    if width <= 0:
+        return text
+    out: list[str] = []
+    for paragraph in text.split("\n"):
+        if paragraph.startswith(" ") and paragraph.strip(" "):
+            out.extend(wrap_arguments(paragraph, width))
+        else:
+            out.extend(wrap_words(paragraph, width))
+    return "\n".join(out)
 
 
 def wrap_paths(text: str, width: int) -> str:

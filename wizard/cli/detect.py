@@ -21,6 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--dump", metavar="DIR", type=Path, help=t("detect.dump_help"))
     source.add_argument("--from", dest="from_dump", metavar="DIR", type=Path, help=t("detect.from_help"))
+    parser.add_argument("--explain", action="store_true", help=t("keys.findings.explain_help"))
     parser.set_defaults(func=run)
 
 
@@ -58,13 +59,13 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(profile.to_dict())
     else:
-        render(profile)
+        render(profile, explain=args.explain)
         if args.save:
             print(t("detect.saved", path=args.save))
     return 0
 
 
-def render(p: MachineProfile) -> None:
+def render(p: MachineProfile, explain: bool = False) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -93,13 +94,23 @@ def render(p: MachineProfile) -> None:
     if not problems:
         console.print(Text(t("detect.no_problems"), style="green"))
     style = {"error": "bold red", "warning": "yellow", "info": "blue"}
+    from wizard.doctor.finding_view import has_more, lead
+
+    more = False
     for f in problems:
         line = Text()
         line.append(f"{t('detect.severity.' + f.severity)}: {safe(f.title, 400)}", style=style[f.severity])
-        line.append(f"\n    {safe(f.why, 2000)}", style="dim")  # the Blackwell paragraph is ~1,100
-        for seen in f.evidence:
+        # One line a student reads first; the evidence and its sources with --explain.
+        why = f.why if explain else lead(f.why)
+        more = more or (not explain and (has_more(f.why) or bool(f.evidence)))
+        line.append(f"\n    {safe(why, 2000)}", style="dim")  # the Blackwell paragraph is ~1,100
+        if explain and f.source:
+            line.append(f"\n    {safe(f.source, 400)}", style="dim")
+        for seen in f.evidence if explain else ():
             line.append(f"\n      {t('detect.evidence', line=safe(seen, 600))}", style="dim italic")
         console.print(line)
+    if more:
+        console.print(Text(t("keys.findings.more_cli"), style="dim"))
     known = {f.title for f in problems}
     extra = [n for n in p.notes if n not in known]
     if extra:

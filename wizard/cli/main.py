@@ -183,6 +183,11 @@ def _main(argv: Sequence[str] | None, *, stdin_closed: bool = False) -> int:
     parser = build_parser(only)
     args = parser.parse_args(argv)
     args.stdin_closed = stdin_closed
+
+    from wizard.safe.profile_hint import set_session_profile
+
+    # Every hint this command prints keeps --profile (wizard.safe.profile_hint): none acts on this computer.
+    set_session_profile(getattr(args, "profile", None))  # main() again in one process: reset too
     try:
         if args.command is None:
             return _run_app(args)

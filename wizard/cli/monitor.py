@@ -181,13 +181,18 @@ def render(s: Sample, info: SourceInfo, notes: bool = True) -> RenderableType:
         if info.processes_available:
             parts.append(_process_table(s))
     host = s.host
-    cpu = Text(f"{t('monitor.cpu')} {pct(host.cpu_mean)} ", style=STYLES[level("cpu", host.cpu_mean)])
+    cpu_mean = host.cpu_mean if host.cpu_percent else None  # a profile that does not say its cores: N/A
+    cpu = Text(f"{t('monitor.cpu')} {pct(cpu_mean)} ", style=STYLES[level("cpu", host.cpu_mean)])
     if len(host.cpu_percent) <= 16:  # per core, while that still fits on a line
         cpu.append(" ".join(f"{c:.0f}" for c in host.cpu_percent), style="dim")
     elif host.cpu_percent:
         busiest = t("monitor.cli.cpu_max", percent=max(host.cpu_percent), cores=len(host.cpu_percent))
         cpu.append(busiest, style="dim")
-    ram_text = f"{t('monitor.ram')} {host.ram_used / 1024**3:.1f}/{host.ram_total / 1024**3:.1f} GiB"
+    ram_text = (
+        f"{t('monitor.ram')} {host.ram_used / 1024**3:.1f}/{host.ram_total / 1024**3:.1f} GiB"
+        if host.ram_total
+        else f"{t('monitor.ram')} {t('monitor.na')}"  # a profile that does not say: N/A
+    )
     ram = Text(ram_text, style=STYLES[level("ram", host.ram_percent)])
     parts.append(Text.assemble(cpu, "   ", ram))
     return Group(*parts)

@@ -181,7 +181,9 @@ def run(args: argparse.Namespace) -> int:
 
         try:
             render_script(plan)
-            print(t("plan.view.script_hint"))
+            # The command on a line of its own, never wrapped: a terminal copies it whole.
+            prose, start, command = t("plan.view.script_hint").partition("tf-gpu-wizard ")
+            print(prose.rstrip() + "\n  $ " + start + command if start else prose)
         except PlanError as exc:
             print(exc)  # our own sentence (plan.script.not_windows), not data
     return 0

@@ -36,6 +36,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--python", metavar="3.N", default=None, help=t("recommend.cli.python_help"))
     parser.add_argument("--all", action="store_true", help=t("recommend.cli.all_help"))
     parser.add_argument("--pre", action="store_true", help=t("recommend.preview.pre_help"))
+    parser.add_argument("--explain", action="store_true", help=t("keys.findings.explain_help"))
     parser.set_defaults(func=run)
 
 
@@ -67,7 +68,14 @@ def run(args: argparse.Namespace) -> int:
         return 0 if rec.recommended else 1
     from rich.console import Console
 
-    render(rec, Console(), simulated=profile.simulated, show_all=getattr(args, "all", False), profile=profile)
+    render(
+        rec,
+        Console(),
+        simulated=profile.simulated,
+        show_all=getattr(args, "all", False),
+        profile=profile,
+        explain=getattr(args, "explain", False),
+    )
     return 0 if rec.recommended else 1
 
 
@@ -103,8 +111,11 @@ def render(
     simulated: bool = False,
     show_all: bool = False,
     profile: MachineProfile | None = None,
+    explain: bool = False,
 ) -> None:
     from rich.table import Table
+
+    from wizard.doctor.finding_view import has_more, lead
 
     wide = console.width >= WIDE_ENOUGH
     table = Table(title=t("recommend.title_simulated" if simulated else "recommend.title"), show_lines=False)
@@ -117,6 +128,11 @@ def render(
         table.add_column(t(f"recommend.{key}"), overflow="fold")
     rows = useful_candidates(rec, show_all)
     said = said_once(rows)
+    # Each reason leads with one line (its evidence and sources with --explain): a 60-line cell
+    # is read by nobody.
+    more = not explain and any(has_more(reason) for lines in said for reason in lines)
+    if not explain:
+        said = [[lead(reason) for reason in lines] for lines in said]
     for number, cand in enumerate(rows, 1):
         is_best = cand is rec.recommended
         status = (
@@ -152,6 +168,8 @@ def render(
     hidden = len(rec.candidates) - len(rows)
     if hidden > 0 and not show_all:
         console.print(t("recommend.more", count=hidden), style="dim")
+    if more:
+        console.print(t("keys.findings.more_recommend"), style="dim")
     _render_summary(rec, console, profile)
 
 

@@ -188,13 +188,16 @@ class SimulatedSource:
     def open(self) -> SourceInfo:
         info = self.inner.open()
         info.simulated = True
-        if not self.profile.has_nvidia_gpu:
+        if self.profile.platform == "wsl1":
+            # WSL1 cannot see a GPU at all: the laptop may well have one (WSL2 reaches it).
+            info.no_gpu_reason = t("keys.monitor.wsl1")
+        elif not self.profile.has_nvidia_gpu:
             # No NVIDIA hardware at all (a Mac, Intel graphics): no driver to blame.
             info.no_gpu_reason = t("monitor.no_gpu.no_nvidia")
         elif self.fake.init_error is not None:
             # The demo's run installed the driver only in simulation: say so, not "reboot".
             info.no_gpu_reason = t("monitor.demo_driver.no_gpu")
-        info.notes.insert(0, t("monitor.sim.label", name=self.profile.label or "demo"))
+        info.notes.insert(0, t("monitor.sim.label", name=sim_machine_name(self.profile)))
         return info
 
     def read(self) -> tuple[list[GpuSample], str | None]:
@@ -203,7 +206,9 @@ class SimulatedSource:
         for i, gpu in enumerate(self.fake.gpus):
             self._drive(i, gpu, load)
         gpus, reason = self.inner.read()
-        if reason and not self.profile.has_nvidia_gpu:
+        if reason and self.profile.platform == "wsl1":
+            reason = t("keys.monitor.wsl1")
+        elif reason and not self.profile.has_nvidia_gpu:
             reason = t("monitor.no_gpu.no_nvidia")
         elif reason and self.fake.init_error is not None:
             reason = t("monitor.demo_driver.no_gpu")
@@ -235,8 +240,9 @@ class SimulatedHost:
     """The profile's CPU and RAM, following the same signal."""
 
     def __init__(self, profile: MachineProfile, signal: PhaseSignal) -> None:
-        self.cores = profile.resources.cpu_count or 8
-        self.ram_total = (profile.resources.ram_mib or 16384) * 1024**2
+        # What Detect calls unknown stays unknown (N/A): never a made-up 8 cores or 16 GiB.
+        self.cores = profile.resources.cpu_count or 0
+        self.ram_total = (profile.resources.ram_mib or 0) * 1024**2
         self.signal = signal
         self._tick = 0
 
@@ -256,3 +262,11 @@ class SimulatedHost:
 
 def _clamp(v: float, lo: float = 0.0, hi: float = 100.0) -> float:
     return max(lo, min(hi, v))
+
+
+def sim_machine_name(profile: MachineProfile) -> str:
+    """The machine a simulated monitor imitates: the profile's label, else its OS and GPU (as the
+    plan names it), never a machine called "demo"."""
+    from wizard.plan.common import machine_label
+
+    return machine_label(profile)

@@ -80,9 +80,9 @@ def _build(profile: MachineProfile, candidate: Candidate, inputs: PlanInputs) ->
 def machine_home(profile: MachineProfile) -> PurePath:
     """The home folder a plan for this machine names (its venv, its ~/.bashrc, the wizard's uv and
     programs): this user's for the machine detected here; for a saved or demo profile the home it
-    names (home_of), else for a bundled demo its made-up user's (DEMO_HOME), never this machine's
-    beside that machine's paths. A saved profile that names none keeps this user's home (most
-    are this machine's, saved by `detect --save`). Windows elsewhere: `windows_home`."""
+    names (home_of), else its made-up user's (DEMO_HOME), never this machine's beside that
+    machine's paths: lab staff planning from a student's saved profile get the student machine's
+    commands, not their own home's (README). Windows elsewhere: `windows_home`."""
     if profile.platform == "windows" and os.name != "nt":
         return windows_home(profile)
     if not profile.simulated:
@@ -90,7 +90,7 @@ def machine_home(profile: MachineProfile) -> PurePath:
     named = home_of(profile)
     if named is not None:
         return named
-    return demo_default_home(profile) if profile.demo else Path.home()
+    return demo_default_home(profile)
 
 
 def machine_user(profile: MachineProfile) -> str | None:

@@ -406,13 +406,24 @@ def machine_fix_step(step_id: str, need: DriverNeed, check: Check) -> Step:
         manual=fix.manual or None,
     )
 
+# A name from a machine or a profile (a GPU's, a label) in a plan: the same bound detect and
+# recommend give it (wizard.safe.display's default), so no output of the plan floods.
+NAME_LIMIT = 200
+
+
+def bounded(value: str) -> str:
+    """A profile's string as the plan carries it: control characters visible, at most NAME_LIMIT."""
+    from wizard.safe.display import safe
+
+    return safe(value, NAME_LIMIT)
+
 
 def machine_label(profile: MachineProfile) -> str:
     if profile.label:
-        return profile.label
+        return bounded(profile.label)
     parts = [profile.os.name if profile.os.name != UNKNOWN else profile.platform]
     parts += [g.name for g in profile.gpus[:1]]
-    return ", ".join(parts)
+    return bounded(", ".join(parts))
 
 
 def assemble_plan(profile: MachineProfile, inputs: PlanInputs, steps: list[Step], notes: list[str]) -> Plan:

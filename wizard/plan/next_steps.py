@@ -116,6 +116,8 @@ def next_steps(plan: Plan, exists: Callable[[str], bool] | None = None) -> list[
     lines += _then(t("next.vscode"), plan.python)
     if plan.platform == "wsl2":
         lines.append(t("next.vscode_wsl"))
+    if plan.platform == "wsl1":  # the CPU set here; WSL2 is what gives this laptop's GPU
+        lines.append(t("keys.next.wsl1_gpu", command=t("profile.wsl1.command_unknown")))
     lock = lock_path(plan.venv)
     writes_lock = any(lock in argv for s in plan.active_steps for argv in s.commands)
     if writes_lock or (exists is not None and exists(lock)):

@@ -15,7 +15,7 @@ import shlex
 
 from wizard import __version__
 from wizard.choose.choice import method_words
-from wizard.plan.model import Plan, PlanError, Step
+from wizard.plan.model import Plan, PlanError, Step, step_numbers
 from wizard.plan.next_steps import next_steps
 from wizard.plan.programs import LOCKS, embedded, program_bytes, program_name
 from wizard.safe.display import RAW_CHARS, visible
@@ -129,9 +129,6 @@ def _step_lines(step: Step, number: int, total: int) -> list[str]:
         )
     )
     lines += _comment(step.why)
-    if not step.enabled:
-        lines.append(_echo(t("plan.script.optional_off", title=step.title), ""))
-        return lines
     lines.append(f"say {_q(visible(head))}")
     # Each check once, as a function: the step tests it before and after.
     check = f"check_{number}"
@@ -146,12 +143,18 @@ def _step_lines(step: Step, number: int, total: int) -> list[str]:
     if step.restart_only:
         pass  # nothing to run: the restart below is the step
     elif step.where == "windows-host" or not step.commands:
-        body.append(
-            _echo(t("plan.script.windows") if step.where == "windows-host" else t("plan.script.manual"))
-        )
+        # What to do by hand is prose, said as prose; "Run this in Windows PowerShell:" heads only
+        # the commands that follow it (it once headed a sentence, which no shell runs).
         if step.manual:
+            key = "keys.script.windows_by_hand" if step.where == "windows-host" else "plan.script.manual"
+            body.append(_echo(t(key)))
             body.append(_echo("    " + step.manual))
-        for line in step.command_lines():
+        lines_to_run = step.command_lines()
+        if lines_to_run:
+            body.append(
+                _echo(t("plan.script.windows") if step.where == "windows-host" else t("plan.script.manual"))
+            )
+        for line in lines_to_run:
             body.append(_echo("    " + line))
         body.append(f"  read -r -p {_q(t('plan.script.press_enter'))} _")
     else:
@@ -178,6 +181,18 @@ def _step_lines(step: Step, number: int, total: int) -> list[str]:
 def render_script(plan: Plan) -> str:
     if plan.platform == "windows":
         raise PlanError(t("plan.script.not_windows"))
+    from wizard.safe.profile_hint import set_session_profile
+
+    # The script runs on the machine it was made for: its own words name that machine's wizard,
+    # never a --profile of the session that exported it.
+    before = set_session_profile(None)
+    try:
+        return _render_script(plan)
+    finally:
+        set_session_profile(before)
+
+
+def _render_script(plan: Plan) -> str:
     s = plan.set
     lines = ["#!/usr/bin/env bash"]
     method = method_words(s.method)  # the words the app and `plan` use, not the bare name
@@ -200,9 +215,15 @@ def render_script(plan: Plan) -> str:
         lines.append(f"  fail {_q(visible(refuse))}")
         lines.append("fi")
     lines += _programs(plan)
-    steps = plan.steps
-    for number, step in enumerate(steps, 1):
-        lines += _step_lines(step, number, len(steps))
+    # One count of steps: the plan's (step_numbers), the app's and `apply`'s; a step switched off
+    # is named, unnumbered, and not counted.
+    numbers, total = step_numbers(plan), len(plan.active_steps)
+    for step in plan.steps:
+        if step.enabled:
+            lines += _step_lines(step, numbers[step.id], total)
+        else:
+            lines += ["", *_comment(t("keys.script.off_comment", title=step.title))]
+            lines.append(_echo(t("plan.script.optional_off", title=step.title), ""))
     lines.append("")
     lines.append(f"say {_q(t('plan.script.done'))}")
     # How to use the environment: the same words as the app's finish and `apply`'s last lines.

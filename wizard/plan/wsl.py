@@ -38,7 +38,11 @@ def linux_driver_files(profile: MachineProfile) -> list[str]:
 
 
 def _gpu_name(profile: MachineProfile) -> str:
-    return profile.gpus[0].name if profile.gpus else t("plan.windows_driver.your_gpu")
+    """The GPU's name, bounded as detect and recommend bound it: a profile's string is data, and a
+    5,000-character name must not flood the plan, its JSON or its script."""
+    from wizard.plan.common import bounded
+
+    return bounded(profile.gpus[0].name) if profile.gpus else t("plan.windows_driver.your_gpu")
 
 
 def set_floor(candidate: Candidate, *, wsl: bool) -> str:

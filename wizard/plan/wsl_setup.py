@@ -119,7 +119,10 @@ def start_line(profile: MachineProfile | None, args: tuple[str, ...] = ()) -> st
     import shlex
 
     from wizard.paths import start_command
+    from wizard.safe.profile_hint import profile_args
 
+    if "--profile" not in args and profile is not None and profile.simulated:
+        args = (*profile_args(), *args)  # a session on a profile starts again on it, never on this machine
     if profile is not None and profile.platform == "windows":
         if os.name == "nt" and not profile.simulated:
             exe = start_command()

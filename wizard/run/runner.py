@@ -104,6 +104,10 @@ SIM = "SIMULATED"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 
 
+# A worded line under the check's JSON event in the log (the raw event stays above it, as evidence).
+LOG_WORDED = "  = "
+
+
 @dataclass
 class StepResult:
     status: str
@@ -664,11 +668,14 @@ class Runner:
 
     # ---- outcomes ----------------------------------------------------------------
     def _emit(self, step: Step, line: str, progress: bool) -> None:
+        words = worded(line)
         if not progress:
             self._tail.append(line)
             del self._tail[:-40]
             self._write_log(line)  # the log keeps what the command printed (the check's JSON too)
-        self.events.output_line(step, worded(line), progress)
+            if words != line:  # ...and, under a JSON event, what it says in the reader's language
+                self._write_log(LOG_WORDED + words)
+        self.events.output_line(step, words, progress)
 
     def _finish(self, step: Step, result: StepResult) -> None:
         self._pending_settle(step)  # the step before is recorded first, or is the failure

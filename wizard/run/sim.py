@@ -135,11 +135,39 @@ def _gpu_check_failure_lines(profile: MachineProfile | None) -> list[str]:
     return [*lines, f"tf_gpu_check FAILED [matmul]: {message} (on GPU 0: {name}, compute capability {cc})"]
 
 
+# The probe notes that name an NVIDIA GPU seen on the PCI bus (wizard/probe/nvidia.py).
+PCI_NOTES = ("probe.pci_device", "probe.pci_device_bound")
+
+
+def _gpus_after_driver(profile: MachineProfile) -> list[tuple[str, str]]:
+    """The GPUs a simulated driver step makes visible: the ones the profile saw on the PCI bus
+    (its probe notes name them), with the compute capability the knowledge tables give that name
+    ("?" where they give none): the check after the step names the GPU the student has."""
+    names = [
+        note.fields.get("name", "")
+        for note in profile.notes
+        if note.code in PCI_NOTES and note.fields.get("name")
+    ]
+    out = []
+    for name in names:
+        full = name if name.startswith("NVIDIA ") else f"NVIDIA {name}"
+        try:
+            from wizard.choose.knowledge import load_knowledge
+
+            known = load_knowledge().gpu(full) or load_knowledge().gpu(name)
+        except Exception:  # a table that does not load: the name stands alone
+            known = None
+        out.append((full, str(known.compute_capability) if known is not None else "?"))
+    return out
+
+
 def _gpu_check_lines(profile: MachineProfile | None, argv: Sequence[str] = ()) -> list[str]:
     """What assets/checks/tf_gpu_check.py prints on a machine where it passes (JSON lines)."""
     import json
 
     gpus = [(g.name, g.compute_capability) for g in profile.gpus] if profile else []
+    if not gpus and profile is not None:
+        gpus = _gpus_after_driver(profile)
     # The program's own fields (what wizard.run.check_words words), with its English messages.
     events: list[dict[str, object]] = [
         {"event": "start", "message": "checking TensorFlow on the GPU (simulated)", "schema": 1}

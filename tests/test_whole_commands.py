@@ -1,0 +1,87 @@
+"""Every command shown is whole and copyable (issue 36, point 5): on the finish and in Plan's
+detail a command wraps only between its arguments, never inside a path or a word, at 80x24 and
+120x40, in English and Chinese; `c` copies the commands whole."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+import pytest
+from textual.widgets import Static
+
+from screens.plan_screen import PlanScreen
+from screens.widgets.path_text import PathText
+from screens.widgets.path_wrap import wrap_arguments
+from tests.apps.wizard_app import build_app, run_screen, to_finished, to_plan
+from wizard.text import set_language
+
+SIZES = [(80, 24), (120, 40)]
+
+
+@pytest.fixture(params=["en", "zh"])
+def lang(request: pytest.FixtureRequest) -> Any:
+    set_language(request.param)
+    yield request.param
+    set_language("en")
+
+
+def _shown_lines(widget: Static) -> list[str]:
+    return str(widget.render()).split("\n")
+
+
+def _assert_whole(commands: list[str], shown: list[str]) -> None:
+    """Each argument of each command stands whole on one shown line."""
+    for command in commands:
+        for arg in command.split():
+            assert any(arg in line.split() for line in shown), (arg, shown)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_finish_shows_every_command_whole_and_c_copies_them(
+    size: tuple[int, int], lang: str
+) -> None:
+    app = build_app("debian-12-gtx1060-laptop")
+    async with app.run_test(size=size) as pilot:
+        await to_finished(pilot)
+        notice = run_screen(app).query_one("#run-notice", PathText)
+        commands = notice.commands
+        assert any("hello_gpu.py" in c for c in commands) and any("activate" in c for c in commands)
+        _assert_whole(commands, _shown_lines(notice))
+        await pilot.press("c")
+        await pilot.pause()
+        assert app.clipboard == "\n".join(commands)
+        assert all(shlex.split(line) for line in app.clipboard.split("\n"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_plan_detail_breaks_commands_only_between_arguments(size: tuple[int, int], lang: str) -> None:
+    app = build_app("wsl2-rtx4060-laptop")
+    async with app.run_test(size=size) as pilot:
+        await to_plan(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlanScreen)
+        seen = 0
+        for _ in range(len(app.session.plan.steps)):
+            await pilot.press("down")
+            await pilot.pause()
+            step = screen.query_one("#plan-steps").highlighted()
+            lines = list(step.command_lines())
+            if not lines:
+                continue
+            seen += 1
+            _assert_whole(lines, _shown_lines(screen.query_one("#plan-commands", PathText)))
+            _assert_whole([step.check.shell()], _shown_lines(screen.query_one("#plan-check", PathText)))
+            await pilot.press("c")
+            await pilot.pause()
+            assert app.clipboard == "\n".join(lines)
+        assert seen >= 3
+
+
+def test_wrap_arguments_never_splits_an_argument() -> None:
+    line = "  $ python /home/student/.local/share/tf-gpu-wizard/programs/installed_ok.py repair-env /x"
+    for width in (10, 20, 40, 60, 100):
+        out = wrap_arguments(line, width)
+        assert " ".join(" ".join(out).split()) == " ".join(line.split())
+        for arg in line.split():
+            assert any(arg in piece.split() for piece in out)
