@@ -25,7 +25,15 @@ REQUIRED = [
 ]
 
 # Linux driver branch -> newest CUDA it supports (what NVML's cudaDriverVersion reports).
-LINUX_BRANCH_CUDA = {"470": "11.4", "535": "12.2", "540": "12.6", "550": "12.4", "560": "12.6", "570": "12.8", "580": "13.0"}
+LINUX_BRANCH_CUDA = {
+    "470": "11.4",
+    "535": "12.2",
+    "540": "12.6",
+    "550": "12.4",
+    "560": "12.6",
+    "570": "12.8",
+    "580": "13.0",
+}
 # Windows drivers (also what NVML shows inside WSL2): lowest version -> CUDA, highest first.
 WINDOWS_DRIVER_CUDA = [
     ("576.02", "12.9"),  # CUDA 12.9 GA (assets/knowledge/cuda.toml)

@@ -406,6 +406,7 @@ def machine_fix_step(step_id: str, need: DriverNeed, check: Check) -> Step:
         manual=fix.manual or None,
     )
 
+
 # A name from a machine or a profile (a GPU's, a label) in a plan: the same bound detect and
 # recommend give it (wizard.safe.display's default), so no output of the plan floods.
 NAME_LIMIT = 200
