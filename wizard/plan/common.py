@@ -347,15 +347,14 @@ def verify_step(
     else:
         argv = (*prefix, py, "-c", VERIFY_CPU_PY)
     proves = t("plan.verify.proves_gpu" if gpu else "plan.verify.proves_cpu")
-    check, before = Check(argv, proves), False  # the command is its own check: run once, always
+    recheck: Check | None = None  # without: the command is its own check, run once, always
     if not prefix and not windows:
         # A re-apply with nothing changed starts no TensorFlow: the proof is kept with what it
         # proved (assets/programs/env_proof.py), and runs again when one of those changed.
         mode = "gpu" if gpu else "cpu"
-        check = Check(
-            (py, program(ENV_PROOF), "check", mode, "--", *argv), t("plan.verify_proof.proves", proves=proves)
-        )
-        argv, before = (py, program(ENV_PROOF), "prove", mode, "--", *argv), True
+        kept = t("plan.verify_proof.proves", proves=proves)
+        recheck = Check((py, program(ENV_PROOF), "check", mode, "--", *argv), kept)
+        argv = (py, program(ENV_PROOF), "prove", mode, "--", *argv)
     return Step(
         id="verify",
         title=t("plan.verify.title_gpu" if gpu else "plan.verify.title_cpu"),
@@ -364,8 +363,9 @@ def verify_step(
         ),
         where="user",
         commands=(argv,),
-        check=check,
-        check_before=before,
+        check=Check(argv, proves),
+        check_before=recheck is not None,
+        recheck=recheck,
         alongside_previous_check=True,  # it only reads the environment the step before proves
     )
 
