@@ -35,16 +35,17 @@ def gpu_images_per_s(profile: MachineProfile) -> float | None:
 
 
 def simulated_events(
-    profile: MachineProfile, peak_tflops: dict[str, float] | None = None
+    profile: MachineProfile, peak_tflops: dict[str, float] | None = None, *, quick: bool = False
 ) -> list[dict[str, Any]]:
-    """The event stream a benchmark run on this profile's machine would plausibly print."""
+    """The event stream a benchmark run on this profile's machine would plausibly print; `quick`:
+    what `tf_bench.py --quick` runs (its sizes, batch and steps)."""
     gpu = profile.gpus[0] if profile.gpus else None
     try:
         major = int(gpu.compute_capability.split(".")[0]) if gpu else 0
     except ValueError:
         major = 0
     peak = peak_tflops or {}
-    ev: list[dict[str, Any]] = [{"event": "start", "schema": 1, "quick": False, "simulated": True}]
+    ev: list[dict[str, Any]] = [{"event": "start", "schema": 1, "quick": quick, "simulated": True}]
 
     def phase(name: str, title: str, results: list[dict[str, Any]], status: str = "ok", **end: Any) -> None:
         ev.append({"event": "phase_start", "phase": name, "title": title})
@@ -91,7 +92,7 @@ def simulated_events(
 
     cpu = cpu_scale(profile)
     matmul: list[dict[str, Any]] = []
-    for n in (512, 1024, 2048):
+    for n in (512, 1024) if quick else (512, 1024, 2048):
         for device, share in (("numpy", 1.0), ("CPU", 15 / 16)):
             matmul.append(_mm(device, "float32", n, CPU_MATMUL_16 * cpu * share * min(1.0, n / 2048)))
     if gpu:
@@ -102,7 +103,7 @@ def simulated_events(
         if major >= 8:
             dtypes["bfloat16"] = 0.6 * peak.get("bfloat16", 4 * fp32)
         for dtype, best in dtypes.items():
-            for n in (1024, 2048, 4096, 8192):
+            for n in (512, 1024) if quick else (1024, 2048, 4096, 8192):
                 matmul.append(
                     _mm("GPU", dtype, n, best * n**3 / (n**3 + 1024**3))
                 )  # small sizes cannot fill a GPU
@@ -119,8 +120,8 @@ def simulated_events(
                 "kind": "train",
                 "device": "CPU",
                 "xla": xla,
-                "batch": 128,
-                "steps": 50,
+                "batch": 32 if quick else 128,
+                "steps": 8 if quick else 50,
                 "images_per_s": cpu_rate,
             }
         ]
@@ -130,8 +131,8 @@ def simulated_events(
                     "kind": "train",
                     "device": "GPU",
                     "xla": xla,
-                    "batch": 128,
-                    "steps": 50,
+                    "batch": 32 if quick else 128,
+                    "steps": 8 if quick else 50,
                     "images_per_s": gpu_rate,
                 }
             )
