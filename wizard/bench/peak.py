@@ -9,7 +9,6 @@ SM count the device reports, with the FLOP per clock per SM of its architecture 
     precision_of(dtype, cc, tf32)           -> "fp32" | "tf32" | "fp16" | "bf16" | None
     flop_per_clock(cc, gpu_name, precision) -> SmRate | None  (the row and its per-SM figure)
     achievable_tflops(sms, clock_mhz, flop_per_clock_sm) -> float
-    board(gpu_name)                         -> Board | None   (demo boards: SMs, boost clock)
     THROTTLED_BELOW                         a clock under this share of the maximum is held back
 """
 
@@ -38,19 +37,10 @@ class SmRate:
     source: str
 
 
-@dataclass(frozen=True)
-class Board:
-    name: str
-    sms: int
-    boost_mhz: int
-    laptop: bool
-    source: str
-
-
 @lru_cache(maxsize=1)
 def _table() -> dict[str, list[dict[str, object]]]:
     data = tomllib.loads(asset_text("knowledge/sm_throughput.toml"))
-    return {"sm": list(data.get("sm", [])), "board": list(data.get("board", []))}
+    return {"sm": list(data.get("sm", []))}
 
 
 def _version(text: str | None) -> Version | None:
@@ -58,10 +48,6 @@ def _version(text: str | None) -> Version | None:
         return Version(str(text)) if text else None
     except InvalidVersion:
         return None
-
-
-def _short(name: str) -> str:
-    return name.removeprefix("NVIDIA ").strip()
 
 
 def precision_of(dtype: str, cc: str | None, tf32: bool | None = None) -> str | None:
@@ -98,19 +84,3 @@ def flop_per_clock(cc: str | None, gpu_name: str | None, precision: str) -> SmRa
 
 def achievable_tflops(sms: int, clock_mhz: float, per_sm: int) -> float:
     return sms * per_sm * clock_mhz * 1e6 / 1e12
-
-
-def board(gpu_name: str | None) -> Board | None:
-    if not gpu_name:
-        return None
-    want = _short(gpu_name)
-    for row in _table()["board"]:
-        if row.get("name") == want:
-            return Board(
-                want,
-                int(str(row["sms"])),
-                int(str(row["boost_mhz"])),
-                bool(row.get("laptop", False)),
-                str(row["source"]),
-            )
-    return None

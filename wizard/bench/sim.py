@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from wizard.bench.peak import achievable_tflops, board, flop_per_clock
-from wizard.monitor.gpu_class import gpu_class
+from wizard.bench.peak import achievable_tflops, flop_per_clock
+from wizard.monitor.gpu_class import board, gpu_class
 from wizard.profile import MachineProfile
 
 # The small CNN does not scale with raw FLOPs: an RTX 3090 (35.6 TFLOP/s) trains about
@@ -138,7 +138,6 @@ def simulated_events(
 # cores less, TF32 between.
 EFFICIENCY = {"fp32": 0.68, "tf32": 0.85, "fp16": 0.97, "bf16": 0.97}
 HOPPER_TENSOR = 0.82
-DESKTOP_CLOCK, LAPTOP_CLOCK = 0.97, 0.62  # the SM clock under load, as a share of the boost clock
 
 
 def _gpu_matmul(name: str, cc: str, major: int, peak: dict[str, float], quick: bool) -> list[dict[str, Any]]:
@@ -155,7 +154,7 @@ def _gpu_matmul(name: str, cc: str, major: int, peak: dict[str, float], quick: b
         rate = flop_per_clock(cc, name, precision)
         readings: dict[str, Any] = {"precision": precision}
         if known is not None and rate is not None:
-            clock = round(known.boost_mhz * (LAPTOP_CLOCK if known.laptop else DESKTOP_CLOCK))
+            clock = known.busy_clock_mhz  # what the simulated monitor shows meanwhile
             share = HOPPER_TENSOR if major == 9 and precision != "fp32" else EFFICIENCY[precision]
             best = share * achievable_tflops(known.sms, clock, rate.flop_per_clock)
             board_w = gpu_class(name, cc).watts

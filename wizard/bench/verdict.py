@@ -101,18 +101,17 @@ def verdict(report: BenchReport) -> Verdict | None:
 def matmul_columns(report: BenchReport) -> tuple[str, ...]:
     """Column keys (bench.col.*): a GPU row's figure is its % of what this GPU reaches at the clock
     it ran at ("at_clock", with that clock) where the run read them, else of the datasheet peak."""
-    if report.has_achievable():
-        return ("device", "dtype", "n", "tflops", "at_clock", "mhz")
+    if report.has_achievable():  # the clock it ran at is in clock_note, under the table
+        return ("device", "dtype", "n", "tflops", "at_clock")
     return ("device", "dtype", "n", "tflops") + (("peak",) if report.has_peak() else ())
 
 
 def matmul_cells(report: BenchReport, r: MatmulResult) -> list[str]:
     """One row: the precision it ran in is named (TF32 is not FP32), its figure and its clock."""
-    kind = (r.precision or SHORT_DTYPE.get(r.dtype, r.dtype)).upper() if r.device == "GPU" else r.dtype
+    kind = (r.precision or SHORT_DTYPE.get(r.dtype, r.dtype)).upper()  # a CPU's float32 is FP32
     cells = [r.device, kind, str(r.n), f"{r.tflops:.2f}"]
     if report.has_achievable():
         cells.append("" if r.percent_of_achievable is None else f"{r.percent_of_achievable:.0f}%")
-        cells.append("" if r.clock_mhz is None else f"{r.clock_mhz:.0f}")
     elif report.has_peak():
         cells.append("" if r.percent_of_peak is None else f"{r.percent_of_peak:.0f}%")
     return cells
@@ -131,8 +130,9 @@ def clock_note(report: BenchReport) -> str | None:
         t(
             "bench.clock.meaning",
             sms=rows[0].sm_count or 0,
-            low=min(clocks),
-            high=max(clocks),
+            clocks=f"{min(clocks):.0f}"
+            if min(clocks) == max(clocks)
+            else f"{min(clocks):.0f}-{max(clocks):.0f}",
             power=t("bench.clock.watts", watts=max(powers)) if powers else t("bench.clock.na"),
             temp=t("bench.clock.celsius", celsius=max(temps)) if temps else t("bench.clock.na"),
         )
@@ -154,4 +154,4 @@ SHORT_DTYPE = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
 
 
 def matmul_header(key: str) -> str:
-    return t(f"bench.clock.col_{key}") if key in ("at_clock", "mhz") else t(f"bench.col.{key}")
+    return t("bench.clock.col_at_clock") if key == "at_clock" else t(f"bench.col.{key}")
