@@ -23,7 +23,7 @@ FOLDER = "programs"
 # Lock files a plan installs from (wizard.choose.lock), beside the programs: `locks/<sha256>.txt`.
 LOCKS = "locks"
 # Programs that run another of ours (by its path beside them): the script carries both.
-NEEDS = {"lockfile.py": ("installed_ok.py",)}
+NEEDS = {"lockfile.py": ("installed_ok.py",), "env_proof.py": ("installed_ok.py",)}
 
 
 def names() -> list[str]:
