@@ -25,7 +25,7 @@ key: a write that sets the mtime back still sets the ctime (no user call sets th
 ctime hashes the file again, unless the link count changed with it. uv hard-links its cache into
 every environment it builds, and each new link (another environment built from the same cache, or
 one removed) sets the ctime of every file it links: a ctime key hashed the whole 1.2 GB again for
-nothing. `apply --verify` forgets this cache (TF_GPU_WIZARD_FULL_PROOF=1). tensorflow-cpu (13,000
+nothing. `apply --verify` removes this cache first (wizard/run/proof.py). tensorflow-cpu (13,000
 files, 1.2 GB): about 2 s the first time, 0.3 s after.
 """
 
@@ -98,8 +98,6 @@ CACHE = os.path.join(sys.prefix, ".tf-gpu-wizard-verified.json")
 
 
 def load_cache():
-    if os.environ.get("TF_GPU_WIZARD_FULL_PROOF") == "1":
-        return {}  # `apply --verify`: every digest proven again
     try:
         with open(CACHE, encoding="utf-8") as f:
             data = json.load(f)

@@ -170,7 +170,7 @@ def _step_lines(step: Step, number: int, total: int) -> list[str]:
         body.append(f"  {after} || fail {_q(visible(fail))}")  # a GPU name's controls stay escaped
     if step.check_before:
         lines.append(f"if {check} >/dev/null 2>&1; then")
-        lines.append(_echo(t("story.status.script_satisfied", proves=step.check.proves)))
+        lines.append(_echo(t("story.status.script_satisfied", proves=step.before_check.proves)))
         lines.append("else")
         lines += body
         lines.append("fi")
