@@ -194,3 +194,22 @@ def test_a_same_size_overwrite_with_its_mtime_set_back_is_proven_by_digest(
     _overwrite_same_size(site / "tensorflow" / "__init__.py", offset=data.rfind(b"0"), count=1)
     status, lines = _apply(m, plan)
     assert status == "done" and _starts(m) == 2, lines[-5:]
+
+
+def test_a_fifo_or_a_link_where_the_record_is_is_no_proof(machine: dict[str, object], tmp_path: Path) -> None:
+    """The record is state the wizard reads and writes: a FIFO there never blocks the check, a
+    symlink there is never followed (its target is neither read as a proof nor written)."""
+    m = machine
+    plan = _plan(m, gpu=False)
+    venv = m["venv"]
+    assert isinstance(venv, Path)
+    record = venv / ".tf-gpu-wizard-proof.json"
+    os.mkfifo(record)
+    assert _apply(m, plan)[0] == "done" and _starts(m) == 1  # not blocked, proven by running
+    assert _apply(m, plan)[0] == "satisfied" and _starts(m) == 1  # replaced by a whole record
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(record.read_text())
+    record.unlink()
+    record.symlink_to(elsewhere)
+    assert _apply(m, plan)[0] == "done" and _starts(m) == 2
+    assert record.is_file() and not record.is_symlink()
