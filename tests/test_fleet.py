@@ -91,7 +91,8 @@ def test_export_writes_the_project_and_a_second_export_changes_nothing(project: 
     assert sys.executable in group_vars  # the playbook's plan step runs this very wizard
     with tarfile.open(out / "files" / "programs.tar") as tar:
         names = tar.getnames()
-    assert {"tf_gpu_check.py", "installed_ok.py", "hello_gpu.py", "fleet_receipt.py"} <= set(names)
+    wanted = {"tf_gpu_check.py", "installed_ok.py", "hello_gpu.py", "fleet_receipt.py", "fleet_check.py"}
+    assert wanted <= set(names)
     assert any(n.startswith(".programs-") and n in group_vars for n in names)
     assert export_project(out, inventory, Answers(method="cpu", optional=("jupyter",))) == []
 
@@ -115,7 +116,7 @@ def test_the_exported_project_passes_ansible_lint(project: tuple[Path, Path]) ->
         pytest.skip("ansible-lint is not installed (pip install -e '.[fleet]')")
     out, _ = project
     done = subprocess.run(
-        [lint, "--offline", "--profile", "production", "site.yml"],
+        [lint, "--offline", "--profile", "production", "site.yml", "check.yml"],
         capture_output=True, text=True, timeout=600, cwd=out, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr

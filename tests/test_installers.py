@@ -122,7 +122,7 @@ def test_cpu_plan_with_uv_has_the_same_checks_and_constraints() -> None:
     py = f"{venv}/bin/python"
     make, repair, seed = uv_plan.step("venv").commands
     assert make == (UV, "venv", "--allow-existing", "--python", base.python.executable, venv)
-    assert repair[0] == py and repair[-2:] == ("repair-env", venv)  # what a killed pip left goes
+    assert repair[0] == py and repair[-4:] == ("repair-env", "--uv", UV, venv)  # a killed pip left
     assert seed == (UV, "pip", "install", "--python", py, "pip")  # pip for the student, no upgrade
     install = uv_plan.step("tensorflow").commands[-1]
     assert install[:5] == (UV, "pip", "install", "--python", f"{venv}/bin/python")

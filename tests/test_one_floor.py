@@ -74,6 +74,9 @@ def chosen(profile: MachineProfile, rec: Recommendation) -> Chosen:
     km = profile.kernel
     libs = " ".join(lib.path for lib in profile.libcuda)
     allowed |= _drivers(f"{km.loaded_version} {km.module_version} {libs}")
+    # A machine state names the versions its evidence shows (both sides of a mismatch).
+    allowed |= _drivers(" ".join(v for st in profile.states for v in st.facts.values()))
+    allowed |= _drivers(" ".join(e.line + " " + e.source for st in profile.states for e in st.evidence))
     floor = best.driver.floor if best.driver else None
     if floor:
         allowed.add(floor)
@@ -138,6 +141,8 @@ def test_detect_recommend_and_plan_name_one_floor(name: str, profile: MachinePro
         # A driver installed but not loaded: the step's title is the installed driver it loads
         # (the floor is in its why); else the floor it installs.
         named = need.installed if need is not None and need.restart_only else c.floor
+        if need is not None and need.fix is not None:  # a stopped machine: the step names its state
+            named = need.fix.title
         detect = [f for f in find_problems(profile) if named and named in f.title and c.floor in f.why]
         assert detect and all(f.severity == "warning" for f in detect), f"{name}: Detect: {detect}"
 

@@ -244,7 +244,16 @@ def test_system_cuda_plan_has_repo_toolkit_cudnn_symlink_and_one_bashrc_block() 
     repo = plan.step("cuda-repo")
     assert repo.commands == () and repo.manual and "ubuntu2204" in repo.manual
     assert "cuda-toolkit-11-8" in repo.check.argv and "apt-cache policy" in repo.check.argv[2]
-    assert any("numpy<2" in " ".join(c) for c in plan.step("tensorflow").commands)
+    # TensorFlow's own packages from the recorded lock (TF 2.14 wants numpy<2: the lock keeps it).
+    from wizard.choose.lock import machine_lock
+
+    step = plan.step("tensorflow")
+    lock = machine_lock(cand, profile)
+    assert lock is not None and any("--require-hashes" in c for c in step.commands)
+    assert next(c for c in step.commands if "place" in c)[-1] == lock.digest
+    numpy = [line.version for line in lock.lines if line.name == "numpy"]
+    assert numpy and int(numpy[0].split(".")[0]) < 2
+    assert not any(line.name.startswith("nvidia-") for line in lock.lines)  # CUDA is the system's
 
 
 def test_conda_plan_uses_miniforge_and_exports_environment_yml() -> None:
@@ -254,7 +263,9 @@ def test_conda_plan_uses_miniforge_and_exports_environment_yml() -> None:
     ids = [s.id for s in plan.steps]
     assert ids[:2] == ["miniforge", "conda-env"] and ids[-1] == "environment-yml"
     create = plan.step("conda-env").commands[0]
-    assert create[0] == f"{HOME}/miniforge3/bin/conda" and "cudnn=9.3" in create and "conda-forge" in create
+    # condalock.py: solved once with conda-forge only, then every install from the explicit lock.
+    assert create[2:4] == ("create", f"{HOME}/miniforge3/bin/conda") and "cudnn=9.3" in create
+    assert create[0] == f"{HOME}/miniforge3/bin/python" and create[5].endswith(".conda-lock.txt")
 
 
 def test_cpu_plan_uses_the_small_wheel_on_linux_x86() -> None:

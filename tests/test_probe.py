@@ -296,7 +296,7 @@ def test_tensorflow_from_metadata(tmp_path: Path) -> None:
 def test_parts_are_reported_as_they_finish(tmp_path: Path) -> None:
     seen: list[str] = []
     detect(context=context(tree(tmp_path, native_files())), nvml=NO_NVML, on_part=lambda n, p: seen.append(n))
-    assert seen == ["platform", "python", "nvidia", "kernel", "cuda", "tensorflow", "resources"]
+    assert seen == ["platform", "python", "nvidia", "kernel", "cuda", "states", "tensorflow", "resources"]
 
 
 def test_nvml_error_kinds_are_plain() -> None:

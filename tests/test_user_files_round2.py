@@ -85,8 +85,8 @@ def test_markers_quoted_in_a_heredoc_are_not_our_block(tmp_path: Path, how: str)
         _remove(rc)
     else:
         assert shellblock.remove_block(rc, "cuda")
-    # Only our real block goes (the blank line add put before it stays: it may be the user's).
-    assert rc.read_text() == HEREDOC_BOTH + "\n"
+    # Only our real block goes, with the blank line add put before it: the file as it was.
+    assert rc.read_text() == HEREDOC_BOTH
 
 
 @pytest.mark.parametrize("how", ["program", "python"])
@@ -103,7 +103,7 @@ def test_a_start_marker_only_in_a_heredoc_deletes_no_user_line(tmp_path: Path, h
         _remove(rc)
     else:
         shellblock.remove_block(rc, "cuda")
-    assert rc.read_text() == HEREDOC_START + "\n"
+    assert rc.read_text() == HEREDOC_START
 
 
 def test_a_comment_naming_a_heredoc_does_not_hide_the_block(tmp_path: Path) -> None:
@@ -208,3 +208,44 @@ def test_a_utf16_file_without_wsl2_gets_it_in_utf16(windows_home: tuple[Path, di
     text = conf.read_bytes()[2:].decode("utf-16-le")
     memory, cpus = argv[-2], argv[-1]
     assert text == f"[boot]\r\nsystemd=true\r\n\r\n[wsl2]\r\nmemory={memory}GB\r\nprocessors={cpus}\r\n"
+
+
+@pytest.mark.parametrize(
+    ("codec", "newline"),
+    [("utf-16-le", "\r\n"), ("utf-16-le", "\n"), ("utf-16-be", "\r\n")],
+    ids=["le-crlf", "le-lf", "be-crlf"],
+)
+def test_a_utf16_file_without_a_bom_stays_utf16_without_a_bom(
+    windows_home: tuple[Path, dict[str, str]], codec: str, newline: str
+) -> None:
+    home, env = windows_home
+    conf = home / ".wslconfig"
+    lines = ["# written by a script, UTF-16 without a signature", "[wsl2]", "swap=0", "memory=2GB", ""]
+    lines += ["[experimental]", "sparseVhd=true", ""]
+    before = newline.join(lines)
+    conf.write_bytes(before.encode(codec))  # no BOM
+    argv = _wslconfig_argv()
+    subprocess.run(argv, env=env, check=True, capture_output=True)
+    raw = conf.read_bytes()
+    assert not raw.startswith((b"\xff\xfe", b"\xfe\xff")), "no BOM added"
+    assert len(raw) % 2 == 0
+    text = raw.decode(codec)  # strict: a UTF-8 line appended would not decode
+    memory, cpus = argv[-2], argv[-1]
+    want = ["# written by a script, UTF-16 without a signature", "[wsl2]", "swap=0", f"memory={memory}GB"]
+    want += [f"processors={cpus}", "", "[experimental]", "sparseVhd=true", ""]
+    assert text == newline.join(want), text
+    backups = list(home.glob(".wslconfig.tf-gpu-wizard-*.bak"))
+    assert len(backups) == 1 and backups[0].read_bytes() == before.encode(codec)
+    subprocess.run(argv, env=env, check=True, capture_output=True)
+    assert conf.read_bytes() == raw, "run again: nothing doubled"
+
+
+def test_a_utf8_file_is_not_taken_for_utf16(windows_home: tuple[Path, dict[str, str]]) -> None:
+    home, env = windows_home
+    conf = home / ".wslconfig"
+    conf.write_bytes(b"[wsl2]\nswap=0\n")
+    argv = _wslconfig_argv()
+    subprocess.run(argv, env=env, check=True, capture_output=True)
+    assert (
+        conf.read_bytes().decode("utf-8") == f"[wsl2]\nswap=0\nmemory={argv[-2]}GB\nprocessors={argv[-1]}\n"
+    )

@@ -63,6 +63,16 @@ def demo_labels(name: str) -> list[str]:
 def load_profile(ref: str) -> MachineProfile:
     """A file path if one exists there, else a demo profile name. Always marked simulated."""
     path = Path(ref).expanduser()
+    if path.is_dir():  # a machine dump (detect --dump DIR), replayed through the probe
+        from wizard.probe.dump import DumpError, detect_dump
+
+        try:
+            profile = detect_dump(path)
+        except DumpError as exc:
+            raise ProfileError(str(exc)) from None
+        profile.simulated = True
+        profile.label = profile.label or t("detect.dump_label", path=str(path))
+        return profile
     if path.suffix == ".json" or path.exists() or "/" in ref:
         profile = MachineProfile.load(path)
         profile.simulated = True

@@ -130,6 +130,42 @@ class Resources:
     cpu_count: int | None = None
 
 
+# ---- machine states: each layer as works / absent / failing / unreadable / blocked ---------------
+WORKS, ABSENT, FAILING, UNREADABLE, BLOCKED = "works", "absent", "failing", "unreadable", "blocked"
+STATES = (WORKS, ABSENT, FAILING, UNREADABLE, BLOCKED)
+# The layers, bottom up: what a fix of a lower one comes before.
+LAYERS = ("container", "wsl", "pci", "module", "libraries", "nvml", "cuda", "gpu")
+
+
+@dataclass
+class Evidence:
+    """What decided a state: the command (shell words) or the file read, its exit code, the line."""
+
+    source: str = ""  # "nvidia-smi --query-gpu=..." or "/proc/driver/nvidia/version"
+    exit: int | None = None  # the command's exit code; None for a file
+    line: str = ""  # the deciding line, whole (both versions of a mismatch, the lost GPU's bus id)
+
+
+@dataclass
+class LayerState:
+    """One layer of the GPU stack as the probe found it. `reason` is a stable key of a failure
+    ("secure-boot-rejected", "version-mismatch", "gpu-lost", ...; wizard.probe.state_view words it
+    and gives its fix); `facts` holds what the failure names (both versions, a bus id, a path)."""
+
+    layer: str = UNKNOWN  # one of LAYERS
+    state: str = UNKNOWN  # one of STATES
+    reason: str = ""  # "" for works / absent without a known cause
+    facts: dict[str, str] = field(default_factory=dict)
+    evidence: list[Evidence] = field(default_factory=list)
+    index: int | None = None  # layer "gpu": the GPU's index (in nvidia-smi's order)
+    # The GPU cannot be used until this is fixed (False: a warning, e.g. one lost GPU beside working ones).
+    blocks: bool = True
+
+    @property
+    def failed(self) -> bool:
+        return self.state in (FAILING, UNREADABLE, BLOCKED)
+
+
 _NOTE_CODE = re.compile(r"probe\.[a-z0-9_]+")
 
 
@@ -209,6 +245,10 @@ class MachineProfile:
     nvidia_pci_devices: int | None = None  # NVIDIA display controllers seen on the PCI bus
     resources: Resources = field(default_factory=Resources)
     probe_layers: dict[str, str] = field(default_factory=dict)  # part -> which layer answered
+    # Each layer's state with its evidence (wizard.probe.states); failures are values, not gaps.
+    states: list[LayerState] = field(default_factory=list)
+    # A probed fact set from outside (TF_GPU_WIZARD_OVERRIDE_*): fact -> "set by NAME=value".
+    overrides: dict[str, str] = field(default_factory=dict)
     simulated: bool = False  # loaded from a saved or demo profile, not detected here
     label: str | None = None  # a demo profile's human name
     # The bundled demo this profile is (its file name, what --profile takes): its stable id, in
@@ -282,6 +322,21 @@ class MachineProfile:
             raise ProfileError(t("profile.error.in_file", path=path, error=exc)) from None
 
     # ---- convenience for every later step ------------------------------
+    def states_of(self, layer: str) -> list[LayerState]:
+        return [s for s in self.states if s.layer == layer]
+
+    @property
+    def failed_states(self) -> list[LayerState]:
+        """Layers that are failing, unreadable or blocked, bottom layer first (the order fixes go in)."""
+        order = {name: i for i, name in enumerate(LAYERS)}
+        found = [s for s in self.states if s.failed]
+        return sorted(found, key=lambda s: (order.get(s.layer, len(order)), s.index or 0))
+
+    @property
+    def blocking_state(self) -> LayerState | None:
+        """The failure whose fix comes first (a reboot before anything that needs the driver)."""
+        return next((s for s in self.failed_states if s.blocks and s.reason), None)
+
     @property
     def has_nvidia_gpu(self) -> bool:
         return bool(self.gpus) or bool(self.nvidia_pci_devices)
@@ -297,6 +352,13 @@ class MachineProfile:
         could read as a pattern, nothing odd to pass to a root command."""
         if self.platform != "wsl2":
             return ()
+        # The probe's shadowing libraries (libnvidia-ml of a CUDA meta-package too) join libcuda's copies.
+        shadow = [
+            path
+            for s in self.states
+            if s.layer == "wsl" and s.reason in ("wsl-linux-driver", "wsl-shadowing-lib")
+            for path in s.facts.get("paths", "").splitlines()
+        ]
         return tuple(
             sorted(
                 {
@@ -304,6 +366,7 @@ class MachineProfile:
                     for lib in self.libcuda
                     if not lib.inside_wsl_lib and "/stubs/" not in lib.path and _exact_path(lib.path)
                 }
+                | {path for path in shadow if "/stubs/" not in path and _exact_path(path)}
             )
         )
 
@@ -411,7 +474,11 @@ def _build(cls: type, data: dict[str, Any]) -> Any:
             if isinstance(value, list):  # text only: str() of a nested list can recurse without end
                 kwargs[name] = [clean_text(v) for v in value[:MAX_ITEMS] if isinstance(v, str)]
             continue
-        if name == "probe_layers":
+        if cls is MachineProfile and name == "states":
+            if isinstance(value, list):
+                kwargs[name] = [_state(v) for v in value[:MAX_ITEMS] if isinstance(v, dict)]
+            continue
+        if name in ("probe_layers", "overrides"):
             if isinstance(value, dict):
                 items = list(value.items())[:MAX_ITEMS]
                 kwargs[name] = {clean_text(k): clean_text(v) for k, v in items if isinstance(v, str)}
@@ -422,3 +489,18 @@ def _build(cls: type, data: dict[str, Any]) -> Any:
     if cls is LibCuda and "path" not in kwargs:
         kwargs["path"] = UNKNOWN
     return cls(**kwargs)
+
+
+def _text_dict(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict):
+        return {}
+    return {clean_text(str(k)): clean_text(v) for k, v in list(value.items())[:64] if isinstance(v, str)}
+
+
+def _state(data: dict[str, Any]) -> LayerState:
+    state = _build(LayerState, {k: v for k, v in data.items() if k not in ("facts", "evidence")})
+    state.facts = _text_dict(data.get("facts"))
+    raw = data.get("evidence")
+    if isinstance(raw, list):
+        state.evidence = [_build(Evidence, e) for e in raw[:64] if isinstance(e, dict)]
+    return state

@@ -57,6 +57,12 @@ def _env_kind(kind: str) -> str:
     return t("profile.env." + kind) if kind in ("system", "venv", "conda") else _known(kind)
 
 
+def _set_by(p: MachineProfile, *facts: str) -> str:
+    """ " (set by TF_GPU_WIZARD_DRIVER_VERSION=570.133.07)" where a fact was overridden, else ""."""
+    names = [p.overrides[f] for f in facts if f in p.overrides]
+    return "".join(" (" + t("states.set_by", name=safe(n, 200)) + ")" for n in names)
+
+
 def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
     """What one probe part found, as (label, value) rows for people."""
     f = "profile.field."
@@ -81,13 +87,23 @@ def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
             ),
         ]
     if part == "nvidia":
-        if p.driver is None:
+        stopped = next((x for x in p.failed_states if x.layer == "module" and x.facts.get("version")), None)
+        if p.driver is None and stopped is not None:  # installed, not working: never "no driver"
+            from wizard.probe.state_view import words
+
+            shown = t(
+                "states.driver_stopped",
+                version=safe(stopped.facts["version"], 40),
+                title=words(stopped).title,
+            )
+            rows = [(t(f + "driver"), shown)]
+        elif p.driver is None:
             rows = [(t(f + "driver"), t(v + "no_driver"))]
         else:
             rows = [
                 (
                     t(f + "driver"),
-                    _driver_text(p),
+                    _driver_text(p) + _set_by(p, "driver.version", "driver.cuda"),
                 )
             ]
         if p.driver is None and not p.gpus and p.nvidia_pci_devices:
@@ -97,7 +113,8 @@ def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
             rows.append(
                 (
                     t(f + "gpu", index=gpu.index),
-                    t(v + "gpu", name=gpu.name, cc=gpu.compute_capability, memory=memory),
+                    t(v + "gpu", name=gpu.name, cc=gpu.compute_capability, memory=memory)
+                    + _set_by(p, "gpus"),
                 )
             )
         return rows
@@ -138,6 +155,11 @@ def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
         tf = p.tensorflow
         value = t(v + "not_installed") if tf is None else f"{tf.version} ({tf.distribution})"
         return [(t(f + "tensorflow"), value)]
+    if part == "states":
+        # Failures only, with their first line: a healthy stack needs no rows (its parts say it).
+        from wizard.probe.state_view import state_label, state_line
+
+        return [(state_label(s), state_line(s)) for s in p.failed_states]
     if part == "resources":
         r = p.resources
         return [

@@ -81,9 +81,12 @@ class System:
         return self.root / p.relative_to("/") if p.is_absolute() else self.root / p
 
     def read_text(self, p: str | os.PathLike[str], limit: int = 1 << 20) -> str | None:
-        """File text, or None when it is missing or unreadable."""
+        """File text, or None when it is missing, unreadable or not a regular file (a FIFO where a
+        pip.conf should be would block the probe for ever; /proc and /sys files are regular)."""
+        from wizard.safe.atomic import open_regular
+
         try:
-            with open(self.path(p), encoding="utf-8", errors="replace") as fh:
+            with open(open_regular(self.path(p)), encoding="utf-8", errors="replace") as fh:
                 return fh.read(limit)
         except OSError:
             return None

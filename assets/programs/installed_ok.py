@@ -1,6 +1,6 @@
 """tf-gpu-wizard: is a pip requirement installed whole? Is an environment's pip whole?
 usage: installed_ok.py check|repair [--uv UV] REQ...
-       installed_ok.py env X.Y          installed_ok.py repair-env DIR
+       installed_ok.py env X.Y          installed_ok.py repair-env [--uv UV] DIR
 
 "check REQ..." exits 0 when every requirement ("name[extras]==version" or "name") is installed with
 every file its RECORD lists, for it and for the packages it needs, as rpm -V checks a package: a
@@ -16,7 +16,10 @@ pip is whole: pip's RECORD digests match, its `pip` command is there and runs, a
 leftover of an interrupted pip is in site-packages. A kill of `pip install --upgrade pip` leaves a
 `pip/` that imports while `python -m pip` fails, or a working pip with an empty dist-info and no
 `bin/pip`: both fail here. "repair-env DIR" (any Python, the environment may not exist yet) removes
-those leftovers and a damaged pip, so that the venv step's next command installs pip again.
+those leftovers and a damaged pip, so that the venv step's next command installs pip again; with
+--uv, a damaged pip file linked from uv's cache has pip cleaned from the cache first.
+
+A dist-info that a kill left with its RECORD and no METADATA is damaged; the repair removes it.
 
 Fast: a file whose digest was proven is remembered in the environment (.tf-gpu-wizard-verified.json)
 by what proves its content: its inode, size, mtime and the digest it matched; it is hashed again
@@ -30,6 +33,7 @@ files, 1.2 GB): about 2 s the first time, 0.3 s after.
 """
 
 import base64
+import errno
 import hashlib
 import json
 import os
@@ -63,8 +67,11 @@ except ImportError:  # Python 3.7 (TensorFlow 2.10's oldest) has no importlib.me
     class _Dist:
         def __init__(self, path):
             self._path = path
-            with open(os.path.join(path, "METADATA"), encoding="utf-8") as f:
-                self.metadata = email.message_from_file(f)
+            try:
+                with open(os.path.join(path, "METADATA"), encoding="utf-8") as f:
+                    self.metadata = email.message_from_file(f)
+            except OSError:  # a kill during the unpack: RECORD without METADATA
+                self.metadata = email.message_from_string("")
             self.version = self.metadata["Version"]
             self.requires = self.metadata.get_all("Requires-Dist")
             record, base = os.path.join(path, "RECORD"), os.path.dirname(path)
@@ -97,9 +104,18 @@ def spec(text):
 CACHE = os.path.join(sys.prefix, ".tf-gpu-wizard-verified.json")
 
 
+def _no_wait(path, flags):
+    """os.open for a state file: a FIFO there never blocks, a link is never followed."""
+    fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", path)
+    return fd
+
+
 def load_cache():
     try:
-        with open(CACHE, encoding="utf-8") as f:
+        with open(CACHE, encoding="utf-8", opener=_no_wait) as f:
             data = json.load(f)
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
@@ -109,7 +125,7 @@ def load_cache():
 def save_cache(data):
     tmp = CACHE + ".tmp"
     try:
-        with open(tmp, "w", encoding="utf-8") as f:
+        with open(tmp, "w", encoding="utf-8", opener=_no_wait) as f:
             json.dump(data, f, separators=(",", ":"))
         os.replace(tmp, CACHE)
     except OSError:
@@ -136,6 +152,24 @@ def matches(item):
         return False
 
 
+def dist_name(dist, asked):
+    """The package's name from its METADATA; the name asked for when a kill left no METADATA."""
+    try:
+        name = dist.metadata["Name"]
+    except Exception:  # a dist-info without METADATA fails differently per Python
+        name = None
+    return name if isinstance(name, str) and name.strip() else asked
+
+
+def no_metadata(dist):
+    """A dist-info a kill left with its RECORD and without METADATA: no name, no version."""
+    try:
+        meta = dist.metadata
+        return not (meta["Name"] and meta["Version"])
+    except Exception:
+        return True
+
+
 def damage(dist, cache, proven, linked=None):
     """Why the installed files differ from the RECORD ("" when they do not); `cache` is brought up to
     date, `proven` notes each path whose entry changed. A changed file with other hard links is
@@ -155,6 +189,8 @@ def damage(dist, cache, proven, linked=None):
             st = None
         if st is None or not stat.S_ISREG(st.st_mode) or (f.size is not None and st.st_size != f.size):
             bad += 1
+            if st is not None and st.st_nlink > 1 and linked is not None:
+                linked.append(path)  # cut short through a link: uv's cached copy is cut short too
             cache.pop(path, None)
             continue
         if h is None or h.mode not in hashlib.algorithms_available:
@@ -171,7 +207,7 @@ def damage(dist, cache, proven, linked=None):
     # hashlib lets go of the GIL while it hashes: the big files are hashed on every core at once,
     # the biggest first (one sha256 stream cannot be split: a 790 MB libtensorflow_cc started last
     # would be hashed alone after all the others).
-    todo.sort(key=lambda item: -item[3][0])
+    todo.sort(key=lambda item: -item[3][1])  # key[1]: the size
     with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:
         for (path, _, _, key, links), same in zip(todo, pool.map(matches, todo)):  # noqa: B905 (3.7)
             if same:
@@ -204,15 +240,21 @@ def requirements(action, reqs, uv=None):
         except md.PackageNotFoundError:
             problems.append(f"{name}: not installed")
             continue
+        if no_metadata(dist):
+            # Its RECORD is there and its METADATA is not (a kill during the unpack): pip and uv
+            # cannot name it to uninstall it, so the repair removes the dist-info itself.
+            problems.append(f"{name}: damaged (no METADATA)")
+            broken.append((name, dist))
+            continue
         if top and want and dist.version != want:
             problems.append(f"{name}: {dist.version} installed, {want} wanted")
         linked = []
         why = damage(dist, cache, proven, linked)
         if linked:
-            shared.append(dist.metadata["Name"])
+            shared.append(dist_name(dist, name))
         if why:
             problems.append(f"{name}: damaged ({why})")
-            broken.append(dist)
+            broken.append((dist_name(dist, name), dist))
         for req in dist.requires or ():
             marker = req.partition(";")[2]
             need = {e.lower() for e in re.findall(EXTRA, marker)}
@@ -230,18 +272,31 @@ def requirements(action, reqs, uv=None):
         print("\n".join(problems))
     if action == "check":
         return 1 if problems else 0
-    if shared and uv:
-        # The cache holds the same damaged bytes: drop those packages from it, so the install that
-        # follows fetches them (and only them) again; everything else still comes from the cache.
-        print("the damaged files were linked from uv's cache; cleaning it for:", " ".join(shared))
-        subprocess.call([uv, "cache", "clean", *shared])
-    if broken:
-        names = [d.metadata["Name"] for d in broken]
+    if shared and uv and clean_uv_cache(uv, shared) != 0:
+        return 1  # relinking the cache's damaged copy would only bring the same damage back
+    nameless = [d for n, d in broken if no_metadata(d)]
+    for d in nameless:
+        print("removing a dist-info an interrupted install left without METADATA:", getattr(d, "_path", ""))
+        shutil.rmtree(str(getattr(d, "_path", "")), ignore_errors=True)
+    names = [n for n, d in broken if not no_metadata(d)]
+    if names:
         print("uninstalling damaged packages so that pip installs them again:", " ".join(names))
         if subprocess.call([sys.executable, "-m", "pip", "uninstall", "-y", *names]) != 0:
-            for d in broken:  # pip cannot uninstall without a RECORD: drop the metadata it trusts
+            for _n, d in broken:  # pip cannot uninstall without a RECORD: drop the metadata it trusts
                 shutil.rmtree(str(getattr(d, "_path", "")), ignore_errors=True)
     return 0
+
+
+def clean_uv_cache(uv, names):
+    """uv hard-links its cache into environments (its default link mode): a file damaged through
+    one link is damaged in the cache and in every environment linked from it. Drop those packages
+    from the cache, so the install that follows fetches them (and only them) again, checked against
+    their hashes; everything else still comes from the cache."""
+    print("the damaged files were linked from uv's cache; cleaning it for:", " ".join(names), flush=True)
+    code = subprocess.call([uv, "cache", "clean", *names])
+    if code != 0:
+        print(f"uv cache clean failed (exit {code}): the damaged copy stays in uv's cache; run it again")
+    return code
 
 
 def site_dirs(env):
@@ -267,8 +322,9 @@ def leftovers(site):
     return sorted(n for n in os.listdir(site) if n.startswith("~"))
 
 
-def record_damage(site, info):
-    """ "" when every file the dist-info's RECORD names is there with its size and digest."""
+def record_damage(site, info, linked=None):
+    """ "" when every file the dist-info's RECORD names is there with its size and digest; a bad
+    file with other hard links (uv's cache) is added to `linked`."""
     record = os.path.join(site, info, "RECORD")
     try:
         with open(record, newline="", encoding="utf-8") as f:
@@ -290,15 +346,17 @@ def record_damage(site, info):
         except (OSError, ValueError):
             ok = False
         bad += not ok
+        if not ok and linked is not None and os.path.isfile(path) and os.stat(path).st_nlink > 1:
+            linked.append(path)
     return f"{info}: {bad} of {len(rows)} recorded files missing or changed" if bad else ""
 
 
-def pip_problems(env, site):
+def pip_problems(env, site, linked=None):
     problems = [f"left by an interrupted pip: {n}" for n in leftovers(site)]
     infos = sorted(n for n in os.listdir(site) if n.lower().startswith("pip-") and n.endswith(".dist-info"))
     if not infos:
         problems.append("pip: not installed")
-    problems += [why for why in (record_damage(site, info) for info in infos) if why]
+    problems += [why for why in (record_damage(site, info, linked) for info in infos) if why]
     if len(infos) > 1:
         problems.append("pip: more than one version recorded: " + " ".join(infos))
     scripts = os.path.join(env, "Scripts" if os.name == "nt" else "bin")
@@ -329,7 +387,7 @@ def env_check(want):
     return 1 if problems else 0
 
 
-def env_repair(env):
+def env_repair(env, uv=None):
     for site in site_dirs(env):
         for name in leftovers(site):
             print("removing what an interrupted pip left:", os.path.join(site, name))
@@ -346,8 +404,11 @@ def env_repair(env):
             for n in (os.listdir(scripts) if os.path.isdir(scripts) else ())
             if re.fullmatch(r"pip(3(\.[0-9]+)?)?(\.exe)?", n)
         ]
-        if not ours or not pip_problems(env, site):
+        linked = []
+        if not ours or not pip_problems(env, site, linked):
             continue  # no pip at all (a new env: the next command installs it), or a whole one
+        if linked and uv and clean_uv_cache(uv, ["pip"]) != 0:
+            return 1
         print("removing a damaged pip so that it is installed again:", site)
         for path in ours:
             shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) else os.unlink(path)
@@ -359,7 +420,8 @@ if __name__ == "__main__":
     if action == "env":
         sys.exit(env_check(sys.argv[2]))
     if action == "repair-env":
-        sys.exit(env_repair(sys.argv[2]))
+        uv_env = sys.argv[3] if sys.argv[2:3] == ["--uv"] else None
+        sys.exit(env_repair(sys.argv[-1], uv_env))
     args = sys.argv[2:]
     uv = None
     if args[:1] == ["--uv"]:

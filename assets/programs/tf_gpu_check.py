@@ -353,6 +353,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="the PTX ISA of the wheel's PTX for an arch (from the wizard's harvest of the wheel)",
     )
     p.add_argument("--device", help="test only this device (default: every GPU)")
+    _wheel_fact_args(p)
     p.add_argument("--expect-gpus", type=int, help="GPUs the machine has (when the driver cannot say)")
     p.add_argument(
         "--time-limit",
@@ -381,19 +382,22 @@ def check(out: Out, args: argparse.Namespace) -> None:
     except Exception as exc:  # any import failure is the finding
         raise CheckFailed("import", f"TensorFlow does not import: {type(exc).__name__}: {exc}") from None
     info = dict(tf.sysconfig.get_build_info())
-    built = [str(c) for c in info.get("cuda_compute_capabilities") or []]
+    built, facts_from = wheel_facts(info, args)
     out.emit(
         "tensorflow",
-        f"TensorFlow {tf.__version__}, built for {', '.join(built) or 'no GPU'}",
+        f"TensorFlow {tf.__version__}, built for {', '.join(built) or 'no GPU'}"
+        + (" (from the wizard's harvest of the wheel: its build info does not say)" if facts_from else ""),
         version=tf.__version__,
         cuda_build=bool(info.get("is_cuda_build")),
-        cuda_version=info.get("cuda_version"),
+        cuda_version=info.get("cuda_version") or args.wheel_cuda,
         cudnn_version=info.get("cudnn_version"),
         compute_capabilities=built,
+        facts_from=facts_from or "build_info",
     )
     if not tf.test.is_built_with_cuda():
         raise CheckFailed("cpu-build", f"TensorFlow {tf.__version__} here is a CPU-only build")
     gpus = tf.config.list_physical_devices("GPU")
+    cuda_libs_load(out, args)  # a library that does not load is named before "no GPU" is said
     if not gpus:
         raise CheckFailed("no-gpu", "TensorFlow sees no GPU (its import log above says which library failed)")
     facts = driver_facts()
@@ -512,6 +516,57 @@ def _arch_message(
     if verdict.get("unverified"):
         return base + " (not verified); the driver compiles it on the first start"
     return base + "; the driver compiles it on the first start (slow once, cached afterwards)"
+
+
+# ---- i37a: the wheel's facts from the harvest, the CUDA libraries from the environment ------
+
+
+def _wheel_fact_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--built-for",
+        default="",
+        metavar="sm_60,...,compute_90",
+        help="the wheel's compute capabilities (the wizard's harvest), used when its build info names none",
+    )
+    p.add_argument(
+        "--wheel-cuda", help="the wheel's CUDA version from the harvest (its build info may not say)"
+    )
+    p.add_argument(
+        "--cuda-lib",
+        action="append",
+        default=[],
+        metavar="PACKAGE/LIBRARY",
+        help="a library to prove, in site-packages/nvidia/PACKAGE/lib (cusolver/libcusolver); default:"
+        " those of the installed nvidia-* wheels TensorFlow asks for",
+    )
+
+
+def wheel_facts(info: dict[str, Any], args: argparse.Namespace) -> tuple[list[str], str]:
+    """The compute capabilities the wheel was built for: build info's, else the harvest's (2.22.0rc0's
+    build info lists none); and "harvest" when they came from there."""
+    built = [str(c) for c in info.get("cuda_compute_capabilities") or []]
+    if built or not args.built_for:
+        return built, ""
+    return [c.strip() for c in args.built_for.split(",") if c.strip()], "harvest"
+
+
+def cuda_libs_load(out: Out, args: argparse.Namespace) -> None:
+    """Every CUDA library the plan installed loads from the environment (tf_cuda_libs.py, beside
+    this file); the one that does not is named, with the folders searched for it."""
+    if sys.platform != "linux":
+        return  # the nvidia-* wheels and their RUNPATHs are Linux's
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    try:
+        import tf_cuda_libs
+    except ImportError:
+        raise CheckFailed("cuda-lib", "tf_cuda_libs.py is missing beside this program: copy both") from None
+
+    try:
+        tf_cuda_libs.probe(args.cuda_lib or None, out.emit)
+    except tf_cuda_libs.LibFailed as failed:
+        looked = "; ".join(failed.looked[:12])
+        out.emit("lib", failed.message, name=failed.library, looked=failed.looked, ok=False)
+        raise CheckFailed("cuda-lib", f"{failed.message} (looked in: {looked})") from None
 
 
 def run_ops(out: Out, tf: Any, device: str) -> None:

@@ -18,15 +18,26 @@ hello step then proves nothing the verify step's run of the same file in the sam
 not. Runs in the target environment's Python (3.7 and newer), standard library only.
 """
 
+import errno
 import hashlib
 import json
 import os
 import runpy
+import stat
 import sys
 import sysconfig
 import traceback
 
 RECORD = os.path.join(sys.prefix, ".tf-gpu-wizard-proofs.json")
+
+
+def _no_wait(path, flags):
+    """os.open for a state file: a FIFO there never blocks, a link is never followed."""
+    fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", path)
+    return fd
 
 
 def file_sha256(path):
@@ -61,7 +72,7 @@ def fingerprint():
 def write_record(data):
     tmp = RECORD + ".tmp"
     try:
-        with open(tmp, "w", encoding="utf-8") as f:
+        with open(tmp, "w", encoding="utf-8", opener=_no_wait) as f:
             json.dump(data, f)
             f.flush()
             os.fsync(f.fileno())
@@ -72,7 +83,7 @@ def write_record(data):
 
 def read_record():
     try:
-        with open(RECORD, encoding="utf-8") as f:
+        with open(RECORD, encoding="utf-8", opener=_no_wait) as f:
             data = json.load(f)
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):

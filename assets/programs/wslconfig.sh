@@ -3,7 +3,8 @@
 #   wslconfig.sh MEMORY_GB PROCESSORS
 # Replaced where they are, added at the end of [wsl2], or a [wsl2] section added; every other line
 # (other sections, comments, Windows line endings) is kept. Written whole after a backup, in the
-# file's own encoding: UTF-8, UTF-8 with a BOM, or UTF-16 with a BOM (Notepad's "Unicode").
+# file's own encoding: UTF-8, UTF-8 with a BOM, UTF-16 with a BOM (Notepad's "Unicode"), or UTF-16
+# without one (found by its NUL bytes: UTF-8 text has none), written back without one.
 # shellcheck disable=SC2016
 MERGE='function ours() {
   if (!m) print "memory=" mem eol
@@ -64,6 +65,13 @@ if [ -f "$f" ]; then
     efbbbf*) bom='\xef\xbb\xbf'; tail -c +4 -- "$f" > "$src" ;;
     fffe*) enc=UTF-16LE bom='\xff\xfe'; tail -c +3 -- "$f" | iconv -f UTF-16LE -t UTF-8 > "$src" ;;
     feff*) enc=UTF-16BE bom='\xfe\xff'; tail -c +3 -- "$f" | iconv -f UTF-16BE -t UTF-8 > "$src" ;;
+    # UTF-16 without a BOM (PowerShell's Out-File -Encoding unicode piped through some tools, or an
+    # editor's "UTF-16 LE" without signature): an ASCII first character is X 00 (LE) or 00 X (BE).
+    # UTF-8 text never holds a NUL byte; the whole file must convert, or it is taken as bytes.
+    [0-9a-f][1-9a-f]00*|[1-9a-f]000*)
+      if iconv -f UTF-16LE -t UTF-8 -- "$f" > "$src" 2>/dev/null; then enc=UTF-16LE; else cat -- "$f" > "$src"; fi ;;
+    00[0-9a-f][1-9a-f]*|00[1-9a-f]0*)
+      if iconv -f UTF-16BE -t UTF-8 -- "$f" > "$src" 2>/dev/null; then enc=UTF-16BE; else cat -- "$f" > "$src"; fi ;;
     *) cat -- "$f" > "$src" ;;
   esac
   # A last line without its line end gets the file's own (the merge adds lines after it).

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from wizard.probe.state_view import StateWords
+
 METHODS = ("pip-and-cuda", "system-cuda", "conda", "cpu")
 
 
@@ -49,16 +51,20 @@ class DriverNeed:
     # A driver of floor or newer is installed but not loaded ("550.120"): the step is a restart,
     # not an install (MachineProfile.driver_awaiting_reboot). None: the step installs one.
     installed: str | None = None
+    # A machine state that stops the GPU (MachineProfile.blocking_state), in the one view's words:
+    # the driver step is its fix (a restart, the MOK key, --gpus all ...), never an install over an
+    # installed driver. None: the driver is only judged by its version.
+    fix: StateWords | None = None
 
     @property
     def step(self) -> bool:
         """The set runs here after a driver update (a plan step), not on today's driver."""
-        return not self.met
+        return not self.met or self.fix is not None
 
     @property
     def restart_only(self) -> bool:
         """The driver step is a restart that loads the installed driver: nothing to install."""
-        return self.step and self.installed is not None
+        return self.step and self.installed is not None and self.fix is None
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "step": self.step, "restart_only": self.restart_only}

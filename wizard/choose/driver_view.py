@@ -12,6 +12,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from wizard.choose.choice import MINOR, TOOLKIT, Candidate, DriverNeed, FailureReport, GpuReport
+from wizard.probe.state_view import StateWords
 from wizard.text import t
 
 
@@ -28,6 +29,10 @@ def need_sentence(need: DriverNeed, *, fix: bool = True) -> str:
         floor=need.floor,
         side=side,
     )
+    if need.fix is not None:  # a stopped machine: the state's fix, never an install
+        if not fix:
+            return t("recommend.need_state_nothing", title=need.fix.title, need=what)
+        return t("recommend.need_state", title=need.fix.title, fix=need.fix.fix, need=what)
     if need.restart_only:  # installed, not loaded: a restart, not an install
         if not fix:
             return t("recommend.need_have_installed_nothing", need=what, installed=need.installed)
@@ -50,6 +55,8 @@ def need_paragraph(need: DriverNeed) -> str:
 
 def need_reason(need: DriverNeed) -> str:
     """The same sentence as the first reason of a set with a driver step (a short head first)."""
+    if need.fix is not None:
+        return t("recommend.need_reason_state", sentence=need_sentence(need))
     key = "need_reason_restart" if need.restart_only else "need_reason"
     return t(f"recommend.{key}", sentence=need_sentence(need))
 
@@ -57,13 +64,22 @@ def need_reason(need: DriverNeed) -> str:
 def step_title(need: DriverNeed) -> str:
     """ "Windows: NVIDIA driver 528.33 or newer": the plan's step and the finding's title;
     "Restart to load NVIDIA driver 550.120" where the driver is installed but not loaded."""
+    if need.fix is not None:
+        return fix_step_title(need.fix)
     if need.restart_only:
         return t("recommend.need_step_restart", installed=need.installed, floor=need.floor)
     return t(f"recommend.need_step_{need.side}", floor=need.floor)
 
 
+def fix_step_title(fix: StateWords) -> str:
+    """The plan step that fixes a machine state, named by the state (its fix is the step's why)."""
+    return t("recommend.need_step_state", title=fix.title)
+
+
 def first_step_line(need: DriverNeed) -> str:
     """The recommendation's first step, under it (Choose's summary, `recommend`)."""
+    if need.fix is not None:
+        return t("recommend.first_step_state", step=need.fix.title)
     key = "first_step_restart" if need.restart_only else f"first_step_{need.side}"
     return t(f"recommend.{key}", step=step_title(need))
 

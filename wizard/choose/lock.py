@@ -13,6 +13,10 @@ Where it comes from (ARCHITECTURE.md, "Locks"):
 When no lock is recorded for the combination (another Python, an older glibc), `lock_for` gives
 the nvidia-only lock and the plan compiles the rest on the machine (wizard.plan.locked).
 
+Off Linux x86_64 the harvester records `tensorflow==X` the same way for Linux aarch64 (a Jetson),
+macOS (arm64, x86_64; from macOS 12) and Windows x86_64: `environment_lock(candidate, glibc,
+family=...)` with `family_of(platform, arch)` finds those.
+
 `environment_lock(candidate, glibc)` is the one public entry for other stages (the fleet builds its
 wheelhouse from `Lock.text()`).
 """
@@ -33,11 +37,38 @@ from wizard.assets import asset_text
 from wizard.choose.choice import Candidate
 from wizard.choose.harvest import WheelFile, canonical, manylinux_glibc
 from wizard.choose.knowledge import KnowledgeBase, load_knowledge
+from wizard.profile import MachineProfile
 
 LOCK_NAME = "tf-gpu-wizard.lock.txt"
 # The platform the recorded locks were resolved for (uv's name) and the lowest glibc any is for.
 RECORDED_PLATFORM = "x86_64-manylinux_2_28"
 CPU_DISTRIBUTION = "tensorflow-cpu"
+LINUX_X86_64 = "linux-x86_64"
+# The lowest macOS a macOS lock serves when the record does not say (the harvester's target).
+MACOS_FLOOR = "12.0"
+
+
+def family_of(platform: str, arch: str) -> str | None:
+    """The lock family of a machine: "linux-x86_64", "linux-aarch64", "macos-aarch64",
+    "macos-x86_64", "windows-x86_64"; None where no lock is recorded (another arch)."""
+    cpu = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}.get(arch.lower())
+    system = "linux" if platform in ("linux", "wsl2", "wsl1") else platform
+    if cpu is None or system not in ("linux", "macos", "windows") or (system, cpu) == ("windows", "aarch64"):
+        return None
+    return f"{system}-{cpu}"
+
+
+def platform_family(uv_platform: str) -> str | None:
+    """The family of a recorded lock from uv's --python-platform ("aarch64-apple-darwin" ->
+    "macos-aarch64", "x86_64-manylinux_2_28" -> "linux-x86_64")."""
+    arch, _, rest = uv_platform.partition("-")
+    if rest.startswith("manylinux"):
+        return f"linux-{arch}"
+    if rest == "apple-darwin":
+        return f"macos-{arch}"
+    if rest == "pc-windows-msvc":
+        return f"windows-{arch}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -57,7 +88,22 @@ class LockTarget:
 
     python: str  # "3.12"
     platform: str  # uv's --python-platform, "x86_64-manylinux_2_28"
-    glibc: Version  # the newest glibc any of its wheels needs: machines with this or newer
+    glibc: Version  # the newest glibc any of its wheels needs: machines with this or newer (0 off Linux)
+    macos: Version | None = None  # a macOS lock: the lowest macOS it serves
+
+    @property
+    def family(self) -> str:
+        return platform_family(self.platform) or LINUX_X86_64
+
+    @property
+    def system(self) -> str:
+        """What the plan shows of the target: "glibc 2.28", "macOS 12.0+", "Windows"."""
+        family = self.family
+        if family.startswith("macos"):
+            return f"macOS {self.macos or MACOS_FLOOR}+"
+        if family.startswith("windows"):
+            return "Windows"
+        return f"glibc {self.glibc}"
 
 
 @dataclass(frozen=True)
@@ -121,11 +167,25 @@ class RecordedLocks:
     locks: Mapping[tuple[str, str, str], tuple[RecordedLock, ...]] = field(default_factory=dict)
 
     def find(
-        self, distribution: str, version: str, python: str, glibc: Version | None
+        self,
+        distribution: str,
+        version: str,
+        python: str,
+        glibc: Version | None,
+        family: str = LINUX_X86_64,
+        macos: Version | None = None,
     ) -> RecordedLock | None:
         """The lock for this release and Python whose wheels the machine's glibc takes (the one
-        resolved for the newest glibc not above it); with glibc unknown, the lowest recorded."""
-        found = self.locks.get((canonical(distribution), version, python), ())
+        resolved for the newest glibc not above it); with glibc unknown, the lowest recorded.
+        Off Linux x86_64 only the family's locks count; a macOS lock needs macOS >= its floor."""
+        found = [
+            r
+            for r in self.locks.get((canonical(distribution), version, python), ())
+            if r.target.family == family
+            and (macos is None or r.target.macos is None or r.target.macos <= macos)
+        ]
+        if not family.startswith("linux"):
+            glibc = None
         fits = [r for r in found if glibc is None or r.target.glibc <= glibc]
         if not fits:
             return None
@@ -171,6 +231,7 @@ def _recorded(
         return None
     try:
         glibc = Version(str(entry.get("glibc")))
+        macos = Version(str(entry["macos"])) if "macos" in entry else None
     except InvalidVersion:
         return None
     packages: dict[str, tuple[str, WheelFile]] = {}
@@ -186,22 +247,45 @@ def _recorded(
         packages[canonical(name)] = (str(item.get("version", "")), WheelFile(file, sha, size))
     if not packages:
         return None
-    return RecordedLock(dist, version, LockTarget(python, platform, glibc), packages)
+    return RecordedLock(dist, version, LockTarget(python, platform, glibc, macos), packages)
 
 
 # ---- a candidate's lock ----------------------------------------------------------------------
 
 
-def environment_lock(candidate: Candidate, glibc: str | Version | None = None) -> Lock | None:
+def environment_lock(
+    candidate: Candidate,
+    glibc: str | Version | None = None,
+    *,
+    family: str = LINUX_X86_64,
+    macos: str | Version | None = None,
+) -> Lock | None:
     """The whole-environment lock of a candidate on a machine with this glibc, when one is
     recorded (pip-and-cuda: TensorFlow's packages and the candidate's nvidia pins; cpu:
-    tensorflow-cpu's packages); None otherwise. What a plan installs and a fleet downloads."""
-    lock = (
-        lock_for(candidate, glibc=glibc)
-        if candidate.set.method == "pip-and-cuda"
-        else _cpu_lock(candidate, glibc)
-    )
+    tensorflow-cpu's packages on Linux x86_64, tensorflow's elsewhere; system-cuda and conda:
+    tensorflow's, which names no nvidia wheel); None otherwise. What a plan installs and a fleet
+    downloads. `family` and `macos`: the machine's (`family_of`; macOS's version)."""
+    method = candidate.set.method
+    if method == "pip-and-cuda":
+        lock = lock_for(candidate, glibc=glibc) if family == LINUX_X86_64 else None
+    elif method == "cpu":
+        dist = CPU_DISTRIBUTION if family == LINUX_X86_64 else "tensorflow"
+        lock = _whole_lock(candidate, dist, glibc, family, macos)
+    else:
+        lock = _whole_lock(candidate, "tensorflow", glibc, family, macos)
+        if lock is not None and any(line.name.startswith("nvidia-") for line in lock.lines):
+            lock = None  # this route's CUDA is the system's or conda's, never a pip wheel
     return lock if lock is not None and lock.complete else None
+
+
+def machine_lock(candidate: Candidate, profile: MachineProfile) -> Lock | None:
+    """The whole-environment lock a plan for this machine installs (its platform, arch, glibc and
+    macOS version pick the recorded lock); None where none is recorded."""
+    family = family_of(profile.platform, profile.arch)
+    if family is None:
+        return None
+    macos = profile.os.version if family.startswith("macos") else None
+    return environment_lock(candidate, profile.os.glibc, family=family, macos=macos)
 
 
 def lock_for(
@@ -241,19 +325,31 @@ def lock_for(
     return Lock((_tensorflow_line(kb, candidate), *pins))
 
 
-def _cpu_lock(candidate: Candidate, glibc: str | Version | None) -> Lock | None:
-    if candidate.set.method != "cpu":
-        return None
-    recorded = _recorded_for(candidate, CPU_DISTRIBUTION, glibc)
+def _whole_lock(
+    candidate: Candidate,
+    dist: str,
+    glibc: str | Version | None,
+    family: str = LINUX_X86_64,
+    macos: str | Version | None = None,
+) -> Lock | None:
+    recorded = _recorded_for(candidate, dist, glibc, family, macos)
     if recorded is None:
         return None
     lines = [LockLine(n, v, (w,)) for n, (v, w) in sorted(recorded.packages.items())]
     return Lock(tuple(lines), recorded.target)
 
 
-def _recorded_for(candidate: Candidate, dist: str, glibc: str | Version | None) -> RecordedLock | None:
+def _recorded_for(
+    candidate: Candidate,
+    dist: str,
+    glibc: str | Version | None,
+    family: str = LINUX_X86_64,
+    macos: str | Version | None = None,
+) -> RecordedLock | None:
     machine = _version(glibc)
-    recorded = load_locks().find(dist, candidate.set.tensorflow, candidate.set.python, machine)
+    recorded = load_locks().find(
+        dist, candidate.set.tensorflow, candidate.set.python, machine, family, _version(macos)
+    )
     if recorded is None or not _meets(recorded, candidate.constraints):
         return None
     return recorded

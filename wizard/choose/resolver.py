@@ -54,6 +54,7 @@ from wizard.choose.gpucode import PTX_DRIVER_TOO_OLD, SASS, Fit, fit
 from wizard.choose.knowledge import ComputeBuild, KnowledgeBase, Release, driver_text, load_knowledge
 from wizard.choose.wheelset import GpuTarget, WheelSet, choose_set, tested_set
 from wizard.choose.wsl_command import wsl_install_shown
+from wizard.probe.state_view import USUAL_STEP_FIXES, StateWords, blocking_words, words
 from wizard.profile import MachineProfile
 from wizard.profile_view import wsl1_command
 from wizard.text import t
@@ -103,6 +104,9 @@ class Facts:
     # WSL2: a Linux NVIDIA driver's libcuda inside WSL (MachineProfile.linux_driver_in_wsl): every
     # GPU set fits only after the plan's step that removes it.
     linux_driver_in_wsl: tuple[str, ...] = ()
+    # The machine state that stops the GPU (wizard.probe.state_view.blocking_words), whose fix is
+    # the driver step; None where no such state is known.
+    machine_fix: StateWords | None = None
 
     @property
     def windows_driver(self) -> bool:
@@ -126,10 +130,21 @@ def read_facts(profile: MachineProfile, kb: KnowledgeBase) -> Facts:
         if driver is None and driver_text not in ("", "unknown", "None"):
             notes.append(t("recommend.note_driver_odd", value=driver_text))
         driver_cuda = _cuda_version(profile.driver.cuda)
-        if driver_cuda is None and driver is not None:
+        cuda_failed = any(s.failed for s in profile.states_of("cuda"))
+        # `CUDA Version: ERR!` is a state, not a gap to fill from the driver's version.
+        if driver_cuda is None and driver is not None and not cuda_failed:
             driver_cuda = kb.cuda_for_driver(driver, windows=windows)
+    blocking = profile.blocking_state
+    for state in profile.failed_states:  # a failure that does not stop the GPU set is still said
+        if state.reason and state is not blocking and state.reason not in USUAL_STEP_FIXES:
+            said = words(state, profile)
+            notes.append(t("recommend.state_note", title=said.title, fix=said.fix))
+    for fact, name in profile.overrides.items():  # a fact set from outside is said to be so
+        notes.append(t("states.override_note", fact=fact, name=name))
     gpus = tuple(sorted(_gpu_facts(profile, kb), key=_gpu_sort_key))
-    has_gpu = bool(gpus) or _positive(profile.nvidia_pci_devices)
+    # A GPU stopped by a machine state (a container started without it, a module Secure Boot
+    # blocks) is a GPU to plan for: its fix comes first, not TensorFlow on the CPU.
+    has_gpu = bool(gpus) or _positive(profile.nvidia_pci_devices) or profile.blocking_state is not None
     reported = profile.driver is not None and driver is None and driver_text not in ("", "unknown", "None")
     glibc = glibc_version(getattr(profile.os, "glibc", None))
     return Facts(
@@ -147,7 +162,14 @@ def read_facts(profile: MachineProfile, kb: KnowledgeBase) -> Facts:
         str(getattr(profile.os, "wsl_distro", "") or ""),
         driver_installed=normalize_driver(profile.driver_awaiting_reboot or ""),
         linux_driver_in_wsl=profile.linux_driver_in_wsl,
+        machine_fix=_machine_fix(profile),
     )
+
+
+def _machine_fix(profile: MachineProfile) -> StateWords | None:
+    """The blocking state's words, unless the plan's remove-linux-driver step is its fix already."""
+    found = blocking_words(profile)
+    return found if found is not None and found.reason not in USUAL_STEP_FIXES else None
 
 
 def glibc_version(value: object) -> Version | None:
@@ -542,6 +564,11 @@ def _no_driver(ev: _Eval, facts: Facts, kb: KnowledgeBase, floor: Version, what:
             "cc", t("recommend.branch_too_old", arch=arch, branch=last, needs=what, floor=driver_text(floor))
         )
         return
+    if facts.machine_fix is not None:  # installed but stopped: its fix, never an install
+        ev.caveats.append(
+            t("recommend.driver_state", title=facts.machine_fix.title, fix=facts.machine_fix.fix)
+        )
+        return
     if facts.driver_installed is not None and facts.driver_installed >= floor:
         installed = driver_text(facts.driver_installed)
         ev.caveats.append(
@@ -790,6 +817,7 @@ def _driver_need(ev: _Eval, facts: Facts, rel: Release, cand: Candidate) -> Driv
         have_cuda=_mm(facts.driver_cuda) if facts.driver_cuda is not None and have else None,
         met=facts.driver is not None and facts.driver >= ev.needs_driver,
         installed=driver_text(installed) if installed is not None and installed >= ev.needs_driver else None,
+        fix=facts.machine_fix,
     )
 
 

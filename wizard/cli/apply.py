@@ -261,6 +261,12 @@ def run(args: argparse.Namespace) -> int:
 
     if getattr(args, "answers", None) and not _take_answers(args):
         return 2
+    if not (args.yes or args.dry_run or getattr(args, "answers", None)):
+        from wizard.cli.streams import stdin_is_terminal
+
+        if not stdin_is_terminal():  # the questions before root and destructive steps need a person
+            print(t("runner.cli.no_terminal"), file=sys.stderr)
+            return 2
     profile = None
     if getattr(args, "profile", None):
         from wizard.cli.common import load_profile_arg

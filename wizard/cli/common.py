@@ -24,9 +24,14 @@ def load_profile_arg(args: argparse.Namespace) -> MachineProfile:
     """The profile named by --profile, or this machine's, detected now."""
     ref = getattr(args, "profile", None)
     if ref:
-        from wizard.demo import load_profile
+        import os
 
-        return load_profile(ref)
+        from wizard.demo import load_profile
+        from wizard.probe.overrides import apply_overrides
+
+        profile = load_profile(ref)
+        apply_overrides(profile, os.environ)  # CI and builds: a saved machine with another driver
+        return profile
     from wizard.probe import detect
 
     return detect()

@@ -18,11 +18,37 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_profile_option(parser)
     parser.add_argument("--json", action="store_true", help=t("detect.json_help"))
     parser.add_argument("--save", metavar="FILE", type=Path, help=t("detect.save_help"))
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--dump", metavar="DIR", type=Path, help=t("detect.dump_help"))
+    source.add_argument("--from", dest="from_dump", metavar="DIR", type=Path, help=t("detect.from_help"))
     parser.set_defaults(func=run)
 
 
+def _profile(args: argparse.Namespace) -> MachineProfile:
+    from wizard.probe.dump import detect_and_dump, detect_dump
+
+    if args.from_dump is not None:
+        return detect_dump(args.from_dump)
+    if args.dump is not None:
+        profile = detect_and_dump(args.dump)
+        print(t("detect.dumped", path=args.dump), file=sys.stderr)
+        return profile
+    return load_profile_arg(args)
+
+
 def run(args: argparse.Namespace) -> int:
-    profile = load_profile_arg(args)
+    from wizard.probe.dump import DumpError
+
+    try:
+        profile = _profile(args)
+    except DumpError as exc:
+        from wizard.cli.common import error_line
+
+        print(error_line(exc), file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(t("detect.dump_failed", path=args.dump or args.from_dump, error=os_error(exc)), file=sys.stderr)
+        return 1
     if args.save:
         try:
             profile.save(args.save)
@@ -71,6 +97,8 @@ def render(p: MachineProfile) -> None:
         line = Text()
         line.append(f"{t('detect.severity.' + f.severity)}: {safe(f.title, 400)}", style=style[f.severity])
         line.append(f"\n    {safe(f.why, 2000)}", style="dim")  # the Blackwell paragraph is ~1,100
+        for seen in f.evidence:
+            line.append(f"\n      {t('detect.evidence', line=safe(seen, 600))}", style="dim italic")
         console.print(line)
     known = {f.title for f in problems}
     extra = [n for n in p.notes if n not in known]

@@ -2,7 +2,9 @@
 
 fleet export -i INVENTORY -o DIR [--answers FILE]   write the project (DIR/site.yml)
 fleet plan DIR --hosts A,B --probed A,B            run by the playbook on the control node
-fleet report DIR [--json]                          the receipts as a table and DIR/report.csv
+fleet report DIR [--json] [--since WHEN]           the receipts as a table and DIR/report.csv
+fleet check DIR [-i INVENTORY] [--json]            every host re-proved against its class's lock
+fleet watch DIR [-i INVENTORY] [--json] [--count N]  the TA's board: each host's GPU, live
 """
 
 from __future__ import annotations
@@ -42,7 +44,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     report.add_argument("project", type=Path, metavar="DIR", help=t("fleet.cli.project_help"))
     report.add_argument("--json", action="store_true", help=t("fleet.cli.json_help"))
+    report.add_argument("--since", default=None, metavar="WHEN", help=t("fleet.live_cli.since_help"))
     report.set_defaults(func=run_report)
+
+    from wizard.cli.fleet_live import register_live
+
+    register_live(actions)
 
     def no_action(args: argparse.Namespace) -> int:
         parser.print_help()
@@ -152,6 +159,10 @@ def run_report(args: argparse.Namespace) -> int:
         )
         print(t("cli.error", error=t(f"fleet.{key}", path=safe(str(args.project)))), file=sys.stderr)
         return 2
+    if args.since is not None:
+        from wizard.cli.fleet_live import run_since
+
+        return run_since(args)
     rows = load_report(args.project)
     try:
         csv_path = write_csv(args.project, rows)

@@ -132,6 +132,34 @@ def _add_language_everywhere(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from wizard.cli.streams import prepare_streams, quiet_broken_pipe, say
+
+    streams = prepare_streams()  # any locale, closed fds: before anything is printed or opened
+    try:
+        if streams.stdout_closed:
+            # Nothing could be shown: say so where it can be seen, change nothing.
+            _language_quietly(sys.argv[1:] if argv is None else argv)
+            say(t("cli.stdout_closed"))
+            return 1
+        code = _main(argv, stdin_closed=streams.stdin_closed)
+        if sys.stdout is not None:
+            sys.stdout.flush()  # here, not in the interpreter's exit, where a broken pipe is noise
+        return code
+    except BrokenPipeError:  # `plan --script | head -1`: the reader had what it wanted
+        quiet_broken_pipe()
+        return 0
+
+
+def _language_quietly(argv: Sequence[str]) -> None:
+    try:
+        lang = language_arg(list(argv))
+    except UsageError:
+        return
+    if lang:
+        set_language(lang)
+
+
+def _main(argv: Sequence[str] | None, *, stdin_closed: bool = False) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         lang = language_arg(argv)
@@ -154,6 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         only = ()
     parser = build_parser(only)
     args = parser.parse_args(argv)
+    args.stdin_closed = stdin_closed
     try:
         if args.command is None:
             return _run_app(args)
@@ -164,8 +193,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\n" + t("cli.interrupted"), file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
     except WriteError as exc:  # a full or read-only disk: one line, never a traceback
         print(error_line(exc), file=sys.stderr)
         return 1
@@ -185,6 +212,12 @@ def _run_app(args: argparse.Namespace) -> int:
         except MirrorError as exc:
             print(error_line(exc), file=sys.stderr)
             return 2
+    from wizard.cli.streams import stdin_is_terminal
+
+    if not stdin_is_terminal():
+        # Textual reads its keys from the terminal: with stdin closed or a file, one line.
+        print(t("cli.app_needs_terminal"), file=sys.stderr)
+        return 2
     try:
         from screens.app import run_app
     except ImportError as exc:

@@ -14,6 +14,7 @@ from wizard.cli.common import error_line, print_json
 from wizard.mirror.catalogue import Catalogue, MirrorError, load_catalogue, system_file, user_file
 from wizard.mirror.configured import Configured, read_configured
 from wizard.mirror.probe import TIMEOUT
+from wizard.mirror.secret import mask_text, masked
 from wizard.safe.display import safe
 from wizard.text import t
 
@@ -90,9 +91,9 @@ def run_list(args: argparse.Namespace) -> int:
     for m in cat.mirrors.values():
         print(t("mirror.cli.entry", name=m.name, origin=t(f"mirror.origin.{m.origin}")))
         if m.pypi:
-            print(t("mirror.cli.entry_pypi", url=safe(m.pypi)))
+            print(t("mirror.cli.entry_pypi", url=safe(masked(m.pypi))))
         if m.conda:
-            print(t("mirror.cli.entry_conda", url=safe(m.conda)))
+            print(t("mirror.cli.entry_conda", url=safe(masked(m.conda))))
         if m.note:
             print(t("mirror.cli.entry_note", note=safe(m.note)))
     print()
@@ -101,7 +102,7 @@ def run_list(args: argparse.Namespace) -> int:
     if not rows:
         print(t("mirror.cli.configured_none"))
     for what, value, source in rows:
-        print(t("mirror.cli.configured_row", what=what, value=safe(value), source=safe(source)))
+        print(t("mirror.cli.configured_row", what=what, value=safe(masked(value)), source=safe(source)))
     return 0
 
 
@@ -161,11 +162,11 @@ def run_probe(args: argparse.Namespace) -> int:
         )
         return 0
     for r in results:
-        url = safe(r.target.url)
+        url = safe(masked(r.target.url))
         if r.ok:
             print(t("mirror.cli.probe_ok", name=r.name, seconds=r.seconds, url=url))
         else:
-            print(t("mirror.cli.probe_failed", name=r.name, error=safe(r.error, 80), url=url))
+            print(t("mirror.cli.probe_failed", name=r.name, error=safe(mask_text(r.error), 80), url=url))
     if advice:
         print()
         print(advice.message)

@@ -8,7 +8,6 @@ one table per sample otherwise), or `--json` for one sample per line. With
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -135,19 +134,12 @@ class QuitKey:
 
 
 def _run_json(sampler: Sampler, interval: float, count: int | None) -> int:
-    info = sampler.info
-    header: dict[str, Any] | None = {
-        "driver": info.driver,
-        "notes": info.notes,
-        "simulated": info.simulated,
-        "processes_available": info.processes_available,
-    }
+    from wizard.monitor.jsonlines import sample_line, source_header
+
+    header: dict[str, Any] | None = source_header(sampler.info)
     for s in _ticks(sampler, interval, count):
-        record = {"type": "sample", **s.to_dict()}
-        if header is not None:  # the first line carries what the monitor says up front
-            record["source"] = header
-            header = None
-        sys.stdout.write(json.dumps(record) + "\n")
+        sys.stdout.write(sample_line(s, header))  # the first line carries what the monitor says up front
+        header = None
         sys.stdout.flush()
     return 0
 

@@ -29,6 +29,9 @@ class Finding:
     # recommended set's driver step is the restart: DriverNeed.restart_only); the doctor's fix is
     # then the restart (wizard.doctor.diagnose), not an install or "run detect".
     restart_loads: str | None = None
+    # What decided it, one line each ("dmesg (exit 0): Loading of unsigned module is rejected"):
+    # shown apart from the title and why (the CLI under them; a screen one key away).
+    evidence: tuple[str, ...] = ()
 
 
 def _f(key: str, severity: str, **fields: object) -> Finding:
@@ -45,7 +48,53 @@ def _recommendation(p: MachineProfile) -> Recommendation | None:
         return None
 
 
+# What a failed machine state explains better than these facts-only findings (their fix would be
+# "install the driver" or a second wording of the same fault): left out where a state is there.
+EXPLAINED_BY_STATE = {
+    "module": ("gpu-without-driver", "secure-boot", "nouveau", "reboot-needed"),
+    "libraries": ("reboot-needed", "driver-no-gpus"),
+    "wsl": ("no-driver-wsl2",),
+    "container": ("no-nvidia-gpu", "gpu-without-driver"),
+    "pci": ("gpu-without-driver",),
+    "gpu": ("driver-no-gpus", "gpu-without-driver"),
+}
+
+
+def state_findings(p: MachineProfile) -> list[Finding]:
+    """Each failed layer with a reason, in the one view's words (wizard.probe.state_view): the short
+    title, its evidence as the why, the step that fixes it as the fix."""
+    from wizard.probe.state_view import USUAL_STEP_FIXES, words
+
+    out: list[Finding] = []
+    for state in p.failed_states:
+        # The Linux driver inside WSL keeps its own finding (linux-driver-in-wsl: the plan's step).
+        if not state.reason or state.reason in USUAL_STEP_FIXES:
+            continue
+        w = words(state, p)
+        # The first line is the title, the why its fix; the evidence rides apart (one key away).
+        why = w.fix + (f" {w.manual}" if w.manual else "")
+        fix = why
+        key = f"state-{state.reason}"
+        if any(f.key == key for f in out):
+            continue  # the same failure on a second layer or GPU: said once
+        severity = "error" if state.blocks else "warning"
+        out.append(Finding(key, severity, w.title, why, fix=fix, evidence=w.evidence))
+    return out
+
+
 def find_problems(p: MachineProfile) -> list[Finding]:
+    out = _find_problems(p)
+    states = state_findings(p)
+    if not states:
+        return out
+    shown = {f.key.removeprefix("state-") for f in states}
+    hidden = {
+        key for s in p.failed_states if s.reason in shown for key in EXPLAINED_BY_STATE.get(s.layer, ())
+    }
+    return states + [f for f in out if f.key not in hidden]
+
+
+def _find_problems(p: MachineProfile) -> list[Finding]:
     out: list[Finding] = []
     # The recommendation Choose shows, asked for once: whether a restart is all the driver needs
     # comes from it (the resolver's DriverNeed), never worked out again here.

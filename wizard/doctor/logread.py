@@ -53,6 +53,12 @@ def read_log(ref: str, stdin: BinaryIO | None = None) -> LogRead:
     """The lines of a log file (or "-": standard input) to match, bounded in memory and time.
 
     OSError as `open` raises it (a missing file, a folder, no permission)."""
+    if ref == "-" and stdin is None and sys.stdin is None:  # `doctor --log - <&-`
+        import errno
+
+        from wizard.text import t
+
+        raise OSError(errno.EBADF, t("cli.stdin_closed"), "-")
     source: str | BinaryIO = (stdin or sys.stdin.buffer) if ref == "-" else ref
     tail = read_tail(source, TAIL_BYTES, max_scan=MAX_SCAN)
     tail_lines = tail.text.splitlines()

@@ -76,7 +76,9 @@ def _problems(p: MachineProfile, rec: Recommendation | None) -> list[Problem]:
             "step": step_title(need),
             "tf": best.set.tensorflow,
             "sentence": need_sentence(need, fix=False),
-            "fix": fix(need.floor, "findings.next_z18.in_plan", need.tf, need.restart_only),
+            "fix": fix(need.floor, "findings.next_z18.in_plan", need.tf, need.restart_only)
+            if need.fix is None
+            else need.fix.fix,  # a stopped machine: the state's fix, never an install
         }
         out.append(("driver-step", "warning", fields))  # the plan's first step: the student must do it
     elif rec.upgrade is not None and rec.upgrade.driver is not None:

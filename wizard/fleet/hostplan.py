@@ -155,6 +155,9 @@ def blockers(plan: Plan, confirmed: bool) -> list[str]:
             step.id == "python" and step.commands and step.commands[0][:3] == (REMOTE_UV, "python", "install")
         ):
             out.append(t("fleet.plan.python_download", python=plan.set.python))
+        elif step.id == "conda-env":
+            lock = step.commands[0][5] if step.commands and len(step.commands[0]) > 5 else "?"
+            out.append(t("fleet.conda_class.needs_lock", step=step.id, lock=lock))
         elif step.confirm and not confirmed:
             out.append(t("fleet.plan.needs_confirm", step=step.id, question=step.confirm))
     return out

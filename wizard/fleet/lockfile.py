@@ -181,8 +181,10 @@ def class_lock(
     cache: Path | None = None,
 ) -> ClassLock:
     """The plan's recorded lock for this class; compiled for the same target only when none is."""
-    # Recorded locks are for Linux x86_64 (the plan uses them there only).
-    recorded = environment_lock(candidate, glibc) if MACHINES.get(arch, arch) == "x86_64" else None
+    # Recorded locks: Linux x86_64 (every method the plan locks) and aarch64 (tensorflow's own).
+    machine = MACHINES.get(arch, arch)
+    family = f"linux-{machine}" if machine in ("x86_64", "aarch64") else None
+    recorded = environment_lock(candidate, glibc, family=family) if family else None
     if recorded is not None:
         return ClassLock(recorded, True)
     requirements, constraints = fallback_requirements(candidate, glibc)

@@ -151,7 +151,10 @@ def _index_args(answers: Answers) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
     mirror = resolve(answers.mirror, load_catalogue()) if answers.mirror else None
     if mirror is not None and mirror.pypi:
-        return ("--index-url", mirror.pypi), ("--index-url", mirror.pypi)
+        from wizard.mirror.secret import without_password  # the password: ~/.netrc, never argv
+
+        url = without_password(mirror.pypi)
+        return ("--index-url", url), ("--index-url", url)
     conf = read_configured()
     uv: list[str] = []
     if conf.uv_index is None:

@@ -29,6 +29,8 @@ from wizard.text import t
 
 PROBE_ZIP = "tf-gpu-wizard-probe.pyz"
 RECEIPT_PROGRAM = "fleet_receipt.py"
+CHECK_PROGRAM = "fleet_check.py"  # `fleet check` runs it on each host (check.yml)
+HOST_PROGRAMS = (RECEIPT_PROGRAM, CHECK_PROGRAM)
 # Pure-Python packages the probe imports, carried inside its zip (psutil is optional there).
 PROBE_PACKAGES = ("platformdirs", "packaging", "pynvml", "tomli")
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)  # fixed: the same wizard makes the same zip, byte for byte
@@ -42,6 +44,15 @@ roles_path = roles
 # One connection round trip a task instead of three (needs no `requiretty` in sudoers).
 pipelining = True
 """
+
+
+def ansible_cfg(inventory: Path) -> str:
+    """ansible.cfg, naming the inventory (`fleet check` and `fleet watch` read it back) where its
+    path reads back whole from an INI value."""
+    path = str(inventory.resolve())
+    if any(c in path for c in "%;#\n\r") or path != path.strip():
+        return ANSIBLE_CFG
+    return ANSIBLE_CFG.replace("[defaults]\n", f"[defaults]\ninventory = {path}\n", 1)
 
 
 class ExportError(RuntimeError):
@@ -118,7 +129,7 @@ def programs_tar() -> tuple[bytes, str]:
     import tarfile
 
     files = [(name, program_bytes(name)) for name in program_names()]
-    files.append((RECEIPT_PROGRAM, asset(f"ansible/{RECEIPT_PROGRAM}").read_bytes()))
+    files += [(name, asset(f"ansible/{name}").read_bytes()) for name in HOST_PROGRAMS]
     digest = hashlib.sha256(b"".join(n.encode() + b"\0" + d for n, d in files)).hexdigest()[:16]
     marker = f".programs-{digest}"
     buf = io.BytesIO()
@@ -156,10 +167,10 @@ def export_project(out: Path, inventory: Path, answers: Answers) -> list[str]:
         raise ExportError(t("fleet.lock.no_uv"))
     files: dict[str, tuple[bytes, int]] = {}
     for rel, node in _walk(asset("ansible")):
-        if rel in ("probe_main.py", RECEIPT_PROGRAM):
+        if rel in ("probe_main.py", *HOST_PROGRAMS):
             continue
         files[rel] = (node.read_bytes(), 0o644)
-    files["ansible.cfg"] = (ANSIBLE_CFG.encode(), 0o644)
+    files["ansible.cfg"] = (ansible_cfg(inventory).encode(), 0o644)
     files["answers.toml"] = (answers.to_toml().encode(), 0o644)
     programs, marker = programs_tar()
     files["group_vars/all.yml"] = (_group_vars(marker).encode(), 0o644)

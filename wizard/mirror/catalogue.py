@@ -51,10 +51,13 @@ class Mirror:
     origin: str = "user"  # user | system | url (given on the command line)
 
     def to_dict(self) -> dict[str, str | None]:
+        """As shown (--json included): a password in an address is masked."""
+        from wizard.mirror.secret import masked
+
         return {
             "name": self.name,
-            "pypi": self.pypi,
-            "conda": self.conda,
+            "pypi": masked(self.pypi) if self.pypi else None,
+            "conda": masked(self.conda) if self.conda else None,
             "note": self.note,
             "origin": self.origin,
         }

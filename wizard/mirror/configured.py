@@ -41,7 +41,9 @@ class Configured:
 
     def to_dict(self) -> dict[str, object]:
         def one(s: Setting | None) -> dict[str, str] | None:
-            return None if s is None else {"value": s.value, "source": s.source}
+            from wizard.mirror.secret import masked  # a password in pip.conf is not shown
+
+            return None if s is None else {"value": masked(s.value), "source": s.source}
 
         return {
             "pip_index": one(self.pip_index),

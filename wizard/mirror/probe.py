@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from wizard.mirror.secret import mask_text, masked
+
 TIMEOUT = 3.0
 LIMIT = 64 * 1024
 CHUNK = 8 * 1024
@@ -47,12 +49,12 @@ class ProbeResult:
     def to_dict(self) -> dict[str, object]:
         return {
             "name": self.target.name,
-            "url": self.target.url,
+            "url": masked(self.target.url),
             "kind": self.target.kind,
             "ok": self.ok,
             "seconds": round(self.seconds, 3),
             "received": self.received,
-            "error": self.error,
+            "error": mask_text(self.error),
         }
 
 

@@ -26,8 +26,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import psutil
-
 from wizard.monitor.model import GpuSample, ProcessSample, SourceInfo
 from wizard.nvml import (
     CLOCK_MEM,
@@ -63,16 +61,28 @@ class ProcessNames:
 
     def __call__(self, pid: int) -> str | None:
         if pid not in self._cache:
-            try:
-                self._cache[pid] = psutil.Process(pid).name()
-            except (psutil.Error, OSError):
-                self._cache[pid] = None
+            self._cache[pid] = _process_name(pid)
         return self._cache[pid]
 
     def keep(self, pids: Iterable[int]) -> None:
         alive = set(pids)
         for pid in [p for p in self._cache if p not in alive]:
             del self._cache[pid]
+
+
+def _process_name(pid: int) -> str | None:
+    try:
+        import psutil
+    except ImportError:  # the probe zip on a lab host (`fleet watch`): the kernel's own name
+        try:
+            with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as f:
+                return f.read().strip() or None
+        except OSError:
+            return None
+    try:
+        return str(psutil.Process(pid).name())
+    except (psutil.Error, OSError):
+        return None
 
 
 def _no_gpu_text(kind: ErrorKind, detail: str = "") -> str:

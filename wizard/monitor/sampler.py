@@ -27,7 +27,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wizard.monitor.host import PsutilHost
+from wizard.monitor.host import default_host
 from wizard.monitor.model import HISTORY_SECONDS, SUMMARY_FIELDS, FieldSummary, GpuSource, HostReader, Sample
 from wizard.monitor.nvml_source import NvmlSource
 from wizard.nvml import (
@@ -55,7 +55,7 @@ class Sampler:
         max_rate_hz: float = 10.0,
     ) -> None:
         self.source = source
-        self.host = host if host is not None else PsutilHost()
+        self.host = host if host is not None else default_host()
         self.clock = clock
         self.history_seconds = history_seconds
         # A bound on memory even if someone samples faster than planned.

@@ -12,8 +12,9 @@ from pathlib import PurePath
 
 from packaging.version import InvalidVersion, Version
 
-from wizard.choose.choice import Candidate
+from wizard.choose.choice import Candidate, DriverNeed
 from wizard.choose.driver_floors import DRIVER_FLOOR_LINUX, DRIVER_FLOOR_WSL, driver_at_least
+from wizard.choose.driver_view import need_paragraph, step_title
 from wizard.choose.resolver import required_driver
 from wizard.plan.gpucheck import check_args, check_script
 from wizard.plan.installer import PIP, Installer, choose_installer
@@ -233,7 +234,10 @@ def venv_step(
         creator = base_python(profile, want)
         if installer.is_uv and creator == f"python{want}":
             creator = want  # a version: uv finds that Python, or the one it installed
-        repair = (program(INSTALLED_OK), "repair-env")
+        # With uv: a damaged pip file linked from uv's cache is cleaned from it (--uv), so the
+        # install after the repair fetches pip whole rather than relinking the damaged copy.
+        uv_opt = ("--uv", installer.uv) if installer.is_uv else ()
+        repair = (program(INSTALLED_OK), "repair-env", *uv_opt)
         commands = installer.venv_commands(creator, str(inputs.venv), py, repair)
     # The env's pip proven by running it and by its RECORD digests, not by `import pip` finding a
     # folder: a kill of pip's own upgrade leaves one that imports and does not run.
@@ -374,6 +378,26 @@ def driver_check(floor: str, nvidia_smi: str = "nvidia-smi") -> Check:
     return Check(
         ("bash", "-c", DRIVER_AT_LEAST_SH, "_", nvidia_smi, floor),
         t("plan.driver.proves", floor=floor),
+    )
+
+
+def machine_fix_step(step_id: str, need: DriverNeed, check: Check) -> Step:
+    """The step that fixes a stopped machine (a DriverNeed with a state's fix): the state's title,
+    its fix as the why, the exact commands to copy as the manual part; a restart where that is the
+    fix. Nothing is installed over the installed driver, and nothing runs unseen: the commands
+    (Secure Boot's key, a container's --gpus all) are the person's to type."""
+    fix = need.fix
+    assert fix is not None
+    where = fix.where if fix.where in ("user", "root", "windows-host") else "user"
+    return Step(
+        id=step_id,
+        title=step_title(need),
+        why=need_paragraph(need),
+        where=where,
+        commands=(),
+        check=check,
+        restart=fix.restart,
+        manual=fix.manual or None,
     )
 
 

@@ -1,5 +1,8 @@
-"""The conda plan: an existing conda, or Miniforge in the home directory; CUDA libraries
-from conda-forge; TensorFlow from pip inside the environment; environment.yml exported."""
+"""The conda plan: an existing conda, or Miniforge in the home directory (one pinned release,
+checked against its published sha256 before it runs); CUDA libraries from conda-forge through an
+explicit lock (assets/programs/condalock.py: solved once on the first machine, then every install
+from `conda list --explicit --sha256`); TensorFlow from pip inside the environment, from the
+recorded lock when there is one; environment.yml exported."""
 
 from __future__ import annotations
 
@@ -7,6 +10,8 @@ from dataclasses import replace
 from pathlib import Path, PurePath
 
 from wizard.choose.choice import Candidate
+from wizard.choose.installers import pinned, release
+from wizard.choose.lock import machine_lock
 from wizard.choose.resolver import conda_packages
 from wizard.plan.common import (
     SIZE_MIB,
@@ -20,16 +25,18 @@ from wizard.plan.common import (
 )
 from wizard.plan.last_mile import CUDA_CACHE_BYTES, last_mile_steps
 from wizard.plan.linux import host_steps
+from wizard.plan.locked import locked_environment_step, unlocked_note
 from wizard.plan.model import Check, Plan, PlanInputs, Step
+from wizard.plan.programs import program
 from wizard.profile import UNKNOWN, MachineProfile
 from wizard.text import t
 
-MINIFORGE_URL = "https://github.com/conda-forge/miniforge/releases/latest/download/Miniforge3-Linux-{arch}.sh"
+# $1 the pinned release's URL, $2 the prefix, $3 its sha256: the installer runs only if it matches.
 MINIFORGE_SH = (
-    'set -e; d=$(mktemp -d); curl -fsSLo "$d/miniforge.sh" "$1"; '
-    'bash "$d/miniforge.sh" -b -u -p "$2"; rm -rf "$d"'
+    'set -e; d=$(mktemp -d); trap \'rm -rf "$d"\' EXIT; curl -fsSLo "$d/miniforge.sh" "$1"; '
+    'echo "$3  $d/miniforge.sh" | sha256sum -c -; bash "$d/miniforge.sh" -b -u -p "$2"'
 )
-HAS_PACKAGE_SH = 'ls "$1"/conda-meta/"$2"-[0-9]*.json >/dev/null 2>&1'
+CONDA_LOCK = "condalock.py"
 
 # What `conda activate` sets: TF finds the conda-forge CUDA libraries and libdevice.
 ACTIVATE_BODY = (
@@ -83,22 +90,37 @@ def conda_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     if profile.platform == "windows":
         return windows_conda_plan(profile, inputs)
     cand = inputs.candidate
-    prefix = str(inputs.venv)
     steps, notes = host_steps(profile, inputs)
     conda = existing_conda(profile)
     if conda is None:
         base = inputs.home / "miniforge3"
         conda = str(base / "bin" / "conda")
-        arch = "aarch64" if profile.arch == "aarch64" else "x86_64"
-        install = ("bash", "-c", MINIFORGE_SH, "_", MINIFORGE_URL.format(arch=arch), str(base))
-        steps.append(_miniforge_step(base, conda, ("test", "-x", conda), commands=(install,)))
+        arch = "aarch64" if profile.arch in ("aarch64", "arm64") else "x86_64"
+        pin = pinned("miniforge", f"Linux-{arch}")
+        if pin is not None:
+            install = ("bash", "-c", MINIFORGE_SH, "_", pin.url, str(base), pin.sha256)
+            steps.append(_miniforge_step(base, conda, ("test", "-x", conda), commands=(install,)))
+            notes.append(
+                t(
+                    "plan.lock_routes.miniforge_pinned",
+                    version=pin.version,
+                    file=pin.file,
+                    sha256=pin.sha256[:16],
+                    source=pin.source.split(" ")[0],
+                )
+            )
+        else:  # no published sha256 recorded: never run an unchecked installer
+            manual = t("plan.lock_routes.miniforge_no_hash", arch=arch)
+            steps.append(_miniforge_step(base, conda, ("test", "-x", conda), manual=manual))
+            notes.append(manual)
     else:
         notes.append(t("plan.conda.existing", conda=conda))
     cuda, cudnn = cand.set.cuda or "12.5", cand.set.cudnn or "9.3"
-    has_cudnn = ("bash", "-c", HAS_PACKAGE_SH, "_", prefix, "cudnn")
-    steps.append(_conda_env_step(conda, inputs, cuda, cudnn, has_cudnn))
+    checker = str(PurePath(conda).parent / "python")  # conda's own Python: there before the env
+    steps.append(_conda_env_step(conda, inputs, cuda, cudnn, checker))
+    notes.append(t("plan.lock_routes.conda_unlocked", lock=conda_lock_path(inputs)))
     steps.append(_conda_activate_step(inputs))
-    steps.append(tensorflow_step(profile, inputs))
+    steps.append(_tensorflow_step(profile, inputs, notes, env_python(inputs.venv)))
     steps.append(_conda_verify_step(conda, inputs))
     steps += last_mile_steps(
         inputs,
@@ -123,15 +145,16 @@ def windows_conda_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     if conda is None:
         base = inputs.home / "miniforge3"
         conda = str(base / "Scripts" / "conda.exe")
-        manual = t("plan.miniforge.manual_windows")
+        manual = t("plan.lock_routes.miniforge_manual_windows", version=release("miniforge") or "?")
         steps.append(_miniforge_step(base, conda, _exists_argv(checker, conda), manual=manual))
+        notes.append(t("plan.lock_routes.miniforge_no_hash", arch="Windows x86_64"))
     else:
         notes.append(t("plan.conda.existing", conda=conda))
     cuda, cudnn = cand.set.cuda or WINDOWS_CUDA, cand.set.cudnn or WINDOWS_CUDNN
-    has_cudnn = _exists_argv(checker, str(inputs.venv / "conda-meta" / "cudnn-*.json"))
-    steps.append(_conda_env_step(conda, inputs, cuda, cudnn, has_cudnn))
+    steps.append(_conda_env_step(conda, inputs, cuda, cudnn, checker))
+    notes.append(t("plan.lock_routes.conda_unlocked", lock=conda_lock_path(inputs)))
     python = str(inputs.venv / "python.exe")  # a conda env on Windows keeps python.exe at its top
-    steps.append(tensorflow_step(profile, inputs, python=python))
+    steps.append(_tensorflow_step(profile, inputs, notes, python))
     steps.append(_conda_verify_step(conda, inputs))
     steps += last_mile_steps(
         inputs,
@@ -182,13 +205,29 @@ def windows_system_cuda_plan(profile: MachineProfile, inputs: PlanInputs) -> Pla
         ),
     ]
     steps.append(venv_step(profile, inputs, windows=True))
-    steps.append(tensorflow_step(profile, inputs))
+    notes = [t("plan.conda.windows_note")]
+    steps.append(_tensorflow_step(profile, inputs, notes, env_python(inputs.venv, True)))
     steps.append(verify_step(inputs, gpu=True, windows=True))
     # No activate block: native Windows has no bash, and its venv keeps scripts in Scripts, not bin.
     steps += last_mile_steps(
         inputs, gpu=True, python=env_python(inputs.venv, True), jupyter=False, activate_block=False
     )
-    return assemble_plan(profile, inputs, steps, [t("plan.conda.windows_note")])
+    return assemble_plan(profile, inputs, steps, notes)
+
+
+def _tensorflow_step(profile: MachineProfile, inputs: PlanInputs, notes: list[str], python: str) -> Step:
+    """TensorFlow into the environment from the recorded lock (its own packages, hashed; CUDA is
+    conda's or the system's), else by name with a note that says why it is not locked."""
+    lock = machine_lock(inputs.candidate, profile)
+    if lock is not None:
+        return locked_environment_step(profile, inputs, lock, python=python)
+    notes.append(unlocked_note(profile, inputs))
+    return tensorflow_step(profile, inputs, python=python)
+
+
+def conda_lock_path(inputs: PlanInputs) -> str:
+    """The environment's explicit conda lock, beside it (conda creates the prefix folder itself)."""
+    return str(inputs.venv.parent / f"{inputs.venv.name}.conda-lock.txt")
 
 
 def _windows_checker(profile: MachineProfile) -> str:
@@ -226,34 +265,27 @@ def _miniforge_step(
     )
 
 
-def _conda_env_step(
-    conda: str, inputs: PlanInputs, cuda: str, cudnn: str, check_argv: tuple[str, ...]
-) -> Step:
-    """The environment with Python, pip and the CUDA libraries; `check_argv` proves cuDNN is in it."""
+def _conda_env_step(conda: str, inputs: PlanInputs, cuda: str, cudnn: str, checker: str) -> Step:
+    """The environment with Python, pip and the CUDA libraries, from its explicit lock (solved once
+    where there is none yet); the check proves the environment holds exactly the lock's packages.
+    `checker`: a Python that exists before the environment does (conda's own, or the machine's)."""
     cand = inputs.candidate
     prefix = str(inputs.venv)
+    lock = conda_lock_path(inputs)
+    # conda-forge only: no Anaconda terms-of-service prompt, and one channel's builds.
+    specs = (f"python={cand.set.python}", "pip", *cuda_packages(cand, cuda, cudnn))
     return Step(
         id="conda-env",
         title=t("plan.conda_env.title", python=cand.set.python, cuda=cuda, cudnn=cudnn),
-        why=t("plan.conda_env.why", path=prefix),
+        why=t("plan.conda_env.why", path=prefix)
+        + " "
+        + t("plan.lock_routes.conda_env_why_lock", path=prefix, lock=lock),
         where="user",
-        # conda-forge only: no Anaconda terms-of-service prompt, and one channel's builds.
-        commands=(
-            (
-                conda,
-                "create",
-                "-y",
-                "-p",
-                prefix,
-                "--override-channels",
-                "-c",
-                "conda-forge",
-                f"python={cand.set.python}",
-                "pip",
-                *cuda_packages(cand, cuda, cudnn),
-            ),
+        commands=((checker, program(CONDA_LOCK), "create", conda, prefix, lock, *specs),),
+        check=Check(
+            (checker, program(CONDA_LOCK), "check", conda, prefix, lock),
+            t("plan.lock_routes.conda_env_proves", path=prefix, lock=lock),
         ),
-        check=Check(check_argv, t("plan.conda_env.proves", path=prefix)),
         download_mib=SIZE_MIB["conda-cuda"],
     )
 

@@ -8,6 +8,11 @@ it is, the CUDA version that driver supports. The check reads the driver itself 
 libcuda.so.1, else nvidia-smi), so a WSL plan, which passes no figure, is still verified,
 and a GPU TensorFlow leaves out is found. It runs the ops and an XLA-compiled function on
 every GPU, with a time limit on the first-start PTX compile.
+
+Where the wheel's build info does not name its compute capabilities (2.22.0rc0), the harvest's
+(`--built-for`, `--wheel-cuda`) stand in. Every CUDA library of the nvidia-* wheels TensorFlow
+asks for (its and-cuda requirements, as installed) must load from the environment: the check
+reads them from the environment itself (assets/programs/tf_cuda_libs.py), so the command stays short.
 """
 
 from __future__ import annotations
@@ -38,12 +43,17 @@ def check_args(candidate: Candidate, driver_cuda: str | None = None) -> tuple[st
         kb = load_knowledge()
     except KnowledgeError:  # a broken table must not stop the plan; the check still runs
         kb = None
+    kb = kb.with_previews() if kb else None  # a --pre plan's release (2.22.0rc0) too
     rel = kb.release(candidate.set.tensorflow) if kb else None
     build = kb.build(rel) if kb and rel else None
     for ptx in build.ptx if build else ():
         args += ["--ptx-isa", f"{ptx.arch.label(ptx=True)}={ptx.isa}"]
     if driver_cuda:
         args += ["--driver-cuda", driver_cuda]
+    harvested = kb.harvest.release(candidate.set.tensorflow) if kb else None
+    if build and rel and harvested is not None and not harvested.compute_capabilities:
+        # The wheel's build info names none (2.22.0rc0): the harvest read them from its fatbins.
+        args += ["--built-for", build.label(), "--wheel-cuda", str(rel.cuda)]
     return tuple(args)
 
 

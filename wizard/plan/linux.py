@@ -9,7 +9,7 @@ from packaging.version import Version
 
 from wizard.choose.choice import Candidate
 from wizard.choose.driver_view import need_paragraph, step_title
-from wizard.choose.lock import environment_lock, lock_for
+from wizard.choose.lock import LINUX_X86_64, family_of, lock_for, machine_lock
 from wizard.plan import shellblock
 from wizard.plan.common import (
     SIZE_MIB,
@@ -19,6 +19,7 @@ from wizard.plan.common import (
     driver_check,
     driver_ok,
     env_python,
+    machine_fix_step,
     python_steps,
     tensorflow_step,
     venv_step,
@@ -28,7 +29,7 @@ from wizard.plan.common import (
 from wizard.plan.gpucheck import known_driver_cuda
 from wizard.plan.installer import PIP, choose_installer
 from wizard.plan.last_mile import HELLO, last_mile_steps
-from wizard.plan.locked import locked_environment_step, locked_tensorflow_step
+from wizard.plan.locked import locked_environment_step, locked_tensorflow_step, unlocked_note
 from wizard.plan.model import Check, Plan, PlanError, PlanInputs, Step
 from wizard.plan.programs import program
 from wizard.plan.wsl import set_floor, windows_steps
@@ -114,6 +115,8 @@ def driver_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
     """Nothing when the driver is new enough; else the distribution's packages and a reboot."""
     cand = inputs.candidate
     floor = set_floor(cand, wsl=False)
+    if cand.driver is not None and cand.driver.fix is not None:  # installed but stopped: its fix
+        return [machine_fix_step("driver", cand.driver, driver_check(floor))]
     if driver_ok(profile, floor):
         return []
     if cand.driver is not None and cand.driver.restart_only:
@@ -240,11 +243,14 @@ def pip_and_cuda_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     steps, notes = host_steps(profile, inputs)
     steps += python_steps(profile, inputs.candidate)
     steps.append(venv_step(profile, inputs))
-    lock = lock_for(inputs.candidate, glibc=profile.os.glibc)
+    # The nvidia-* wheels the harvest read are Linux x86_64's: elsewhere no lock can be joined.
+    x86 = family_of(profile.platform, profile.arch) == LINUX_X86_64
+    lock = lock_for(inputs.candidate, glibc=profile.os.glibc) if x86 else None
     if lock is not None:
         steps.append(locked_tensorflow_step(profile, inputs, lock))
     else:
         steps.append(tensorflow_step(profile, inputs, extra="[and-cuda]"))
+        notes.append(unlocked_note(profile, inputs))
     steps.append(verify_step(inputs, gpu=True, driver_cuda=known_driver_cuda(profile, steps)))
     steps += last_mile_steps(
         inputs, gpu=True, python=env_python(inputs.venv), installer=choose_installer(profile)
@@ -279,7 +285,12 @@ def system_cuda_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     ]
     steps += python_steps(profile, cand)
     steps.append(venv_step(profile, inputs))
-    steps.append(tensorflow_step(profile, inputs))
+    lock = machine_lock(cand, profile)
+    if lock is not None:  # TensorFlow's own packages, hashed; CUDA is the system's
+        steps.append(locked_environment_step(profile, inputs, lock))
+    else:
+        steps.append(tensorflow_step(profile, inputs))
+        notes.append(unlocked_note(profile, inputs))
     cuda_env = ("bash", "-c", CUDA_ENV_EXEC_SH, "_")
     driver_cuda = known_driver_cuda(profile, steps)
     steps.append(verify_step(inputs, gpu=True, prefix=cuda_env, driver_cuda=driver_cuda))
@@ -386,11 +397,14 @@ def cpu_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
     distribution = "tensorflow-cpu" if linux_x86 else "tensorflow"
     steps = [] if windows else python_steps(profile, inputs.candidate)
     steps.append(venv_step(profile, inputs, windows=windows))
-    lock = environment_lock(inputs.candidate, profile.os.glibc) if linux_x86 else None
-    if lock is not None:  # every package pinned with its sha256 (wizard.choose.lock)
-        steps.append(locked_environment_step(profile, inputs, lock))
+    # Every package pinned with its sha256 (wizard.choose.lock): Linux x86_64 and aarch64, macOS, Windows.
+    lock = machine_lock(inputs.candidate, profile)
+    unlocked = []
+    if lock is not None:
+        steps.append(locked_environment_step(profile, inputs, lock, PIP if windows else None))
     else:
         steps.append(tensorflow_step(profile, inputs, distribution=distribution))
+        unlocked.append(unlocked_note(profile, inputs))
     # One start of TensorFlow proves both the verify and the hello script (assets/programs/tf_proof.py).
     steps.append(verify_step(inputs, gpu=False, windows=windows, hello="" if windows else program(HELLO)))
     steps += last_mile_steps(
@@ -402,4 +416,4 @@ def cpu_plan(profile: MachineProfile, inputs: PlanInputs) -> Plan:
         proven_by_verify=not windows,
     )
     notes = [t("plan.cpu.note")] if profile.has_nvidia_gpu else []
-    return assemble_plan(profile, inputs, steps, notes)
+    return assemble_plan(profile, inputs, steps, notes + unlocked)

@@ -1,8 +1,9 @@
 """What the plan installs, in one line, for recommend, Choose and the doctor.
 
-The same data the plan uses (wizard.choose.lock.environment_lock for the candidate and the
-profile's glibc, wizard.plan.installer.choose_installer for uv or pip), so these three never
-say "pip installs exactly 12 nvidia-* packages" while the plan installs a 44-package lock with uv.
+The same data the plan uses (wizard.choose.lock.machine_lock for the candidate and the
+profile's platform, arch, glibc and macOS; wizard.plan.installer.choose_installer for uv or pip),
+so these three never say "pip installs exactly 12 nvidia-* packages" while the plan installs a
+44-package lock with uv.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from wizard.choose.choice import Candidate
-from wizard.choose.lock import environment_lock
+from wizard.choose.lock import machine_lock
 from wizard.plan.installer import choose_installer
 from wizard.profile import MachineProfile
 from wizard.text import t
@@ -26,15 +27,11 @@ class LockedInstall:
 
 def locked_install(candidate: Candidate, profile: MachineProfile) -> LockedInstall | None:
     """The whole-environment lock the plan installs on this machine, or None (no lock recorded,
-    another method, or a native-Windows profile whose plan installs nothing on Windows)."""
-    if profile.platform == "windows" or candidate.set.method not in ("pip-and-cuda", "cpu"):
+    or a native-Windows profile whose GPU plan installs nothing on Windows)."""
+    if profile.platform == "windows" and candidate.set.method == "pip-and-cuda":
         return None
-    if candidate.set.method == "cpu" and (
-        profile.platform not in ("linux", "wsl2", "wsl1") or profile.arch not in ("x86_64", "amd64")
-    ):
-        return None  # cpu_plan installs a lock on Linux x86_64 only
     try:
-        lock = environment_lock(candidate, profile.os.glibc)
+        lock = machine_lock(candidate, profile)  # the plan's own choice (linux, conda, locked)
     except Exception:  # a damaged knowledge table: say nothing rather than something wrong
         return None
     if lock is None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from packaging.version import InvalidVersion, Version
 
-from wizard.choose.lock import LOCK_NAME, Lock
+from wizard.choose.lock import LOCK_NAME, Lock, family_of
 from wizard.plan.common import (
     INSTALLED_OK,
     SIZE_MIB,
@@ -65,11 +65,17 @@ def place_commands(py: str, lock: Lock, path: str, installer: Installer) -> list
 
 
 def locked_environment_step(
-    profile: MachineProfile, inputs: PlanInputs, lock: Lock, installer: Installer | None = None
+    profile: MachineProfile,
+    inputs: PlanInputs,
+    lock: Lock,
+    installer: Installer | None = None,
+    *,
+    python: str | None = None,
 ) -> Step:
-    """Install a whole-environment lock (GPU or CPU)."""
+    """Install a whole-environment lock (GPU or CPU); `python`: the environment's interpreter
+    where it is not <venv>/bin/python (native Windows, a conda environment)."""
     cand = inputs.candidate
-    py = env_python(inputs.venv)
+    py = python or env_python(inputs.venv, profile.platform == "windows")
     installer = installer or choose_installer(profile)
     path = lock_path(inputs)
     nvidia = sum(1 for line in lock.lines if line.name.startswith("nvidia-"))
@@ -86,22 +92,57 @@ def locked_environment_step(
         "packages": listing(lock),
         "cuda": cand.set.cuda or "?",
         "cudnn": cand.set.cudnn or "?",
+        "target": _target_words(lock),
     }
     gpu = cand.set.method == "pip-and-cuda"
+    why_key = "plan.lock.why" if gpu else "plan.lock.why_cpu"
+    if cand.set.method in ("system-cuda", "conda"):
+        why_key = (
+            "plan.lock_routes.why_system"
+            if cand.set.method == "system-cuda"
+            else "plan.lock_routes.why_conda"
+        )
+    elif not gpu and target is not None and target.family != "linux-x86_64":
+        why_key = "plan.lock_routes.why_cpu_other"
     commands = [
         *place_commands(py, lock, path, installer),
         installer.install_command(py, "--require-hashes", "--no-deps", "-r", path),
     ]
     size = SIZE_MIB["tensorflow"] + SIZE_MIB["and-cuda"] if gpu else SIZE_MIB["tensorflow-cpu"]
+    if not gpu and not any(line.name == "tensorflow-cpu" for line in lock.lines):
+        size = SIZE_MIB["tensorflow"]  # the whole tensorflow wheel (macOS, aarch64, Windows; CUDA routes)
     return Step(
         id="tensorflow",
-        title=t("plan.lock.title" if gpu else "plan.lock.title_cpu", **fields),
-        why=t("plan.lock.why" if gpu else "plan.lock.why_cpu", **fields),
+        title=t("plan.lock.title" if gpu or cand.set.method != "cpu" else "plan.lock.title_cpu", **fields),
+        why=t(why_key, **fields),
         where="user",
         commands=tuple(commands),
         check=Check((py, program(LOCKFILE), "check", path, lock.digest), t("plan.lock.proves", **fields)),
         download_mib=size,
     )
+
+
+def _target_words(lock: Lock) -> str:
+    """ "Python 3.12 on macOS 12.0+ (arm64)", "Python 3.11 on Linux aarch64 with glibc 2.28 or newer"."""
+    target = lock.target
+    if target is None:
+        return "?"
+    system, _, arch = target.family.partition("-")
+    if system == "macos" and arch == "aarch64":
+        arch = "arm64"  # Apple's word for it
+    if system == "linux":
+        return t("plan.lock_routes.target_linux", python=target.python, arch=arch, glibc=target.glibc)
+    return t("plan.lock_routes.target_other", python=target.python, arch=arch, system=target.system)
+
+
+def unlocked_note(profile: MachineProfile, inputs: PlanInputs) -> str:
+    """One line where a plan installs TensorFlow without a recorded lock, with why."""
+    cand = inputs.candidate
+    if family_of(profile.platform, profile.arch) is None:
+        why = t("plan.lock_routes.no_family", platform=profile.platform, arch=profile.arch)
+    else:
+        why = t("plan.lock_routes.not_recorded", version=cand.set.tensorflow, python=cand.set.python)
+    return t("plan.lock_routes.unlocked", why=why)
 
 
 def uv_platform(glibc: str) -> str:

@@ -19,6 +19,7 @@ from pathlib import PureWindowsPath
 from urllib.parse import urlsplit
 
 from wizard.mirror.catalogue import Mirror
+from wizard.mirror.secret import masked, password_host, without_password
 from wizard.plan.model import Plan, Step
 from wizard.text import t
 
@@ -104,14 +105,16 @@ def _conda(argv: tuple[str, ...], url: str) -> tuple[str, ...] | None:
 
 
 def rewrite_command(argv: tuple[str, ...], mirror: Mirror) -> tuple[str, ...]:
-    """One command with the mirror's index or channel; any other command unchanged."""
+    """One command with the mirror's index or channel; any other command unchanged. A password in
+    the address is left out: commands are shown, saved in the journal and the script, and land in
+    argv; pip and uv take it from the user's ~/.netrc or keyring (the plan's note says so)."""
     if mirror.pypi:
         for rewrite in (_pip, _uv):
-            changed = rewrite(argv, mirror.pypi)
+            changed = rewrite(argv, without_password(mirror.pypi))
             if changed is not None:
                 return changed
     if mirror.conda:
-        changed = _conda(argv, mirror.conda)
+        changed = _conda(argv, without_password(mirror.conda))
         if changed is not None:
             return changed
     return argv
@@ -127,7 +130,12 @@ def with_mirror(plan: Plan, mirror: Mirror | None) -> Plan:
     if mirror is None:
         return plan
     steps = tuple(_step(s, mirror) for s in plan.steps)
-    sources = [f"PyPI: {mirror.pypi}"] if mirror.pypi else []
-    sources += [f"conda-forge: {mirror.conda}"] if mirror.conda else []
-    note = t("mirror.plan_note", name=mirror.name, sources=", ".join(sources))
-    return replace(plan, steps=steps, notes=(*plan.notes, note))
+    sources = [f"PyPI: {masked(mirror.pypi)}"] if mirror.pypi else []
+    sources += [f"conda-forge: {masked(mirror.conda)}"] if mirror.conda else []
+    notes = [t("mirror.plan_note", name=mirror.name, sources=", ".join(sources))]
+    for url in (mirror.pypi, mirror.conda):
+        secret = password_host(url) if url else None
+        if secret is not None:
+            user, host = secret
+            notes.append(t("mirror.plan_secret_note", host=host, user=user))
+    return replace(plan, steps=steps, notes=(*plan.notes, *dict.fromkeys(notes)))

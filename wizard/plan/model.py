@@ -236,22 +236,33 @@ class Plan:
 
     @property
     def id(self) -> str:
-        """Stable fingerprint: same steps and commands -> same id (the journal matches on it)."""
-        data = json.dumps([s.to_dict() for s in self.active_steps], sort_keys=True)
+        """Stable fingerprint of everything that decides what runs: the steps that run and their
+        commands, and the set, platform, environment, interpreter, label, notes and whether it is
+        simulated (the journal matches on it; an edited `simulated` must not walk a real plan as
+        a demo). Derived fields (download_mib) and switched-off steps are left out."""
+        whole = {**self._fields(), "active_steps": [s.to_dict() for s in self.active_steps]}
+        data = json.dumps(whole, sort_keys=True)
         return hashlib.sha256(data.encode()).hexdigest()[:16]
 
-    def to_dict(self) -> dict[str, Any]:
+    def _fields(self) -> dict[str, Any]:
         return {
             "schema": PLAN_SCHEMA,
-            "id": self.id,
             "set": self.set.to_dict(),
             "platform": self.platform,
             "venv": self.venv,
             "python": self.python,
             "label": self.label,
             "simulated": self.simulated,
-            "download_mib": self.download_mib,
             "notes": list(self.notes),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        fields = self._fields()
+        return {
+            "schema": fields.pop("schema"),
+            "id": self.id,
+            **fields,
+            "download_mib": self.download_mib,
             "steps": [s.to_dict() for s in self.steps],
         }
 

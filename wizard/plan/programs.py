@@ -23,7 +23,11 @@ FOLDER = "programs"
 # Lock files a plan installs from (wizard.choose.lock), beside the programs: `locks/<sha256>.txt`.
 LOCKS = "locks"
 # Programs that run another of ours (by its path beside them): the script carries both.
-NEEDS = {"lockfile.py": ("installed_ok.py",), "env_proof.py": ("installed_ok.py",)}
+NEEDS = {
+    "lockfile.py": ("installed_ok.py",),
+    "env_proof.py": ("installed_ok.py",),
+    "tf_gpu_check.py": ("tf_cuda_libs.py",),
+}
 
 
 def names() -> list[str]:
@@ -46,7 +50,7 @@ def lock_source(text: str) -> str:
     target = programs_dir() / name
     try:
         if not target.is_file() or target.read_bytes() != data:
-            write_bytes_atomic(target, data, mode=0o644, make_parents=True)
+            write_bytes_atomic(target, data, mode=0o644, make_parents=True, follow_links=False)
     except (OSError, WriteError):
         pass  # the step's own digest check then fails with one clear line
     return _shown(name, str(target))
@@ -74,7 +78,7 @@ def program(name: str) -> str:
     target = programs_dir() / name
     try:
         if not target.is_file() or target.read_bytes() != data:
-            write_bytes_atomic(target, data, mode=0o644, make_parents=True)
+            write_bytes_atomic(target, data, mode=0o644, make_parents=True, follow_links=False)
         return _shown(name, str(target))
     except (OSError, WriteError):
         return _shown(name, str(asset(f"{FOLDER}/{name}")))

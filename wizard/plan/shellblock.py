@@ -4,36 +4,30 @@
     export PATH=...
     # <<< tf-gpu-wizard cuda <<<
 
-The same operations exist twice on purpose: as Python (`add_block`, `remove_block`,
-used by the wizard itself and by tests) and as small bash programs (assets/programs/
-shellblock.sh) that plan steps and the exported script run, with the file, the
-markers and the block's lines passed as arguments (one each, so a printed command
-stays one line), never pasted into the program.
-A test holds the two to the same result.
+One implementation: the bash program assets/programs/shellblock.sh, which plan steps and the
+exported script run with the file, the markers and the block's lines as arguments (one each, so a
+printed command stays one line). `add_block`, `remove_block` and `has_block` here run that same
+program, so the wizard and its plans cannot disagree (CRLF files, heredocs, line breaks).
 
-The file is never appended to in place: the whole new file is written to a temp
-file beside it, synced and renamed over it, so a kill at any moment leaves the
-old file or the new one, with the block complete or absent. A symlinked file is
-written through the link. The block counts as there only when its start marker
-is followed by its end marker (the check too): a start marker alone, left by an
-older version killed half-way, is not a block. Removal takes exactly the lines
-from a start marker to its end marker, and a start marker with no end marker
-after it is removed alone, so the user's own lines after it always stay. A marker
-inside a heredoc (`cat <<'EOF'` ... `EOF`: a user's script that writes our block
-somewhere) is the user's text: it neither counts as the block nor is removed.
-Every backup has a name of its own (a second one in the same second gets "-2").
+What the program guarantees: the whole new file is written to a temp file beside it, synced and
+renamed over it after a backup (its own name each time), so a kill leaves the old file or the new
+one; a symlinked file is written through the link; add then remove gives back the file byte for
+byte (a CRLF file gets a CRLF block); the block counts only when its start marker is followed by
+its end marker outside any heredoc; a start marker alone is cleaned up; a file that ends inside an
+unterminated heredoc, a read-only or immutable file and a special file are refused with one line
+and a non-zero exit (ShellBlockError here).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
+import subprocess
 import time
 from pathlib import Path
 
+from wizard.assets import asset_file
 from wizard.plan.model import Check
 from wizard.plan.programs import program
-from wizard.safe.atomic import write_text_atomic
 from wizard.text import t
 
 TAG = "tf-gpu-wizard"
@@ -73,168 +67,46 @@ def present_check(path: Path, name: str) -> Check:
     )
 
 
-def _read(path: Path) -> str:
-    # surrogateescape: bytes that are not UTF-8 (a Latin-1 comment) are written back unchanged.
-    return path.read_bytes().decode("utf-8", "surrogateescape")
+class ShellBlockError(OSError):
+    """The program refused or failed (a read-only, immutable or special file, a heredoc left open):
+    `str()` is its one line."""
 
 
-_BREAK = set(" \t;&|<>()")
-
-
-def _opens(line: str) -> list[tuple[str, bool]]:
-    """The heredocs a shell line opens: (delimiter, tabs stripped by <<-), in order. Quotes, escapes,
-    comments, here-strings (<<<) and arithmetic ((1 << 2)) are skipped, as bash does."""
-    found: list[tuple[str, bool]] = []
-    i, n, quote = 0, len(line), ""
-    while i < n:
-        c = line[i]
-        if quote:
-            if c == quote:
-                quote = ""
-            elif c == "\\" and quote == '"':
-                i += 1
-            i += 1
-            continue
-        if c == "\\":
-            i += 2
-            continue
-        if c == "#" and (i == 0 or line[i - 1] in " \t;&|()"):
-            break
-        if c in "'\"":
-            quote = c
-            i += 1
-            continue
-        if line.startswith("((", i):
-            j = line.find("))", i + 2)
-            if j < 0:
-                break
-            i = j + 2
-            continue
-        if not line.startswith("<<", i) or line.startswith("<<<", i):
-            i += 1
-            continue
-        i += 2
-        dash = line.startswith("-", i)
-        i += dash
-        while i < n and line[i] in " \t":
-            i += 1
-        word = ""
-        while i < n and line[i] not in _BREAK:
-            if line[i] not in "'\"\\":
-                word += line[i]
-            i += 1
-        if word:
-            found.append((word, dash))
-    return found
-
-
-def _quoted(lines: list[str]) -> set[int]:
-    """The numbers of the lines that are heredoc bodies (their terminators included)."""
-    inside: set[int] = set()
-    pending: list[tuple[str, bool]] = []
-    for n, line in enumerate(lines):
-        bare = line.rstrip("\n")
-        if pending:
-            inside.add(n)
-            word, tabs = pending[0]
-            if (bare.lstrip("\t") if tabs else bare) == word:
-                pending.pop(0)
-            continue
-        pending = _opens(bare)
-    return inside
-
-
-def _strip(lines: list[str], begin: str, end: str) -> list[str]:
-    """Every line but the blocks, and but start markers that have no end marker after them; lines
-    inside a heredoc are the user's, whatever they say."""
-    stop: dict[int, int] = {}
-    open_at: int | None = None
-    quoted = _quoted(lines)
-    for n, line in enumerate(lines):
-        if n in quoted:
-            continue
-        bare = line.rstrip("\n")
-        if bare == begin:
-            open_at = n
-        elif bare == end and open_at is not None:
-            stop[open_at], open_at = n, None
-    kept: list[str] = []
-    skip_to: int | None = None
-    for n, line in enumerate(lines):
-        if skip_to is not None:
-            if n == skip_to:
-                skip_to = None
-            continue
-        if n in stop:
-            skip_to = stop[n]
-            continue
-        if line.rstrip("\n") == begin and n not in quoted:
-            continue
-        kept.append(line)
-    return kept
+def _run(action: str, path: Path, name: str, *lines: str) -> int:
+    """The shipped program (assets/programs/shellblock.sh): the one implementation of the block."""
+    begin, end = markers(name)
+    script = asset_file(f"programs/{PROGRAM}")
+    done = subprocess.run(
+        ["bash", str(script), action, str(path), begin, end, *lines], capture_output=True, text=True
+    )
+    if done.returncode != 0 and action != "check":
+        raise ShellBlockError(done.stderr.strip() or f"{PROGRAM} {action} exited {done.returncode}")
+    return done.returncode
 
 
 def has_block(path: Path, name: str) -> bool:
-    """A complete block: the start marker, then the end marker."""
-    begin, end = markers(name)
-    try:
-        lines = _read(path).splitlines()
-    except OSError:
-        return False
-    opened = False
-    quoted = _quoted(lines)
-    for n, line in enumerate(lines):
-        if n in quoted:
-            continue
-        if line == begin:
-            opened = True
-        elif opened and line == end:
-            return True
-    return False
-
-
-def _target(path: Path) -> Path:
-    return Path(os.path.realpath(path)) if path.is_symlink() else path
-
-
-def _backup(path: Path) -> Path:
-    stem = f"{path.name}.{backup_suffix()}"
-    backup, n = path.with_name(f"{stem}.bak"), 1
-    while backup.exists():  # never over an earlier backup (add and remove in the same second)
-        n += 1
-        backup = path.with_name(f"{stem}-{n}.bak")
-    shutil.copy2(path, backup)
-    return backup
+    """A complete block: the start marker, then the end marker, outside any heredoc."""
+    return _run("check", path, name) == 0
 
 
 def add_block(path: Path, name: str, body: str) -> bool:
     """Add the block unless it is there; back up an existing file first. True if changed."""
     if has_block(path, name):
         return False
-    path = _target(path)
-    begin, end = markers(name)
-    old = ""
-    if path.exists():
-        _backup(path)
-        old = "".join(_strip(_read(path).splitlines(keepends=True), begin, end))
-        if old and not old.endswith("\n"):
-            old += "\n"
-    write_text_atomic(path, f"{old}\n{begin}\n{_normal_body(body)}{end}\n")
+    _run("add", path, name, *_normal_body(body).splitlines())
     return True
 
 
 def remove_block(path: Path, name: str) -> bool:
-    """Delete exactly the block (markers included), after a backup. True if changed."""
-    begin, _ = markers(name)
-    path = _target(path)
+    """Delete exactly the block (markers and the line break add put before it), after a backup.
+    True if changed."""
+    target = Path(os.path.realpath(path))
     try:
-        lines = _read(path).splitlines(keepends=True)
+        before = target.read_bytes() if target.is_file() else None
     except OSError:
         return False
-    _, end = markers(name)
-    kept = _strip(lines, begin, end)
-    if kept == lines:  # no block of ours (a marker quoted in a heredoc is not one)
+    _run("remove", path, name)
+    try:
+        return before is not None and target.read_bytes() != before
+    except OSError:
         return False
-    _backup(path)
-    write_text_atomic(path, "".join(kept))
-    return True

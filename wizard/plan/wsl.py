@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from wizard.choose.choice import Candidate
 from wizard.choose.driver_view import need_paragraph, step_title
-from wizard.plan.common import driver_check, driver_floor, driver_ok
+from wizard.plan.common import driver_check, driver_floor, driver_ok, machine_fix_step
 from wizard.plan.model import Check, PlanInputs, Step
 from wizard.plan.programs import program
 from wizard.profile import MachineProfile
@@ -89,8 +89,11 @@ def windows_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
     cand = inputs.candidate
     floor = set_floor(cand, wsl=True)
     have = profile.driver.version if profile.driver else t("plan.driver.none")
+    fixing = cand.driver is not None and cand.driver.fix is not None
     steps = [
-        windows_driver_step(
+        machine_fix_step("windows-driver", cand.driver, driver_check(floor, WSL_NVIDIA_SMI))
+        if fixing and cand.driver is not None
+        else windows_driver_step(
             profile,
             floor,
             title=step_title(cand.driver) if cand.driver is not None else None,

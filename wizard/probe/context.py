@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
+from typing import Any
 
 from wizard.nvml import NvmlBackend, PynvmlBackend
-from wizard.profile import Note, note
-from wizard.sysio import System
+from wizard.profile import Evidence, Note, note
+from wizard.sysio import CommandResult, System
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,12 @@ class ProbeContext:
     installed: Callable[[str], str | None] = installed_version
     nvml_timeout: float = 5.0
     notes: list[Note] = field(default_factory=list)
+    # What one part read that a later one judges (wizard.probe.states): raw answers by name.
+    seen: dict[str, Any] = field(default_factory=dict)
+    # Replaying a dump: the answers the real machine gave where the probe asks Python, not the
+    # System (the wizard's own uv, RAM/CPUs/free disk). None: ask this machine.
+    bundled_uv: Callable[[], str | None] | None = None
+    resources_reader: Callable[[], dict[str, Any]] | None = None
 
     def note(self, code: str, **fields: object) -> None:
         """A note as a catalogue key under probe. and its fields (worded when shown)."""
@@ -113,3 +121,17 @@ class ProbeContext:
     def add(self, item: Note) -> None:
         if item not in self.notes:
             self.notes.append(item)
+
+
+def command_evidence(argv: Sequence[str], result: CommandResult, line: str = "") -> Evidence:
+    """A command's answer as evidence: its words, exit code and the deciding line (its first
+    non-empty output line when none is named)."""
+    if not line:
+        text = (result.stdout + "\n" + result.stderr).strip().splitlines()
+        line = next((x.strip() for x in text if x.strip()), "")
+    code = None if result.missing else result.returncode
+    return Evidence(source=shlex.join(argv), exit=code, line=line[:1000])
+
+
+def file_evidence(path: str, line: str) -> Evidence:
+    return Evidence(source=path, exit=None, line=line[:1000])

@@ -127,6 +127,7 @@ def probe_cuda(ctx: ProbeContext, profile: MachineProfile) -> str:
     if result.missing:
         result = ctx.system.run(["/sbin/ldconfig", "-p"], timeout=3.0)
     ldconfig = result.stdout if result.ok else ""
+    ctx.seen["ldconfig_read"] = result.ok
     _cudnn(ctx, profile, ldconfig)
     _libcuda(ctx, profile, ldconfig)
     return "files"

@@ -16,8 +16,10 @@ from wizard.probe.cuda import probe_cuda
 from wizard.probe.kernel import probe_kernel
 from wizard.probe.nvidia import probe_nvidia
 from wizard.probe.os_platform import probe_platform
+from wizard.probe.overrides import apply_overrides
 from wizard.probe.python_env import probe_python
 from wizard.probe.resources import probe_resources
+from wizard.probe.states import probe_states
 from wizard.probe.tensorflow import probe_tensorflow
 from wizard.profile import MachineProfile
 from wizard.sysio import System
@@ -30,6 +32,7 @@ PARTS: list[tuple[str, Part]] = [
     ("nvidia", probe_nvidia),
     ("kernel", probe_kernel),
     ("cuda", probe_cuda),
+    ("states", probe_states),
     ("tensorflow", probe_tensorflow),
     ("resources", probe_resources),
 ]
@@ -60,4 +63,5 @@ def detect(
         profile.notes = list(ctx.notes)
         if on_part is not None:
             on_part(name, profile)
+    apply_overrides(profile, ctx.system.environ)
     return profile

@@ -44,7 +44,10 @@ def find_uv(ctx: ProbeContext) -> tuple[str, str] | None:
     on PATH, beside the wizard's own Python, or where uv's installer puts it (~/.local/bin,
     ~/.cargo/bin) even when that is not on PATH yet."""
     env = ctx.system.environ
-    own = bundled_uv() if ctx.system.root == Path("/") else None  # a fixture machine has its own files
+    if ctx.bundled_uv is not None:  # a dump: the uv the machine's wizard had
+        own = ctx.bundled_uv()
+    else:
+        own = bundled_uv() if ctx.system.root == Path("/") else None  # a fixture machine has its own files
     dirs = [str(PurePath(own).parent)] if own else []
     dirs += [d for d in env.get("PATH", "").split(os.pathsep) if d]
     dirs.append(str(PurePath(ctx.python.executable).parent))

@@ -29,12 +29,14 @@ def probe_kernel(ctx: ProbeContext, profile: MachineProfile) -> str:
     if km.nvidia_loaded is False:
         # The module the running kernel would load (modinfo looks under /lib/modules/$(uname -r)).
         info = ctx.system.run(["modinfo", "-F", "version", "nvidia"], timeout=2.0)
+        ctx.seen["modinfo"] = (["modinfo", "-F", "version", "nvidia"], info)
         first = (info.stdout.strip().splitlines() or [""])[0].strip()
         if info.ok and re.fullmatch(r"[0-9]+(\.[0-9]+){1,2}", first):
             km.module_for_kernel, km.module_version = True, first
         elif not info.missing and not info.timed_out and "not found" in info.stderr.lower():
             km.module_for_kernel = False
     result = ctx.system.run(["mokutil", "--sb-state"], timeout=2.0)
+    ctx.seen["mokutil"] = (["mokutil", "--sb-state"], result)
     if result.ok or result.stdout:
         text = (result.stdout + result.stderr).lower()
         if "secureboot enabled" in text:

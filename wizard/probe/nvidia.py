@@ -15,7 +15,9 @@ from typing import TypeVar
 from wizard.nvml import ErrorKind, NvmlBackend, NvmlError, cuda_version_text
 from wizard.probe.context import ProbeContext
 from wizard.probe.os_platform import WSL_LIB
+from wizard.probe.pci_cc import fill_cc
 from wizard.profile import DriverInfo, GpuInfo, MachineProfile
+from wizard.sysio import CommandResult
 
 NVIDIA_VENDOR = "0x10de"
 SMI_FIELDS = "index,name,compute_cap,memory.total,uuid,pci.bus_id,driver_version"
@@ -53,14 +55,17 @@ def _from_nvml(ctx: ProbeContext, profile: MachineProfile) -> bool:
         _bounded(nvml.init, ctx.nvml_timeout)
     except _Timeout:
         ctx.note("probe.nvml_timeout", seconds=ctx.nvml_timeout)
+        ctx.seen["nvml"] = {"kind": "timeout", "detail": f"no answer in {ctx.nvml_timeout} s"}
         return False
     except NvmlError as exc:
+        ctx.seen["nvml"] = {"kind": exc.kind.value, "detail": exc.detail}
         if exc.kind in (ErrorKind.LIBRARY_NOT_FOUND, ErrorKind.DRIVER_NOT_LOADED):
             if profile.platform == "wsl2" and ctx.system.exists(f"{WSL_LIB}/libnvidia-ml.so.1"):
                 ctx.note("probe.nvml_wsl_lib_present", detail=exc.detail)
         else:
             ctx.note("probe.nvml_failed", detail=exc.detail)
         return False
+    ctx.seen["nvml"] = {"kind": "works", "detail": ""}
     try:
         return _bounded(lambda: _read_nvml(ctx, nvml, profile), ctx.nvml_timeout)
     except _Timeout:
@@ -105,6 +110,9 @@ def _read_gpu(ctx: ProbeContext, nvml: NvmlBackend, i: int) -> GpuInfo:
         except NvmlError as exc:
             if exc.kind is ErrorKind.GPU_LOST:
                 ctx.note("probe.gpu_lost", index=i)
+                ctx.seen.setdefault("gpu_lost", []).append(
+                    {"index": i, "bus": gpu.pci_bus_id or "", "line": exc.detail}
+                )
                 break
             ctx.note("probe.field_unavailable", field=f"GPU {i} {label}", detail=exc.detail)
     return gpu
@@ -144,40 +152,104 @@ def parse_smi_csv(text: str) -> list[GpuInfo]:
     return gpus
 
 
+LOST_ROW = re.compile(r"Unable to determine the device handle for GPU\s*([0-9A-Fa-f:.]+):\s*(.+)")
+# R610 renamed the header's fields: "KMD Version" and "CUDA UMD Version" (NVIDIA's nvidia-smi docs).
+HEADER_DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*([0-9]+(?:\.[0-9]+)+)")
+TABLE_ROW = re.compile(
+    r"^\|\s+([0-9]+)\s+(.+?)\s+(?:On|Off|WDDM|TCC)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])"
+)
+HEADER_CUDA = re.compile(r"CUDA (?:UMD )?Version:\s*(\S+)")
+
+
+def smi_lines(*results: CommandResult) -> list[str]:
+    return [
+        line.rstrip() for r in results for line in (r.stdout + "\n" + r.stderr).splitlines() if line.strip()
+    ]
+
+
+def parse_smi_table(text: str) -> list[GpuInfo]:
+    """The GPUs of nvidia-smi's plain table (what a person pastes, and what old drivers print when
+    the query fails): index, name (cut with "..." where the column is narrow), bus id, memory."""
+    gpus: list[GpuInfo] = []
+    lines = text.splitlines()
+    for n, line in enumerate(lines):
+        m = TABLE_ROW.match(line)
+        if not m:
+            continue
+        gpu = GpuInfo(index=int(m.group(1)), name=m.group(2).strip(), pci_bus_id=m.group(3))
+        below = lines[n + 1] if n + 1 < len(lines) else ""
+        mem = re.search(r"([0-9]+)Mi?B\s*/\s*([0-9]+)Mi?B", below)
+        if mem:
+            gpu.memory_mib = int(mem.group(2))
+        gpus.append(gpu)
+    return gpus
+
+
 def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
     smi = _smi_command(ctx)
-    result = ctx.system.run([smi, f"--query-gpu={SMI_FIELDS}", "--format=csv,noheader,nounits"], timeout=5.0)
-    if result.missing:
-        return False
+    argv = [smi, f"--query-gpu={SMI_FIELDS}", "--format=csv,noheader,nounits"]
+    result = ctx.system.run(argv, timeout=5.0)
     if result.timed_out:
+        ctx.seen["smi_query"] = (argv, result)
         ctx.note("probe.smi_timeout")
         return False
-    if not result.ok:
+    if not result.missing:
+        ctx.seen["smi_query"] = (argv, result)
+    text = result.stdout
+    # A lost GPU makes the exit non-zero while the other rows are whole: keep the rows.
+    if not result.missing and not result.ok and not parse_smi_csv(text):
         # Old drivers do not know compute_cap; ask again without it.
         fields = SMI_FIELDS.replace("compute_cap,", "")
-        result = ctx.system.run([smi, f"--query-gpu={fields}", "--format=csv,noheader,nounits"], timeout=5.0)
-        if not result.ok:
-            first = (result.stdout or result.stderr).strip().splitlines()[:1]
-            ctx.note("probe.smi_failed", detail=first[0] if first else f"exit {result.returncode}")
-            return False
-        rows = [line.split(",") for line in result.stdout.splitlines()]
-        text = "\n".join(",".join([*r[:2], "", *r[2:]]) for r in rows)
-    else:
-        text = result.stdout
-    gpus = parse_smi_csv(text)
+        argv2 = [smi, f"--query-gpu={fields}", "--format=csv,noheader,nounits"]
+        again = ctx.system.run(argv2, timeout=5.0)
+        if again.ok or parse_smi_csv(again.stdout):
+            ctx.seen["smi_query"] = (argv2, again)
+            result = again
+            rows = [line.split(",") for line in again.stdout.splitlines()]
+            text = "\n".join(",".join([*r[:2], "", *r[2:]]) for r in rows)
+    header = ctx.system.run([smi], timeout=5.0)
+    if result.missing and header.missing:
+        ctx.seen["smi_missing"] = argv
+        return False
+    ctx.seen["smi"] = ([smi], header)
+    lines = smi_lines(result, header)
+    lost: dict[str, str] = {}
+    for line in lines:  # the query and the table both print it: one row per bus id
+        if (m := LOST_ROW.search(line)) and m.group(1) not in lost:
+            lost[m.group(1)] = line.strip()
+    ctx.seen["gpu_lost_rows"] = [{"bus": bus, "line": line} for bus, line in lost.items()]
+    table = parse_smi_table(header.stdout)
+    gpus = parse_smi_csv(text) or table
     driver_version = ""
     for line in text.splitlines():
         cells = [c.strip() for c in line.split(",")]
         if len(cells) >= 7 and re.fullmatch(r"[0-9]+(\.[0-9]+)+", cells[6]):
             driver_version = cells[6]
             break
-    if not gpus and not driver_version:
+    head_driver = next((m.group(1) for line in smi_lines(header) if (m := HEADER_DRIVER.search(line))), "")
+    if not gpus and not driver_version and not (head_driver and (header.ok or table)):
+        first = lines[:1]
+        said = " ".join(lines).lower()
+        # Known failures get a worded note (read in the user's language); the whole line stays in
+        # the machine states' evidence.
+        if "couldn't communicate with the nvidia driver" in said:
+            ctx.note("probe.smi_no_driver")
+        elif "driver/library version mismatch" in said:
+            ctx.note("probe.smi_mismatch")
+        else:
+            ctx.note("probe.smi_failed", detail=first[0] if first else f"exit {result.returncode}")
         return False
-    profile.driver = DriverInfo(version=driver_version or "unknown", source="nvidia-smi")
-    header = ctx.system.run([smi], timeout=5.0)
-    match = re.search(r"CUDA Version:\s*([0-9]+\.[0-9]+)", header.stdout) if header.ok else None
-    if match:
-        profile.driver.cuda = match.group(1)
+    profile.driver = DriverInfo(version=driver_version or head_driver or "unknown", source="nvidia-smi")
+    for line in smi_lines(header):
+        match = HEADER_CUDA.search(line)
+        if not match:
+            continue
+        value = match.group(1)
+        if re.fullmatch(r"[0-9]+\.[0-9]+", value):
+            profile.driver.cuda = value
+        else:  # "ERR!", "N/A": CUDA is broken behind a working nvidia-smi; kept, never derived
+            ctx.seen["smi_cuda"] = {"value": value, "line": line.strip(" |")}
+        break
     profile.gpus = gpus
     return True
 
@@ -224,6 +296,7 @@ def probe_nvidia(ctx: ProbeContext, profile: MachineProfile) -> str:
             break
     if layer == "none" and profile.nvidia_pci_devices:
         layer = "pci"
+    fill_cc(ctx, profile)  # drivers before R510 do not report it: the PCI device id does
     if profile.driver is None:
         if profile.nvidia_pci_devices:
             ctx.note("probe.gpu_without_driver", count=profile.nvidia_pci_devices)

@@ -13,6 +13,15 @@ MIB = 1024 * 1024
 
 def probe_resources(ctx: ProbeContext, profile: MachineProfile) -> str:
     res = profile.resources
+    if ctx.resources_reader is not None:  # a replayed dump: the machine's own readings
+        found = ctx.resources_reader()
+        res.ram_mib, res.cpu_count, res.home_free_mib = (
+            _int(found.get("ram_mib")),
+            _int(found.get("cpu_count")),
+            _int(found.get("home_free_mib")),
+        )
+        layer = found.get("layer")
+        return layer if isinstance(layer, str) else "dump"
     try:
         import psutil
     except ImportError:
@@ -39,3 +48,7 @@ def _without_psutil(ctx: ProbeContext, profile: MachineProfile) -> str:
     except (OSError, AttributeError):
         res.home_free_mib = None
     return "os"
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

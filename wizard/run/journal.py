@@ -235,7 +235,8 @@ class Journal:
         state.updated = now()
         # ensure_ascii: a lone surrogate from a hostile profile is written as an escape, not a crash.
         text = json.dumps(state.to_dict(), indent=1, ensure_ascii=True)
-        write_text_atomic(self.path, text + "\n", make_parents=True, mode=0o600)
+        # follow_links=False: a symlink planted at run.json is replaced, never written through.
+        write_text_atomic(self.path, text + "\n", make_parents=True, mode=0o600, follow_links=False)
 
     def set_aside(self, reason: str) -> Path | None:
         """Rename the file out of the way (kept for a bug report); returns the new name."""

@@ -684,7 +684,7 @@ class Runner:
         self.events.step_finished(step, result)
 
     def _fail(self, step: Step, what: str, rc: int | None) -> NoReturn:
-        hint = failure_hint(self._tail)
+        hint = failure_hint(self._tail, self.plan)
         message = t("runner.failed", title=step.title, what=what, log=str(self.log_path), hint=hint)
         self._finish(step, StepResult(FAILED, what, rc, list(self._tail)))
         raise _Stop("failed", message, step)
@@ -880,9 +880,14 @@ _HINTS = (
 )
 
 
-def failure_hint(lines: Sequence[str]) -> str:
+def failure_hint(lines: Sequence[str], plan: Plan | None = None) -> str:
     text = "\n".join(lines)
     for needle, key in _HINTS:
         if needle.lower() in text.lower():
+            if key == "runner.hint.disk_full" and plan is not None and plan.download_mib:
+                # This plan's own figure (a CPU plan is not TensorFlow with CUDA's 8 GB).
+                from wizard.plan.view import size_text
+
+                return t("runner.hint.disk_full_plan", size=size_text(plan.download_mib))
             return t(key)
     return t("runner.hint.generic")

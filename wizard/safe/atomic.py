@@ -10,8 +10,18 @@ Writing
         file, a file-size limit) raises `WriteError`: one line for the user, the old file untouched,
         no temp file left behind.
 
+        follow_links=False (state files: the journal): a symlink at `path` is replaced by the new
+        file, never written through.
+
+Opening state files
+    open_regular(path, flags, mode, *, follow=True) -> fd
+        os.open with O_NONBLOCK (a FIFO never blocks), O_CLOEXEC, and O_NOFOLLOW unless `follow`;
+        anything but a regular file (a FIFO, a device, a folder) raises `NotRegular` (an OSError,
+        one line) and is closed again; `links_ok=False` refuses a file with other hard links too.
+
 Reading
-    read_bytes_limited(path, limit) -> bytes       `TooLarge` when the file holds more than `limit`
+    read_bytes_limited(path, limit) -> bytes       `TooLarge` when the file holds more than `limit`;
+                                                   `NotRegular` for a FIFO or device (never blocks)
     read_tail(path_or_binary_stream, max_bytes) -> Tail
         The last `max_bytes` of a log, streamed: a regular file is read from its end; a pipe, stdin
         or a device (/dev/zero) is read in chunks keeping only the tail, and reading stops after
@@ -48,6 +58,69 @@ class WriteError(OSError):
 
     def __str__(self) -> str:
         return self.message
+
+
+class NotRegular(WriteError):
+    """A state or user file that is a FIFO, a device, a folder or a link where none may be.
+    `str()` is one line for the user (a WriteError: every caller that says one line for a file it
+    cannot write says this one too)."""
+
+    def __init__(self, path: os.PathLike[str] | str, what: str) -> None:
+        OSError.__init__(self, errno.EINVAL, what, str(path))
+        self.path = Path(path)
+        self.reason = what
+        self.message = t("safe.not_regular", path=str(path), what=what)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _kind(mode: int) -> str:
+    for test, word in (
+        (stat.S_ISFIFO, "fifo"),
+        (stat.S_ISDIR, "folder"),
+        (stat.S_ISLNK, "link"),
+        (stat.S_ISSOCK, "socket"),
+        (stat.S_ISCHR, "device"),
+        (stat.S_ISBLK, "device"),
+    ):
+        if test(mode):
+            return t(f"safe.kind_{word}")
+    return t("safe.kind_other")
+
+
+def open_regular(
+    path: os.PathLike[str] | str,
+    flags: int = os.O_RDONLY,
+    mode: int = DEFAULT_MODE,
+    *,
+    follow: bool = True,
+    links_ok: bool = True,
+) -> int:
+    """An open descriptor of a regular file (see the module's docstring); OSError as os.open."""
+    extra = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow:
+        extra |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags | extra, mode)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK) and not follow:  # O_NOFOLLOW met a symlink
+            raise NotRegular(path, t("safe.kind_link")) from None
+        if exc.errno == errno.ENXIO:  # a FIFO opened for writing with no reader
+            raise NotRegular(path, t("safe.kind_fifo")) from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegular(path, _kind(info.st_mode))
+        if not links_ok and info.st_nlink > 1:
+            raise NotRegular(path, t("safe.kind_hard_link", count=info.st_nlink))
+        if extra & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 class TooLarge(ValueError):
@@ -87,8 +160,11 @@ def write_text_atomic(
     encoding: str = "utf-8",
     mode: int | None = None,
     make_parents: bool = False,
+    follow_links: bool = True,
 ) -> None:
-    write_bytes_atomic(path, _encode(text, encoding), mode=mode, make_parents=make_parents)
+    write_bytes_atomic(
+        path, _encode(text, encoding), mode=mode, make_parents=make_parents, follow_links=follow_links
+    )
 
 
 def write_bytes_atomic(
@@ -97,9 +173,10 @@ def write_bytes_atomic(
     *,
     mode: int | None = None,
     make_parents: bool = False,
+    follow_links: bool = True,
 ) -> None:
     target = Path(path)
-    if target.is_symlink():
+    if follow_links and target.is_symlink():
         target = Path(os.path.realpath(target))
     folder = target.parent
     tmp: str | None = None
@@ -107,7 +184,8 @@ def write_bytes_atomic(
         if make_parents:
             folder.mkdir(parents=True, exist_ok=True)
         try:
-            old_mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
+            old = os.stat(target) if follow_links else os.lstat(target)
+            old_mode: int | None = stat.S_IMODE(old.st_mode) if stat.S_ISREG(old.st_mode) else None
         except FileNotFoundError:
             old_mode = None
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
@@ -148,8 +226,9 @@ def _fsync_dir(folder: Path) -> None:
 
 
 def read_bytes_limited(path: os.PathLike[str] | str, limit: int) -> bytes:
-    """At most `limit` bytes; `TooLarge` when there is more. OSError as `open` raises it."""
-    with open(path, "rb") as fh:
+    """At most `limit` bytes; `TooLarge` when there is more. OSError as `open` raises it;
+    `NotRegular` (an OSError) for a FIFO, a device or a folder, at once."""
+    with os.fdopen(open_regular(path), "rb") as fh:
         data = fh.read(limit + 1)
     if len(data) > limit:
         raise TooLarge(path, limit)

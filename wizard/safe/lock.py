@@ -11,7 +11,9 @@ file never blocks the next run; the file itself stays (deleting a lock file race
 locker). The pid is written in one small write at offset 0, for the message only: the lock is the
 flock, not the file's text. Within one process the lock is re-entrant per path (the CLI takes it
 before reading the journal, the runner takes it again), counted, released by the last release.
-The descriptor is close-on-exec: commands the runner starts never inherit the lock.
+The descriptor is close-on-exec: commands the runner starts never inherit the lock. The file is
+opened with O_NOFOLLOW and must be a regular file with one link (`NotRegular` otherwise, one line):
+the lock never writes through a symlink or into a FIFO.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from wizard.safe.atomic import WriteError
+from wizard.safe.atomic import NotRegular, WriteError, open_regular
 from wizard.text import t
 
 if sys.platform == "win32":  # no flock: a byte-range lock past the pid text does the same job
@@ -91,7 +93,7 @@ def _lock_soon(fd: int) -> None:
 def holder(path: Path) -> int | None:
     """The pid holding the lock now, or None when it is free (or cannot be read)."""
     try:
-        fd = os.open(path, os.O_RDWR | _CLOEXEC)
+        fd = open_regular(path, os.O_RDWR, follow=False, links_ok=False)
     except OSError:
         return None
     try:
@@ -127,7 +129,12 @@ class RunLock:
                 return
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | _CLOEXEC, 0o644)
+                # Never through a link (O_NOFOLLOW), never a FIFO or a device, never a file with
+                # another name (a hard link): the pid is written and the file truncated, and a run
+                # as root over a folder a user controls must not empty a file of their choosing.
+                fd = open_regular(self.path, os.O_RDWR | os.O_CREAT, 0o644, follow=False, links_ok=False)
+            except NotRegular:
+                raise
             except OSError as exc:
                 raise WriteError(self.path, exc) from None
             try:

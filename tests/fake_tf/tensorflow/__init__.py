@@ -9,22 +9,34 @@ It plays a machine, set by environment variables, so the check meets the real fa
                       on GPU 1 only
     FAKE_TF_SLOW      seconds the first op on a GPU takes (a first-start PTX compile)
     FAKE_TF_CALLS     a file; each import appends one line (how many times the check ran)
+    FAKE_TF_BUILD_INFO  JSON: get_build_info() returns it whole (2.22.0rc0's names no compute
+                      capabilities nor CUDA version); its is_cuda_build stands for FAKE_TF_CAPS
+    FAKE_TF_VERSION   __version__ (default 2.21.0)
+    FAKE_TF_DLOPEN    sonames opened by name at import, as TensorFlow's loader does (found through
+                      LD_LIBRARY_PATH, the system's folders)
 Values are small lists, whatever shape is asked for: the check compares GPU with CPU.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from contextlib import contextmanager
 
-__version__ = "2.21.0"
+__version__ = os.environ.get("FAKE_TF_VERSION") or "2.21.0"
+_BUILD_INFO = json.loads(os.environ["FAKE_TF_BUILD_INFO"]) if os.environ.get("FAKE_TF_BUILD_INFO") else None
+for _soname in filter(None, os.environ.get("FAKE_TF_DLOPEN", "").split(",")):
+    import ctypes
+
+    ctypes.CDLL(_soname)
 
 if os.environ.get("FAKE_TF_CALLS"):
     with open(os.environ["FAKE_TF_CALLS"], "a", encoding="utf-8") as _f:
         _f.write("import\n")
 
 _CAPS = [c for c in os.environ.get("FAKE_TF_CAPS", "").split(",") if c]
+_CUDA = bool(_BUILD_INFO.get("is_cuda_build")) if _BUILD_INFO is not None else bool(_CAPS)
 _FAULT, _, _FAULT_GPU = os.environ.get("FAKE_TF_FAULT", "").partition("@")
 _SLOW = float(os.environ.get("FAKE_TF_SLOW", "0") or 0)
 _CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
@@ -101,6 +113,8 @@ def _on_gpu() -> bool:
 class sysconfig:
     @staticmethod
     def get_build_info() -> dict:
+        if _BUILD_INFO is not None:
+            return dict(_BUILD_INFO)
         return {
             "is_cuda_build": bool(_CAPS),
             "cuda_version": "12.5.1",
@@ -112,7 +126,7 @@ class sysconfig:
 class test:
     @staticmethod
     def is_built_with_cuda() -> bool:
-        return bool(_CAPS)
+        return _CUDA
 
 
 class _Experimental:
@@ -126,7 +140,7 @@ class config:
 
     @staticmethod
     def list_physical_devices(kind: str) -> list[_Device]:
-        return _gpus() if kind == "GPU" and _CAPS else []
+        return _gpus() if kind == "GPU" and _CUDA else []
 
     @staticmethod
     def set_soft_device_placement(on: bool) -> None:

@@ -1,0 +1,136 @@
+"""The one view of a machine state (wizard.profile.LayerState): a short first line, the step that
+fixes it, and its evidence kept apart, for Detect, Choose, Plan, Run and the doctor alike.
+
+Each failure reason has its words in assets/text/<lang>/states.toml: `<reason>.title` (one line),
+`<reason>.fix` (the step: restart, enroll the key, remove the library, pass --gpus all ...) and, where
+the step is a command a person copies, `<reason>.manual`. None of them says "install the driver"
+over an installed one.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+
+from wizard.profile import LayerState, MachineProfile
+from wizard.safe.display import safe
+from wizard.text import has, t
+
+# Where a reason's step is carried out, and whether a restart finishes it.
+_WHERE = {
+    "container-no-gpu": "host",
+    "container-no-libs": "host",
+    "wsl-no-gpu-device": "windows-host",
+    "basic-render-only": "windows-host",
+    "wsl-gpu-blocked": "windows-host",
+    "cuda-err": "user",
+    "not-loaded": "user",
+    "not-loaded-secure-boot": "user",
+    "not-loaded-nouveau": "user",
+    "version-mismatch": "user",
+    "gpu-lost": "user",
+    "gpu-init-failed": "user",
+}
+_RESTART = {
+    "secure-boot": "reboot",
+    "not-loaded": "reboot",
+    "not-loaded-secure-boot": "reboot",
+    "not-loaded-nouveau": "reboot",
+    "module-not-built": "reboot",
+    "version-mismatch": "reboot",
+    "gpu-switched-off": "reboot",
+    "gpu-lost": "reboot",
+    "gpu-init-failed": "reboot",
+    "wsl-no-gpu-device": "wsl-shutdown",
+    "basic-render-only": "wsl-shutdown",
+    "wsl-gpu-blocked": "wsl-shutdown",
+}
+# The plan's own step that removes Linux driver files inside WSL fixes these (plan.wsl).
+REMOVED_BY_PLAN = ("wsl-linux-driver", "wsl-shadowing-lib")
+# States whose fix is a step every plan has already (the remove step above; the Windows driver's
+# install where Windows has none): their usual finding and step stand, worded as before.
+USUAL_STEP_FIXES = (*REMOVED_BY_PLAN, "basic-render-only")
+
+
+@dataclass(frozen=True)
+class StateWords:
+    reason: str
+    title: str  # the short first line
+    fix: str  # the step that fixes it, one sentence
+    manual: str  # the exact commands a person copies ("" where the step is a restart or none)
+    where: str  # "user" | "root" | "windows-host" | "host" (a container's host)
+    restart: str | None  # "reboot" | "wsl-shutdown" | None
+    evidence: tuple[str, ...]  # one line each: "nvidia-smi (exit 18): Failed to initialize NVML: ..."
+
+
+def _facts(state: LayerState, profile: MachineProfile | None) -> dict[str, str]:
+    facts = {k: safe(v, 400) for k, v in state.facts.items()}
+    facts.setdefault("version", "?")
+    facts.setdefault("module", "?")
+    facts.setdefault("library", "?")
+    facts.setdefault("bus", "?")
+    facts.setdefault("path", "?")
+    facts.setdefault("shown", "?")
+    kernel = profile.os.kernel if profile is not None else "unknown"
+    facts.setdefault("kernel", safe(kernel, 120))
+    facts["headers"] = shlex.join(["sudo", "apt", "install", f"linux-headers-{kernel}"])
+    facts["branch"] = facts["version"].split(".")[0]
+    return facts
+
+
+def evidence_lines(state: LayerState) -> tuple[str, ...]:
+    out = []
+    for ev in state.evidence:
+        where = safe(ev.source, 200)
+        if ev.exit is not None:
+            where = t("states.evidence_exit", source=where, exit=ev.exit)
+        out.append(t("states.evidence_line", source=where, line=safe(ev.line, 600)))
+    return tuple(out)
+
+
+def words(state: LayerState, profile: MachineProfile | None = None) -> StateWords:
+    """A failed state in words; a reason without words of its own is named by its layer."""
+    reason = state.reason
+    facts = _facts(state, profile)
+    unread = reason == "version-mismatch" and not state.facts.get("module")
+    if unread:  # NVML's words decide it; the module's version was not read
+        shown = state.facts.get("library", "")
+        facts["library"] = f", NVML {safe(shown, 40)}" if shown else ""
+        title = t(f"states.{reason}.title_unread", **facts)
+        fix = t(f"states.{reason}.fix_unread", **facts)
+        manual = ""
+    elif reason and has(f"states.{reason}.title"):
+        title = t(f"states.{reason}.title", **facts)
+        fix = t(f"states.{reason}.fix", **facts)
+        manual = t(f"states.{reason}.manual", **facts) if has(f"states.{reason}.manual") else ""
+    else:
+        title = t(
+            "states.layer_failed",
+            layer=t(f"states.layer.{state.layer}"),
+            state=t(f"states.state.{state.state}"),
+        )
+        fix = t("states.no_fix")
+        manual = ""
+    where = _WHERE.get(reason, "root")
+    if reason == "wsl-path":
+        where = "user"
+    return StateWords(reason, title, fix, manual, where, _RESTART.get(reason), evidence_lines(state))
+
+
+def blocking_words(profile: MachineProfile) -> StateWords | None:
+    state = profile.blocking_state
+    return words(state, profile) if state is not None else None
+
+
+def state_line(state: LayerState) -> str:
+    """'works', 'failing: ...' for a row of Detect: the layer's state in one line."""
+    head = t(f"states.state.{state.state}") if has(f"states.state.{state.state}") else state.state
+    if state.failed and state.reason:
+        return t("states.row_failed", state=head, title=words(state).title)
+    detail = state.facts.get("version") or state.facts.get("name") or state.facts.get("count") or ""
+    return t("states.row", state=head, detail=safe(detail, 120)) if detail else head
+
+
+def state_label(state: LayerState) -> str:
+    label = t(f"states.layer.{state.layer}") if has(f"states.layer.{state.layer}") else state.layer
+    return f"{label} {state.index}" if state.index is not None else label

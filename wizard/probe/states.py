@@ -1,0 +1,416 @@
+"""Each layer of the GPU stack as a state with its evidence: the probe's last word on the driver.
+
+The parts before this one read the machine (NVML, nvidia-smi, /proc, /sys, the library folders)
+and left their raw answers in `ctx.seen`; this part judges them, layer by layer, into
+`profile.states` (wizard.profile.LayerState). A failure is a value with the line that shows it
+(both versions of a mismatch, the lost GPU's bus id, `CUDA Version: ERR!`), never a gap. A cause is
+named only where the evidence decides it; otherwise the layer says only what failed.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from wizard.nvml import ErrorKind
+from wizard.probe.context import ProbeContext, command_evidence, file_evidence
+from wizard.probe.cuda import LIB_DIRS
+from wizard.probe.os_platform import WSL_LIB
+from wizard.profile import (
+    ABSENT,
+    BLOCKED,
+    FAILING,
+    UNREADABLE,
+    WORKS,
+    Evidence,
+    LayerState,
+    MachineProfile,
+)
+from wizard.sysio import CommandResult
+
+_VERSION = re.compile(r"\.so\.([0-9]+\.[0-9]+(?:\.[0-9]+)?)$")
+_MISMATCH_LIB = re.compile(r"NVML library version:\s*([0-9]+(?:\.[0-9]+)+)")
+_DMESG_SIGNATURE = re.compile(
+    r"Key was rejected by service|module verification failed|Lockdown:.*unsigned module|"
+    r"Loading of unsigned module is rejected|Required key not available",
+    re.IGNORECASE,
+)
+_DMESG_INIT = re.compile(r"RmInitAdapter failed|rm_init_adapter failed|NVRM: GPU .* has fallen off the bus")
+_BLOCKED_WORDS = "GPU access blocked by the operating system"
+
+
+def _state(
+    layer: str,
+    state: str,
+    reason: str = "",
+    evidence: list[Evidence] | None = None,
+    *,
+    blocks: bool = True,
+    index: int | None = None,
+    **facts: str,
+) -> LayerState:
+    return LayerState(
+        layer=layer,
+        state=state,
+        reason=reason,
+        facts={k: str(v) for k, v in facts.items() if v not in (None, "")},
+        evidence=list(evidence or []),
+        index=index,
+        blocks=blocks,
+    )
+
+
+def _seen_command(ctx: ProbeContext, key: str) -> tuple[list[str], CommandResult] | None:
+    found = ctx.seen.get(key)
+    return found if isinstance(found, tuple) else None
+
+
+def _smi_failure_lines(ctx: ProbeContext) -> list[Evidence]:
+    out = []
+    for key in ("smi_query", "smi"):
+        found = _seen_command(ctx, key)
+        if found and not found[1].ok and not found[1].missing:
+            out.append(command_evidence(found[0], found[1]))
+    return out
+
+
+def _smi_text(ctx: ProbeContext) -> str:
+    parts = []
+    for key in ("smi_query", "smi"):
+        found = _seen_command(ctx, key)
+        if found:
+            parts.append(found[1].stdout + "\n" + found[1].stderr)
+    return "\n".join(parts)
+
+
+def _line_with(text: str, pattern: re.Pattern[str] | str) -> str:
+    for line in text.splitlines():
+        hit = pattern.search(line) if isinstance(pattern, re.Pattern) else pattern in line
+        if hit:
+            return line.strip()
+    return ""
+
+
+def _seen_evidence(ctx: ProbeContext, key: str) -> list[Evidence]:
+    found = _seen_command(ctx, key)
+    return [command_evidence(found[0], found[1])] if found else []
+
+
+def _dmesg(ctx: ProbeContext) -> tuple[list[str], CommandResult] | None:
+    if "dmesg" not in ctx.seen:
+        argv = ["dmesg"]
+        ctx.seen["dmesg"] = (argv, ctx.system.run(argv, timeout=3.0))
+    return _seen_command(ctx, "dmesg")
+
+
+def _library_versions(ctx: ProbeContext, name: str) -> dict[str, str]:
+    """path -> version of each versioned copy of a driver library (libnvidia-ml.so.550.120)."""
+    found: dict[str, str] = {}
+    for d in LIB_DIRS:
+        for path in ctx.system.glob(d, f"{name}.so.*"):
+            m = _VERSION.search(path)
+            if m and "/stubs/" not in path:
+                found[path] = m.group(1)
+    return found
+
+
+# ---- the layers -------------------------------------------------------------------------
+def _container(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
+    marker = next((f for f in ("/.dockerenv", "/run/.containerenv") if ctx.system.exists(f)), "")
+    cgroup = ctx.system.read_text("/proc/1/cgroup") or ""
+    line = _line_with(cgroup, re.compile(r"docker|kubepods|containerd|libpod"))
+    if not marker and not line:
+        return []
+    ev = [file_evidence(marker, "present")] if marker else [file_evidence("/proc/1/cgroup", line)]
+    if p.driver is not None:
+        return [_state("container", WORKS, "", ev)]
+    device = ctx.system.exists("/dev/nvidiactl") or ctx.system.exists("/dev/nvidia0")
+    nvml = ctx.seen.get("nvml", {})
+    if not device:
+        ev.append(file_evidence("/dev/nvidiactl", "missing"))
+        # Whether the host has a GPU cannot be seen from inside; an image made for one says it wants
+        # it (nvidia/cuda images set these): then the GPU set with --gpus all, else a warning only.
+        env = ctx.system.environ
+        meant = [
+            f"{k}={env[k]}"
+            for k in ("NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "CUDA_VERSION")
+            if env.get(k)
+        ]
+        if meant:
+            ev.append(Evidence("environment", None, " ".join(meant)[:1000]))
+        return [_state("container", BLOCKED, "container-no-gpu", ev, blocks=bool(meant))]
+    if nvml.get("kind") == ErrorKind.LIBRARY_NOT_FOUND.value:
+        ev += [file_evidence("/dev/nvidiactl", "present"), Evidence("nvmlInit", None, nvml.get("detail", ""))]
+        return [_state("container", BLOCKED, "container-no-libs", ev)]
+    return [_state("container", WORKS, "", ev)]
+
+
+def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
+    if p.platform == "linux" and ctx.system.exists("/dev/dxg"):
+        # A Hyper-V guest with GPU paravirtualisation (dxgkrnl): Windows' answer decides, as in WSL.
+        return _gpu_blocked(ctx)
+    if p.platform != "wsl2":
+        return []
+    out: list[LayerState] = []
+    if not ctx.system.exists("/dev/dxg"):
+        out.append(_state("wsl", FAILING, "wsl-no-gpu-device", [file_evidence("/dev/dxg", "missing")]))
+        return out
+    libs = ctx.system.listdir(WSL_LIB)
+    if "libcuda.so.1" not in libs and "libcuda.so" not in libs:
+        ev = [file_evidence(WSL_LIB, " ".join(libs[:12]) or "empty")]
+        lspci = ["lspci"]
+        result = ctx.system.run(lspci, timeout=3.0)
+        line = _line_with(result.stdout, "Basic Render")
+        if line:
+            ev.append(command_evidence(lspci, result, line))
+        out.append(_state("wsl", FAILING, "basic-render-only", ev))
+        return out
+    out += _gpu_blocked(ctx)
+    shadow = _shadowing(ctx)
+    if shadow:
+        paths = sorted(shadow)
+        driver = any("libcuda.so." in path and _VERSION.search(path) for path in paths)
+        reason = "wsl-linux-driver" if driver else "wsl-shadowing-lib"
+        ev = [file_evidence(path, shadow[path]) for path in paths[:8]]
+        out.append(_state("wsl", FAILING, reason, ev, path=paths[0], paths="\n".join(paths)))
+    path_dirs = [d for d in ctx.system.environ.get("PATH", "").split(":") if d]
+    if path_dirs and WSL_LIB not in path_dirs and "nvidia-smi" in libs:
+        ev = [Evidence("PATH", None, ":".join(path_dirs)[:1000])]
+        out.append(_state("wsl", FAILING, "wsl-path", ev, blocks=False))
+    return out
+
+
+def _gpu_blocked(ctx: ProbeContext) -> list[LayerState]:
+    nvml = ctx.seen.get("nvml", {})
+    text = _smi_text(ctx) + "\n" + str(nvml.get("detail", ""))
+    if _BLOCKED_WORDS.lower() not in text.lower():
+        return []
+    line = _line_with(text, re.compile(re.escape(_BLOCKED_WORDS), re.IGNORECASE))
+    return [_state("wsl", BLOCKED, "wsl-gpu-blocked", [Evidence("nvidia-smi / nvmlInit", None, line)])]
+
+
+def _shadowing(ctx: ProbeContext) -> dict[str, str]:
+    """WSL2: Linux copies of the driver's libraries outside /usr/lib/wsl/lib (a Linux driver, a
+    CUDA meta-package's libnvidia-ml) that a program loads instead of the Windows driver's."""
+    found: dict[str, str] = {}
+    for name in ("libcuda", "libnvidia-ml"):
+        for d in LIB_DIRS:
+            if d == WSL_LIB:
+                continue
+            for path in ctx.system.glob(d, f"{name}.so*"):
+                if "/stubs/" in path or PurePosixPath(path).parent == PurePosixPath(WSL_LIB):
+                    continue
+                found[path] = "present (outside " + WSL_LIB + ")"
+    return found
+
+
+def _pci(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
+    if p.platform not in ("linux", "unknown"):
+        return []
+    ev: list[Evidence] = []
+    switched = ctx.system.read_text("/proc/acpi/bbswitch")
+    if switched and " OFF" in switched.upper():
+        line = switched.strip().splitlines()[0]
+        return [_state("pci", BLOCKED, "gpu-switched-off", [file_evidence("/proc/acpi/bbswitch", line)])]
+    if not ctx.system.is_dir("/sys/bus/pci/devices"):
+        argv = ["lspci"]
+        result = ctx.system.run(argv, timeout=3.0)
+        nvidia = [
+            line
+            for line in result.stdout.splitlines()
+            if "NVIDIA" in line and re.search(r"VGA|3D|Display", line)
+        ]
+        if result.ok and nvidia:
+            p.nvidia_pci_devices = len(nvidia)
+            return [
+                _state("pci", WORKS, "", [command_evidence(argv, result, nvidia[0])], count=str(len(nvidia)))
+            ]
+        ev.append(file_evidence("/sys/bus/pci/devices", "missing"))
+        if not result.missing:
+            ev.append(command_evidence(argv, result))
+        return [_state("pci", UNREADABLE, "", ev, blocks=False)]
+    count = p.nvidia_pci_devices or 0
+    if count:
+        return [
+            _state(
+                "pci",
+                WORKS,
+                "",
+                [file_evidence("/sys/bus/pci/devices", f"{count} NVIDIA display")],
+                count=str(count),
+            )
+        ]
+    return [
+        _state("pci", ABSENT, "", [file_evidence("/sys/bus/pci/devices", "no NVIDIA display controller")])
+    ]
+
+
+def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
+    if p.platform != "linux":
+        return []
+    km = p.kernel
+    if km.nvidia_loaded:
+        ev = [file_evidence("/sys/module/nvidia/version", km.loaded_version or "loaded")]
+        return [_state("module", WORKS, "", ev, version=km.loaded_version or "")]
+    if km.nvidia_loaded is None:
+        return [
+            _state("module", UNREADABLE, "", [file_evidence("/proc/modules", "unreadable")], blocks=False)
+        ]
+    if not p.nvidia_pci_devices and p.driver is None:
+        return [
+            _state("module", ABSENT, "", [file_evidence("/proc/modules", "no nvidia module")], blocks=False)
+        ]
+    ev = [file_evidence("/proc/modules", "nvidia not loaded")]
+    ev += _smi_failure_lines(ctx)
+    libs = _library_versions(ctx, "libcuda") or _library_versions(ctx, "libnvidia-ml")
+    lib_version = next(iter(sorted(set(libs.values()))), "")
+    dmesg = _dmesg(ctx)
+    dmesg_line = _line_with(dmesg[1].stdout, _DMESG_SIGNATURE) if dmesg and dmesg[1].ok else ""
+    if dmesg and dmesg_line:
+        ev.append(command_evidence(dmesg[0], dmesg[1], dmesg_line))
+    if km.module_for_kernel:
+        ev += _seen_evidence(ctx, "modinfo")
+        if dmesg_line:  # the kernel's own words decide it
+            ev += _seen_evidence(ctx, "mokutil")
+            return [_state("module", BLOCKED, "secure-boot", ev, version=km.module_version or "")]
+        if km.secure_boot:  # likely, not decided: a restart first, then the key
+            ev += _seen_evidence(ctx, "mokutil")
+            return [_state("module", FAILING, "not-loaded-secure-boot", ev, version=km.module_version or "")]
+        reason = "not-loaded-nouveau" if km.nouveau_loaded else "not-loaded"
+        return [_state("module", FAILING, reason, ev, version=km.module_version or "")]
+    if lib_version:
+        # The driver's libraries are here, its module is not built for this kernel (a kernel update
+        # DKMS did not follow): rebuild it, do not install another driver.
+        ev.append(file_evidence(next(iter(sorted(libs))), lib_version))
+        ev += _seen_evidence(ctx, "modinfo")
+        return [_state("module", FAILING, "module-not-built", ev, version=lib_version, kernel=p.os.kernel)]
+    if km.nouveau_loaded:
+        ev.append(file_evidence("/proc/modules", "nouveau loaded"))
+    return [_state("module", ABSENT, "", ev)]
+
+
+def _libraries(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
+    if p.platform != "linux":
+        return []
+    libs = _library_versions(ctx, "libnvidia-ml") or _library_versions(ctx, "libcuda")
+    versions = sorted(set(libs.values()))
+    nvml = ctx.seen.get("nvml", {})
+    text = _smi_text(ctx) + "\n" + str(nvml.get("detail", ""))
+    said = _line_with(text, "mismatch")
+    said_lib = _MISMATCH_LIB.search(text)
+    module = p.kernel.loaded_version or ""
+    if said and not (module and library_known(versions, said_lib) == module):
+        # NVML's own words decide it ("Driver/library version mismatch"); both versions where read.
+        library = said_lib.group(1) if said_lib else (versions[-1] if versions else "")
+        ev = [Evidence("nvidia-smi / nvmlInit", None, said)]
+        if said_lib:
+            ev.append(Evidence("nvidia-smi", None, said_lib.group(0)))
+        ev += [file_evidence(path, version) for path, version in sorted(libs.items())[:4]]
+        if module:
+            ev.append(file_evidence("/sys/module/nvidia/version", module))
+        return [_state("libraries", FAILING, "version-mismatch", ev, module=module, library=library)]
+    if not versions and not said_lib:
+        return [
+            _state(
+                "libraries",
+                ABSENT,
+                "",
+                [file_evidence("/usr/lib", "no libnvidia-ml.so.VERSION")],
+                blocks=False,
+            )
+        ]
+    library = said_lib.group(1) if said_lib else versions[-1]
+    ev = [file_evidence(path, version) for path, version in sorted(libs.items())[:4]]
+    # By the files alone: the loaded module's version is none of the libraries' (a leftover older
+    # copy beside the right one is not a mismatch).
+    if module and versions and module not in versions:
+        ev.append(file_evidence("/sys/module/nvidia/version", module))
+        return [_state("libraries", FAILING, "version-mismatch", ev, module=module, library=library)]
+    library = module if module in versions else library
+    return [_state("libraries", WORKS, "", ev, version=library)]
+
+
+def library_known(versions: list[str], said: re.Match[str] | None) -> str:
+    return said.group(1) if said else (versions[-1] if versions else "")
+
+
+def _nvml(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
+    nvml = ctx.seen.get("nvml")
+    if not isinstance(nvml, dict):
+        return []
+    kind, detail = str(nvml.get("kind")), str(nvml.get("detail", ""))
+    ev = [Evidence("nvmlInit", None, detail or "ok")]
+    if kind == "works":
+        return [_state("nvml", WORKS, "", ev)]
+    if kind == "timeout":
+        return [_state("nvml", UNREADABLE, "nvml-timeout", ev, blocks=False)]
+    if kind == ErrorKind.LIBRARY_NOT_FOUND.value:
+        return [_state("nvml", ABSENT, "", ev, blocks=False)]
+    if kind == ErrorKind.NO_PERMISSION.value:
+        return [_state("nvml", BLOCKED, "no-permission", ev)]
+    # A mismatch, not loaded, another error: the module and libraries layers say why (both versions);
+    # this one says only that it failed, with NVML's own words.
+    return [_state("nvml", FAILING, "", ev, blocks=False)]
+
+
+def _cuda(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
+    if p.driver is None:
+        return []
+    shown = ctx.seen.get("smi_cuda")
+    if isinstance(shown, dict):
+        ev = [Evidence("nvidia-smi", _smi_exit(ctx), str(shown.get("line", "")))]
+        return [_state("cuda", FAILING, "cuda-err", ev, shown=str(shown.get("value", "")))]
+    if p.platform in ("linux", "wsl2") and not p.libcuda and ctx.seen.get("ldconfig_read"):
+        ev = [Evidence("ldconfig -p", 0, "no libcuda.so.1")]
+        return [_state("cuda", FAILING, "no-libcuda", ev)]
+    if p.driver.cuda not in ("", "unknown"):
+        source = "nvmlSystemGetCudaDriverVersion" if p.driver.source == "nvml" else "nvidia-smi"
+        return [_state("cuda", WORKS, "", [Evidence(source, None, p.driver.cuda)], version=p.driver.cuda)]
+    return []
+
+
+def _smi_exit(ctx: ProbeContext) -> int | None:
+    found = _seen_command(ctx, "smi")
+    return found[1].returncode if found else None
+
+
+def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
+    out: list[LayerState] = []
+    lost = list(ctx.seen.get("gpu_lost_rows", [])) + list(ctx.seen.get("gpu_lost", []))
+    lost_indexes = {int(x["index"]) for x in lost if isinstance(x.get("index"), int)}
+    for gpu in p.gpus:
+        if gpu.index in lost_indexes:
+            continue
+        ev = [Evidence(p.driver.source if p.driver else "", None, f"{gpu.index}, {gpu.name}")]
+        out.append(_state("gpu", WORKS, "", ev, index=gpu.index, name=gpu.name))
+    working = bool(out)
+    for x in lost:
+        ev = [Evidence("nvidia-smi" if "index" not in x else "nvml", None, str(x.get("line", "")))]
+        idx = x.get("index") if isinstance(x.get("index"), int) else None
+        out.append(
+            _state("gpu", FAILING, "gpu-lost", ev, blocks=not working, index=idx, bus=str(x.get("bus", "")))
+        )
+    if p.driver is None and p.platform == "linux" and p.kernel.nvidia_loaded:
+        text = _smi_text(ctx)
+        line = _line_with(text, "No devices were found")
+        dmesg = _dmesg(ctx)
+        init = _line_with(dmesg[1].stdout, _DMESG_INIT) if dmesg and dmesg[1].ok else ""
+        if line or init:
+            ev = _smi_failure_lines(ctx)
+            if init and dmesg:
+                ev.append(command_evidence(dmesg[0], dmesg[1], init))
+            out.append(_state("gpu", FAILING, "gpu-init-failed", ev))
+    return out
+
+
+LAYER_PROBES = (_container, _wsl, _pci, _module, _libraries, _nvml, _cuda, _gpus)
+
+
+def probe_states(ctx: ProbeContext, profile: MachineProfile) -> str:
+    if profile.platform in ("macos", "windows", "wsl1"):
+        return "none"
+    states: list[LayerState] = []
+    for layer in LAYER_PROBES:
+        states += layer(ctx, profile)
+    profile.states = states
+    return "evidence"
