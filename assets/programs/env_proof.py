@@ -4,7 +4,8 @@ prove cpu|gpu -- VERIFY...   the verify step's command: take the environment's s
                              output is this one's, its exit status too), and when it passes record in
                              the environment (.tf-gpu-wizard-proof.json) what it proved, as it was
                              before VERIFY started:
-                               - VERIFY itself, and the sha256 of every file it names (the programs);
+                               - VERIFY itself, and the sha256 of the programs it names (and of the
+                                 programs beside them, which they may run);
                                - the lock's sha256 (tf-gpu-wizard.lock.txt beside the environment);
                                - the environment's RECORD digests: one sha256 over every dist-info's
                                  RECORD (each names the sha256 of every file of its package);
@@ -164,10 +165,16 @@ def state(mode, verify):
     programs = {}
     for arg in verify:
         if os.path.isfile(arg) and arg.endswith((".py", ".sh")):
-            try:
-                programs[arg] = sha256_file(arg)
-            except OSError:
-                programs[arg] = None
+            # The program and the ones beside it it may run (tf_gpu_check.py runs tf_cuda_libs.py):
+            # a wizard update that changes any of them proves again.
+            folder = os.path.dirname(os.path.abspath(arg))
+            for name in sorted(os.listdir(folder)):
+                path = os.path.join(folder, name)
+                if name.endswith(".py") and path not in programs and os.path.isfile(path):
+                    try:
+                        programs[path] = sha256_file(path)
+                    except OSError:
+                        programs[path] = None
     content, links, records = walk()
     try:
         lock = sha256_file(LOCK)
