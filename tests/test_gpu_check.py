@@ -200,7 +200,10 @@ def test_the_verify_step_runs_the_check_file_once(tmp_path: Path, monkeypatch: p
     inputs = PlanInputs(candidate=cand, venv=tmp_path / "venv", home=tmp_path)
     step = verify_step(inputs, gpu=True, python=sys.executable, driver_cuda="12.2")
     # A file, not a `python -c` program, run by the kept proof's program (env_proof.py prove gpu).
-    assert step.commands[0][2:4] == ("prove", "gpu") and step.commands[0][6:8] == (check_script(), "--ptx-isa")
+    assert step.commands[0][2:4] == ("prove", "gpu") and step.commands[0][6:8] == (
+        check_script(),
+        "--ptx-isa",
+    )
     assert step.check_is_last_command and step.recheck is not None
     # No NVML or nvidia-smi here: nothing is kept, and the check before runs nothing of TensorFlow.
     monkeypatch.setenv("TF_GPU_WIZARD_PROOF_NVML", "0")
