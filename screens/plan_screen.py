@@ -368,9 +368,10 @@ def _check_line(step: Any, plan: Any) -> str:
     checked from inside WSL)."""
     from wizard.plan.model import powershell_join
 
+    check = step.before_check  # the one that runs first (the verify's kept proof); after, the last command
     if plan is not None and plan.platform == "windows":
-        return "PS> " + safe(powershell_join(step.check.argv), None, multiline=True)
-    return "$ " + safe(step.check.shell(), None, multiline=True)
+        return "PS> " + safe(powershell_join(check.argv), None, multiline=True)
+    return "$ " + safe(check.shell(), None, multiline=True)
 
 
 SHORT_ADVICE = 100  # cells: about two lines of a toast at 80x24

@@ -273,9 +273,11 @@ def test_cli_bench_human_on_a_demo_profile(capsys: Any, monkeypatch: pytest.Monk
     monkeypatch.setattr(cli_bench, "DEMO_PACE", 0.0)
     assert main(["--profile", "ubuntu-22.04-rtx3090-cuda11.8", "bench"]) == 0
     out = capsys.readouterr().out
-    assert "SIMULATED" in out and "times as fast as the CPU" in out and "% of the published peak" in out
-    # One fact, one place: a peak, so %peak in the table and no line saying there is none.
-    assert t("bench.col.peak") in out and t("bench.no_peak") not in out and "no published peak" not in out
+    assert "SIMULATED" in out and "times as fast as the CPU" in out
+    # One fact, one place: the % of this GPU at the clock it ran at (issue 37), in the table and
+    # explained under it; no datasheet percentage beside it, no line saying there is none.
+    assert t("bench.clock.col_at_clock") in out and "82 SMs" in out and "% of the published peak" not in out
+    assert t("bench.no_peak") not in out and "no published peak" not in out
 
 
 def test_cli_bench_gpu_without_a_published_peak_shows_no_percent(
@@ -288,7 +290,7 @@ def test_cli_bench_gpu_without_a_published_peak_shows_no_percent(
     assert main(["--profile", "ubuntu-22.04-gtx960m-laptop", "bench"]) == 0
     out = capsys.readouterr().out
     table = out[out.rindex(t("bench.phase.matmul")) :]  # the results table after the live lines
-    assert "GPU    float32" in table and "%" not in table.split(t("bench.bar_chart"))[0]
+    assert "GPU    FP32" in table and "%" not in table.split(t("bench.bar_chart"))[0]
     assert t("bench.col.peak") not in out and "published peak" not in out.replace(t("bench.no_peak"), "")
     assert out.count(t("bench.no_peak")) == 1  # said once, on its own line
     assert t("bench.no_peak") + "\n" in out

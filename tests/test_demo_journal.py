@@ -56,20 +56,20 @@ def test_a_run_in_english_is_remembered_in_chinese(capsys: Any) -> None:
     first = apply(capsys, "--yes")
     assert "[done]" in first
     # The same demo in Chinese: it remembers, and the dry run and the run count those steps as
-    # there already (the verify step always runs: it is the proof).
+    # there already (the verify step too: its proof is kept while nothing changed, env_proof.py).
     set_language("zh")
     assert demo_memory(load_demo(DEMO)) is not None
     dry = apply(capsys, "--dry-run", "--lang", "zh")
     assert in_language("zh", "runner.cli.demo_remembers", started="", done=4, total=4)[:8] in dry
-    assert would(dry, "story.status.would_satisfied", "zh") == 3
-    assert would(dry, "runner.cli.would_run", "zh") == 1
+    assert would(dry, "story.status.would_satisfied", "zh") == 4
+    assert would(dry, "runner.cli.would_run", "zh") == 0
     again = apply(capsys, "--yes", "--lang", "zh")
     satisfied = "[" + in_language("zh", "story.status.satisfied") + "]"
-    assert again.count(satisfied) == 3 and "uv venv --allow-existing" not in again  # not made again
+    assert again.count(satisfied) == 4 and "uv venv --allow-existing" not in again  # not made again
     # And back in English, after the Chinese run: still the one memory.
     set_language("en")
     dry = apply(capsys, "--dry-run", "--lang", "en")
-    assert "remembers its earlier simulated run" in dry and would(dry, "story.status.would_satisfied") == 3
+    assert "remembers its earlier simulated run" in dry and would(dry, "story.status.would_satisfied") == 4
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -100,9 +100,9 @@ def test_old_keys_are_the_labels_in_each_language() -> None:
 def test_dry_run_after_a_finished_run_says_what_the_run_then_does(capsys: Any) -> None:
     apply(capsys, "--yes")
     dry = apply(capsys, "--dry-run")
-    assert would(dry, "story.status.would_satisfied") == 3 and would(dry, "runner.cli.would_run") == 1
+    assert would(dry, "story.status.would_satisfied") == 4 and would(dry, "runner.cli.would_run") == 0
     run = apply(capsys, "--yes")
-    assert run.count("[already satisfied]") == 3 and run.count("[done]") == 1
+    assert run.count("[already satisfied]") == 4 and run.count("[done]") == 0
 
 
 async def test_the_app_in_chinese_remembers_a_run_made_in_english(zh: Zh, capsys: Any) -> None:  # noqa: F811

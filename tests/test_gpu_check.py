@@ -199,8 +199,15 @@ def test_the_verify_step_runs_the_check_file_once(tmp_path: Path, monkeypatch: p
     cand = Candidate(VersionSet("2.21.0", "3.11", "12.5", "9.3", "pip-and-cuda"), True)
     inputs = PlanInputs(candidate=cand, venv=tmp_path / "venv", home=tmp_path)
     step = verify_step(inputs, gpu=True, python=sys.executable, driver_cuda="12.2")
-    assert step.commands[0][1:3] == (check_script(), "--ptx-isa")  # a file, not a `python -c` program
-    assert step.check_is_last_command and not step.check_before
+    # A file, not a `python -c` program, run by the kept proof's program (env_proof.py prove gpu).
+    assert step.commands[0][2:4] == ("prove", "gpu") and step.commands[0][6:8] == (
+        check_script(),
+        "--ptx-isa",
+    )
+    assert step.check_is_last_command and step.recheck is not None
+    # No NVML or nvidia-smi here: nothing is kept, and the check before runs nothing of TensorFlow.
+    monkeypatch.setenv("TF_GPU_WIZARD_PROOF_NVML", "0")
+    monkeypatch.setenv("PATH", str(tmp_path / "no-nvidia-smi"))
     rec = Recorder()
     result = Runner(make_plan(step), rec, simulate=False).run()
     assert result.outcome == "finished", (result.message, rec.lines[-5:])

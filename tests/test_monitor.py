@@ -338,7 +338,14 @@ def test_simulated_gpus_show_their_own_clocks_and_fans() -> None:
     pascal_laptop = busy("debian-12-gtx1060-laptop").gpus[0]
     assert "Max-Q" in (pascal_laptop.name or "") and pascal_laptop.fan is None
     clocks = {(g.sm_clock, g.mem_clock) for g in (gtx1080, a100, laptop)}
-    assert len(clocks) == 3 and all(g.sm_clock == g.sm_clock_max for g in (gtx1080, a100, laptop))
+    assert len(clocks) == 3
+    # Under load a desktop or server board runs near its boost clock, a laptop's is held well under
+    # it (its power limit): the clock the simulated benchmark reports for it (wizard.monitor.gpu_class).
+    for g in (gtx1080, a100, laptop):
+        assert g.sm_clock is not None and g.sm_clock_max is not None
+        share = g.sm_clock / g.sm_clock_max
+        assert (share < 0.7) if g is laptop else (share > 0.95), (g.name, share)
+    assert laptop.throttle  # and it says why: its power cap
     # HBM runs at a far lower clock than GDDR: the A100's memory clock is the lowest of the three.
     assert a100.mem_clock is not None and a100.mem_clock == min(
         g.mem_clock or 0 for g in (gtx1080, a100, laptop)

@@ -79,7 +79,9 @@ def test_installed_wheel_runs_outside_the_checkout(wheel: Path, tmp_path: Path) 
     # written into this machine's data folder, from the installed wheel, for the exported script.
     assert any("--require-hashes" in json.dumps(step) for step in plan["steps"])
     verify = next(step for step in plan["steps"] if step["id"] == "verify")
-    shown = Path(verify["commands"][0][1])
+    # Run by env_proof.py, which keeps its proof with what it proved (a re-apply starts no TF).
+    runner, shown = Path(verify["commands"][0][1]), Path(verify["commands"][0][6])
+    assert runner.name == "env_proof.py" and runner.parent.name == "programs"
     assert shown.name == "tf_gpu_check.py" and shown.parent.name == "programs"
     written = Path(os.environ["TF_GPU_WIZARD_HOME"]) / "data" / "programs" / "tf_gpu_check.py"
     assert written.read_bytes() == (site / "assets" / "programs" / "tf_gpu_check.py").read_bytes()

@@ -277,7 +277,10 @@ def test_cpu_plan_uses_the_small_wheel_on_linux_x86() -> None:
     lines = Path(programs_dir(), str(program_name(placed[-3]))).read_text(encoding="utf-8").splitlines()
     assert any(line.startswith("tensorflow-cpu==2.21.0 --hash=sha256:") for line in lines)
     assert not any(line.startswith("tensorflow==") for line in lines)
-    assert plan.step("verify").check_before is False
+    verify = plan.step("verify")
+    # The verify runs (env_proof.py prove) unless its kept proof still holds (env_proof.py check).
+    assert verify.check_is_last_command and verify.commands[-1][2] == "prove"
+    assert verify.recheck is not None and verify.recheck.argv[2:5] == ("check", "cpu", "--")
 
 
 def test_plan_round_trips_through_json() -> None:

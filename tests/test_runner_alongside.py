@@ -168,7 +168,9 @@ def test_the_plans_verify_step_runs_alongside_the_locked_install_check() -> None
         steps = list(build_plan(profile, rec.recommended).active_steps)
         ids = [s.id for s in steps]
         verify = steps[ids.index("verify")]
-        assert verify.alongside_previous_check and not verify.check_before
+        assert verify.alongside_previous_check and verify.check_is_last_command
+        # Before it: only the kept proof's check, which starts no TensorFlow (env_proof.py check).
+        assert verify.check_before and verify.recheck is not None and "check" in verify.recheck.argv
         assert ids[ids.index("verify") - 1] == "tensorflow"
         assert sum(s.alongside_previous_check for s in steps) == 1
 

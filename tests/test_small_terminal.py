@@ -239,12 +239,18 @@ async def test_monitor_80x24_verdict_and_matmul_rows_in_sight_with_two_gpus() ->
         panel = app.screen.query_one("#bench-results")
         table = [line.strip() for line in region_lines(app, panel)]
         header = table[0].split()
-        assert header == [t("bench.col." + c) for c in ("device", "dtype", "n", "tflops", "peak")]
+        # The % of this GPU at the clock it ran at (issue 37), each precision named (TF32 too).
+        cols = [t("bench.col." + c) for c in ("device", "dtype", "n", "tflops")] + [
+            t("bench.clock.col_at_clock")
+        ]
+        assert header == cols
         rows = {tuple(line.split()[:2]): line.split() for line in table[1:] if line}
-        assert {("GPU", "fp32"), ("GPU", "fp16"), ("GPU", "bf16"), ("CPU", "fp32")} <= set(rows)
-        assert not rows[("CPU", "fp32")][-1].endswith("%")  # a CPU has no published peak: an empty cell
-        assert rows[("GPU", "fp32")][-1].endswith("%")
-        # One fact, one place: the GPU's rows show their %peak, and nothing says there is none.
+        assert {("GPU", "FP32"), ("GPU", "TF32"), ("GPU", "FP16"), ("GPU", "BF16"), ("CPU", "FP32")} <= set(
+            rows
+        )
+        assert not rows[("CPU", "FP32")][-1].endswith("%")  # a CPU has no such peak: an empty cell
+        assert rows[("GPU", "FP32")][-1].endswith("%")
+        # One fact, one place: the GPU's rows show their %, and nothing says there is none.
         assert t("bench.no_peak") not in flat(seen) and "no published peak" not in flat(seen)
         assert "GPU+XLA" in seen  # the XLA bar
         assert f"{t('monitor.cpu')} " in seen and f"{t('monitor.ram')} " in seen  # CPU and RAM on top
@@ -256,7 +262,7 @@ async def test_monitor_gpu_without_a_published_peak_has_no_percent_and_says_so_o
         await settle(pilot)
         table = [line.strip() for line in region_lines(app, app.screen.query_one("#bench-results"))]
         assert table[0].split() == [t("bench.col." + c) for c in ("device", "dtype", "n", "tflops")]
-        assert ("GPU", "fp32") in {tuple(line.split()[:2]) for line in table[1:]}
+        assert ("GPU", "FP32") in {tuple(line.split()[:2]) for line in table[1:]}
         assert not any("%" in line for line in table)
         note = flat(" ".join(region_lines(app, app.screen.query_one("#bench-no-peak"))))
         assert note == t("bench.no_peak")

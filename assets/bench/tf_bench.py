@@ -123,6 +123,113 @@ def median_time(fn: Callable[[], Any], runs: int) -> float:
     return statistics.median(times)
 
 
+# ---- the GPU's clocks while a result is measured ------------------------------------------------
+# A result is compared with what this GPU can reach at the clock it ran at (SM count x FLOP/clock/SM
+# x SM clock): the SM count and maximum clock come from the driver (libcuda), the clocks, power and
+# temperature from NVML, sampled while the measured runs go on (not during the warm-up). Any of it
+# may fail: that field is then None and the wizard gives no percentage for it.
+
+CU_ATTR_MULTIPROCESSOR_COUNT, CU_ATTR_CLOCK_RATE = 16, 13  # CUdevice_attribute
+NVML_CLOCK_SM, NVML_TEMPERATURE_GPU = 1, 0
+
+
+class GpuWatch:
+    """TF's /GPU:0 (CUDA device 0) as the driver and NVML see it; `sample()` while a result runs."""
+
+    def __init__(self) -> None:
+        import ctypes
+
+        self.ctypes = ctypes
+        self.sms: int | None = None
+        self.max_clock_mhz: float | None = None
+        self.nvml: Any = None
+        self.handle: Any = None
+        bus = None
+        try:
+            cuda = ctypes.CDLL("libcuda.so.1")
+            dev, value = ctypes.c_int(0), ctypes.c_int(0)
+            if cuda.cuInit(0) == 0 and cuda.cuDeviceGet(ctypes.byref(dev), 0) == 0:
+                if cuda.cuDeviceGetAttribute(ctypes.byref(value), CU_ATTR_MULTIPROCESSOR_COUNT, dev) == 0:
+                    self.sms = value.value
+                if cuda.cuDeviceGetAttribute(ctypes.byref(value), CU_ATTR_CLOCK_RATE, dev) == 0:
+                    self.max_clock_mhz = value.value / 1000.0  # kHz
+                buf = ctypes.create_string_buffer(32)
+                if cuda.cuDeviceGetPCIBusId(buf, 32, dev) == 0:
+                    bus = buf.value
+        except (OSError, AttributeError):
+            pass
+        try:
+            nvml = ctypes.CDLL("libnvidia-ml.so.1")
+            handle = ctypes.c_void_p()
+            if (
+                nvml.nvmlInit_v2() == 0
+                and bus
+                and nvml.nvmlDeviceGetHandleByPciBusId_v2(bus, ctypes.byref(handle)) == 0
+            ):
+                self.nvml, self.handle = nvml, handle
+                mhz = ctypes.c_uint(0)
+                if (
+                    nvml.nvmlDeviceGetMaxClockInfo(handle, NVML_CLOCK_SM, ctypes.byref(mhz)) == 0
+                    and mhz.value
+                ):
+                    self.max_clock_mhz = float(mhz.value)
+        except (OSError, AttributeError):
+            pass
+
+    def _read(self) -> tuple[float | None, float | None, float | None]:
+        c = self.ctypes
+        clock, power, temp = c.c_uint(0), c.c_uint(0), c.c_uint(0)
+        nv, h = self.nvml, self.handle
+        got_clock = nv.nvmlDeviceGetClockInfo(h, NVML_CLOCK_SM, c.byref(clock)) == 0
+        got_power = nv.nvmlDeviceGetPowerUsage(h, c.byref(power)) == 0
+        got_temp = nv.nvmlDeviceGetTemperature(h, NVML_TEMPERATURE_GPU, c.byref(temp)) == 0
+        return (
+            float(clock.value) if got_clock else None,
+            power.value / 1000.0 if got_power else None,
+            float(temp.value) if got_temp else None,
+        )
+
+    @contextmanager
+    def sample(self, readings: dict[str, Any]) -> Iterator[None]:
+        """Fills `readings` with the SM clock (mean, min), power (mean) and temperature (max) read
+        every 20 ms while the block runs."""
+        import threading
+
+        seen: list[tuple[float | None, float | None, float | None]] = []
+        stop = threading.Event()
+
+        def loop() -> None:
+            while True:
+                try:
+                    seen.append(self._read())
+                except Exception:
+                    return
+                if stop.wait(0.02):
+                    return
+
+        worker = threading.Thread(target=loop, daemon=True) if self.nvml is not None else None
+        if worker is not None:
+            worker.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            if worker is not None:
+                worker.join(2.0)
+            clocks = [r[0] for r in seen if r[0]]
+            powers = [r[1] for r in seen if r[1] is not None]
+            temps = [r[2] for r in seen if r[2] is not None]
+            readings.update(
+                sm_count=self.sms,
+                max_clock_mhz=self.max_clock_mhz,
+                clock_mhz=round(statistics.mean(clocks), 1) if clocks else None,
+                clock_min_mhz=min(clocks) if clocks else None,
+                power_w=round(statistics.mean(powers), 1) if powers else None,
+                temperature_c=max(temps) if temps else None,
+                samples=len(seen),
+            )
+
+
 # ---- phases -----------------------------------------------------------------
 
 
@@ -193,7 +300,17 @@ def run_sanity(em: Emitter, tf: Any, np: Any, has_gpu: bool) -> None:
             raise RuntimeError(f"matmul on {dev} differs from NumPy by {err:.3g}")
 
 
-def _matmul_tf(tf: Any, np: Any, dev: str, n: int, dtype: str, chain: int, runs: int) -> float:
+def _matmul_tf(
+    tf: Any,
+    np: Any,
+    dev: str,
+    n: int,
+    dtype: str,
+    chain: int,
+    runs: int,
+    watch: GpuWatch | None = None,
+    readings: dict[str, Any] | None = None,
+) -> float:
     """Median seconds for `chain` dependent n x n matmuls (so none can be elided)."""
     rng = np.random.default_rng(1)
     scale = (3.0 / n) ** 0.5  # keeps values near unit size along the chain
@@ -209,8 +326,14 @@ def _matmul_tf(tf: Any, np: Any, dev: str, n: int, dtype: str, chain: int, runs:
                 x = tf.linalg.matmul(x, y)
             return x[0, 0]  # reading one element back forces the whole chain to finish
 
-        step(a, b).numpy()  # warm-up: tracing, autotuning, cuBLAS handles
-        return median_time(lambda: step(a, b).numpy(), runs) / chain
+        warm = time.perf_counter()
+        step(a, b).numpy()  # warm-up: tracing, autotuning, cuBLAS handles; not in the measured time
+        if readings is not None:
+            readings["warmup_seconds"] = round(time.perf_counter() - warm, 4)
+        if watch is None or readings is None:
+            return median_time(lambda: step(a, b).numpy(), runs) / chain
+        with watch.sample(readings):  # the clocks it ran at, for the measured runs only
+            return median_time(lambda: step(a, b).numpy(), runs) / chain
 
 
 def _matmul_numpy(np: Any, n: int, runs: int) -> float:
@@ -226,34 +349,39 @@ def run_matmul(em: Emitter, tf: Any, np: Any, gpus: list[dict[str, Any]], quick:
     gpu_sizes = [512, 1024] if quick else [1024, 2048, 4096, 8192]
     runs = 5 if quick else 7  # a median needs a few; a shared CI machine is noisy
     chain = 4 if quick else 10
-    jobs: list[tuple[str, str, int]] = []
+    jobs: list[tuple[str, str, int, str | None]] = []
     for n in cpu_sizes:
-        jobs += [("numpy", "float32", n), ("/CPU:0", "float32", n)]
+        jobs += [("numpy", "float32", n, None), ("/CPU:0", "float32", n, None)]
+    watch = None
     if gpus:
         cc = gpus[0].get("compute_capability") or "0.0"
         major = int(cc.split(".")[0])
-        dtypes = ["float32"]
+        # float32 with TF32 off is FP32 on the CUDA cores; on Ampere (8.0) and later TensorFlow runs
+        # a float32 matmul as TF32 by default (tensor cores), measured and named as such too.
+        precisions = [("float32", "fp32")] + ([("float32", "tf32")] if major >= 8 else [])
         if major >= 6:  # fast float16 from Pascal (6.x); tensor cores from Volta (7.0)
-            dtypes.append("float16")
+            precisions.append(("float16", "fp16"))
         if major >= 8:  # bfloat16 tensor cores from Ampere (8.0)
-            dtypes.append("bfloat16")
-        jobs += [("/GPU:0", dt, n) for dt in dtypes for n in gpu_sizes]
-    for i, (dev, dtype, n) in enumerate(jobs):
+            precisions.append(("bfloat16", "bf16"))
+        jobs += [("/GPU:0", dt, n, p) for dt, p in precisions for n in gpu_sizes]
+        watch = GpuWatch()
+    for i, (dev, dtype, n, precision) in enumerate(jobs):
+        readings: dict[str, Any] = {}
         if dev == "numpy":
             seconds = _matmul_numpy(np, n, runs)
         elif dev == "/GPU:0" and dtype == "float32":
-            # TF runs float32 matmuls as TF32 on Ampere and later by default; that is
-            # not FP32, and its speed cannot be compared with the FP32 peak. Measure
-            # real FP32 here (float16/bfloat16 show the tensor cores).
             before = tf.config.experimental.tensor_float_32_execution_enabled()
-            tf.config.experimental.enable_tensor_float_32_execution(False)
+            tf.config.experimental.enable_tensor_float_32_execution(precision == "tf32")
             try:
-                seconds = _matmul_tf(tf, np, dev, n, dtype, chain, runs)
+                seconds = _matmul_tf(tf, np, dev, n, dtype, chain, runs, watch, readings)
             finally:
                 tf.config.experimental.enable_tensor_float_32_execution(before)
+        elif dev == "/GPU:0":
+            seconds = _matmul_tf(tf, np, dev, n, dtype, chain, runs, watch, readings)
         else:
             seconds = _matmul_tf(tf, np, dev, n, dtype, chain, runs)
         flops = 2.0 * n**3
+        extra: dict[str, Any] = {"precision": precision, **readings} if precision else {}
         em.result(
             "matmul",
             device="numpy" if dev == "numpy" else ("GPU" if "GPU" in dev else "CPU"),
@@ -264,8 +392,9 @@ def run_matmul(em: Emitter, tf: Any, np: Any, gpus: list[dict[str, Any]], quick:
             gflops=flops / seconds / 1e9,
             runs=runs,
             chain=1 if dev == "numpy" else chain,
+            **extra,
         )
-        em.progress(i + 1, len(jobs), f"{dev} {dtype} {n}")
+        em.progress(i + 1, len(jobs), f"{dev} {precision or dtype} {n}")
 
 
 def _cnn(tf: Any) -> Any:

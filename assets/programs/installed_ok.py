@@ -22,9 +22,14 @@ those leftovers and a damaged pip, so that the venv step's next command installs
 A dist-info that a kill left with its RECORD and no METADATA is damaged; the repair removes it.
 
 Fast: a file whose digest was proven is remembered in the environment (.tf-gpu-wizard-verified.json)
-with its size, mtime, ctime and inode; it is hashed again only when one of them changed. Any write to
-a file sets its ctime to now (the kernel does; no user call can set it back), so a change is never
-missed. tensorflow-cpu (13,000 files, 1.2 GB): about 2 s the first time, 0.3 s after.
+by what proves its content: its inode, size, mtime and the digest it matched; it is hashed again
+when one of them changed. Its ctime and link count are kept beside them as a tripwire, not as the
+key: a write that sets the mtime back still sets the ctime (no user call sets that back), so a new
+ctime hashes the file again, unless the link count changed with it. uv hard-links its cache into
+every environment it builds, and each new link (another environment built from the same cache, or
+one removed) sets the ctime of every file it links: a ctime key hashed the whole 1.2 GB again for
+nothing. `apply --verify` removes this cache first (wizard/run/proof.py). tensorflow-cpu (13,000
+files, 1.2 GB): about 2 s the first time, 0.3 s after.
 """
 
 import base64
@@ -190,13 +195,19 @@ def damage(dist, cache, proven, linked=None):
             continue
         if h is None or h.mode not in hashlib.algorithms_available:
             continue
-        key = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, h.mode + "=" + h.value]
-        if cache.get(path) != key:
-            todo.append((path, h.mode, h.value, key, st.st_nlink))
+        key = [st.st_ino, st.st_size, st.st_mtime_ns, h.mode + "=" + h.value, st.st_ctime_ns, st.st_nlink]
+        known = cache.get(path)
+        if known == key:
+            continue
+        if isinstance(known, list) and len(known) == 6 and known[:4] == key[:4] and known[5] != key[5]:
+            cache[path] = key  # only linked or unlinked (uv's cache): the content is the one proven
+            proven.setdefault(path, key)
+            continue
+        todo.append((path, h.mode, h.value, key, st.st_nlink))
     # hashlib lets go of the GIL while it hashes: the big files are hashed on every core at once,
     # the biggest first (one sha256 stream cannot be split: a 790 MB libtensorflow_cc started last
     # would be hashed alone after all the others).
-    todo.sort(key=lambda item: -item[3][0])
+    todo.sort(key=lambda item: -item[3][1])  # key[1]: the size
     with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:
         for (path, _, _, key, links), same in zip(todo, pool.map(matches, todo)):  # noqa: B905 (3.7)
             if same:

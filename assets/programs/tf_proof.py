@@ -8,9 +8,11 @@ cpu HELLO          the verify step of a CPU plan: import TensorFlow and multiply
                    A hello script that fails here fails nothing: its own step runs it again.
 hello PATH ARG...  the hello step's check: exit 0 when PATH's sha256 and ARG are the ones recorded and
                    the environment has not changed since (every file under site-packages and the
-                   interpreter: same names, size, mtime, ctime and inode; compiled .pyc caches left
-                   out); otherwise run `python PATH ARG...` here, as the student will, and that is
-                   the proof.
+                   interpreter: same names, inode, size and mtime; compiled .pyc caches left out);
+                   otherwise run `python PATH ARG...` here, as the student will, and that is the
+                   proof. Not the ctime: uv hard-links its cache into every environment it builds,
+                   and a new link sets the ctime of the file it links (TensorFlow started again for
+                   nothing when a second environment was built from the same cache).
 Why: the first import of TensorFlow is most of a CPU plan's time (seconds of module loading); the
 hello step then proves nothing the verify step's run of the same file in the same environment did
 not. Runs in the target environment's Python (3.7 and newer), standard library only.
@@ -44,10 +46,13 @@ def file_sha256(path):
 
 
 def fingerprint():
-    """One sha256 over every file of the environment's packages (path, size, mtime, ctime, inode).
+    """One sha256 over every file of the environment's packages (path, inode, size, mtime).
 
-    Any write to a file sets its ctime to now (the kernel does; no user call sets it back), so a
-    changed, added or removed package file changes this; Python's own .pyc caches do not."""
+    A changed, added or removed package file changes this (a write sets the mtime; a reinstall makes
+    a new inode); Python's own .pyc caches and a new hard link to a file (uv's cache building another
+    environment: it sets the ctime only) do not. That each file's bytes are the ones its RECORD
+    names is installed_ok.py's proof (digests, and a ctime tripwire for a write that sets the mtime
+    back), which the plan runs in the step before."""
     entries = []
     roots = sorted({os.path.realpath(sysconfig.get_paths()[k]) for k in ("purelib", "platlib")})
     for root in roots:
@@ -58,7 +63,7 @@ def fingerprint():
                     st = os.lstat(os.path.join(folder, name))
                 except OSError:
                     continue
-                entries.append((folder, name, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+                entries.append((folder, name, st.st_ino, st.st_size, st.st_mtime_ns))
     exe = os.stat(os.path.realpath(sys.executable))
     entries.append((sys.executable, exe.st_size, exe.st_mtime_ns, exe.st_ino))
     return hashlib.sha256(repr(entries).encode("utf-8", "surrogateescape")).hexdigest()

@@ -19,7 +19,7 @@ from textual.widgets import Static
 from screens.widgets.gauge import Gauge
 from wizard.bench.events import PHASES
 from wizard.bench.report import BenchReport
-from wizard.bench.verdict import peak_note, verdict
+from wizard.bench.verdict import clock_note, matmul_cells, matmul_columns, matmul_header, peak_note, verdict
 from wizard.safe.display import safe
 from wizard.text import t
 
@@ -161,29 +161,27 @@ class BenchPanel(VerticalScroll):
         # A Rich table in a Static: it shrinks its columns to the panel, where a
         # DataTable would scroll sideways at 80 columns.
         table = Table(box=None, pad_edge=False, padding=(0, 1), collapse_padding=True, header_style="bold")
-        # %peak only where some row has a published peak (the CLI's table too: wizard.bench.verdict).
-        shown = report.has_peak()
-        for col in ("device", "dtype", "n", "tflops") + (("peak",) if shown else ()):
+        # The CLI's columns and cells (wizard.bench.verdict): % of this GPU at the clock it ran at,
+        # else of the published peak, only where some row has one.
+        for col in matmul_columns(report):
             table.add_column(
-                t(f"bench.col.{col}"),
+                matmul_header(col),
                 justify="left" if col in ("device", "dtype") else "right",
                 no_wrap=True,
             )
-        # The best size per device and type: what a student compares. The JSON has every size.
-        seen: set[tuple[str, str]] = set()
+        # The best size per device and precision: what a student compares. The JSON has every size.
+        seen: set[tuple[str, str, str | None]] = set()
         for r in report.matmul:
-            key = (r.device, r.dtype)
-            if key in seen or report.best(r.device, r.dtype) is not r:
+            key = (r.device, r.dtype, r.precision)
+            if key in seen or report.best(r.device, r.dtype, r.precision) is not r:
                 continue
             seen.add(key)
-            cells = [r.device, SHORT_DTYPE.get(r.dtype, r.dtype), str(r.n), f"{r.tflops:.2f}"]
-            if shown:
-                cells.append("" if r.percent_of_peak is None else f"{r.percent_of_peak:.0f}%")
-            table.add_row(*cells)
+            table.add_row(*matmul_cells(report, r))
         widget = self.query_one("#bench-results", Static)
         widget.update(table if seen else "")
         widget.display = bool(seen)
-        note = peak_note(report) if seen else None
+        notes = [n for n in (peak_note(report), clock_note(report)) if n] if seen else []
+        note = "\n".join(notes) if notes else None
         no_peak = self.query_one("#bench-no-peak", Static)
         no_peak.update(Content(note or ""))
         no_peak.display = note is not None

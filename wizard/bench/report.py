@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from wizard.bench.events import PHASES, BenchEvent
+from wizard.bench.peak import THROTTLED_BELOW, achievable_tflops, flop_per_clock, precision_of
 from wizard.choose.knowledge import load_knowledge
 
 # ---- the report ---------------------------------------------------------------------
@@ -32,7 +33,30 @@ class MatmulResult:
     n: int
     seconds: float
     tflops: float
-    percent_of_peak: float | None = None
+    percent_of_peak: float | None = None  # of the datasheet peak (boost clock, fp32 or fp16 tensor)
+    # A GPU row: what it ran as, and what this GPU could reach at the clock it ran at
+    # (wizard.bench.peak): SM count x FLOP/clock/SM of its precision x the SM clock NVML read.
+    precision: str | None = None  # fp32 | tf32 | fp16 | bf16
+    sm_count: int | None = None
+    clock_mhz: float | None = None  # mean SM clock over the measured runs
+    max_clock_mhz: float | None = None
+    power_w: float | None = None
+    temperature_c: float | None = None
+    warmup_seconds: float | None = None  # the first run (tracing, autotuning), not measured
+    achievable_tflops: float | None = None
+    percent_of_achievable: float | None = None
+
+    @property
+    def clock_share(self) -> float | None:
+        """The clock it ran at, as a share of its maximum SM clock."""
+        if self.clock_mhz is None or not self.max_clock_mhz:
+            return None
+        return self.clock_mhz / self.max_clock_mhz
+
+    @property
+    def throttled(self) -> bool:
+        share = self.clock_share
+        return share is not None and share < THROTTLED_BELOW
 
 
 @dataclass
@@ -143,7 +167,8 @@ class BenchReport:
                 str(d["device"]), str(d["dtype"]), int(d["n"]), float(d["seconds"]), float(d["tflops"])
             )
             if r.device == "GPU":
-                peak = self.peak_for(r.dtype)
+                self._achievable(r, d)
+                peak = self.peak_for(r.dtype) if r.precision != "tf32" else None  # no TF32 datasheet row
                 r.percent_of_peak = 100.0 * r.tflops / peak if peak else None
             self.matmul.append(r)
         elif kind == "train":
@@ -152,6 +177,44 @@ class BenchReport:
             )
         elif kind == "speedup":
             self.speedup["xla" if d["xla"] else "plain"] = float(d["gpu_vs_cpu"])
+
+    def gpu_cc(self) -> str | None:
+        gpus = (self.environment or {}).get("gpus") or []
+        first = gpus[0] if gpus and isinstance(gpus[0], dict) else {}
+        cc = first.get("compute_capability")
+        return str(cc) if cc else None
+
+    def _achievable(self, r: MatmulResult, d: dict[str, Any]) -> None:
+        """The GPU's own peak at the clock it ran at, from the readings the run carries."""
+        cc = self.gpu_cc()
+        given = d.get("precision")
+        # An older script names no precision: it ran float32 with TF32 off (it always did).
+        r.precision = str(given) if isinstance(given, str) else precision_of(r.dtype, cc, tf32=False)
+
+        def num(key: str) -> float | None:
+            v = d.get(key)
+            return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else None
+
+        sms = num("sm_count")
+        r.sm_count = int(sms) if sms else None
+        r.clock_mhz, r.max_clock_mhz = num("clock_mhz"), num("max_clock_mhz")
+        r.power_w, r.temperature_c, r.warmup_seconds = (
+            num("power_w"),
+            num("temperature_c"),
+            num("warmup_seconds"),
+        )
+        rate = flop_per_clock(cc, self.gpu_name, r.precision) if r.precision else None
+        if rate is not None and r.sm_count and r.clock_mhz:
+            r.achievable_tflops = achievable_tflops(r.sm_count, r.clock_mhz, rate.flop_per_clock)
+            r.percent_of_achievable = 100.0 * r.tflops / r.achievable_tflops
+
+    def has_achievable(self) -> bool:
+        return any(r.percent_of_achievable is not None for r in self.matmul)
+
+    def throttled(self) -> MatmulResult | None:
+        """The GPU row that ran furthest under its maximum clock, when one was held back."""
+        rows = [r for r in self.matmul if r.device == "GPU" and r.throttled]
+        return min(rows, key=lambda r: r.clock_share or 1.0) if rows else None
 
     def peak_for(self, dtype: str) -> float | None:
         if dtype not in self.peaks and self.gpu_name:
@@ -165,8 +228,14 @@ class BenchReport:
         """Some row is compared with a published peak: only then is there a %peak column."""
         return any(r.percent_of_peak is not None for r in self.matmul)
 
-    def best(self, device: str, dtype: str = "float32") -> MatmulResult | None:
+    def best(self, device: str, dtype: str = "float32", precision: str | None = None) -> MatmulResult | None:
+        """The fastest row of a device and dtype; float32 on a GPU means FP32 unless `precision`
+        asks for TF32 (Ampere's default runs, on the tensor cores, are not FP32)."""
         rows = [r for r in self.matmul if r.device == device and r.dtype == dtype]
+        if precision is not None:
+            rows = [r for r in rows if r.precision == precision]
+        elif device == "GPU" and dtype == "float32":
+            rows = [r for r in rows if r.precision != "tf32"]
         return max(rows, key=lambda r: r.tflops) if rows else None
 
     def tf_vs_numpy(self) -> float | None:

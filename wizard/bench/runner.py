@@ -166,17 +166,29 @@ class BenchRun:
             pass
 
 
+# Seconds between the replayed events of a simulated run (a result waits three): one pace for the
+# app and the CLI, so the same demo benchmark takes the same time in both (about 12 s); a quick run
+# (fewer, smaller steps) goes at twice the pace (about 4 s).
+SIM_PACE_S = 0.1
+
+
 class SimulatedBenchRun:
-    """A demo profile's benchmark: the events it would print, replayed at a pace."""
+    """A demo profile's benchmark: the events it would print, replayed at a pace.
+
+    `quick` replays what `tf_bench.py --quick` runs (its start event says so). The seconds a phase
+    and the whole run report are the replay's own, on `clock`, in the events (--json) as in the
+    report: one clock, one duration, wherever it is shown."""
 
     def __init__(
         self,
         profile: MachineProfile,
         *,
-        delay: float = 0.35,
+        delay: float | None = None,
         clock: Callable[[], float] | None = None,
+        quick: bool = False,
     ) -> None:
         self.profile = profile
+        self.quick = quick
         self._clock = clock  # a test's fixed clock keeps a snapshot's durations still
         gpu = profile.gpus[0].name if profile.gpus else None
         self.report = BenchReport(simulated=True, gpu_name=gpu)
@@ -184,20 +196,32 @@ class SimulatedBenchRun:
             # An NVIDIA card with no driver (its plan installs one, in simulation only).
             self.report.cpu_why = t("bench.demo_driver.cpu_only")
         peaks = {d: p for d in DTYPES if gpu and (p := published_peak(gpu, d))}
-        self._events = simulated_events(profile, peaks)
-        self.delay = delay
+        self._events = simulated_events(profile, peaks, quick=quick)
+        self.delay = (SIM_PACE_S / 2 if quick else SIM_PACE_S) if delay is None else delay
         self._stop = threading.Event()
         self.returncode: int | None = None
         self.stderr_tail: deque[str] = deque()
 
+    @property
+    def planned_seconds(self) -> float:
+        """How long the replay takes at its pace (the app's and the CLI's are the same)."""
+        return sum(self.delay * (3 if raw["event"] == "result" else 1) for raw in self._events)
+
     def events(self) -> Iterator[BenchEvent]:
-        self.report.begin(self._clock)
+        clock = self._clock or time.monotonic
+        self.report.begin(clock)
+        started = phase_started = clock()
         for raw in self._events:
             # The work happens before a result, so that is where the time goes.
             pause = self.delay * (3 if raw["event"] == "result" else 1)
             if self._stop.wait(pause):
                 yield self._interrupt()
                 return
+            if raw["event"] == "phase_start":
+                phase_started = clock()
+            elif raw["event"] in ("phase_end", "done"):  # the replay's own time, not a made-up one
+                since = phase_started if raw["event"] == "phase_end" else started
+                raw = {**raw, "seconds": round(max(0.0, clock() - since), 3)}
             ev = validate_event(raw)
             self.report.apply(ev)
             yield ev

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wizard.bench.report import DTYPES, BenchReport
+from wizard.bench.report import DTYPES, BenchReport, MatmulResult
 from wizard.text import t
 
 
@@ -42,6 +42,9 @@ def peak_note(report: BenchReport) -> str | None:
     gpu = [r for r in report.matmul if r.device == "GPU"]
     if not gpu:
         return None
+    if report.has_achievable():  # the column is "% at its clock": name what has none
+        missing = sorted({(r.precision or r.dtype).upper() for r in gpu if r.percent_of_achievable is None})
+        return t("bench.clock.none_for", precisions=", ".join(missing)) if missing else None
     if not report.has_peak():
         return t("bench.no_peak")
     missing = sorted({r.dtype for r in gpu if r.percent_of_peak is None}, key=_dtype_order)
@@ -90,3 +93,65 @@ def verdict(report: BenchReport) -> Verdict | None:
     if stopped:
         return Verdict("warn", t("bench.verdict.stopped_nothing"))
     return Verdict("error", t("bench.verdict.failed"))
+
+
+# ---- the matmul table: one set of columns and cells for the CLI and the monitor screen ----------
+
+
+def matmul_columns(report: BenchReport) -> tuple[str, ...]:
+    """Column keys (bench.col.*): a GPU row's figure is its % of what this GPU reaches at the clock
+    it ran at ("at_clock", with that clock) where the run read them, else of the datasheet peak."""
+    if report.has_achievable():  # the clock it ran at is in clock_note, under the table
+        return ("device", "dtype", "n", "tflops", "at_clock")
+    return ("device", "dtype", "n", "tflops") + (("peak",) if report.has_peak() else ())
+
+
+def matmul_cells(report: BenchReport, r: MatmulResult) -> list[str]:
+    """One row: the precision it ran in is named (TF32 is not FP32), its figure and its clock."""
+    kind = (r.precision or SHORT_DTYPE.get(r.dtype, r.dtype)).upper()  # a CPU's float32 is FP32
+    cells = [r.device, kind, str(r.n), f"{r.tflops:.2f}"]
+    if report.has_achievable():
+        cells.append("" if r.percent_of_achievable is None else f"{r.percent_of_achievable:.0f}%")
+    elif report.has_peak():
+        cells.append("" if r.percent_of_peak is None else f"{r.percent_of_peak:.0f}%")
+    return cells
+
+
+def clock_note(report: BenchReport) -> str | None:
+    """Under the table: what the % means, the clocks, power and temperature the GPU ran at, and
+    whether it was held back (a laptop on its power limit, a hot one)."""
+    rows = [r for r in report.matmul if r.device == "GPU" and r.percent_of_achievable is not None]
+    if not rows:
+        return None
+    clocks = [r.clock_mhz for r in rows if r.clock_mhz]
+    powers = [r.power_w for r in rows if r.power_w]
+    temps = [r.temperature_c for r in rows if r.temperature_c]
+    lines = [
+        t(
+            "bench.clock.meaning",
+            sms=rows[0].sm_count or 0,
+            clocks=f"{min(clocks):.0f}"
+            if min(clocks) == max(clocks)
+            else f"{min(clocks):.0f}-{max(clocks):.0f}",
+            power=t("bench.clock.watts", watts=max(powers)) if powers else t("bench.clock.na"),
+            temp=t("bench.clock.celsius", celsius=max(temps)) if temps else t("bench.clock.na"),
+        )
+    ]
+    held = report.throttled()
+    if held is not None and held.clock_mhz and held.max_clock_mhz:
+        lines.append(
+            t(
+                "bench.clock.throttled",
+                clock=held.clock_mhz,
+                share=100.0 * (held.clock_share or 0.0),
+                max=held.max_clock_mhz,
+            )
+        )
+    return "\n".join(lines)
+
+
+SHORT_DTYPE = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
+
+
+def matmul_header(key: str) -> str:
+    return t("bench.clock.col_at_clock") if key == "at_clock" else t(f"bench.col.{key}")

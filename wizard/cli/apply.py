@@ -33,6 +33,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--yes", "-y", action="store_true", help=t("runner.cli.yes_help"))
     parser.add_argument("--dry-run", action="store_true", help=t("runner.cli.dry_run_help"))
     parser.add_argument("--new", action="store_true", help=t("runner.cli.new_help"))
+    parser.add_argument("--verify", action="store_true", help=t("runner.proof.verify_help"))
     parser.add_argument(
         "--answers", type=Path, default=None, metavar="FILE", help=t("fleet.cli.apply_answers_help")
     )
@@ -307,6 +308,10 @@ def _apply(args: argparse.Namespace, profile: MachineProfile | None) -> int:
     runner = Runner(plan, events, assume_yes=args.yes, profile=profile, sim_delay=0.0)
     if args.dry_run:
         return _dry_run(plan, runner, new=args.new)
+    if getattr(args, "verify", False):
+        from wizard.run.proof import forget
+
+        forget(plan)  # the proof kept from the last run: none; every digest and TensorFlow again
     result = runner.run()
     if runner.notice:
         print(safe(runner.notice, 2000), file=sys.stderr)

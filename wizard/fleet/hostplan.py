@@ -137,7 +137,8 @@ def for_hosts(plan: Plan, tools: Mapping[str, str] | None = None) -> Plan:
                 )  # fmt: skip
             commands.append(_offline(_programs(argv)))
         check = replace(step.check, argv=_programs(step.check.argv))
-        step = replace(step, commands=tuple(commands), check=check)
+        recheck = replace(step.recheck, argv=_programs(step.recheck.argv)) if step.recheck else None
+        step = replace(step, commands=tuple(commands), check=check, recheck=recheck)
         if step.id == "driver":
             step = _held(step)
         steps.append(step)
@@ -181,6 +182,10 @@ def step_vars(step: Step) -> dict[str, Any]:
         "where": step.where,
         "commands": [list(c) for c in step.commands],
         "check": list(step.check.argv),
+        # Run first: the verify's kept proof (env_proof.py check), so a second playbook run with
+        # nothing changed starts no TensorFlow; after the commands, `check`.
+        "check_first": list(step.before_check.argv),
+        "check_is_last": step.check_is_last_command,  # the last command proved it: not run twice
         "proves": step.check.proves,
         "check_before": step.check_before,
         "restart": step.restart or "",

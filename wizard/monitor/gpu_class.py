@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+
+from wizard.assets import asset_text
+from wizard.tomlcompat import tomllib
 
 # name (without "NVIDIA ", lower case) -> (FP32 TFLOP/s, board power W)
 ROUGH: dict[str, tuple[float, int]] = {
@@ -147,3 +151,39 @@ def _published_fp32(name: str) -> float | None:
     except Exception:  # a broken table only loses the published figure
         return None
     return float(gpu.fp32_tflops) if gpu is not None and gpu.fp32_tflops else None
+
+
+# ---- the demo profiles' boards: SM count and clocks for simulated readings and runs ----------------
+# (assets/knowledge/sm_throughput.toml, [[board]]). The simulated monitor and the simulated benchmark
+# show the same clock: a desktop board under load near its boost clock, a laptop's held well under
+# it by its power limit and heat (as real laptops are; the benchmark then says it was held back).
+DESKTOP_CLOCK, LAPTOP_CLOCK = 0.97, 0.62
+
+
+@dataclass(frozen=True)
+class Board:
+    name: str
+    sms: int
+    boost_mhz: int
+    laptop: bool
+    source: str
+
+    @property
+    def busy_clock_mhz(self) -> int:
+        return round(self.boost_mhz * (LAPTOP_CLOCK if self.laptop else DESKTOP_CLOCK))
+
+
+@lru_cache(maxsize=1)
+def _boards() -> list[dict[str, object]]:
+    return list(tomllib.loads(asset_text("knowledge/sm_throughput.toml")).get("board", []))
+
+
+def board(gpu_name: str | None) -> Board | None:
+    """A demo profile's board (SMs, boost clock, laptop or not), by the name NVML gives."""
+    want = (gpu_name or "").removeprefix("NVIDIA ").strip()
+    for row in _boards() if want else ():
+        if row.get("name") == want:
+            sms, boost = row["sms"], row["boost_mhz"]
+            assert isinstance(sms, int) and isinstance(boost, int)
+            return Board(want, sms, boost, bool(row.get("laptop", False)), str(row["source"]))
+    return None

@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from wizard.monitor.gpu_class import gpu_class, laptop_gpu
+from wizard.monitor.gpu_class import board, gpu_class, laptop_gpu
 from wizard.monitor.model import GpuSample, HostSample, SourceInfo
 from wizard.monitor.nvml_source import NvmlSource
 from wizard.nvml import ErrorKind
@@ -128,9 +128,17 @@ IDLE_CLOCKS = {"sm": 210, "mem": 405}
 PASSIVE = ("tesla", "a100", "a10", "a30", "a40", "l4", "l40", "h100", "h200", "b200")
 
 
-def _clocks(major: int, minor: int) -> dict[str, int]:
+def _clocks(major: int, minor: int, name: str = "") -> dict[str, int]:
     sm, mem = CLOCKS.get((major, minor)) or CLOCKS.get((major, None)) or MIDDLE_CLOCKS
-    return {"sm": sm, "mem": mem}
+    known = board(name)  # a demo board: its own boost clock, as the simulated benchmark uses
+    return {"sm": known.boost_mhz if known else sm, "mem": mem}
+
+
+def _busy_clocks(gpu: FakeGpu) -> dict[str, int]:
+    """Under load: a known board at the clock the simulated benchmark reports (a laptop held under
+    its boost clock), any other at its maximum."""
+    known = board(gpu.name)
+    return {**gpu.max_clocks, "sm": known.busy_clock_mhz} if known else dict(gpu.max_clocks)
 
 
 def _passive(name: str) -> bool:
@@ -157,7 +165,7 @@ def _fake_gpus(profile: MachineProfile) -> list[FakeGpu]:
                 uuid=g.uuid or f"GPU-simulated-{g.index}",
                 pci_bus_id=g.pci_bus_id or f"00000000:0{g.index + 1}:00.0",
                 clocks=dict(IDLE_CLOCKS),
-                max_clocks=_clocks(major, minor),
+                max_clocks=_clocks(major, minor, g.name),
                 errors={"fan_speed": ErrorKind.NOT_SUPPORTED} if _passive(g.name) else {},
             )
         )
@@ -228,11 +236,13 @@ class SimulatedSource:
         self._temps[i] += (load.temp - self._temps[i]) * 0.25
         gpu.temperature = int(self._temps[i])
         busy = load.gpu > 10
-        gpu.clocks = dict(gpu.max_clocks) if busy else dict(IDLE_CLOCKS)
+        gpu.clocks = _busy_clocks(gpu) if busy else dict(IDLE_CLOCKS)
         gpu.pstate = 0 if busy else 8
         gpu.fan = int(_clamp(30 + (self._temps[i] - 40) * 1.6))
         gpu.pcie = (int(2400 * load.mem), int(900 * load.mem))
-        gpu.throttle = 0x4 if load.power > 0.95 else (0x1 if not busy else 0)
+        known = board(gpu.name)
+        held = busy and known is not None and known.laptop  # a laptop at its power limit under load
+        gpu.throttle = 0x4 if load.power > 0.95 or held else (0x1 if not busy else 0)
         gpu.procs = [(SIM_PID, gpu.memory_used - 300 * 1024**2)] if load.mem > 0.05 else []
 
 

@@ -70,6 +70,8 @@ WRITE_LINES_PY = (
 
 # TensorFlow once for the verify and the hello proof (assets/programs/tf_proof.py): `cpu HELLO`.
 TF_PROOF = "tf_proof.py"
+# The verify's proof kept with what it proved (lock, RECORDs, files, driver, GPUs): env_proof.py.
+ENV_PROOF = "env_proof.py"
 
 # Run in the target environment's Python, never imported by the wizard (native Windows' CPU plan).
 # One line (pasted from `plan` it runs as printed); a CPU set has no GPU to place it elsewhere.
@@ -366,6 +368,15 @@ def verify_step(
         argv = (*prefix, py, program(TF_PROOF), "cpu", hello)
     else:
         argv = (*prefix, py, "-c", VERIFY_CPU_PY)
+    proves = t("plan.verify.proves_gpu" if gpu else "plan.verify.proves_cpu")
+    recheck: Check | None = None  # without: the command is its own check, run once, always
+    if not prefix and not windows:
+        # A re-apply with nothing changed starts no TensorFlow: the proof is kept with what it
+        # proved (assets/programs/env_proof.py), and runs again when one of those changed.
+        mode = "gpu" if gpu else "cpu"
+        kept = t("plan.verify_proof.proves", proves=proves)
+        recheck = Check((py, program(ENV_PROOF), "check", mode, "--", *argv), kept)
+        argv = (py, program(ENV_PROOF), "prove", mode, "--", *argv)
     return Step(
         id="verify",
         title=t("plan.verify.title_gpu" if gpu else "plan.verify.title_cpu"),
@@ -374,8 +385,9 @@ def verify_step(
         ),
         where="user",
         commands=(argv,),
-        check=Check(argv, t("plan.verify.proves_gpu" if gpu else "plan.verify.proves_cpu")),
-        check_before=False,
+        check=Check(argv, proves),
+        check_before=recheck is not None,
+        recheck=recheck,
         alongside_previous_check=True,  # it only reads the environment the step before proves
     )
 

@@ -109,6 +109,15 @@ class Step:
     # RECORD digests, seconds on one core while TensorFlow's import keeps another busy). This step
     # then counts only once that proof has passed; the journal marks neither done before it.
     alongside_previous_check: bool = False
+    # Before the commands only, in place of `check`: a cheaper proof that the step's result still
+    # holds (the verify's kept proof, assets/programs/env_proof.py), so that a re-apply with nothing
+    # changed does not run the step again. After the commands, `check` (or the last command) proves.
+    recheck: Check | None = None
+
+    @property
+    def before_check(self) -> Check:
+        """The check the runner (and the script) runs before the commands."""
+        return self.recheck or self.check
 
     @property
     def needs_root(self) -> bool:
@@ -131,7 +140,8 @@ class Step:
         """What the step does to the machine, without its words (title, why, what the check proves
         are worded per language): the same step in an English and a Chinese plan has the same key.
         A simulated run carries a finished step over to a plan of other words by it."""
-        return (self.id, self.where, self.commands, self.check.argv, self.restart, self.console)
+        key = (self.id, self.where, self.commands, self.check.argv, self.restart, self.console)
+        return key if self.recheck is None else (*key, self.recheck.argv)
 
     def command_lines(self) -> list[str]:
         """Commands as a person would type them (PowerShell quoting for Windows)."""
@@ -145,6 +155,10 @@ class Step:
         d["commands"] = [list(c) for c in self.commands]
         d["check"] = {"argv": list(self.check.argv), "proves": self.check.proves}
         d["command_lines"] = self.command_lines()
+        if self.recheck is None:
+            del d["recheck"]  # the fingerprint of a plan without one stays what it was
+        else:
+            d["recheck"] = {"argv": list(self.recheck.argv), "proves": self.recheck.proves}
         return d
 
     @classmethod
@@ -167,7 +181,14 @@ class Step:
             presumed_done=bool(d.get("presumed_done", False)),
             console=str(d.get("console", "posix")),
             alongside_previous_check=bool(d.get("alongside_previous_check", False)),
+            recheck=_check_from(d.get("recheck")),
         )
+
+
+def _check_from(d: object) -> Check | None:
+    if not isinstance(d, dict) or not isinstance(d.get("argv"), list):
+        return None
+    return Check(tuple(str(a) for a in d["argv"]), str(d.get("proves", "")))
 
 
 @dataclass(frozen=True)

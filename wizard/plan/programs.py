@@ -23,7 +23,11 @@ FOLDER = "programs"
 # Lock files a plan installs from (wizard.choose.lock), beside the programs: `locks/<sha256>.txt`.
 LOCKS = "locks"
 # Programs that run another of ours (by its path beside them): the script carries both.
-NEEDS = {"lockfile.py": ("installed_ok.py",), "tf_gpu_check.py": ("tf_cuda_libs.py", "tf_train_probe.py")}
+NEEDS = {
+    "lockfile.py": ("installed_ok.py",),
+    "env_proof.py": ("installed_ok.py",),
+    "tf_gpu_check.py": ("tf_cuda_libs.py", "tf_train_probe.py"),
+}
 
 
 def names() -> list[str]:

@@ -134,8 +134,12 @@ def _step_lines(step: Step, number: int, total: int) -> list[str]:
     check = f"check_{number}"
     if not step.check_is_last_command or step.check_before:
         lines.append(f"{check}() {{")
-        lines.append("  " + _join(step.check.argv))
+        lines.append("  " + _join((step.before_check if step.check_before else step.check).argv))
         lines.append("}")
+    after = check
+    if step.recheck is not None and not step.check_is_last_command:
+        after = f"check_{number}_after"  # the cheaper check before, the step's own after
+        lines += [f"{after}() {{", "  " + _join(step.check.argv), "}"]
     body: list[str] = []
     if step.confirm:
         question, declined = t("plan.script.confirm", text=step.confirm), t("plan.script.declined")
@@ -166,10 +170,10 @@ def _step_lines(step: Step, number: int, total: int) -> list[str]:
         body.append("  exit 0")
     elif not step.check_is_last_command:
         fail = t("plan.script.failed", title=step.title, proves=step.check.proves)
-        body.append(f"  {check} || fail {_q(visible(fail))}")  # a GPU name's controls stay escaped
+        body.append(f"  {after} || fail {_q(visible(fail))}")  # a GPU name's controls stay escaped
     if step.check_before:
         lines.append(f"if {check} >/dev/null 2>&1; then")
-        lines.append(_echo(t("story.status.script_satisfied", proves=step.check.proves)))
+        lines.append(_echo(t("story.status.script_satisfied", proves=step.before_check.proves)))
         lines.append("else")
         lines += body
         lines.append("fi")

@@ -367,10 +367,14 @@ class Runner:
         finished_before = state.record(step.id).status == DONE  # by the run this one resumes
         if step.check_before and self._check(step, before=True):
             if finished_before:
-                self._finish(step, StepResult(DONE, t("story.status.done_before", proves=step.check.proves)))
+                proves = step.before_check.proves
+                self._finish(step, StepResult(DONE, t("story.status.done_before", proves=proves)))
             else:
                 self._finish(
-                    step, StepResult(SATISFIED, t("story.status.satisfied_because", proves=step.check.proves))
+                    step,
+                    StepResult(
+                        SATISFIED, t("story.status.satisfied_because", proves=step.before_check.proves)
+                    ),
                 )
             return
         if step.confirm and not self.assume_yes and not self.events.confirm(step, step.confirm):
@@ -638,9 +642,10 @@ class Runner:
             if step.presumed_done:
                 return True
             return self._state is not None and self._state.record(step.id).status in (DONE, SATISFIED)
+        check = step.before_check if before else step.check
         try:
             proc = subprocess.run(
-                list(step.check.argv),
+                list(check.argv),
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 timeout=CHECK_TIMEOUT_S,
@@ -658,8 +663,9 @@ class Runner:
             self._write_log(f"check {when}: cannot run (timed out after {CHECK_TIMEOUT_S:.0f} s)")
             return False
         ok = rc == 0
+        check = step.before_check if before else step.check
         self._write_log(
-            f"check {when}: {'satisfied' if ok else 'not satisfied'} (exit {rc}): {step.check.shell()}"
+            f"check {when}: {'satisfied' if ok else 'not satisfied'} (exit {rc}): {check.shell()}"
         )
         if not before and not ok:
             for line in output.decode("utf-8", "replace").splitlines()[-20:]:
