@@ -226,6 +226,14 @@ def next_route(routes: Sequence[Route], current: str) -> Route | None:
     return routes[at] if at < len(routes) else None
 
 
+def route_candidate(route: Route, rec: Recommendation) -> Candidate | None:
+    """The wizard's own set a route plans (its `method`); None for a cited route, which the
+    wizard shows whole but does not plan. Run's `o` and Choose's `o` then `p` both plan this."""
+    if not route.method:
+        return None
+    return next((c for c in rec.candidates if c.ok and c.set.method == route.method), None)
+
+
 def ranked_lines(routes: Sequence[Route]) -> list[str]:
     """`recommend`'s list: one line a route, numbered."""
     return [
