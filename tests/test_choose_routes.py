@@ -11,6 +11,7 @@ import pytest
 
 from screens.choose_screen import ChooseScreen
 from screens.plan_screen import PlanScreen
+from screens.widgets.candidate_table import CandidateTable
 from tests.apps.screen_text import screen_text
 from tests.apps.wizard_app import build_app, settle, to_choose
 from wizard.text import set_language
@@ -21,6 +22,11 @@ RTX50 = "ubuntu-24.04-rtx5090"
 @pytest.fixture(autouse=True)
 def _home(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     monkeypatch.setenv("TF_GPU_WIZARD_HOME", str(tmp_path))
+
+
+def _choose(app: Any) -> ChooseScreen:
+    assert isinstance(app.screen, ChooseScreen)
+    return app.screen
 
 
 def _detail_text(app: Any) -> str:
@@ -35,8 +41,7 @@ async def test_the_routes_are_listed_scroll_keys_pick_none_and_o_picks_conda_for
     app = build_app(RTX50)
     async with app.run_test(size=(80, 24)) as pilot:
         await to_choose(pilot)
-        screen = app.screen
-        assert isinstance(screen, ChooseScreen)
+        screen = _choose(app)
         assert [r.id for r in screen._routes] == ["pip-and-cuda", "conda-cuda128", "ngc-container", "cpu"]
         detail = _detail_text(app)
         assert "Routes for this GPU, best first (o picks one):" in detail
@@ -44,12 +49,12 @@ async def test_the_routes_are_listed_scroll_keys_pick_none_and_o_picks_conda_for
         assert "(cited, not seen on this machine)" in detail
         assert "4. CPU only" in detail and "always works, no GPU" in detail
         assert "o route" in screen_text(app)  # the footer shows the key
-        chosen = screen.query_one("#candidates").highlighted()
+        chosen = screen.query_one(CandidateTable).highlighted()
         for key in ("pagedown", "end", "pageup", "home", "ctrl+end", "ctrl+home", "pagedown"):
             await pilot.press(key)
             await pilot.pause()
             assert screen._route is None, key
-            assert screen.query_one("#candidates").highlighted() is chosen, key
+            assert screen.query_one(CandidateTable).highlighted() is chosen, key
         await pilot.press("o")
         await pilot.pause()
         assert screen._route is not None and screen._route.id == "conda-cuda128"
@@ -75,7 +80,7 @@ async def test_o_walks_to_the_cpu_route_and_p_plans_it_as_runs_o_does() -> None:
         for _ in range(3):
             await pilot.press("o")
             await pilot.pause()
-        screen = app.screen
+        screen = _choose(app)
         assert screen._route.id == "cpu"
         assert "Route 4 picked: CPU only" in " ".join(screen_text(app).split())
         await pilot.press("p")
@@ -88,14 +93,14 @@ async def test_after_the_last_route_o_gives_the_choice_back_to_the_row_and_arrow
     app = build_app(RTX50)
     async with app.run_test(size=(80, 24)) as pilot:
         await to_choose(pilot)
-        screen = app.screen
+        screen = _choose(app)
         for _ in range(4):
             await pilot.press("o")
             await pilot.pause()
         assert screen._route is None  # past the CPU route: the table's row again
         await pilot.press("o")
         await pilot.pause()
-        assert screen._route.id == "conda-cuda128"
+        assert getattr(screen._route, "id", None) == "conda-cuda128"
         await pilot.press("down")  # the student chose a row: it is the choice again
         await pilot.pause()
         assert screen._route is None
@@ -120,6 +125,6 @@ async def test_no_routes_and_no_key_where_the_wheels_serve_the_gpu_whole() -> No
     app = build_app("wsl2-rtx3080-laptop-driver527")
     async with app.run_test(size=(80, 24)) as pilot:
         await to_choose(pilot)
-        assert app.screen._routes == []
-        assert app.screen.check_action("route", ()) is False
+        assert _choose(app)._routes == []
+        assert _choose(app).check_action("route", ()) is False
         assert "Routes for this GPU" not in _detail_text(app)

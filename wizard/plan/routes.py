@@ -8,7 +8,8 @@ its trade-off in one line; and which verify failure sends them to the next one (
 Routes 2 and 3 are builds no artifact on this machine can show: their facts come from
 assets/knowledge/routes.toml, cited and shown as such, and their last command runs the wizard's GPU
 check inside them (it reads the build's compute capabilities and runs XLA for real). A route is
-offered only where it serves a GPU here (its `serves`) and the platform fits. The Run screen
+offered only where it serves a GPU here (its `serves`) and the platform fits. Choose lists them (`o`
+picks one, `p` plans it through `route_candidate`, as Run does). The Run screen
 offers the next route with one key and `apply` prints it when the verify fails with a kernel
 failure (`kernel_failure`): an XLA failure or a slow start is not one.
 """
