@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual import on, work
@@ -40,7 +41,12 @@ class ChooseScreen(WizardScreen):
         Binding("u", "upgrade", t("app.key.upgrade")),
         Binding("a", "toggle_all", t("app.key.all_rows")),
         Binding("d", "details", t("app.key.details")),
+        # A GPU the wheels serve in part: the ranked routes, one at a time (issue 33).
+        Binding("o", "route", t("gpuroute.key_route")),
     ]
+    _routes: list[Any] = []  # wizard/plan/routes.py: ranked; [] where no cited build serves the GPU
+    _route: Any = None  # the route `o` picked; None: the table's row is the choice
+    _route_row: Any = None  # the row highlighted when it was picked: another row drops the route
     show_all = False
     # PageDown and friends read the highlighted row's detail, then the summary; never the table.
     SCROLL_REGIONS = ("#choose-detail-box", "#choose-summary-box")
@@ -190,6 +196,8 @@ class ChooseScreen(WizardScreen):
         if action == "upgrade":  # shown only when there is a newer set one driver step away
             rec = self.session.recommendation
             return rec is not None and rec.upgrade is not None
+        if action == "route":
+            return bool(self._routes)
         return True
 
     def action_upgrade(self) -> None:
@@ -204,6 +212,7 @@ class ChooseScreen(WizardScreen):
         self.action_use()
 
     def _show(self, rec: Any) -> None:
+        self._routes, self._route = self._routes_for(rec), None
         table = self.query_one(CandidateTable)
         table.show(rec, self.show_all)
         self._summary(rec, table.highlighted())
@@ -240,6 +249,10 @@ class ChooseScreen(WizardScreen):
             key = "keys.choose.selected" if chosen.ok else "keys.choose.selected_bad"
             chosen_line = t(key, tf=c.tensorflow, python=c.python, method=method_label(c.method), cuda=cuda)
             line = chosen_line + "\n" + line
+        if self._route is not None:  # the route `p` acts on, above all
+            n = self._routes.index(self._route) + 1
+            key = "gpuroute.choose_picked_plan" if self._route.method else "gpuroute.choose_picked_cited"
+            line = t(key, n=n, title=self._route.title) + "\n" + line
         summary = self.query_one("#choose-summary", Static)
         content = Content(safe(line, 2000, multiline=True))
         if str(summary.content) != str(content):
@@ -252,10 +265,44 @@ class ChooseScreen(WizardScreen):
         if cand is None:
             detail.update("")
             return
-        detail.set_class(not cand.ok, "error-text")
+        detail.set_class(not cand.ok and self._route is None, "error-text")
         # A Rich Text of safe() strings: reasons quote GPU names.
-        detail.update(detail_text(cand, self.session.profile))
+        row = detail_text(cand, self.session.profile)
+        if self._route is not None:  # the route picked first: it is what `p` acts on
+            detail.update(Group(routes_text(self._routes, self._route), row))
+        elif self._routes:
+            detail.update(Group(row, routes_text(self._routes, None)))
+        else:
+            detail.update(row)
         self._venv_for(cand)
+
+    # ---- the ranked routes (wizard/plan/routes.py), picked with `o` -----------------
+    def _routes_for(self, rec: Any) -> list[Any]:
+        """As `recommend` lists them: only where a cited build serves this GPU."""
+        from wizard.plan.build import machine_home
+        from wizard.plan.routes import routes_for
+
+        profile = self.session.profile
+        if profile is None:
+            return []
+        routes = routes_for(profile, rec, machine_home(profile))
+        return routes if any(r.source for r in routes) else []
+
+    def action_route(self) -> None:
+        """The next route after the one picked (from the recommended set's); after the last, the
+        table's row again. Only this key picks a route: scroll keys never do."""
+        from wizard.plan.routes import next_route
+
+        rec = self.session.recommendation
+        if not self._routes or rec is None:
+            return
+        current = self._route.id if self._route is not None else "pip-and-cuda"
+        self._route = next_route(self._routes, current)
+        table = self.query_one(CandidateTable)
+        self._route_row = table.highlighted()
+        self._summary(rec, self._route_row)
+        self._detail(self._route_row)
+        self.refresh_bindings()
 
     def _venv_for(self, cand: Any) -> None:
         """On native Windows a GPU set is installed by the wizard inside Ubuntu: its environment
@@ -294,6 +341,8 @@ class ChooseScreen(WizardScreen):
     @on(DataTable.RowHighlighted, "#candidates")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         chosen = self.query_one(CandidateTable).highlighted()
+        if chosen is not self._route_row:  # the student chose a row: it is the choice again
+            self._route = None
         rec = self.session.recommendation
         if rec is not None:
             self._summary(rec, chosen)
@@ -325,6 +374,8 @@ class ChooseScreen(WizardScreen):
 
     @on(Button.Pressed, "#use")
     def action_use(self) -> None:
+        if self._route is not None and self._use_route(self._route):
+            return
         cand = self.query_one(CandidateTable).highlighted()
         if cand is None:
             return
@@ -342,6 +393,25 @@ class ChooseScreen(WizardScreen):
             self.session.plan = None
         self.session.candidate = cand
         self.wizard.go_plan()
+
+    def _use_route(self, route: Any) -> bool:
+        """A route the wizard plans: its set's plan, as Run's `o` makes it; a cited one: its
+        commands whole (the wizard does not install it). False: plan the table's row instead."""
+        from wizard.plan.routes import route_candidate
+
+        rec = self.session.recommendation
+        if not route.method:
+            if self.maximized is None:
+                self.action_details()
+            return True
+        cand = route_candidate(route, rec) if rec is not None else None
+        if cand is None:
+            return False
+        if self.session.candidate is not cand:
+            self.session.plan = None
+        self.session.candidate = cand
+        self.wizard.go_plan()
+        return True
 
 
 def detail_text(cand: Any, profile: Any = None) -> Table:
@@ -383,4 +453,23 @@ def detail_text(cand: Any, profile: Any = None) -> Table:
         if not style and short != line:
             cell.stylize("bold", 0, len(short))  # the plain words first; the exact terms follow
         grid.add_row(mark if i == 0 else ("" if style else "•"), cell)
+    return grid
+
+
+def routes_text(routes: list[Any], picked: Any) -> Table:
+    """The ranked routes, one line each with its trade-off (cited ones said so); the picked one
+    marked and followed by its whole commands."""
+    from wizard.plan.routes import ranked_lines
+
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column("mark", no_wrap=True)
+    grid.add_column("line", ratio=1, overflow="fold")
+    grid.add_row("", Text(safe(t("gpuroute.choose_title"), 2000), style="bold"))
+    for route, line in zip(routes, ranked_lines(routes), strict=True):
+        cited = t("gpuroute.choose_cited") if route.source else ""
+        grid.add_row("▶" if route is picked else "", Text(safe(line.strip() + cited, 2000)))
+    if picked is not None:
+        grid.add_row("", Text(safe(t("gpuroute.choose_picked_head"), 2000), style="bold"))
+        for line in picked.lines():
+            grid.add_row("", Text(safe(line.strip(), 2000), style="dim" if line.startswith("    ") else ""))
     return grid

@@ -518,14 +518,14 @@ class RunScreen(WizardScreen):
         """A route the wizard plans itself (CPU): its plan; a cited one: the route after it."""
         from wizard.choose.resolver import recommend
         from wizard.plan.build import machine_home
-        from wizard.plan.routes import next_route, routes_for
+        from wizard.plan.routes import next_route, route_candidate, routes_for
 
         route, profile = self._route, self.session.profile
         if self.state != "failed" or route is None or profile is None:
             return
         rec = self.session.recommendation or recommend(profile)
         if route.method:
-            cand = next((c for c in rec.candidates if c.ok and c.set.method == route.method), None)
+            cand = route_candidate(route, rec)
             if cand is not None:
                 self.session.candidate, self.session.plan = cand, None
                 self.wizard.go_plan()

@@ -8,7 +8,8 @@ its trade-off in one line; and which verify failure sends them to the next one (
 Routes 2 and 3 are builds no artifact on this machine can show: their facts come from
 assets/knowledge/routes.toml, cited and shown as such, and their last command runs the wizard's GPU
 check inside them (it reads the build's compute capabilities and runs XLA for real). A route is
-offered only where it serves a GPU here (its `serves`) and the platform fits. The Run screen
+offered only where it serves a GPU here (its `serves`) and the platform fits. Choose lists them (`o`
+picks one, `p` plans it through `route_candidate`, as Run does). The Run screen
 offers the next route with one key and `apply` prints it when the verify fails with a kernel
 failure (`kernel_failure`): an XLA failure or a slow start is not one.
 """
@@ -224,6 +225,14 @@ def next_route(routes: Sequence[Route], current: str) -> Route | None:
         return next((r for r in routes if r.id != "pip-and-cuda"), None)
     at = ids.index(current) + 1
     return routes[at] if at < len(routes) else None
+
+
+def route_candidate(route: Route, rec: Recommendation) -> Candidate | None:
+    """The wizard's own set a route plans (its `method`); None for a cited route, which the
+    wizard shows whole but does not plan. Run's `o` and Choose's `o` then `p` both plan this."""
+    if not route.method:
+        return None
+    return next((c for c in rec.candidates if c.ok and c.set.method == route.method), None)
 
 
 def ranked_lines(routes: Sequence[Route]) -> list[str]:
