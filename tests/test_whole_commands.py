@@ -8,11 +8,13 @@ import shlex
 from typing import Any
 
 import pytest
+from rich.cells import cell_len
 from textual.widgets import Static
 
 from screens.plan_screen import PlanScreen
 from screens.widgets.path_text import PathText
 from screens.widgets.path_wrap import wrap_arguments
+from screens.widgets.step_log import StepLog, is_command
 from tests.apps.wizard_app import build_app, run_screen, to_finished, to_plan
 from wizard.text import set_language
 
@@ -85,3 +87,78 @@ def test_wrap_arguments_never_splits_an_argument() -> None:
         assert " ".join(" ".join(out).split()) == " ".join(line.split())
         for arg in line.split():
             assert any(arg in piece.split() for piece in out)
+
+
+def _drawn(log: StepLog) -> list[str]:
+    """The log's lines as drawn (its whole virtual width, scrolled or not)."""
+    return [strip.text.rstrip() for strip in log.lines]
+
+
+def _drawn_as(command: str, drawn: list[str]) -> list[str] | None:
+    """The consecutive drawn lines that, joined back with a space, are `command`; None if none."""
+    whole = " ".join(command.split())
+    for start in range(len(drawn)):
+        joined = ""
+        for end in range(start, len(drawn)):
+            joined = " ".join(f"{joined} {drawn[end]}".split())
+            if joined == whole:
+                return drawn[start : end + 1]
+            if not joined or not whole.startswith(joined):
+                break
+    return None
+
+
+def _split_commands(texts: list[str], drawn: list[str], width: int) -> int:
+    """Each command line in `texts` is drawn as consecutive lines that, joined back with a space,
+    give the command (so no argument is split across lines), each line no wider than the log
+    unless it holds one argument alone. Returns how many commands took more than one line."""
+    wrapped = 0
+    for command in (text for text in texts if is_command(text)):
+        lines = _drawn_as(command, drawn)
+        assert lines is not None, (command, drawn)
+        for line in lines:
+            assert cell_len(line) <= width or len(line.split()) == 1, (line, width)
+        wrapped += len(lines) > 1
+    return wrapped
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_run_log_breaks_commands_only_between_arguments(
+    size: tuple[int, int], lang: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A demo run, step by step: each "SIMULATED $ …" line in the live log, joined back, is the
+    command whole; then the same for a real run's "$ …" lines, at the log's width."""
+    seen: list[tuple[list[str], list[str], int]] = []
+    reset = StepLog.reset
+
+    def record_then_reset(log: StepLog) -> None:  # what each step's log drew, before the next
+        if log.texts:
+            seen.append(
+                (
+                    [t for t in log.texts if isinstance(t, str)],
+                    _drawn(log),
+                    log.scrollable_content_region.width,
+                )
+            )
+        reset(log)
+
+    monkeypatch.setattr(StepLog, "reset", record_then_reset)
+    app = build_app("debian-12-gtx1060-laptop")
+    async with app.run_test(size=size) as pilot:
+        await to_finished(pilot)
+        log = run_screen(app).query_one(StepLog)
+        seen.append(
+            ([t for t in log.texts if isinstance(t, str)], _drawn(log), log.scrollable_content_region.width)
+        )
+        commands = sum(is_command(text) for texts, _, _ in seen for text in texts)
+        assert commands >= 3
+        wrapped = sum(_split_commands(texts, drawn, width) for texts, drawn, width in seen)
+        width = log.scrollable_content_region.width
+        # A real run shows "$ " and the command as it runs it.
+        real = [f"$ {line}" for step in app.session.plan.steps for line in step.command_lines()]
+        log.reset()
+        for line in real:
+            log.add(line)
+        await pilot.pause()
+        wrapped += _split_commands(real, _drawn(log), width)
+        assert wrapped >= 1  # the log is narrower than some command: the test sees a wrap

@@ -10,11 +10,29 @@ from textual.events import Resize
 from textual.message import Message
 from textual.widgets import RichLog
 
-from screens.widgets.path_wrap import fold_path, wrap_paths
+from screens.widgets.path_wrap import fold_path, wrap_arguments, wrap_paths
 from wizard.paths import shown
 from wizard.safe.display import safe
+from wizard.text import t
 
 MAX_LINES = 2000
+CONTINUED = "  "  # a command's continuation lines, under its first: one command, not its output
+
+
+def is_command(line: str) -> bool:
+    """A command the runner shows before it runs it: "$ …", or "SIMULATED $ …" in a demo (in the
+    reader's language, as the runner words it)."""
+    return line.startswith("$ ") or line.startswith(f"{t('app.simulated_short')} $ ")
+
+
+def command_pieces(line: str, width: int) -> list[str]:
+    """A command line in lines of `width` cells, broken only between its arguments
+    (path_wrap.wrap_arguments), its continuations indented; an argument wider than the log stays
+    whole on a line of its own (the log scrolls sideways to it)."""
+    first, *rest = wrap_arguments(line, width)
+    if not rest or not line.startswith(first):
+        return [first, *rest]
+    return [first, *wrap_arguments(CONTINUED + line[len(first) :].lstrip(" "), width)]
 
 
 class StepLog(RichLog):
@@ -81,6 +99,12 @@ class StepLog(RichLog):
     def _write(self, entry: str | tuple[str, str]) -> None:
         width = self.scrollable_content_region.width
         if isinstance(entry, str):
+            if width > 0 and cell_len(entry) > width and "\n" not in entry and is_command(entry):
+                # Copied from here, a command must be whole: never a break inside an argument.
+                for piece in command_pieces(entry, width):
+                    # An argument wider than the log at its own width, so Rich never folds it.
+                    self.write(piece, width=max(cell_len(piece), width))
+                return
             # A command's line wider than the log, with a path in it (pip's "Requirement already
             # satisfied: … in /home/…/site-packages"): broken between words and after a "/", not
             # mid-name. Other lines are Rich's to wrap, their spacing (a table) as it is.
