@@ -104,8 +104,10 @@ def spec(text):
 CACHE = os.path.join(sys.prefix, ".tf-gpu-wizard-verified.json")
 
 
-def _no_wait(path, flags):
-    """os.open for a state file: a FIFO there never blocks, a link is never followed."""
+def no_wait(path, flags):
+    """os.open for a state file: a FIFO there never blocks, a link is never followed.
+
+    The one opener of the programs' state files (env_proof.py and tf_proof.py import it from here)."""
     fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0), 0o644)
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
@@ -115,7 +117,7 @@ def _no_wait(path, flags):
 
 def load_cache():
     try:
-        with open(CACHE, encoding="utf-8", opener=_no_wait) as f:
+        with open(CACHE, encoding="utf-8", opener=no_wait) as f:
             data = json.load(f)
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
@@ -125,7 +127,7 @@ def load_cache():
 def save_cache(data):
     tmp = CACHE + ".tmp"
     try:
-        with open(tmp, "w", encoding="utf-8", opener=_no_wait) as f:
+        with open(tmp, "w", encoding="utf-8", opener=no_wait) as f:
             json.dump(data, f, separators=(",", ":"))
         os.replace(tmp, CACHE)
     except OSError:

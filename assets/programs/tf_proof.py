@@ -15,29 +15,24 @@ hello PATH ARG...  the hello step's check: exit 0 when PATH's sha256 and ARG are
                    nothing when a second environment was built from the same cache).
 Why: the first import of TensorFlow is most of a CPU plan's time (seconds of module loading); the
 hello step then proves nothing the verify step's run of the same file in the same environment did
-not. Runs in the target environment's Python (3.7 and newer), standard library only.
+not. Runs in the target environment's Python (3.7 and newer), standard library only (and installed_ok.py
+beside it, for its state-file opener).
 """
 
-import errno
 import hashlib
 import json
 import os
 import runpy
-import stat
 import sys
 import sysconfig
 import traceback
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:  # -P or PYTHONSAFEPATH leave this file's folder off the path
+    sys.path.insert(0, HERE)
+from installed_ok import no_wait  # noqa: E402  (beside this file: plan.programs.NEEDS ships it)
+
 RECORD = os.path.join(sys.prefix, ".tf-gpu-wizard-proofs.json")
-
-
-def _no_wait(path, flags):
-    """os.open for a state file: a FIFO there never blocks, a link is never followed."""
-    fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(errno.EINVAL, "not a regular file", path)
-    return fd
 
 
 def file_sha256(path):
@@ -72,7 +67,7 @@ def fingerprint():
 def write_record(data):
     tmp = RECORD + ".tmp"
     try:
-        with open(tmp, "w", encoding="utf-8", opener=_no_wait) as f:
+        with open(tmp, "w", encoding="utf-8", opener=no_wait) as f:
             json.dump(data, f)
             f.flush()
             os.fsync(f.fileno())
@@ -83,7 +78,7 @@ def write_record(data):
 
 def read_record():
     try:
-        with open(RECORD, encoding="utf-8", opener=_no_wait) as f:
+        with open(RECORD, encoding="utf-8", opener=no_wait) as f:
             data = json.load(f)
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
