@@ -191,6 +191,7 @@ def _applies(name: str, cc: tuple[int, int]) -> bool:
 
 def rel_error(got: Any, want: Any) -> float:
     """max |got - want| / max |want| over two arrays of the same shape (1.0 scale for all zeros)."""
+    flatten = train_probe().flatten
     a, b = flatten(got), flatten(want)
     if len(a) != len(b) or not all(math.isfinite(x) for x in a):
         return float("inf")
@@ -198,19 +199,15 @@ def rel_error(got: Any, want: Any) -> float:
     return max((abs(x - y) for x, y in zip(a, b)), default=0.0) / scale  # noqa: B905
 
 
-def flatten(value: Any) -> list[float]:
-    """A NumPy array (or nested lists) as a flat list of floats; NaN stays NaN."""
-    if hasattr(value, "tolist"):
-        value = value.tolist()
-    out: list[float] = []
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (list, tuple)):
-            stack.extend(reversed(item))
-        else:
-            out.append(float(item))
-    return out
+def train_probe() -> Any:
+    """tf_train_probe.py, beside this file (plan.programs.NEEDS ships both): the training proofs and
+    the one flatten the comparisons share."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    import tf_train_probe
+
+    return tf_train_probe
 
 
 def load_libcuda() -> Any:
@@ -663,9 +660,7 @@ def train_proofs(
 ) -> None:
     """A Keras fit without XLA, then XLA in a child (tf_train_probe.py): what trains, proved; an
     XLA abort the wizard predicted is a named limit, any other XLA failure fails the check."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import tf_train_probe as probe
-
+    probe = train_probe()
     started = time.monotonic()
     tf.config.set_soft_device_placement(True)  # Keras keeps its input pipeline on the CPU
     try:
