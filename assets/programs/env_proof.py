@@ -25,7 +25,6 @@ Runs in the target environment's Python (3.7 and newer), standard library only.
 """
 
 import hashlib
-import json
 import os
 import subprocess
 import sys
@@ -33,9 +32,11 @@ import sysconfig
 import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:  # -P or PYTHONSAFEPATH leave this file's folder off the path
+# installed_ok.py is beside this file (plan.programs.NEEDS ships it); -P or PYTHONSAFEPATH, or a
+# run by runpy, leave this file's folder off the path.
+if HERE not in sys.path:
     sys.path.insert(0, HERE)
-from installed_ok import no_wait  # noqa: E402  (beside this file: plan.programs.NEEDS ships it)
+from installed_ok import read_state, write_state  # noqa: E402
 
 RECORD = os.path.join(sys.prefix, ".tf-gpu-wizard-proof.json")
 LOCK = os.path.join(sys.prefix, "tf-gpu-wizard.lock.txt")
@@ -197,24 +198,11 @@ def state(mode, verify):
 
 
 def write_record(data):
-    tmp = RECORD + ".tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8", opener=no_wait) as f:
-            json.dump(data, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, RECORD)
-    except OSError:
-        pass  # a read-only environment: the next apply proves it again
+    write_state(RECORD, data)  # a read-only environment: the next apply proves it again
 
 
 def read_record():
-    try:
-        with open(RECORD, encoding="utf-8", opener=no_wait) as f:  # a FIFO or a link is no record
-            data = json.load(f)
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
+    return read_state(RECORD)  # a FIFO or a link is no record
 
 
 def forget():

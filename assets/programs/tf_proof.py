@@ -16,11 +16,10 @@ hello PATH ARG...  the hello step's check: exit 0 when PATH's sha256 and ARG are
 Why: the first import of TensorFlow is most of a CPU plan's time (seconds of module loading); the
 hello step then proves nothing the verify step's run of the same file in the same environment did
 not. Runs in the target environment's Python (3.7 and newer), standard library only (and installed_ok.py
-beside it, for its state-file opener).
+beside it, for its state files).
 """
 
 import hashlib
-import json
 import os
 import runpy
 import sys
@@ -28,9 +27,11 @@ import sysconfig
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:  # -P or PYTHONSAFEPATH leave this file's folder off the path
+# installed_ok.py is beside this file (plan.programs.NEEDS ships it); -P or PYTHONSAFEPATH, or a
+# run by runpy, leave this file's folder off the path.
+if HERE not in sys.path:
     sys.path.insert(0, HERE)
-from installed_ok import no_wait  # noqa: E402  (beside this file: plan.programs.NEEDS ships it)
+from installed_ok import read_state, write_state  # noqa: E402
 
 RECORD = os.path.join(sys.prefix, ".tf-gpu-wizard-proofs.json")
 
@@ -65,24 +66,11 @@ def fingerprint():
 
 
 def write_record(data):
-    tmp = RECORD + ".tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8", opener=no_wait) as f:
-            json.dump(data, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, RECORD)
-    except OSError:
-        pass  # a read-only environment: the hello step then runs its script itself
+    write_state(RECORD, data)  # a read-only environment: the hello step then runs its script itself
 
 
 def read_record():
-    try:
-        with open(RECORD, encoding="utf-8", opener=no_wait) as f:
-            data = json.load(f)
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
+    return read_state(RECORD)
 
 
 def run_script(path, args):
