@@ -24,17 +24,20 @@ check cpu|gpu -- VERIFY...   the verify step's check: exit 0 when that record ho
 Runs in the target environment's Python (3.7 and newer), standard library only.
 """
 
-import errno
 import hashlib
-import json
 import os
-import stat
 import subprocess
 import sys
 import sysconfig
 import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# installed_ok.py is beside this file (plan.programs.NEEDS ships it); -P or PYTHONSAFEPATH, or a
+# run by runpy, leave this file's folder off the path.
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+from installed_ok import read_state, write_state  # noqa: E402
+
 RECORD = os.path.join(sys.prefix, ".tf-gpu-wizard-proof.json")
 LOCK = os.path.join(sys.prefix, "tf-gpu-wizard.lock.txt")
 NVML_TIMEOUT_S = 10.0  # any NVML call can hang: then the GPUs are unknown and the proof runs again
@@ -194,34 +197,12 @@ def state(mode, verify):
     return out
 
 
-def _no_wait(path, flags):
-    """os.open for the record: a FIFO there never blocks, a link is never followed."""
-    fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(errno.EINVAL, "not a regular file", path)
-    return fd
-
-
 def write_record(data):
-    tmp = RECORD + ".tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8", opener=_no_wait) as f:
-            json.dump(data, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, RECORD)
-    except OSError:
-        pass  # a read-only environment: the next apply proves it again
+    write_state(RECORD, data)  # a read-only environment: the next apply proves it again
 
 
 def read_record():
-    try:
-        with open(RECORD, encoding="utf-8", opener=_no_wait) as f:  # a FIFO or a link is no record
-            data = json.load(f)
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
+    return read_state(RECORD)  # a FIFO or a link is no record
 
 
 def forget():

@@ -104,8 +104,11 @@ def spec(text):
 CACHE = os.path.join(sys.prefix, ".tf-gpu-wizard-verified.json")
 
 
-def _no_wait(path, flags):
-    """os.open for a state file: a FIFO there never blocks, a link is never followed."""
+def no_wait(path, flags):
+    """os.open for a state file: a FIFO there never blocks, a link is never followed.
+
+    The one opener of the programs' state files (read_state, write_state: env_proof.py and
+    tf_proof.py import them from here)."""
     fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0), 0o644)
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
@@ -113,23 +116,37 @@ def _no_wait(path, flags):
     return fd
 
 
-def load_cache():
+def read_state(path):
+    """A state file's JSON object; {} where it is missing, damaged or not a regular file."""
     try:
-        with open(CACHE, encoding="utf-8", opener=_no_wait) as f:
+        with open(path, encoding="utf-8", opener=no_wait) as f:
             data = json.load(f)
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}
 
 
-def save_cache(data):
-    tmp = CACHE + ".tmp"
+def write_state(path, data, separators=None, sync=True):
+    """A state file written whole (a temp file beside it, then a rename); nothing where it cannot
+    be written (a read-only environment)."""
+    tmp = path + ".tmp"
     try:
-        with open(tmp, "w", encoding="utf-8", opener=_no_wait) as f:
-            json.dump(data, f, separators=(",", ":"))
-        os.replace(tmp, CACHE)
+        with open(tmp, "w", encoding="utf-8", opener=no_wait) as f:
+            json.dump(data, f, separators=separators)
+            if sync:
+                f.flush()
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
     except OSError:
-        pass  # a read-only environment: the next check hashes again
+        pass
+
+
+def load_cache():
+    return read_state(CACHE)
+
+
+def save_cache(data):
+    write_state(CACHE, data, separators=(",", ":"), sync=False)  # read-only: the next check hashes again
 
 
 def digest(path, mode):

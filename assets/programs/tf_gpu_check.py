@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import importlib
 import json
 import math
 import os
@@ -191,6 +192,7 @@ def _applies(name: str, cc: tuple[int, int]) -> bool:
 
 def rel_error(got: Any, want: Any) -> float:
     """max |got - want| / max |want| over two arrays of the same shape (1.0 scale for all zeros)."""
+    flatten = beside("tf_train_probe").flatten  # one flatten, shared with the training proofs
     a, b = flatten(got), flatten(want)
     if len(a) != len(b) or not all(math.isfinite(x) for x in a):
         return float("inf")
@@ -198,19 +200,13 @@ def rel_error(got: Any, want: Any) -> float:
     return max((abs(x - y) for x, y in zip(a, b)), default=0.0) / scale  # noqa: B905
 
 
-def flatten(value: Any) -> list[float]:
-    """A NumPy array (or nested lists) as a flat list of floats; NaN stays NaN."""
-    if hasattr(value, "tolist"):
-        value = value.tolist()
-    out: list[float] = []
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (list, tuple)):
-            stack.extend(reversed(item))
-        else:
-            out.append(float(item))
-    return out
+def beside(name: str) -> Any:
+    """Our program `name` (tf_train_probe, tf_cuda_libs) imported from beside this file, where
+    plan.programs.NEEDS ships it; ImportError where it is not there."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    return importlib.import_module(name)
 
 
 def load_libcuda() -> Any:
@@ -585,9 +581,8 @@ def cuda_libs_load(out: Out, args: argparse.Namespace) -> None:
     this file); the one that does not is named, with the folders searched for it."""
     if sys.platform != "linux":
         return  # the nvidia-* wheels and their RUNPATHs are Linux's
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     try:
-        import tf_cuda_libs
+        tf_cuda_libs = beside("tf_cuda_libs")
     except ImportError:
         raise CheckFailed("cuda-lib", "tf_cuda_libs.py is missing beside this program: copy both") from None
 
@@ -663,9 +658,7 @@ def train_proofs(
 ) -> None:
     """A Keras fit without XLA, then XLA in a child (tf_train_probe.py): what trains, proved; an
     XLA abort the wizard predicted is a named limit, any other XLA failure fails the check."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import tf_train_probe as probe
-
+    probe = beside("tf_train_probe")
     started = time.monotonic()
     tf.config.set_soft_device_placement(True)  # Keras keeps its input pipeline on the CPU
     try:

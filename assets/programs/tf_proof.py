@@ -15,29 +15,25 @@ hello PATH ARG...  the hello step's check: exit 0 when PATH's sha256 and ARG are
                    nothing when a second environment was built from the same cache).
 Why: the first import of TensorFlow is most of a CPU plan's time (seconds of module loading); the
 hello step then proves nothing the verify step's run of the same file in the same environment did
-not. Runs in the target environment's Python (3.7 and newer), standard library only.
+not. Runs in the target environment's Python (3.7 and newer), standard library only (and installed_ok.py
+beside it, for its state files).
 """
 
-import errno
 import hashlib
-import json
 import os
 import runpy
-import stat
 import sys
 import sysconfig
 import traceback
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+# installed_ok.py is beside this file (plan.programs.NEEDS ships it); -P or PYTHONSAFEPATH, or a
+# run by runpy, leave this file's folder off the path.
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+from installed_ok import read_state, write_state  # noqa: E402
+
 RECORD = os.path.join(sys.prefix, ".tf-gpu-wizard-proofs.json")
-
-
-def _no_wait(path, flags):
-    """os.open for a state file: a FIFO there never blocks, a link is never followed."""
-    fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(errno.EINVAL, "not a regular file", path)
-    return fd
 
 
 def file_sha256(path):
@@ -70,24 +66,11 @@ def fingerprint():
 
 
 def write_record(data):
-    tmp = RECORD + ".tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8", opener=_no_wait) as f:
-            json.dump(data, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, RECORD)
-    except OSError:
-        pass  # a read-only environment: the hello step then runs its script itself
+    write_state(RECORD, data)  # a read-only environment: the hello step then runs its script itself
 
 
 def read_record():
-    try:
-        with open(RECORD, encoding="utf-8", opener=_no_wait) as f:
-            data = json.load(f)
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
+    return read_state(RECORD)
 
 
 def run_script(path, args):

@@ -146,8 +146,8 @@ def _child(device: str) -> int:
         want = run("/CPU:0")
         record = {
             "device": str(getattr(got, "device", "")),
-            "got": _flat(got.numpy()),
-            "want": _flat(want.numpy()),
+            "got": flatten(got.numpy()),
+            "want": flatten(want.numpy()),
         }
     except Exception as exc:  # the error text is what the check reports
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
@@ -157,18 +157,19 @@ def _child(device: str) -> int:
     return 0
 
 
-def _flat(value: Any) -> list[float]:
+def flatten(value: Any) -> list[float]:
+    """A NumPy array (or nested lists) as a flat list of floats; NaN stays NaN (tf_gpu_check.py's too)."""
     if hasattr(value, "tolist"):
         value = value.tolist()
-    flat: list[float] = []
+    out: list[float] = []
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, (list, tuple)):
             stack.extend(reversed(item))
         else:
-            flat.append(float(item))
-    return flat
+            out.append(float(item))
+    return out
 
 
 if __name__ == "__main__":

@@ -31,6 +31,9 @@ def fold_path(path: str, width: int) -> list[str]:
 # One shell argument and the spaces after it: a quoted part ('...' or "...", spaces and all) is
 # inside its argument, never a place to break (`bash -c 'v=$(...) && ...' _`).
 _ARGUMENT = re.compile(r"""(?:'[^']*'?|"(?:\\.|[^"\\])*"?|[^ '"]+)+ *| +""")
+# A command's pieces for wrap_command: each ends where a break may go, after a "/" or a space; an
+# argument's first "/" stays with its first name, so no line ends in a lone "/" before its path.
+_PATH_PIECE = re.compile(r"/?[^ /]+/|/?[^ /]+ *|/ *| +")
 
 
 def wrap_arguments(line: str, width: int) -> list[str]:
@@ -38,23 +41,7 @@ def wrap_arguments(line: str, width: int) -> list[str]:
     arguments (at a space), never inside one: each argument is copied whole. Continuations keep
     the indent (none where the width leaves too little room); an argument wider than the room
     stays whole on a line of its own (the screen scrolls sideways to it, and `c` copies it)."""
-    body = line.lstrip(" ")
-    indent = line[: len(line) - len(body)]
-    if width <= 0 or cell_len(line) <= width:
-        return [line]
-    if cell_len(indent) * 4 > width:
-        indent = ""
-    room = width - cell_len(indent)
-    lines, current = [], ""
-    for piece in _ARGUMENT.findall(body):
-        if current and cell_len((current + piece).rstrip(" ")) > room:
-            lines.append(indent + current.rstrip(" "))
-            current = piece.lstrip(" ")
-        else:
-            current += piece
-    if current.strip(" "):
-        lines.append(indent + current.rstrip(" "))
-    return lines
+    return _fill_indented(line, width, _ARGUMENT)
 
 
 def wrap_command(line: str, width: int) -> list[str]:
@@ -62,6 +49,13 @@ def wrap_command(line: str, width: int) -> list[str]:
     the width leaves too little room), filled as far as it goes and broken after a space or a "/":
     `python /home/…/share/` then `tf-gpu-wizard/hello_gpu.py`, never `python` alone above its
     path. A piece wider than the room on its own stays whole."""
+    return _fill_indented(line, width, _PATH_PIECE)
+
+
+def _fill_indented(line: str, width: int, pieces: re.Pattern[str]) -> list[str]:
+    """`line` in lines of at most `width` cells under its indent (none where the width leaves too
+    little room), filled piece by piece (`pieces` ends each where a break may go); a piece wider
+    than the room stays whole."""
     body = line.lstrip(" ")
     indent = line[: len(line) - len(body)]
     if width <= 0 or cell_len(line) <= width:
@@ -70,9 +64,7 @@ def wrap_command(line: str, width: int) -> list[str]:
         indent = ""
     room = width - cell_len(indent)
     lines, current = [], ""
-    # Each piece ends where a break may go: after a "/" or a space; an argument's first "/" stays
-    # with its first name, so no line ends in a lone "/" before the rest of its path.
-    for piece in re.findall(r"/?[^ /]+/|/?[^ /]+ *|/ *| +", body):
+    for piece in pieces.findall(body):
         if current and cell_len((current + piece).rstrip(" ")) > room:
             lines.append(indent + current.rstrip(" "))
             current = piece.lstrip(" ")

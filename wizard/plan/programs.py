@@ -26,6 +26,7 @@ LOCKS = "locks"
 NEEDS = {
     "lockfile.py": ("installed_ok.py",),
     "env_proof.py": ("installed_ok.py",),
+    "tf_proof.py": ("installed_ok.py",),  # its state-file opener (no_wait) is installed_ok.py's
     "tf_gpu_check.py": ("tf_cuda_libs.py", "tf_train_probe.py"),
 }
 

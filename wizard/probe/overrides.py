@@ -13,7 +13,8 @@ with a note and the probed fact stays.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import TypeVar
 
 from wizard.profile import DriverInfo, GpuInfo, MachineProfile, clean_text, note
 
@@ -23,6 +24,7 @@ GPUS = "TF_GPU_WIZARD_GPUS"
 _VERSION = re.compile(r"[0-9]{2,4}(\.[0-9]{1,3}){1,2}")
 _CUDA = re.compile(r"[0-9]{1,2}\.[0-9]{1,2}")
 _CC = re.compile(r"[0-9]{1,2}\.[0-9]{1,2}")
+T = TypeVar("T")
 
 
 def _driver(profile: MachineProfile) -> DriverInfo:
@@ -32,28 +34,35 @@ def _driver(profile: MachineProfile) -> DriverInfo:
 
 
 def apply_overrides(profile: MachineProfile, env: Mapping[str, str]) -> None:
-    value = (env.get(DRIVER_VERSION) or "").strip()
-    if value:
-        if _VERSION.fullmatch(value):
-            _driver(profile).version = value
-            profile.overrides["driver.version"] = f"{DRIVER_VERSION}={value}"
-        else:
-            profile.notes.append(note("probe.override_bad", name=DRIVER_VERSION, value=value))
-    value = (env.get(DRIVER_CUDA) or "").strip()
-    if value:
-        if _CUDA.fullmatch(value):
-            _driver(profile).cuda = value
-            profile.overrides["driver.cuda"] = f"{DRIVER_CUDA}={value}"
-        else:
-            profile.notes.append(note("probe.override_bad", name=DRIVER_CUDA, value=value))
-    value = (env.get(GPUS) or "").strip()
-    if value:
-        gpus = parse_gpus(value)
-        if gpus is None:
-            profile.notes.append(note("probe.override_bad", name=GPUS, value=value))
-        else:
-            profile.gpus = gpus
-            profile.overrides["gpus"] = f"{GPUS}={value}"
+    version = _overridden(profile, env, DRIVER_VERSION, "driver.version", _matching(_VERSION))
+    if version is not None:
+        _driver(profile).version = version
+    cuda = _overridden(profile, env, DRIVER_CUDA, "driver.cuda", _matching(_CUDA))
+    if cuda is not None:
+        _driver(profile).cuda = cuda
+    gpus = _overridden(profile, env, GPUS, "gpus", parse_gpus)
+    if gpus is not None:
+        profile.gpus = gpus
+
+
+def _overridden(
+    profile: MachineProfile, env: Mapping[str, str], name: str, fact: str, parse: Callable[[str], T | None]
+) -> T | None:
+    """Variable `name`'s value, parsed, noted in profile.overrides as setting `fact`; None where it is
+    unset, or does not parse (refused with a note: the probed fact stays)."""
+    value = (env.get(name) or "").strip()
+    if not value:
+        return None
+    parsed = parse(value)
+    if parsed is None:
+        profile.notes.append(note("probe.override_bad", name=name, value=value))
+        return None
+    profile.overrides[fact] = f"{name}={value}"
+    return parsed
+
+
+def _matching(pattern: re.Pattern[str]) -> Callable[[str], str | None]:
+    return lambda value: value if pattern.fullmatch(value) else None
 
 
 def parse_gpus(value: str) -> list[GpuInfo] | None:
