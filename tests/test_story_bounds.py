@@ -73,10 +73,20 @@ def test_a_driver_version_that_is_markup_is_unreadable_on_every_screen(
     assert "not readable" in capsys.readouterr().out
 
 
-def test_an_empty_profile_file_says_empty(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["recommend", "--profile", "/dev/null"]) == 2
+def test_an_empty_profile_file_says_empty(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    assert main(["recommend", "--profile", str(empty)]) == 2
     err = capsys.readouterr().err
     assert "empty" in err and "JSON" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_device_given_as_a_profile_is_named_a_device(capsys: pytest.CaptureFixture[str]) -> None:
+    """/dev/null is not a file (issue 39: special files are not files): one line that says so."""
+    assert main(["recommend", "--profile", "/dev/null"]) == 2
+    err = capsys.readouterr().err
+    assert "device" in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
 
 

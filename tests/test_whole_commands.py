@@ -73,7 +73,9 @@ async def test_plan_detail_breaks_commands_only_between_arguments(size: tuple[in
                 continue
             seen += 1
             _assert_whole(lines, _shown_lines(screen.query_one("#plan-commands", PathText)))
-            _assert_whole([step.before_check.shell()], _shown_lines(screen.query_one("#plan-check", PathText)))
+            _assert_whole(
+                [step.before_check.shell()], _shown_lines(screen.query_one("#plan-check", PathText))
+            )
             await pilot.press("c")
             await pilot.pause()
             assert app.clipboard == "\n".join(lines)

@@ -22,6 +22,16 @@ if TYPE_CHECKING:
     from wizard.profile import MachineProfile
 
 
+# Reasons a row shows by default: the first few lead lines; the rest, in full, with --explain.
+SHOWN_REASONS = 2
+
+
+def _first_reasons(lines: list[str]) -> list[str]:
+    if len(lines) <= SHOWN_REASONS:
+        return lines
+    return [*lines[:SHOWN_REASONS], t("keys.findings.more_reasons", count=len(lines) - SHOWN_REASONS)]
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     parser = subparsers.add_parser(
@@ -132,7 +142,8 @@ def render(
     # is read by nobody.
     more = not explain and any(has_more(reason) for lines in said for reason in lines)
     if not explain:
-        said = [[lead(reason) for reason in lines] for lines in said]
+        said = [_first_reasons([lead(reason) for reason in lines]) for lines in said]
+        more = more or any(len(lines) > SHOWN_REASONS for lines in said_once(rows))
     for number, cand in enumerate(rows, 1):
         is_best = cand is rec.recommended
         status = (

@@ -39,7 +39,7 @@ _NUMBERS = re.compile(
     r"Did you run some cuda functions[^?]*\? Error |\bset an error\? Error |"
     r"\bCUDA error at [^ ]+ code=|\berror=|\bcudaGetDeviceCount returned |"
     r"\bcudaGetDeviceProperties returned |"
-    r"\berror == cudaSuccess \(|\bCUDA_ERROR )(\d{1,5})\b",
+    r"\berror == cudaSuccess \(|\bCUDA_ERROR )([0-9]{1,5})\b",
     re.I,
 )
 

@@ -23,10 +23,10 @@ MAX_TEXT = 4 << 20  # a longer text is read at its tail (the CLI's log reader bo
 MAX_GPUS = 8
 VALUE_CHARS = 80  # a value read from a log is cut to this
 
-_V = r"(\d{2,4}(?:\.\d{1,4}){1,3})"
+_V = r"([0-9]{2,4}(?:\.[0-9]{1,4}){1,3})"
 # NVRM's own words, wrapped by the kernel log ("#012NVRM:" or a new line with "NVRM:").
 _NVRM = re.compile(
-    r"client\s+(?:'[^']*'\s+\(pid\s+\d+\)\s+)?has\s+the\s+version\s+"
+    r"client\s+(?:'[^']*'\s+\(pid\s+[0-9]+\)\s+)?has\s+the\s+version\s+"
     + _V
     + r",\s+but\s+this\s+kernel\s+module\s+has\s+the\s+version\s+"
     + _V,
@@ -37,29 +37,29 @@ _LIBCUDA = re.compile(r"libcuda reported version is:?\s*" + _V, re.I)
 _KERNEL = re.compile(r"kernel reported version is:?\s*" + _V, re.I)
 _NVML_LIB = re.compile(r"NVML library version:?\s*" + _V, re.I)
 _SMI = re.compile(
-    r"NVIDIA-SMI\s+" + _V + r"\s+Driver Version:\s*" + _V + r"(?:\s+CUDA Version:\s*(\d+\.\d+))?", re.I
+    r"NVIDIA-SMI\s+" + _V + r"\s+Driver Version:\s*" + _V + r"(?:\s+CUDA Version:\s*([0-9]+\.[0-9]+))?", re.I
 )
 _SMI_DRIVER = re.compile(r"Driver Version:\s*" + _V, re.I)
 _TF = re.compile(
-    r"\b(?:tensorflow(?:-gpu|-cpu)?(?:==|\s+version:?\s*|\s+)v?|TF\s+)(\d\.\d{1,2}(?:\.\d{1,2})?)\b", re.I
+    r"\b(?:tensorflow(?:-gpu|-cpu)?(?:==|\s+version:?\s*|\s+)v?|TF\s+)([0-9]\.[0-9]{1,2}(?:\.[0-9]{1,2})?)\b", re.I
 )
 _CUDNN_PAIR = re.compile(
-    r"Loaded runtime CuDNN library:\s*(\d+\.\d+\.\d+)\s+but source was compiled with:\s*(\d+\.\d+\.\d+)", re.I
+    r"Loaded runtime CuDNN library:\s*([0-9]+\.[0-9]+\.[0-9]+)\s+but source was compiled with:\s*([0-9]+\.[0-9]+\.[0-9]+)", re.I
 )
-_CC = re.compile(r"compute capability:?\s*(\d{1,2})\.(\d)\b|\bmajor:\s*(\d{1,2})\s+minor:\s*(\d)\b", re.I)
+_CC = re.compile(r"compute capability:?\s*([0-9]{1,2})\.([0-9])\b|\bmajor:\s*([0-9]{1,2})\s+minor:\s*([0-9])\b", re.I)
 _GPU_NAME = re.compile(
-    r"\bname:\s*((?:NVIDIA\s+)?(?:GeForce|Tesla|Quadro|TITAN|RTX|GRID|A\d{2,3}|H\d{2,3}|L\d{1,2}|T4|V100|P100|K\d{2})[^,\n|]{0,40}?)(?=,|\s+major:|\s+pci|$)"
-    r"|^\|\s+\d+\s+((?:NVIDIA\s+)?(?:GeForce|Tesla|Quadro|TITAN|RTX|GRID|A\d{2,3}|H\d{2,3}|L\d{1,2})[^|]{0,40}?)\s{2,}(?:On|Off)\b",
+    r"\bname:\s*((?:NVIDIA\s+)?(?:GeForce|Tesla|Quadro|TITAN|RTX|GRID|A[0-9]{2,3}|H[0-9]{2,3}|L[0-9]{1,2}|T4|V100|P100|K[0-9]{2})[^,\n|]{0,40}?)(?=,|\s+major:|\s+pci|$)"
+    r"|^\|\s+[0-9]+\s+((?:NVIDIA\s+)?(?:GeForce|Tesla|Quadro|TITAN|RTX|GRID|A[0-9]{2,3}|H[0-9]{2,3}|L[0-9]{1,2})[^|]{0,40}?)\s{2,}(?:On|Off)\b",
     re.I | re.M,
 )
 _GPU_WORDS = re.compile(
-    r"\b((?:NVIDIA\s+)?(?:GeForce\s+(?:RTX|GTX|MX)\s?\d{3,4}(?:\s?Ti|\s?SUPER)?(?:\s+Laptop GPU)?|"
-    r"Tesla\s+[A-Z]\d+\w*|"
-    r"Quadro\s+\w+|RTX\s+A?\d{4}(?:\s+Ada)?|TITAN\s+\w+|[AHB]\d{2,3}(?:-SXM\w*|-PCIE\w*)?(?:-\d+GB)?))\b"
+    r"\b((?:NVIDIA\s+)?(?:GeForce\s+(?:RTX|GTX|MX)\s?[0-9]{3,4}(?:\s?Ti|\s?SUPER)?(?:\s+Laptop GPU)?|"
+    r"Tesla\s+[A-Z][0-9]+\w*|"
+    r"Quadro\s+\w+|RTX\s+A?[0-9]{4}(?:\s+Ada)?|TITAN\s+\w+|[AHB][0-9]{2,3}(?:-SXM\w*|-PCIE\w*)?(?:-[0-9]+GB)?))\b"
 )
 _COMPUTE_MODE = re.compile(r"\b(E\. Process|E\. Thread|Prohibited|Exclusive_Process|Exclusive_Thread)\b")
 _MIG = re.compile(
-    r"\bMIG[- ](?:GPU-|[0-9a-f]{8}-)|\bMIG\s+\dg\.\d+gb\b|\bMIG mode is enabled\b|-MIG-\dg\.", re.I
+    r"\bMIG[- ](?:GPU-|[0-9a-f]{8}-)|\bMIG\s+[0-9]g\.[0-9]+gb\b|\bMIG mode is enabled\b|-MIG-[0-9]g\.", re.I
 )
 _VISIBLE = re.compile(r"\bCUDA_VISIBLE_DEVICES\s*[=:]\s*(\"[^\"]*\"|'[^']*'|\S*)")
 _PLATFORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -88,12 +88,12 @@ _FAILURE = re.compile(
 )
 # A GPU row of Windows' nvidia-smi in TCC mode (its TCC/WDDM column), or the mode said in words.
 _TCC = re.compile(
-    r"^\|\s+\d+\s+[^|]*\bTCC\s+\||\bin TCC mode\b|\bdriver model[^\n]{0,20}\bTCC\b", re.I | re.M
+    r"^\|\s+[0-9]+\s+[^|]*\bTCC\s+\||\bin TCC mode\b|\bdriver model[^\n]{0,20}\bTCC\b", re.I | re.M
 )
 # The CUDA major a program loads or was built for: its runtime's file name, a wheel's local tag.
 _CUDA_NEED = re.compile(
-    r"\blibcudart\.so\.(\d{2})\b|\bcudart64_(\d{2})\d?\.dll\b|\+cu(\d{2})\d\b|"
-    r"\bCUDA runtime version (\d{2})\.",
+    r"\blibcudart\.so\.([0-9]{2})\b|\bcudart64_([0-9]{2})[0-9]?\.dll\b|\+cu([0-9]{2})[0-9]\b|"
+    r"\bCUDA runtime version ([0-9]{2})\.",
     re.I,
 )
 _FABRIC = re.compile(r"fabric\s*manager|nv-fabricmanager|nvidia-fabricmanager", re.I)
