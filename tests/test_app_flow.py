@@ -93,7 +93,7 @@ async def test_detect_shows_each_part_as_it_finishes_then_the_problems(tmp_path:
                 break
         assert screen.done == ["platform"]
         seen = screen_text(app)
-        assert "Ubuntu 22.04" in seen and "◌ Python" in seen and "1 of 7" in seen
+        assert "Ubuntu 22.04" in seen and "◌ Python" in seen and "1 of 8" in seen
         assert screen.query_one("#next", Button).disabled
         gate.release()
         for _ in range(50):

@@ -267,16 +267,19 @@ STAND_IN_CONDA = textwrap.dedent(
     state = os.path.join(prefix, "conda-meta", "state.json")
     SOLVE = {"python-3.10.14-h0.conda": "%s", "cudatoolkit-11.2.2-h1.conda": "%s", "cudnn-8.1.0.77-h2.tar.bz2": "%s"}
     if args[0] == "create":
+        urls = []
         if "--file" in args:
             pkgs = {}
             for line in open(args[args.index("--file") + 1]):
                 if line.startswith("https://"):
                     url, _, sha = line.strip().partition("#")
                     pkgs[url.rsplit("/", 1)[1]] = sha
+                    urls.append(url)
         else:
             pkgs = dict(SOLVE)
         os.makedirs(os.path.dirname(state), exist_ok=True)
         json.dump(pkgs, open(state, "w"))
+        json.dump(urls, open(os.path.join(prefix, "conda-meta", "fetched.json"), "w"))
     elif args[0] == "list":
         pkgs = json.load(open(state))
         print("# platform: linux-64")
@@ -324,6 +327,29 @@ def test_the_first_install_solves_once_and_writes_the_explicit_lock(
     done = condalock(log, "create", str(exe), str(other), str(lock), "python=3.10")
     assert done.returncode == 0 and log.read_text().splitlines()[-1].endswith(f"--file {lock}")
     assert condalock(log, "check", str(exe), str(other), str(lock)).returncode == 0
+
+
+def test_on_a_mirror_the_solve_and_the_lock_s_packages_come_from_the_mirror_channel(
+    conda: tuple[Path, Path], tmp_path: Path
+) -> None:
+    exe, log = conda
+    mirror = "https://mirror.invalid/conda-forge"
+    prefix, lock = tmp_path / "env", tmp_path / "env.conda-lock.txt"
+    done = condalock(log, "create", "--channel", mirror, str(exe), str(prefix), str(lock), "python=3.10")
+    assert done.returncode == 0, done.stderr
+    assert f"--override-channels -c {mirror} python=3.10" in log.read_text()
+    assert "conda-forge python" not in log.read_text().replace(mirror, "MIRROR")
+    # another machine on the mirror installs the lock's files from the mirror, sha256 unchanged
+    other = tmp_path / "machine2"
+    done = condalock(log, "create", "--channel", mirror, str(exe), str(other), str(lock), "python=3.10")
+    assert done.returncode == 0, done.stderr
+    fetched = json.loads((other / "conda-meta" / "fetched.json").read_text())
+    assert sorted(fetched) == sorted(
+        f"{mirror}/linux-64/{name}"
+        for name in ("python-3.10.14-h0.conda", "cudatoolkit-11.2.2-h1.conda", "cudnn-8.1.0.77-h2.tar.bz2")
+    )
+    assert condalock(log, "check", str(exe), str(other), str(lock)).returncode == 0
+    assert sorted(p.name for p in tmp_path.iterdir() if "conda-lock" in p.name) == [lock.name]  # no leftovers
 
 
 def test_an_environment_that_differs_from_its_lock_fails_the_check(

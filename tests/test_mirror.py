@@ -332,7 +332,12 @@ def test_plan_mirror_name_puts_the_index_into_every_pip_and_conda_command(
     ]
     for cmd in conda:
         assert cmd[2:5] == ["--override-channels", "-c", channel] and "conda-forge" not in cmd[5:]
-    assert bool(conda) == (method == "conda")
+    # The conda route builds its environment through condalock.py (solve once, then the explicit lock)
+    condalock = [c for c in _commands(after) if len(c) > 2 and PureWindowsPath(c[1]).name == "condalock.py"]
+    creates = [c for c in condalock if c[2] == "create"]
+    for cmd in creates:
+        assert cmd[3:5] == ["--channel", channel] and "conda-forge" not in cmd[5:]
+    assert bool(conda or creates) == (method == "conda")
 
     # Nothing else changed: without the index arguments, the commands are the same.
     def strip(cmd: list[str]) -> list[str]:
@@ -340,7 +345,7 @@ def test_plan_mirror_name_puts_the_index_into_every_pip_and_conda_command(
         for arg in cmd:
             if skip:
                 skip -= 1
-            elif arg in ("--index-url", "--default-index", "-c"):
+            elif arg in ("--index-url", "--default-index", "-c", "--channel"):
                 skip = 1
             elif arg != "--override-channels":
                 out.append(arg)

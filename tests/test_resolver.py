@@ -280,7 +280,10 @@ CASES = [
         machine(python="3.12.3", driver="550.90.07", cuda="12.4", gpus=(GH200,), arch="aarch64"),
         "2.21",
         "cpu",
-        elsewhere={("2.21", "pip-and-cuda"): "CPU-only builds"},
+        # tensorflow-2.21.0-cp312-cp312-manylinux_2_27_aarch64.whl's build_info.py: is_cuda_build False
+        elsewhere={
+            ("2.21", "pip-and-cuda"): "CPU-only wheels: TF 2.21 for linux on aarch64 has no GPU build"
+        },
     ),
     Case(
         "wsl2-4060-566",

@@ -33,8 +33,9 @@ CODE = re.compile(
     r"|\b\w+(?:[-.]\w+)+\b"  # names with dashes or dots: no-nvidia-gpu, libcudnn.so.8, ubuntu-22.04
 )
 RUN = re.compile(r"[A-Za-z][A-Za-z']*(?:[ ,]+[A-Za-z][A-Za-z']*){2,}")
-# Names of things, quoted as they are called (a manual's title, NVML's own status words).
-ALLOWED = {"CUDA Installation Guide for Linux", "GPU is lost"}
+# Names of things, quoted as they are called (a manual's title, NVML's and nvidia-smi's own status
+# words: the line a person finds in their own output).
+ALLOWED = {"CUDA Installation Guide for Linux", "GPU is lost", "GPU access blocked by the operating system"}
 
 
 def english_sentences(text: str) -> list[str]:

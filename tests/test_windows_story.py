@@ -70,7 +70,15 @@ def test_native_windows_alternative_uses_windows_paths_and_powershell() -> None:
     lines = [line for s in plan.steps for line in s.command_lines()]
     assert lines and not any("'\"'\"'" in line for line in lines)  # no POSIX quote splicing
     assert all(line.startswith("PS> ") is False for line in lines)
-    assert "    PS> C:\\Users\\alex\\miniforge3\\Scripts\\conda.exe create" in text
+    # The environment comes from the explicit conda lock (condalock.py), run by the Windows Python
+    # and driving the Windows conda.exe: one whole PowerShell line.
+    python = "C:\\Users\\alex\\AppData\\Local\\Programs\\Python\\Python312\\python.exe"
+    condalock = "C:\\Users\\alex\\AppData\\Local\\tf-gpu-wizard\\programs\\condalock.py"
+    conda = "C:\\Users\\alex\\miniforge3\\Scripts\\conda.exe"
+    prefix = "C:\\Users\\alex\\.venvs\\tf-gpu"
+    assert (
+        f"    PS> {python} {condalock} create {conda} {prefix} {prefix}.conda-lock.txt python=3.10 " in text
+    )
 
 
 def test_wsl_distro_check_reads_wsls_utf16_listing(tmp_path: Path) -> None:

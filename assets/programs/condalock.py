@@ -1,11 +1,13 @@
 """tf-gpu-wizard: a conda environment from an explicit lock (usage: condalock.py create|check ...).
 
-create CONDA PREFIX LOCK SPEC...
+create [--channel URL] CONDA PREFIX LOCK SPEC...
         LOCK exists (an earlier install wrote it, or the lab's control node shipped it): create
         PREFIX from it (`conda create -p PREFIX --file LOCK`: exactly those package files, each
         named by URL and sha256). Otherwise solve SPEC once (conda-forge only), then write what
         was installed, every package with its sha256 (`conda list --explicit --sha256`), to LOCK,
         whole; every later install, here or on another machine, installs from it.
+        --channel URL (a mirror of conda-forge): the solve uses only URL, and a lock's packages
+        are fetched from URL (same subdir and file name; their sha256 still checked).
 check CONDA PREFIX LOCK
         exit 0 when LOCK names every package with a sha256 and PREFIX holds exactly the packages
         of LOCK, each with that sha256 (as `conda list --explicit --sha256` reports them).
@@ -71,16 +73,38 @@ def write_whole(path, text):
     os.replace(tmp, path)
 
 
-def create(conda, prefix, lock, specs):
+def on_channel(text, channel):
+    """The lock's package lines fetched from `channel`: URL's channel part replaced, subdir, file
+    name and sha256 kept."""
+    out = []
+    for raw in text.splitlines():
+        m = _LINE.match(raw.strip())
+        if m is None:
+            out.append(raw)
+            continue
+        subdir, name = m.group("url").rsplit("/", 2)[-2:]
+        out.append(f"{channel.rstrip('/')}/{subdir}/{name}#{m.group('sha')}")
+    return "".join(line + "\n" for line in out)
+
+
+def create(conda, prefix, lock, specs, channel=None):
     if os.path.isfile(lock):
         with open(lock, encoding="utf-8") as f:
-            if packages(f.read()) is None:
-                print(
-                    f"condalock: {lock} is not an explicit lock with a sha256 on every line", file=sys.stderr
-                )
-                return 1
-        return run([conda, "create", "-y", "-p", prefix, "--file", lock])
-    code = run([conda, "create", "-y", "-p", prefix, "--override-channels", "-c", "conda-forge", *specs])
+            text = f.read()
+        if packages(text) is None:
+            print(f"condalock: {lock} is not an explicit lock with a sha256 on every line", file=sys.stderr)
+            return 1
+        if channel is None:
+            return run([conda, "create", "-y", "-p", prefix, "--file", lock])
+        mirrored = lock + ".channel.txt"
+        write_whole(mirrored, on_channel(text, channel))
+        try:
+            return run([conda, "create", "-y", "-p", prefix, "--file", mirrored])
+        finally:
+            os.remove(mirrored)
+    code = run(
+        [conda, "create", "-y", "-p", prefix, "--override-channels", "-c", channel or "conda-forge", *specs]
+    )
     if code != 0:
         return code
     text = explicit_text(conda, prefix)
@@ -120,7 +144,9 @@ def check(conda, prefix, lock):
 
 
 def main(argv):
-    if len(argv) >= 4 and argv[0] == "create":
+    if len(argv) >= 6 and argv[0] == "create" and argv[1] == "--channel":
+        return create(argv[3], argv[4], argv[5], argv[6:], channel=argv[2])
+    if len(argv) >= 4 and argv[0] == "create" and argv[1] != "--channel":
         return create(argv[1], argv[2], argv[3], argv[4:])
     if len(argv) == 4 and argv[0] == "check":
         return check(argv[1], argv[2], argv[3])

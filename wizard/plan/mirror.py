@@ -6,6 +6,7 @@ what the exported script holds:
     python -m pip install ...   ->  python -m pip install --index-url URL ...
     uv pip install / uv add ... ->  uv pip install --default-index URL ...
     conda create / install ...  ->  conda create --override-channels -c URL ...  (any -c X dropped)
+    PY condalock.py create ...  ->  PY condalock.py create --channel URL ...  (solve and lock on URL)
 
 An http (not https) index on another machine also gets pip's --trusted-host / uv's
 --allow-insecure-host, which they require for it. Checks are left alone: they prove what
@@ -104,6 +105,15 @@ def _conda(argv: tuple[str, ...], url: str) -> tuple[str, ...] | None:
     return (*words[:at], "--override-channels", "-c", url, *rest)
 
 
+def _condalock(argv: tuple[str, ...], url: str) -> tuple[str, ...] | None:
+    """The conda route's `PY condalock.py create ...` (assets/programs/condalock.py) on `url`."""
+    words = list(argv)
+    if len(words) < 3 or _tool(words[1]).name != "condalock.py" or words[2] != "create":
+        return None
+    rest = _without_options(words[3:], ("--channel",))
+    return (*words[:3], "--channel", url, *rest)
+
+
 def rewrite_command(argv: tuple[str, ...], mirror: Mirror) -> tuple[str, ...]:
     """One command with the mirror's index or channel; any other command unchanged. A password in
     the address is left out: commands are shown, saved in the journal and the script, and land in
@@ -114,9 +124,10 @@ def rewrite_command(argv: tuple[str, ...], mirror: Mirror) -> tuple[str, ...]:
             if changed is not None:
                 return changed
     if mirror.conda:
-        changed = _conda(argv, without_password(mirror.conda))
-        if changed is not None:
-            return changed
+        for rewrite in (_conda, _condalock):
+            changed = rewrite(argv, without_password(mirror.conda))
+            if changed is not None:
+                return changed
     return argv
 
 

@@ -34,7 +34,9 @@ from typing import Any
 
 from wizard.nvml import ErrorKind, NvmlBackend, NvmlError, PynvmlBackend
 from wizard.probe.context import ProbeContext, PythonFacts, installed_version, running_python
+from wizard.safe.display import safe
 from wizard.sysio import CommandResult, CommandRunner, System, run_command
+from wizard.text import t
 
 FORMAT = 1
 FILE_LIMIT = 1 << 20  # what the probe reads of a file at most
@@ -449,7 +451,7 @@ def _load(directory: Path, name: str, kind: type) -> Any:
     except (OSError, ValueError) as exc:
         raise DumpError(f"{path}: {exc}") from None
     if not isinstance(data, kind):
-        raise DumpError(f"{path}: not a JSON {kind.__name__}")
+        raise DumpError(t("detect.dump_not_json", path=safe(str(path), 400), kind=kind.__name__))
     return data
 
 
@@ -460,10 +462,17 @@ def is_dump(directory: Path) -> bool:
 def replay_context(directory: Path) -> ProbeContext:
     """A ProbeContext that answers from the dump in `directory`."""
     if not is_dump(directory):
-        raise DumpError(f"{directory}: not a dump (no commands.json)")
+        raise DumpError(t("detect.not_a_dump", path=safe(str(directory), 400)))
     meta = _load(directory, "dump.json", dict)
     if meta and meta.get("format", FORMAT) != FORMAT:
-        raise DumpError(f"{directory}: dump format {meta.get('format')!r}, this wizard reads {FORMAT}")
+        raise DumpError(
+            t(
+                "detect.dump_format",
+                path=safe(str(directory), 400),
+                found=repr(meta.get("format")),
+                reads=FORMAT,
+            )
+        )
     commands = _load(directory, "commands.json", list)
     nvml = ReplayNvml(_load(directory, "nvml.json", list))
     env = {str(k): str(v) for k, v in _load(directory, "env.json", dict).items()}
