@@ -41,12 +41,18 @@ _SMI = re.compile(
 )
 _SMI_DRIVER = re.compile(r"Driver Version:\s*" + _V, re.I)
 _TF = re.compile(
-    r"\b(?:tensorflow(?:-gpu|-cpu)?(?:==|\s+version:?\s*|\s+)v?|TF\s+)([0-9]\.[0-9]{1,2}(?:\.[0-9]{1,2})?)\b", re.I
+    r"\b(?:tensorflow(?:-gpu|-cpu)?(?:==|\s+version:?\s*|\s+)v?|TF\s+)"
+    r"([0-9]\.[0-9]{1,2}(?:\.[0-9]{1,2})?)\b",
+    re.I,
 )
 _CUDNN_PAIR = re.compile(
-    r"Loaded runtime CuDNN library:\s*([0-9]+\.[0-9]+\.[0-9]+)\s+but source was compiled with:\s*([0-9]+\.[0-9]+\.[0-9]+)", re.I
+    r"Loaded runtime CuDNN library:\s*([0-9]+\.[0-9]+\.[0-9]+)\s+"
+    r"but source was compiled with:\s*([0-9]+\.[0-9]+\.[0-9]+)",
+    re.I,
 )
-_CC = re.compile(r"compute capability:?\s*([0-9]{1,2})\.([0-9])\b|\bmajor:\s*([0-9]{1,2})\s+minor:\s*([0-9])\b", re.I)
+_CC = re.compile(
+    r"compute capability:?\s*([0-9]{1,2})\.([0-9])\b|\bmajor:\s*([0-9]{1,2})\s+minor:\s*([0-9])\b", re.I
+)
 _GPU_NAME = re.compile(
     r"\bname:\s*((?:NVIDIA\s+)?(?:GeForce|Tesla|Quadro|TITAN|RTX|GRID|A[0-9]{2,3}|H[0-9]{2,3}|L[0-9]{1,2}|T4|V100|P100|K[0-9]{2})[^,\n|]{0,40}?)(?=,|\s+major:|\s+pci|$)"
     r"|^\|\s+[0-9]+\s+((?:NVIDIA\s+)?(?:GeForce|Tesla|Quadro|TITAN|RTX|GRID|A[0-9]{2,3}|H[0-9]{2,3}|L[0-9]{1,2})[^|]{0,40}?)\s{2,}(?:On|Off)\b",
