@@ -63,7 +63,7 @@ def test_recommend_lists_the_routes(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["recommend", "--profile", "wsl2-rtx5060-laptop"]) in (0, None)
     out = capsys.readouterr().out
     assert "Routes for this GPU, best first:" in out
-    assert "jit_compile=False" in out and "No XLA on compute capability 12.0" in out
+    assert "jit_compile=False" in out and "No XLA in TF 2.21 on CC 12.0" in out
 
 
 def test_apply_with_the_demo_fault_fails_the_verify_and_prints_the_next_route(

@@ -39,7 +39,7 @@ def test_recommend_at_80_columns_says_each_reason_once_and_the_pins_once() -> No
     assert flat.count("pip TensorFlow is reported to fail") == 1
     # said plainly; the three: the XLA line (jit_compile=False), the slow first start, the reports
     assert "also 3 reasons row 1 gives above (not repeated here)" in flat
-    assert flat.count("XLA in TF 2.21 cannot compile for compute capability 12.0") == 1
+    assert flat.count("No XLA in TF 2.21 on CC 12.0") == 1
     best = rec.recommended
     assert best is not None and best.pins
     for pin in best.pins:  # the pinned list once, every package of it

@@ -142,8 +142,10 @@ def render(
     # is read by nobody.
     more = not explain and any(has_more(reason) for lines in said for reason in lines)
     if not explain:
-        said = [_first_reasons([lead(reason) for reason in lines]) for lines in said]
-        more = more or any(len(lines) > SHOWN_REASONS for lines in said_once(rows))
+        said = [[lead(reason) for reason in lines] for lines in said]
+    if not explain and wide:  # a table cell holds a few; the list under a narrow table holds each
+        more = more or any(len(lines) > SHOWN_REASONS for lines in said)
+        said = [_first_reasons(lines) for lines in said]
     for number, cand in enumerate(rows, 1):
         is_best = cand is rec.recommended
         status = (
