@@ -375,14 +375,19 @@ def test_a_lock_without_a_sha256_on_every_line_is_refused(conda: tuple[Path, Pat
     assert not log.exists()  # conda never ran
 
 
-def test_the_fleet_leaves_a_conda_class_alone_and_says_how_to_lock_it() -> None:
+def test_the_fleet_ships_a_conda_class_and_says_how_to_lock_it(tmp_path: Path) -> None:
+    """The fleet ships the conda lock (tests/test_fleet_conda.py); with none yet, one line says how."""
+    from wizard.fleet.condaship import ShipError, conda_needs, ship
     from wizard.fleet.hostplan import blockers
 
     cand = recommend(a100_on_470()).recommended
     assert cand is not None
     plan = build_plan(a100_on_470(), cand)
-    (line,) = [b for b in blockers(plan, True) if "conda" in b]
-    assert plan.step("conda-env").commands[0][5] in line and "--file" in line
+    assert not [b for b in blockers(plan, True) if "conda" in b]
+    needs = conda_needs(plan, "x86_64")
+    assert needs is not None
+    with pytest.raises(ShipError, match="conda list --explicit --sha256"):
+        ship(tmp_path, needs)
 
 
 @pytest.mark.parametrize("profile", [mac(), jetson(), windows_cpu()], ids=["mac", "jetson", "windows-cpu"])

@@ -2,7 +2,7 @@
 
 Standalone (standard library only), run by the playbook with the host's python3:
 
-    python3 fleet_receipt.py --host NAME --class CLASS --lock LOCKFILE --python ENV_PYTHON
+    python3 fleet_receipt.py --host NAME --class CLASS --lock LOCKFILE [--conda-lock FILE] --python ENV_PYTHON
         --out RECEIPT.json -- CHECK_ARGV...
 
 It runs the check (the plan's verify step: the GPU check, or the CPU matmul for a CPU set),
@@ -100,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--host", required=True)
     p.add_argument("--class", dest="host_class", default="")
     p.add_argument("--lock", required=True)
+    p.add_argument("--conda-lock", default="")  # the conda route's explicit lock on the host
     p.add_argument("--python", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--secure-boot", choices=("on", "off", "unknown"), default="unknown")
@@ -121,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         "driver": driver,
         "tensorflow": tensorflow(args.python),
         "lock_digest": digest(args.lock),
+        "conda_lock_digest": digest(args.conda_lock) if args.conda_lock else None,
         "secure_boot": args.secure_boot,  # as the probe read it before the plan ran
         "check": dict(check_result(rc, out, err), seconds=seconds),
     }

@@ -8,17 +8,23 @@ create [--channel URL] CONDA PREFIX LOCK SPEC...
         whole; every later install, here or on another machine, installs from it.
         --channel URL (a mirror of conda-forge): the solve uses only URL, and a lock's packages
         are fetched from URL (same subdir and file name; their sha256 still checked).
+create --packages DIR CONDA PREFIX LOCK SPEC...
+        offline, from package files a lab's control node shipped into DIR: LOCK must exist; every
+        package file it names must be in DIR with the sha256 it names, checked here before conda
+        runs (one that differs is refused, by name); then `conda create --offline` from those files.
 check CONDA PREFIX LOCK
         exit 0 when LOCK names every package with a sha256 and PREFIX holds exactly the packages
         of LOCK, each with that sha256 (as `conda list --explicit --sha256` reports them).
 Each command run is printed first. Standard library only (the wizard's own Python runs it).
 """
 
+import hashlib
 import os
 import re
 import shlex
 import subprocess
 import sys
+import urllib.request
 
 # A package line of an explicit file: URL#sha256 (conda list --sha256), also URL#sha256:HEX.
 _LINE = re.compile(r"^(?P<url>\S+\.(?:conda|tar\.bz2))#(?:sha256:)?(?P<sha>[0-9a-f]{64})$")
@@ -87,6 +93,59 @@ def on_channel(text, channel):
     return "".join(line + "\n" for line in out)
 
 
+def sha256_of(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def from_folder(text, folder):
+    """The lock's package lines as file:// URLs of the files in `folder` (the fragment kept), or
+    (None, why) where one is missing or its sha256 is not the lock's."""
+    out = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        m = _LINE.match(line)
+        if m is None:
+            out.append(raw)
+            continue
+        name = m.group("url").rsplit("/", 1)[-1]
+        path = os.path.join(folder, name)
+        if not os.path.isfile(path):
+            return None, f"{name}: not in {folder}"
+        got = sha256_of(path)
+        if got != m.group("sha"):
+            return None, f"{name}: sha256 {got}, the lock names {m.group('sha')}: refused"
+        url = "file://" + urllib.request.pathname2url(os.path.abspath(path))
+        out.append(url + "#" + line.split("#", 1)[1])
+    return "".join(line + "\n" for line in out), ""
+
+
+def create_offline(conda, prefix, lock, folder):
+    try:
+        with open(lock, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as exc:
+        print(f"condalock: {lock}: {exc.strerror} (the control node ships it)", file=sys.stderr)
+        return 1
+    if packages(text) is None:
+        print(f"condalock: {lock} is not an explicit lock with a sha256 on every line", file=sys.stderr)
+        return 1
+    local, why = from_folder(text, folder)
+    if local is None:
+        print(f"condalock: {why}", file=sys.stderr)
+        return 1
+    print(f"condalock: {len(packages(text))} package files in {folder} match the lock's sha256", flush=True)
+    listed = lock + ".local.txt"
+    write_whole(listed, local)
+    try:
+        return run([conda, "create", "-y", "--offline", "-p", prefix, "--file", listed])
+    finally:
+        os.remove(listed)
+
+
 def create(conda, prefix, lock, specs, channel=None):
     if os.path.isfile(lock):
         with open(lock, encoding="utf-8") as f:
@@ -144,6 +203,8 @@ def check(conda, prefix, lock):
 
 
 def main(argv):
+    if len(argv) >= 6 and argv[0] == "create" and argv[1] == "--packages":
+        return create_offline(argv[3], argv[4], argv[5], argv[2])
     if len(argv) >= 6 and argv[0] == "create" and argv[1] == "--channel":
         return create(argv[3], argv[4], argv[5], argv[6:], channel=argv[2])
     if len(argv) >= 4 and argv[0] == "create" and argv[1] != "--channel":

@@ -9,6 +9,8 @@ What changes from the plan a single machine would get, and why:
   and installs it `--require-hashes --no-deps`; the playbook copies that lock where the step reads it;
 - a step's other packages (pip in the venv step, ipykernel) come from a hashed lock of their own,
   compiled under the class's lock (`--require-hashes --no-deps -r REMOTE_LOCKS/...`);
+- the conda route installs Miniforge and the environment's packages from the files the class's
+  bundle carries (wizard.fleet.condaship), each checked by its sha256 on the host;
 - a driver step also holds the packages it installed (`apt-mark hold`), so a routine upgrade
   cannot swap the driver under TensorFlow.
 """
@@ -22,6 +24,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from wizard.choose.lock import LOCK_NAME
+from wizard.fleet.condaship import offline_step
 from wizard.plan.model import Plan, Step
 from wizard.plan.programs import program_name
 from wizard.profile import MachineProfile
@@ -141,6 +144,7 @@ def for_hosts(plan: Plan, tools: Mapping[str, str] | None = None) -> Plan:
         step = replace(step, commands=tuple(commands), check=check, recheck=recheck)
         if step.id == "driver":
             step = _held(step)
+        step = offline_step(step, REMOTE_WHEELHOUSE)  # conda: the shipped files, offline
         steps.append(step)
     return replace(plan, steps=tuple(steps))
 
@@ -155,9 +159,8 @@ def blockers(plan: Plan, confirmed: bool) -> list[str]:
             step.id == "python" and step.commands and step.commands[0][:3] == (REMOTE_UV, "python", "install")
         ):
             out.append(t("fleet.plan.python_download", python=plan.set.python))
-        elif step.id == "conda-env":
-            lock = step.commands[0][5] if step.commands and len(step.commands[0]) > 5 else "?"
-            out.append(t("fleet.conda_class.needs_lock", step=step.id, lock=lock))
+        elif step.id == "miniforge" and not step.commands:  # no pinned sha256: never run unchecked
+            out.append(t("fleet.conda_ship.no_installer", step=step.id))
         elif step.confirm and not confirmed:
             out.append(t("fleet.plan.needs_confirm", step=step.id, question=step.confirm))
     return out

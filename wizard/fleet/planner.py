@@ -22,6 +22,7 @@ from wizard.choose.choice import Candidate, Recommendation
 from wizard.choose.lock import Lock
 from wizard.fleet.answers import Answers, load_answers
 from wizard.fleet.classes import HostClass, group_hosts
+from wizard.fleet.condaship import CondaNeeds, ShipError, Shipped, conda_needs, ship
 from wizard.fleet.hostplan import (
     REMOTE_LOCKS,
     REMOTE_PROGRAMS,
@@ -168,6 +169,15 @@ def _index_args(answers: Answers) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(uv), ()
 
 
+def _conda_channel(answers: Answers) -> str | None:
+    """The chosen mirror's conda-forge channel, where it has one (the lock's own URLs otherwise)."""
+    from wizard.mirror.advice import resolve
+    from wizard.mirror.catalogue import load_catalogue
+
+    mirror = resolve(answers.mirror, load_catalogue()) if answers.mirror else None
+    return mirror.conda if mirror is not None and mirror.conda else None
+
+
 def plan_fleet(project: Path, hosts: list[str], probed: list[str]) -> FleetPlan:
     """Plan every host of the inventory (see the module's docstring)."""
     from wizard.mirror.catalogue import MirrorError
@@ -201,6 +211,8 @@ def plan_fleet(project: Path, hosts: list[str], probed: list[str]) -> FleetPlan:
         result.classes[cls.name] = info
         plan, cand, reason = class_plan(cls, answers, uv_ver)
         chosen: ClassLock | None = None
+        conda: Shipped | None = None  # the conda route's lock and files, shipped
+        needs: CondaNeeds | None = None
         source: tuple[str, str] | None = None  # the lock file the plan's step places, its sha256
         locks: dict[str, Lock] = {}  # "" -> the plan's lock; step id -> that step's own packages
         wheels: list[str] = []
@@ -245,7 +257,14 @@ def plan_fleet(project: Path, hosts: list[str], probed: list[str]) -> FleetPlan:
                             "fleet.wheelhouse.incomplete", packages=", ".join(p.name for p in missing[:5])
                         )
                         break
-            except (LockError, WheelhouseError) as exc:
+                needs = conda_needs(plan, arch)
+                if needs is not None and not reason:
+                    conda = ship(project, needs, _conda_channel(answers))
+                    result.downloaded_files += conda.fetched
+                    result.downloaded_bytes += conda.fetched_bytes
+                    result.changed |= conda.fetched > 0
+                    wheels += conda.files
+            except (LockError, WheelhouseError, ShipError) as exc:
                 reason = str(exc)
             source = lock_source(plan)
             if not reason and (source is None or source[1] != locks[""].digest):
@@ -267,8 +286,10 @@ def plan_fleet(project: Path, hosts: list[str], probed: list[str]) -> FleetPlan:
                 result.changed |= _write(project / "locks" / rel, extra.text())
                 tools[step_id] = f"{REMOTE_LOCKS}/{rel}"
                 files.append({"file": f"locks/{rel}", "remote": tools[step_id]})
+        if conda is not None and needs is not None:  # the lab's conda lock, where the step reads it
+            files.append({"file": conda.lock_file, "remote": needs.lock})
         plan = for_hosts(plan, tools)
-        everything = "".join(lk.text() for lk in locks.values())
+        everything = "".join(lk.text() for lk in locks.values()) + (conda.lock_text if conda else "")
         marker = f"{cls.name}.{hashlib.sha256(everything.encode()).hexdigest()[:16]}.lock"
         _, bundled = class_bundle(wheelhouse, cls.name, sorted(set(wheels)), everything, marker)
         result.changed |= bundled
@@ -284,6 +305,10 @@ def plan_fleet(project: Path, hosts: list[str], probed: list[str]) -> FleetPlan:
             wheels=len(set(wheels)),
             steps=[s.id for s in plan.active_steps],
         )
+        conda_lock = {"installed": "", "digest": ""}
+        if conda is not None and needs is not None:
+            conda_lock = {"installed": needs.lock, "digest": conda.lock_digest}
+            info.update(conda_lock_digest=conda.lock_digest, conda_files=len(conda.files))
         for host in cls.hosts:
             profile = cls.profiles[host]
             host_vars = {
@@ -299,6 +324,7 @@ def plan_fleet(project: Path, hosts: list[str], probed: list[str]) -> FleetPlan:
                 "bundle": f"wheelhouse/bundles/{cls.name}.tar",
                 "bundle_marker": f"{REMOTE_WHEELHOUSE}/{marker}",
                 "secure_boot": profile.kernel.secure_boot,
+                "conda_lock": conda_lock,
                 "steps": [step_vars(s) for s in plan.active_steps],
             }
             if has_jinja(host_vars):  # the plan was checked above: here, the host's own facts

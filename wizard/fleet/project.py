@@ -182,7 +182,7 @@ def export_project(out: Path, inventory: Path, answers: Answers) -> list[str]:
         for rel, (data, mode) in files.items():
             if _put(out / rel, data, mode):
                 changed.append(rel)
-        for folder in ("profiles", "plans", "locks", "receipts", "wheelhouse"):
+        for folder in ("profiles", "plans", "locks", "receipts", "wheelhouse", "conda"):
             os.makedirs(out / folder, exist_ok=True)
     except OSError as exc:
         raise ExportError(t("fleet.export.failed", path=str(out), error=os_error(exc))) from None
