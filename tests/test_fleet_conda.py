@@ -298,6 +298,10 @@ def test_the_playbooks_plan_ships_the_conda_lock_and_the_host_installs_it_offlin
         names = tar.getnames()
     assert sum(n.endswith(".tar.bz2") for n in names) == 4
     assert plan_fleet(out, ["a100"], ["a100"]).changed is False
+    capsys.readouterr()
+    assert main(["fleet", "plan", str(out), "--hosts", "a100"]) == 0
+    lines = json.loads(capsys.readouterr().out)["lines"]
+    assert any(f"conda lock {digest[:16]}: 4 files" in line for line in lines), lines
 
     # The host: the bundle unpacked into its wheelhouse, the lock copied, the step's own command run
     # (the host's paths mapped into this test's folder; conda a stand-in).

@@ -113,6 +113,15 @@ def run_plan(args: argparse.Namespace) -> int:
                     source=t(f"fleet.lock.{info['lock_source']}"),
                 )
             )
+            if info.get("conda_lock_digest"):  # the conda route: the lab's lock, shipped with its files
+                lines.append(
+                    t(
+                        "fleet.conda_ship.class_line",
+                        name=name,
+                        digest=info["conda_lock_digest"][:16],
+                        files=info["conda_files"],
+                    )
+                )
             if info["lock_source"] == "compiled":  # said, never silent: no lock was recorded
                 lines.append(
                     t(
