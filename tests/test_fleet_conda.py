@@ -367,3 +367,32 @@ def test_the_host_steps_name_no_download(tmp_path: Path) -> None:
         for argv in step.commands:
             assert not any(a.startswith(("http://", "https://")) for a in argv), argv
     assert fleet.step("conda-env").commands[0][3:5] == ("--packages", REMOTE_WHEELHOUSE)
+
+
+def test_fleet_check_counts_the_conda_locks_packages_as_locked_not_as_put_in_by_hand(tmp_path: Path) -> None:
+    """A conda environment holds conda's own Python packages (pip from the conda lock): `fleet check`
+    reads the shipped conda lock among the plan's locks, so they are not drift, and its package
+    lines are never taken for pip requirements."""
+    from tests.test_fleet_live import SITE, _env
+    from wizard.assets import asset_file
+
+    venv, lock, digest = _env(tmp_path)
+    info = venv / SITE / "pip-24.0.dist-info"  # what conda's pip package leaves
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: pip\nVersion: 24.0\n\n")
+    (info / "RECORD").write_text(f"{info.name}/RECORD,,\n")
+    conda_lock = tmp_path / "env.conda-lock.txt"
+    conda_lock.write_text(local_channel(tmp_path / "channel"), encoding="utf-8")
+    receipt = tmp_path / "receipt.json"
+    receipt.write_text("{}")
+
+    def problems(*also: str) -> list[dict[str, str]]:
+        argv = [
+            sys.executable, str(asset_file("ansible/fleet_check.py")), "--venv", str(venv), "--lock", str(lock),
+            "--digest", digest, "--receipt", str(receipt), *[f"--also={a}" for a in also],
+        ]  # fmt: skip
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=True)
+        return list(json.loads(done.stdout)["packages"])
+
+    assert [(p["name"], p["problem"]) for p in problems()] == [("pip", "extra")]
+    assert problems(str(conda_lock)) == []

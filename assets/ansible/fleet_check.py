@@ -56,6 +56,22 @@ def lock_requirements(path: str) -> list[tuple[str, str]]:
     return out
 
 
+def conda_names(path: str) -> set[str] | None:
+    """The packages an explicit conda lock (`conda list --explicit --sha256`) names, by normalised
+    name; None for any other file. conda installs them (its own checks prove their files), so here
+    they only count as locked, never as put in by hand."""
+    names = set()
+    with open(path, encoding="utf-8") as f:
+        lines = [x.strip() for x in f.read().splitlines()]
+    if "@EXPLICIT" not in lines:
+        return None
+    for line in lines:
+        m = re.match(r"^\S+/([^/#]+)\.(?:conda|tar\.bz2)#", line)
+        if m:
+            names.add(norm(m.group(1).rsplit("-", 2)[0]))
+    return names
+
+
 def site_dirs(venv: str) -> list[str]:
     found, seen = [], set()
     for lib in ("lib", "lib64"):
@@ -150,8 +166,13 @@ def packages(venv: str, lock: str, also: list[str] | None = None) -> list[dict]:
         proven = {}
     out = []
     wanted, seen = [], set()
+    by_conda: set[str] = set()
     for path in [lock, *(also or [])]:
         try:
+            conda = conda_names(path)
+            if conda is not None:  # the conda route's lock: conda's packages (python, pip...)
+                by_conda |= conda
+                continue
             reqs = lock_requirements(path)
         except (OSError, UnicodeDecodeError):
             continue  # a step's lock the plan no longer ships: its packages count as extra
@@ -160,7 +181,7 @@ def packages(venv: str, lock: str, also: list[str] | None = None) -> list[dict]:
                 seen.add(norm(name))
                 wanted.append((name, want))
     for key, (name, version, _) in sorted(have.items()):
-        if key not in seen:
+        if key not in seen and key not in by_conda:
             out.append({"name": name, "version": version, "problem": "extra"})
     for name, want in wanted:
         found = have.get(norm(name))
