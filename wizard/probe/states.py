@@ -15,6 +15,15 @@ from pathlib import PurePosixPath
 from wizard.nvml import ErrorKind
 from wizard.probe.context import ProbeContext, command_evidence, file_evidence
 from wizard.probe.cuda import LIB_DIRS
+from wizard.probe.failure_words import (
+    ERR_NAME,
+    KEY_REJECTED,
+    MODULE_NOT_FOUND,
+    NO_PERMISSION,
+    first_line,
+    kernel_line_for,
+    unreachable_gpu_reason,
+)
 from wizard.probe.os_platform import WSL_LIB
 from wizard.profile import (
     ABSENT,
@@ -206,6 +215,10 @@ def _container(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev += [file_evidence("/dev/nvidiactl", "present"), file_evidence(_DEVICES_LIST, denied)]
         ev += _smi_failure_lines(ctx)
         return [_state("container", BLOCKED, "no-permission", ev)]
+    refused = first_line(_smi_text(ctx), NO_PERMISSION)
+    if refused:  # NVML_ERROR_NO_PERMISSION: the nodes are here, this user may not open them
+        ev += [file_evidence("/dev/nvidiactl", "present"), Evidence("nvidia-smi", _smi_exit(ctx), refused)]
+        return [_state("container", BLOCKED, "no-permission", ev)]
     # nvidia-smi's "Failed to initialize NVML: ..." shows the library loaded, whatever NVML said here.
     smi_loaded_nvml = "failed to initialize nvml" in _smi_text(ctx).lower()
     if nvml.get("kind") == ErrorKind.LIBRARY_NOT_FOUND.value and not smi_loaded_nvml:
@@ -345,6 +358,11 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     dmesg_line = _line_with(_kernel_log(ctx), _DMESG_SIGNATURE)
     if dmesg and dmesg_line:
         ev.append(command_evidence(dmesg[0], dmesg[1], dmesg_line))
+    rejected = _line_with(_kernel_log(ctx), KEY_REJECTED)
+    if rejected and dmesg and not km.module_for_kernel:
+        # The kernel refused the module's key: a module for this kernel exists (modinfo unread).
+        ev += _seen_evidence(ctx, "mokutil")
+        return [_state("module", BLOCKED, "secure-boot", ev, version=km.module_version or "")]
     if km.module_for_kernel:
         ev += _seen_evidence(ctx, "modinfo")
         if dmesg_line:  # the kernel's own words decide it
@@ -361,6 +379,11 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev.append(file_evidence(next(iter(sorted(libs))), lib_version))
         ev += _seen_evidence(ctx, "modinfo")
         return [_state("module", FAILING, "module-not-built", ev, version=lib_version, kernel=p.os.kernel)]
+    not_found = first_line(_smi_text(ctx), MODULE_NOT_FOUND)
+    if said and (not_found or km.module_for_kernel is False):
+        # nvidia-smi is installed; modprobe/modinfo find no nvidia module for the running kernel.
+        ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel is False else []
+        return [_state("module", FAILING, "module-not-built", ev, kernel=p.os.kernel)]
     if held and dmesg:
         # NVIDIA's message names nouveau first of the drivers that can hold the GPU before it.
         ev.append(command_evidence(dmesg[0], dmesg[1], held))
@@ -461,18 +484,31 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     out: list[LayerState] = []
     lost = list(ctx.seen.get("gpu_lost_rows", [])) + list(ctx.seen.get("gpu_lost", []))
     lost_indexes = {int(x["index"]) for x in lost if isinstance(x.get("index"), int)}
+    log = _kernel_log(ctx) if lost else ""
     for gpu in p.gpus:
         if gpu.index in lost_indexes:
+            continue
+        if gpu.name == ERR_NAME:  # nvidia-smi's table: every query of this GPU failed
+            ev = [Evidence("nvidia-smi", _smi_exit(ctx), f"{gpu.index}, {ERR_NAME} {gpu.pci_bus_id or ''}")]
+            lost.append({"index": gpu.index, "bus": gpu.pci_bus_id or "", "err": True, "ev": ev})
             continue
         ev = [Evidence(p.driver.source if p.driver else "", None, f"{gpu.index}, {gpu.name}")]
         out.append(_state("gpu", WORKS, "", ev, index=gpu.index, name=gpu.name))
     working = bool(out)
     for x in lost:
-        ev = [Evidence("nvidia-smi" if "index" not in x else "nvml", None, str(x.get("line", "")))]
+        ev = x.get("ev") or [
+            Evidence("nvidia-smi" if "index" not in x else "nvml", None, str(x.get("line", "")))
+        ]
         idx = x.get("index") if isinstance(x.get("index"), int) else None
-        out.append(
-            _state("gpu", FAILING, "gpu-lost", ev, blocks=not working, index=idx, bus=str(x.get("bus", "")))
-        )
+        bus = str(x.get("bus", ""))
+        reason = "gpu-lost"
+        if "index" not in x or x.get("err"):  # nvidia-smi's words, not NVML_ERROR_GPU_IS_LOST
+            reason = unreachable_gpu_reason(str(x.get("line", "")), bus, log)
+            said = kernel_line_for(reason, bus, log)
+            dmesg = _dmesg(ctx)
+            if said and dmesg:
+                ev = [*ev, command_evidence(dmesg[0], dmesg[1], said)]
+        out.append(_state("gpu", FAILING, reason, ev, blocks=not working, index=idx, bus=bus))
     # NVRM's lines come from the loaded nvidia module: where /proc/modules is unread they show it.
     if p.driver is None and p.platform == "linux" and p.kernel.nvidia_loaded is not False:
         text = _smi_text(ctx)
