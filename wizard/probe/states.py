@@ -236,7 +236,7 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     out: list[LayerState] = []
     if not ctx.system.exists("/dev/dxg"):
         out.append(_state("wsl", FAILING, "wsl-no-gpu-device", [file_evidence("/dev/dxg", "missing")]))
-        return out
+        return out + _wsl_shadow(ctx)
     libs = ctx.system.listdir(WSL_LIB)
     if "libcuda.so.1" not in libs and "libcuda.so" not in libs:
         ev = [file_evidence(WSL_LIB, " ".join(libs[:12]) or "empty")]
@@ -248,18 +248,36 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         out.append(_state("wsl", FAILING, "basic-render-only", ev))
         return out
     out += _gpu_blocked(ctx)
-    shadow = _shadowing(ctx)
-    if shadow:
-        paths = sorted(shadow)
-        driver = any("libcuda.so." in path and _VERSION.search(path) for path in paths)
-        reason = "wsl-linux-driver" if driver else "wsl-shadowing-lib"
-        ev = [file_evidence(path, shadow[path]) for path in paths[:8]]
-        out.append(_state("wsl", FAILING, reason, ev, path=paths[0], paths="\n".join(paths)))
+    out += _wsl_shadow(ctx)
     path_dirs = [d for d in ctx.system.environ.get("PATH", "").split(":") if d]
     if path_dirs and WSL_LIB not in path_dirs and "nvidia-smi" in libs:
         ev = [Evidence("PATH", None, ":".join(path_dirs)[:1000])]
         out.append(_state("wsl", FAILING, "wsl-path", ev, blocks=False))
     return out
+
+
+def _wsl_shadow(ctx: ProbeContext) -> list[LayerState]:
+    shadow = _shadowing(ctx)
+    if not shadow:
+        return []
+    paths = sorted(shadow)
+    smi = _linux_smi(ctx)
+    # A versioned libcuda, or the Linux driver's own nvidia-smi beside the library: a Linux driver.
+    driver = bool(smi) or any("libcuda.so." in path and _VERSION.search(path) for path in paths)
+    reason = "wsl-linux-driver" if driver else "wsl-shadowing-lib"
+    ev = [file_evidence(path, shadow[path]) for path in paths[:8]]
+    if smi:
+        ev.append(file_evidence(smi, "present (outside " + WSL_LIB + ")"))
+    return [_state("wsl", FAILING, reason, ev, path=paths[0], paths="\n".join(paths))]
+
+
+def _linux_smi(ctx: ProbeContext) -> str:
+    """WSL2: an nvidia-smi that is not the Windows driver's (/usr/lib/wsl/lib) nor a link to it:
+    the Linux driver's utilities (nvidia-utils-NNN) installed inside WSL."""
+    for path in ("/usr/bin/nvidia-smi", "/usr/local/bin/nvidia-smi", "/bin/nvidia-smi"):
+        if ctx.system.exists(path) and not ctx.system.realpath(path).startswith(WSL_LIB + "/"):
+            return path
+    return ""
 
 
 def _gpu_blocked(ctx: ProbeContext) -> list[LayerState]:
