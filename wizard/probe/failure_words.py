@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from wizard.sysio import System
+
 NO_PERMISSION = re.compile(r"Insufficient Permissions", re.IGNORECASE)
 # modprobe (which nvidia-smi runs through nvidia-modprobe) finds no nvidia.ko under
 # /lib/modules/$(uname -r): the module is not built or installed for the running kernel.
@@ -24,7 +26,7 @@ KEY_REJECTED = re.compile(
     re.IGNORECASE,
 )
 _BUS = re.compile(r"([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])\b")
-_INIT_FAILED = re.compile(r"RmInitAdapter failed|rm_init_adapter failed", re.IGNORECASE)
+INIT_FAILED = re.compile(r"RmInitAdapter failed|rm_init_adapter failed", re.IGNORECASE)
 _FALLEN = re.compile(r"fallen off the bus", re.IGNORECASE)
 ERR_NAME = "ERR!"
 
@@ -48,13 +50,25 @@ def unreachable_gpu_reason(line: str, bus: str, kernel_log: str) -> str:
         if _FALLEN.search(log_line) and _same_gpu(bus, log_line):
             return "gpu-lost"
     for log_line in kernel_log.splitlines():
-        if _INIT_FAILED.search(log_line) and _same_gpu(bus, log_line):
+        if INIT_FAILED.search(log_line) and _same_gpu(bus, log_line):
             return "gpu-init-failed"
     return "gpu-unreachable"
 
 
 def kernel_line_for(reason: str, bus: str, kernel_log: str) -> str:
-    pattern = {"gpu-lost": _FALLEN, "gpu-init-failed": _INIT_FAILED}.get(reason)
+    pattern = {"gpu-lost": _FALLEN, "gpu-init-failed": INIT_FAILED}.get(reason)
     if pattern is None:
         return ""
     return next((x.strip() for x in kernel_log.splitlines() if pattern.search(x) and _same_gpu(bus, x)), "")
+
+
+SAVED_LOGS = ("/var/log/kern.log", "/var/log/syslog", "/var/log/messages")
+
+
+def saved_log_line(system: System, pattern: re.Pattern[str]) -> tuple[str, str]:
+    """(path, line): the first line a saved system log holds for the pattern, or ("", "")."""
+    for path in SAVED_LOGS:
+        line = first_line(system.read_text(path) or "", pattern)
+        if line:
+            return path, line
+    return "", ""

@@ -17,11 +17,13 @@ from wizard.probe.context import ProbeContext, command_evidence, file_evidence
 from wizard.probe.cuda import LIB_DIRS
 from wizard.probe.failure_words import (
     ERR_NAME,
+    INIT_FAILED,
     KEY_REJECTED,
     MODULE_NOT_FOUND,
     NO_PERMISSION,
     first_line,
     kernel_line_for,
+    saved_log_line,
     unreachable_gpu_reason,
 )
 from wizard.probe.os_platform import WSL_LIB
@@ -530,7 +532,10 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     # NVRM's lines come from the loaded nvidia module: where /proc/modules is unread they show it.
     if p.driver is None and p.platform == "linux" and p.kernel.nvidia_loaded is not False:
         text = _smi_text(ctx)
-        line = _line_with(text, "No devices were found") if p.kernel.nvidia_loaded else ""
+        # NVML started (the module is loaded) and offers no GPU while the bus shows one: the driver
+        # did not take it up. Inside a container it means only that no GPU was passed.
+        on_bus = bool(p.nvidia_pci_devices) and not _in_container(ctx)
+        line = _line_with(text, "No devices were found") if p.kernel.nvidia_loaded or on_bus else ""
         dmesg = _dmesg(ctx)
         log = _kernel_log(ctx)
         fallen = _FALLEN_OFF.search(re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", log))
@@ -539,9 +544,15 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             out.append(_state("gpu", FAILING, "gpu-lost", ev, bus=fallen.group(1)))
             return out
         init = _line_with(log, _DMESG_INIT)
+        logged = ""
+        if text.strip() and not init and _line_with(text, "No devices were found"):
+            # The system log (older boots too) beside nvidia-smi's "No devices were found" today.
+            logged, init = saved_log_line(ctx.system, INIT_FAILED)
         if line or init:
             ev = _smi_failure_lines(ctx)
-            if init and dmesg:
+            if init and logged:
+                ev.append(file_evidence(logged, init))
+            elif init and dmesg:
                 ev.append(command_evidence(dmesg[0], dmesg[1], init))
             out.append(_state("gpu", FAILING, "gpu-init-failed", ev))
     return out
