@@ -267,3 +267,11 @@ def test_a_link_to_the_windows_nvidia_smi_is_no_linux_driver(tmp_path: Path) -> 
 def test_wsl1_is_still_wsl1(tmp_path: Path) -> None:
     files = {"/proc/version": "Linux version 4.4.0-19041-Microsoft (Microsoft@Microsoft.com) #1-Microsoft\n"}
     assert probe(tmp_path, files, {}).platform == "wsl1"
+
+
+def test_nouveau_holding_the_gpu_of_an_installed_driver(tmp_path: Path) -> None:
+    log = ok("Feb 02 09:00:00 h kernel: nouveau 0000:01:00.0: DRM: VRAM: 4096 MiB\n")
+    installed = {("nvidia-smi",): fail(-1, stdout=SMI_DOWN), ("journalctl", "-k"): log}
+    assert reasons(probe(tmp_path / "a", NATIVE, installed)) == {"not-loaded-nouveau"}
+    # nouveau alone shows no NVIDIA driver installed: nothing is named "installed but ..."
+    assert reasons(probe(tmp_path / "b", NATIVE, {("journalctl", "-k"): log})) == set()

@@ -25,6 +25,12 @@ KEY_REJECTED = re.compile(
     r"Required key not available",
     re.IGNORECASE,
 )
+# nouveau bound to a GPU in this boot's kernel log ("nouveau 0000:01:00.0: DRM: VRAM: 2048 MiB",
+# "[drm] Initialized nouveau 1.3.1"): it holds the GPU the nvidia module would drive.
+NOUVEAU_BOUND = re.compile(
+    r"nouveau [0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9]: (?:DRM|fb|bios|NVIDIA)|"
+    r"\[drm\] Initialized nouveau"
+)
 _BUS = re.compile(r"([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])\b")
 INIT_FAILED = re.compile(r"RmInitAdapter failed|rm_init_adapter failed", re.IGNORECASE)
 _FALLEN = re.compile(r"fallen off the bus", re.IGNORECASE)

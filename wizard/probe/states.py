@@ -21,6 +21,7 @@ from wizard.probe.failure_words import (
     KEY_REJECTED,
     MODULE_NOT_FOUND,
     NO_PERMISSION,
+    NOUVEAU_BOUND,
     first_line,
     kernel_line_for,
     saved_log_line,
@@ -407,6 +408,10 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if held and dmesg:
         # NVIDIA's message names nouveau first of the drivers that can hold the GPU before it.
         ev.append(command_evidence(dmesg[0], dmesg[1], held))
+        return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
+    bound = _line_with(_kernel_log(ctx), NOUVEAU_BOUND) if said else ""
+    if bound and dmesg:  # the driver is installed (nvidia-smi's words) and nouveau has the GPU
+        ev.append(command_evidence(dmesg[0], dmesg[1], bound))
         return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
     if said:
         return [_state("module", FAILING, "not-loaded", ev)]
