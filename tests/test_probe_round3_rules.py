@@ -275,3 +275,15 @@ def test_nouveau_holding_the_gpu_of_an_installed_driver(tmp_path: Path) -> None:
     assert reasons(probe(tmp_path / "a", NATIVE, installed)) == {"not-loaded-nouveau"}
     # nouveau alone shows no NVIDIA driver installed: nothing is named "installed but ..."
     assert reasons(probe(tmp_path / "b", NATIVE, {("journalctl", "-k"): log})) == set()
+
+
+def test_akmods_failing_for_the_running_kernel_is_not_built(tmp_path: Path) -> None:
+    kernel = probe(tmp_path / "k", NATIVE, {}).os.kernel
+    smi = {("nvidia-smi",): fail(-1, stdout=SMI_DOWN)}
+    failed = {**NATIVE, f"/var/cache/akmods/nvidia/580.95.05-1-for-{kernel}.failed.log": "error\n"}
+    p = probe(tmp_path / "a", failed, smi)
+    assert reasons(p) == {"module-not-built"}
+    assert any(e.source.endswith(f"-for-{kernel}.failed.log") for s in p.states for e in s.evidence)
+    # a failed build for another kernel says nothing about this one
+    other = {**NATIVE, "/var/cache/akmods/nvidia/580.95.05-1-for-6.1.0-1.fc40.x86_64.failed.log": "error\n"}
+    assert reasons(probe(tmp_path / "b", other, smi)) == {"not-loaded"}

@@ -78,3 +78,17 @@ def saved_log_line(system: System, pattern: re.Pattern[str]) -> tuple[str, str]:
         if line:
             return path, line
     return "", ""
+
+
+AKMODS_CACHE = "/var/cache/akmods"
+
+
+def akmods_failed_log(system: System, kernel: str) -> str:
+    """Fedora's akmods keeps "<version>-for-<kernel>.failed.log" where it could not build a kmod for
+    that kernel: for the running kernel, the NVIDIA module is not built (the path, or "")."""
+    if not kernel or kernel == "unknown":
+        return ""
+    for name in ("nvidia", "nvidia-open"):
+        for path in system.glob(f"{AKMODS_CACHE}/{name}", f"*-for-{kernel}.failed.log"):
+            return path
+    return ""

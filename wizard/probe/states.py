@@ -22,6 +22,7 @@ from wizard.probe.failure_words import (
     MODULE_NOT_FOUND,
     NO_PERMISSION,
     NOUVEAU_BOUND,
+    akmods_failed_log,
     first_line,
     kernel_line_for,
     saved_log_line,
@@ -401,9 +402,12 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev += _seen_evidence(ctx, "modinfo")
         return [_state("module", FAILING, "module-not-built", ev, version=lib_version, kernel=p.os.kernel)]
     not_found = first_line(_smi_text(ctx), MODULE_NOT_FOUND)
-    if said and (not_found or km.module_for_kernel is False):
-        # nvidia-smi is installed; modprobe/modinfo find no nvidia module for the running kernel.
+    failed_build = akmods_failed_log(ctx.system, p.os.kernel) if not km.module_for_kernel else ""
+    if said and (not_found or failed_build or km.module_for_kernel is False):
+        # nvidia-smi is installed; modprobe/modinfo find no nvidia module for the running kernel,
+        # or akmods failed to build it for this kernel.
         ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel is False else []
+        ev += [file_evidence(failed_build, "present")] if failed_build else []
         return [_state("module", FAILING, "module-not-built", ev, kernel=p.os.kernel)]
     if held and dmesg:
         # NVIDIA's message names nouveau first of the drivers that can hold the GPU before it.
