@@ -4,7 +4,9 @@ where the text leaves the cause open it says so (gpu-unreachable) instead of nam
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,10 +28,10 @@ LSPCI_GPU = "01:00.0 VGA compatible controller: NVIDIA Corporation AD106 [GeForc
 def probe(
     tmp_path: Path,
     files: dict[str, str],
-    commands: dict[tuple[str, ...], CommandResult],
+    commands: Mapping[Any, CommandResult],
     links: dict[str, str] | None = None,
 ) -> MachineProfile:
-    return detect(context=context(tree(tmp_path, files, links), commands), nvml=NO_LIB)
+    return detect(context=context(tree(tmp_path, files, links), dict(commands)), nvml=NO_LIB)
 
 
 def reasons(p: MachineProfile) -> set[str]:
