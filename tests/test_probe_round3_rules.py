@@ -289,3 +289,15 @@ def test_akmods_failing_for_the_running_kernel_is_not_built(tmp_path: Path) -> N
     # a failed build for another kernel says nothing about this one
     other = {**NATIVE, "/var/cache/akmods/nvidia/580.95.05-1-for-6.1.0-1.fc40.x86_64.failed.log": "error\n"}
     assert reasons(probe(tmp_path / "b", other, smi)) == {"not-loaded"}
+
+
+def test_the_kernel_decides_an_err_row_too(tmp_path: Path) -> None:
+    table = (
+        "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+        "|   0  ERR!                On   | 00000000:3B:00.0 Off |                 ERR! |\n"
+        "|ERR!  ERR! ERR!    ERR! / ERR! |      0MiB / 24576MiB |    ERR!      Default |\n"
+    )
+    dmesg = "[ 50.1] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n"
+    p = probe(tmp_path, NATIVE, {("nvidia-smi",): fail(-1, stdout=table), ("dmesg",): ok(dmesg)})
+    state = next(s for s in p.states if s.layer == "gpu")
+    assert state.reason == "gpu-lost" and any("fallen off the bus" in e.line for e in state.evidence)

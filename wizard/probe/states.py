@@ -513,7 +513,6 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     out: list[LayerState] = []
     lost = list(ctx.seen.get("gpu_lost_rows", [])) + list(ctx.seen.get("gpu_lost", []))
     lost_indexes = {int(x["index"]) for x in lost if isinstance(x.get("index"), int)}
-    log = _kernel_log(ctx) if lost else ""
     for gpu in p.gpus:
         if gpu.index in lost_indexes:
             continue
@@ -524,6 +523,7 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev = [Evidence(p.driver.source if p.driver else "", None, f"{gpu.index}, {gpu.name}")]
         out.append(_state("gpu", WORKS, "", ev, index=gpu.index, name=gpu.name))
     working = bool(out)
+    log = _kernel_log(ctx) if lost else ""
     for x in lost:
         ev = x.get("ev") or [
             Evidence("nvidia-smi" if "index" not in x else "nvml", None, str(x.get("line", "")))
@@ -554,7 +554,8 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             return out
         init = _line_with(log, _DMESG_INIT)
         logged = ""
-        if text.strip() and not init and _line_with(text, "No devices were found"):
+        no_devices = _line_with(text, "No devices were found")
+        if no_devices and not init and not _in_container(ctx):
             # The system log (older boots too) beside nvidia-smi's "No devices were found" today.
             logged, init = saved_log_line(ctx.system, INIT_FAILED)
         if line or init:
