@@ -301,3 +301,14 @@ def test_the_kernel_decides_an_err_row_too(tmp_path: Path) -> None:
     p = probe(tmp_path, NATIVE, {("nvidia-smi",): fail(-1, stdout=table), ("dmesg",): ok(dmesg)})
     state = next(s for s in p.states if s.layer == "gpu")
     assert state.reason == "gpu-lost" and any("fallen off the bus" in e.line for e in state.evidence)
+
+
+def test_insufficient_permissions_on_a_machine_of_its_own(tmp_path: Path) -> None:
+    said = "Failed to initialize NVML: Insufficient Permissions\n"
+    assert reasons(probe(tmp_path / "a", NATIVE, {("nvidia-smi",): fail(-1, stdout=said)})) == {
+        "no-permission"
+    }
+    one = "Unable to determine the device handle for GPU 0000:65:00.0: Insufficient Permissions\n"
+    assert reasons(probe(tmp_path / "b", NATIVE, {("nvidia-smi",): fail(-1, stdout=one)})) == {
+        "no-permission"
+    }

@@ -52,6 +52,8 @@ def unreachable_gpu_reason(line: str, bus: str, kernel_log: str) -> str:
     off the bus, gpu-init-failed where the kernel says it did not start, else gpu-unreachable."""
     if "gpu is lost" in line.lower():
         return "gpu-lost"
+    if NO_PERMISSION.search(line):  # this GPU's node may not be opened (a container's device rules)
+        return "no-permission"
     for log_line in kernel_log.splitlines():
         if _FALLEN.search(log_line) and _same_gpu(bus, log_line):
             return "gpu-lost"

@@ -479,6 +479,13 @@ def _nvml(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         return [_state("nvml", WORKS, "", ev)]
     if kind == "timeout":
         return [_state("nvml", UNREADABLE, "nvml-timeout", ev, blocks=False)]
+    refused = first_line(_smi_text(ctx), NO_PERMISSION) if kind != "works" else ""
+    if refused and not _in_container(
+        ctx
+    ):  # nvidia-smi's NVML_ERROR_NO_PERMISSION (the container layer says it there)
+        return [
+            _state("nvml", BLOCKED, "no-permission", [*ev, Evidence("nvidia-smi", _smi_exit(ctx), refused)])
+        ]
     if kind == ErrorKind.LIBRARY_NOT_FOUND.value:
         return [_state("nvml", ABSENT, "", ev, blocks=False)]
     if kind == ErrorKind.NO_PERMISSION.value:
