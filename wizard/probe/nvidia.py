@@ -16,6 +16,7 @@ from wizard.nvml import ErrorKind, NvmlBackend, NvmlError, cuda_version_text
 from wizard.probe.context import ProbeContext
 from wizard.probe.os_platform import WSL_LIB
 from wizard.probe.pci_cc import fill_cc
+from wizard.probe.smi_formats import parse_smi_list, parse_smi_xml
 from wizard.profile import DriverInfo, GpuInfo, MachineProfile
 from wizard.sysio import CommandResult
 
@@ -155,8 +156,8 @@ def parse_smi_csv(text: str) -> list[GpuInfo]:
 LOST_ROW = re.compile(r"Unable to determine the device handle for GPU\s*([0-9A-Fa-f:.]+):\s*(.+)")
 # R610 renamed the header's fields: "KMD Version" and "CUDA UMD Version" (NVIDIA's nvidia-smi docs).
 HEADER_DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*([0-9]+(?:\.[0-9]+)+)")
-TABLE_ROW = re.compile(
-    r"^\|\s+([0-9]+)\s+(.+?)\s+(?:On|Off|WDDM|TCC)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])"
+TABLE_ROW = re.compile(  # a pasted table may be indented as a whole
+    r"^\s*\|\s+([0-9]+)\s+(.+?)\s+(?:On|Off|WDDM|TCC)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])"
 )
 HEADER_CUDA = re.compile(r"CUDA (?:UMD )?Version\s*:\s*(\S+)")
 
@@ -233,6 +234,10 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
         # Neither answered (a dump of a pasted `nvidia-smi -q`): the long report, else no nvidia-smi.
         header_argv = [smi, "-q"]
         header = ctx.system.run(header_argv, timeout=10.0)
+        for other in ([smi, "-q", "-x"], [smi, "-L"]):  # then the XML report, then the GPU list
+            if not header.missing:
+                break
+            header_argv, header = other, ctx.system.run(other, timeout=10.0)
         if header.missing:
             ctx.seen["smi_missing"] = argv
             return False
@@ -252,8 +257,13 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
             driver_version = cells[6]
             break
     head_driver = next((m.group(1) for line in smi_lines(header) if (m := HEADER_DRIVER.search(line))), "")
-    report_driver = ""
-    if header_argv == [smi, "-q"]:
+    report_driver, report_cuda = "", ""
+    if header_argv == [smi, "-q", "-x"]:
+        report_driver, report_cuda, gpus = parse_smi_xml(header.stdout)
+        head_driver = report_driver
+    elif header_argv == [smi, "-L"]:
+        gpus = parse_smi_list(header.stdout)
+    elif header_argv == [smi, "-q"]:
         report_driver, report_gpus = parse_smi_report(header.stdout)
         head_driver, gpus = report_driver or head_driver, gpus or report_gpus
     elif not gpus and not driver_version and not (head_driver and (header.ok or table)):
@@ -277,6 +287,8 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
             ctx.note("probe.smi_failed", detail=first[0] if first else f"exit {result.returncode}")
         return False
     profile.driver = DriverInfo(version=driver_version or head_driver or "unknown", source="nvidia-smi")
+    if re.fullmatch(r"[0-9]+\.[0-9]+", report_cuda):
+        profile.driver.cuda = report_cuda
     for line in smi_lines(header):
         match = HEADER_CUDA.search(line)
         if not match:

@@ -88,7 +88,10 @@ def _linux_flavour(ctx: ProbeContext, kernel: str, proc_version: str) -> str:
         return "linux"
     # WSL2 has a real Linux kernel with a GPU paravirtualisation device (/dev/dxg);
     # WSL1 translates syscalls, has no /dev/dxg and reports a "Microsoft" 4.4 kernel.
-    if sysd.exists("/dev/dxg") or sysd.is_dir(WSL_LIB) or "wsl2" in kernel.lower():
+    # Microsoft's own Linux kernels ("4.19.104-microsoft-standard", "5.15...-microsoft-standard-WSL2")
+    # run only under WSL2, with or without a GPU device; WSL1 shows "4.4.0-19041-Microsoft".
+    wsl2_kernel = "wsl2" in kernel.lower() or "microsoft-standard" in (kernel + proc_version).lower()
+    if sysd.exists("/dev/dxg") or sysd.is_dir(WSL_LIB) or wsl2_kernel:
         return "wsl2"
     return "wsl1"
 

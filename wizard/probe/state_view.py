@@ -30,6 +30,7 @@ _WHERE = {
     "version-mismatch": "user",
     "gpu-lost": "user",
     "gpu-init-failed": "user",
+    "gpu-unreachable": "user",
 }
 _RESTART = {
     "secure-boot": "reboot",
@@ -41,6 +42,7 @@ _RESTART = {
     "gpu-switched-off": "reboot",
     "gpu-lost": "reboot",
     "gpu-init-failed": "reboot",
+    "gpu-unreachable": "reboot",
     "wsl-no-gpu-device": "wsl-shutdown",
     "basic-render-only": "wsl-shutdown",
     "wsl-gpu-blocked": "wsl-shutdown",

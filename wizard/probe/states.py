@@ -15,6 +15,19 @@ from pathlib import PurePosixPath
 from wizard.nvml import ErrorKind
 from wizard.probe.context import ProbeContext, command_evidence, file_evidence
 from wizard.probe.cuda import LIB_DIRS
+from wizard.probe.failure_words import (
+    ERR_NAME,
+    INIT_FAILED,
+    KEY_REJECTED,
+    MODULE_NOT_FOUND,
+    NO_PERMISSION,
+    NOUVEAU_BOUND,
+    akmods_failed_log,
+    first_line,
+    kernel_line_for,
+    saved_log_line,
+    unreachable_gpu_reason,
+)
 from wizard.probe.os_platform import WSL_LIB
 from wizard.profile import (
     ABSENT,
@@ -206,6 +219,10 @@ def _container(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev += [file_evidence("/dev/nvidiactl", "present"), file_evidence(_DEVICES_LIST, denied)]
         ev += _smi_failure_lines(ctx)
         return [_state("container", BLOCKED, "no-permission", ev)]
+    refused = first_line(_smi_text(ctx), NO_PERMISSION)
+    if refused:  # NVML_ERROR_NO_PERMISSION: the nodes are here, this user may not open them
+        ev += [file_evidence("/dev/nvidiactl", "present"), Evidence("nvidia-smi", _smi_exit(ctx), refused)]
+        return [_state("container", BLOCKED, "no-permission", ev)]
     # nvidia-smi's "Failed to initialize NVML: ..." shows the library loaded, whatever NVML said here.
     smi_loaded_nvml = "failed to initialize nvml" in _smi_text(ctx).lower()
     if nvml.get("kind") == ErrorKind.LIBRARY_NOT_FOUND.value and not smi_loaded_nvml:
@@ -223,7 +240,7 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     out: list[LayerState] = []
     if not ctx.system.exists("/dev/dxg"):
         out.append(_state("wsl", FAILING, "wsl-no-gpu-device", [file_evidence("/dev/dxg", "missing")]))
-        return out
+        return out + _wsl_shadow(ctx)
     libs = ctx.system.listdir(WSL_LIB)
     if "libcuda.so.1" not in libs and "libcuda.so" not in libs:
         ev = [file_evidence(WSL_LIB, " ".join(libs[:12]) or "empty")]
@@ -235,18 +252,36 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         out.append(_state("wsl", FAILING, "basic-render-only", ev))
         return out
     out += _gpu_blocked(ctx)
-    shadow = _shadowing(ctx)
-    if shadow:
-        paths = sorted(shadow)
-        driver = any("libcuda.so." in path and _VERSION.search(path) for path in paths)
-        reason = "wsl-linux-driver" if driver else "wsl-shadowing-lib"
-        ev = [file_evidence(path, shadow[path]) for path in paths[:8]]
-        out.append(_state("wsl", FAILING, reason, ev, path=paths[0], paths="\n".join(paths)))
+    out += _wsl_shadow(ctx)
     path_dirs = [d for d in ctx.system.environ.get("PATH", "").split(":") if d]
     if path_dirs and WSL_LIB not in path_dirs and "nvidia-smi" in libs:
         ev = [Evidence("PATH", None, ":".join(path_dirs)[:1000])]
         out.append(_state("wsl", FAILING, "wsl-path", ev, blocks=False))
     return out
+
+
+def _wsl_shadow(ctx: ProbeContext) -> list[LayerState]:
+    shadow = _shadowing(ctx)
+    if not shadow:
+        return []
+    paths = sorted(shadow)
+    smi = _linux_smi(ctx)
+    # A versioned libcuda, or the Linux driver's own nvidia-smi beside the library: a Linux driver.
+    driver = bool(smi) or any("libcuda.so." in path and _VERSION.search(path) for path in paths)
+    reason = "wsl-linux-driver" if driver else "wsl-shadowing-lib"
+    ev = [file_evidence(path, shadow[path]) for path in paths[:8]]
+    if smi:
+        ev.append(file_evidence(smi, "present (outside " + WSL_LIB + ")"))
+    return [_state("wsl", FAILING, reason, ev, path=paths[0], paths="\n".join(paths))]
+
+
+def _linux_smi(ctx: ProbeContext) -> str:
+    """WSL2: an nvidia-smi that is not the Windows driver's (/usr/lib/wsl/lib) nor a link to it:
+    the Linux driver's utilities (nvidia-utils-NNN) installed inside WSL."""
+    for path in ("/usr/bin/nvidia-smi", "/usr/local/bin/nvidia-smi", "/bin/nvidia-smi"):
+        if ctx.system.exists(path) and not ctx.system.realpath(path).startswith(WSL_LIB + "/"):
+            return path
+    return ""
 
 
 def _gpu_blocked(ctx: ProbeContext) -> list[LayerState]:
@@ -345,6 +380,11 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     dmesg_line = _line_with(_kernel_log(ctx), _DMESG_SIGNATURE)
     if dmesg and dmesg_line:
         ev.append(command_evidence(dmesg[0], dmesg[1], dmesg_line))
+    rejected = _line_with(_kernel_log(ctx), KEY_REJECTED)
+    if rejected and dmesg and not km.module_for_kernel:
+        # The kernel refused the module's key: a module for this kernel exists (modinfo unread).
+        ev += _seen_evidence(ctx, "mokutil")
+        return [_state("module", BLOCKED, "secure-boot", ev, version=km.module_version or "")]
     if km.module_for_kernel:
         ev += _seen_evidence(ctx, "modinfo")
         if dmesg_line:  # the kernel's own words decide it
@@ -361,9 +401,21 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev.append(file_evidence(next(iter(sorted(libs))), lib_version))
         ev += _seen_evidence(ctx, "modinfo")
         return [_state("module", FAILING, "module-not-built", ev, version=lib_version, kernel=p.os.kernel)]
+    not_found = first_line(_smi_text(ctx), MODULE_NOT_FOUND)
+    failed_build = akmods_failed_log(ctx.system, p.os.kernel) if not km.module_for_kernel else ""
+    if said and (not_found or failed_build or km.module_for_kernel is False):
+        # nvidia-smi is installed; modprobe/modinfo find no nvidia module for the running kernel,
+        # or akmods failed to build it for this kernel.
+        ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel is False else []
+        ev += [file_evidence(failed_build, "present")] if failed_build else []
+        return [_state("module", FAILING, "module-not-built", ev, kernel=p.os.kernel)]
     if held and dmesg:
         # NVIDIA's message names nouveau first of the drivers that can hold the GPU before it.
         ev.append(command_evidence(dmesg[0], dmesg[1], held))
+        return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
+    bound = _line_with(_kernel_log(ctx), NOUVEAU_BOUND) if said else ""
+    if bound and dmesg:  # the driver is installed (nvidia-smi's words) and nouveau has the GPU
+        ev.append(command_evidence(dmesg[0], dmesg[1], bound))
         return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
     if said:
         return [_state("module", FAILING, "not-loaded", ev)]
@@ -427,6 +479,13 @@ def _nvml(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         return [_state("nvml", WORKS, "", ev)]
     if kind == "timeout":
         return [_state("nvml", UNREADABLE, "nvml-timeout", ev, blocks=False)]
+    refused = first_line(_smi_text(ctx), NO_PERMISSION) if kind != "works" else ""
+    if refused and not _in_container(
+        ctx
+    ):  # nvidia-smi's NVML_ERROR_NO_PERMISSION (the container layer says it there)
+        return [
+            _state("nvml", BLOCKED, "no-permission", [*ev, Evidence("nvidia-smi", _smi_exit(ctx), refused)])
+        ]
     if kind == ErrorKind.LIBRARY_NOT_FOUND.value:
         return [_state("nvml", ABSENT, "", ev, blocks=False)]
     if kind == ErrorKind.NO_PERMISSION.value:
@@ -464,19 +523,35 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     for gpu in p.gpus:
         if gpu.index in lost_indexes:
             continue
+        if gpu.name == ERR_NAME:  # nvidia-smi's table: every query of this GPU failed
+            ev = [Evidence("nvidia-smi", _smi_exit(ctx), f"{gpu.index}, {ERR_NAME} {gpu.pci_bus_id or ''}")]
+            lost.append({"index": gpu.index, "bus": gpu.pci_bus_id or "", "err": True, "ev": ev})
+            continue
         ev = [Evidence(p.driver.source if p.driver else "", None, f"{gpu.index}, {gpu.name}")]
         out.append(_state("gpu", WORKS, "", ev, index=gpu.index, name=gpu.name))
     working = bool(out)
+    log = _kernel_log(ctx) if lost else ""
     for x in lost:
-        ev = [Evidence("nvidia-smi" if "index" not in x else "nvml", None, str(x.get("line", "")))]
+        ev = x.get("ev") or [
+            Evidence("nvidia-smi" if "index" not in x else "nvml", None, str(x.get("line", "")))
+        ]
         idx = x.get("index") if isinstance(x.get("index"), int) else None
-        out.append(
-            _state("gpu", FAILING, "gpu-lost", ev, blocks=not working, index=idx, bus=str(x.get("bus", "")))
-        )
+        bus = str(x.get("bus", ""))
+        reason = "gpu-lost"
+        if "index" not in x or x.get("err"):  # nvidia-smi's words, not NVML_ERROR_GPU_IS_LOST
+            reason = unreachable_gpu_reason(str(x.get("line", "")), bus, log)
+            said = kernel_line_for(reason, bus, log)
+            dmesg = _dmesg(ctx)
+            if said and dmesg:
+                ev = [*ev, command_evidence(dmesg[0], dmesg[1], said)]
+        out.append(_state("gpu", FAILING, reason, ev, blocks=not working, index=idx, bus=bus))
     # NVRM's lines come from the loaded nvidia module: where /proc/modules is unread they show it.
     if p.driver is None and p.platform == "linux" and p.kernel.nvidia_loaded is not False:
         text = _smi_text(ctx)
-        line = _line_with(text, "No devices were found") if p.kernel.nvidia_loaded else ""
+        # NVML started (the module is loaded) and offers no GPU while the bus shows one: the driver
+        # did not take it up. Inside a container it means only that no GPU was passed.
+        on_bus = bool(p.nvidia_pci_devices) and not _in_container(ctx)
+        line = _line_with(text, "No devices were found") if p.kernel.nvidia_loaded or on_bus else ""
         dmesg = _dmesg(ctx)
         log = _kernel_log(ctx)
         fallen = _FALLEN_OFF.search(re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", log))
@@ -485,9 +560,16 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             out.append(_state("gpu", FAILING, "gpu-lost", ev, bus=fallen.group(1)))
             return out
         init = _line_with(log, _DMESG_INIT)
+        logged = ""
+        no_devices = _line_with(text, "No devices were found")
+        if no_devices and not init and not _in_container(ctx):
+            # The system log (older boots too) beside nvidia-smi's "No devices were found" today.
+            logged, init = saved_log_line(ctx.system, INIT_FAILED)
         if line or init:
             ev = _smi_failure_lines(ctx)
-            if init and dmesg:
+            if init and logged:
+                ev.append(file_evidence(logged, init))
+            elif init and dmesg:
                 ev.append(command_evidence(dmesg[0], dmesg[1], init))
             out.append(_state("gpu", FAILING, "gpu-init-failed", ev))
     return out
