@@ -63,7 +63,9 @@ def _hashed(py: Path, check: tuple[str, ...], counter: Path) -> tuple[int, int]:
     return done.returncode, int(done.stderr.rsplit("files hashed: ", 1)[1].split()[0])
 
 
-def test_a_second_environment_from_the_same_uv_cache_redoes_no_proof_and_hides_no_damage(tmp_path: Path) -> None:
+def test_a_second_environment_from_the_same_uv_cache_redoes_no_proof_and_hides_no_damage(
+    tmp_path: Path,
+) -> None:
     uv, env = _uv_env(tmp_path)
     wheels = tmp_path / "wheels"
     wheels.mkdir()
