@@ -1,11 +1,15 @@
-"""The proof caches (installed_ok.py's digest cache, tf_proof.py's hello record) are keyed by what
-proves content (inode, size, mtime, digest), not by ctime: uv hard-links its cache into every
-environment it builds, and each new link sets the ctime of every file it links.
+"""The proof caches and uv's hard links. uv hard-links its cache into every environment it builds,
+and each new link sets the ctime of every file it links; a write through any of those links
+changes every environment linked to that file.
 
-The real fault, made here: an environment installed by the wizard's uv (files hard-linked from its
-cache), proven once; then a second environment built from the same uv cache. The first one's files
-now have a new ctime (checked), and neither proof is redone: no file is hashed again (the digest
-cache is not rewritten) and the hello script does not start "TensorFlow" again.
+The real faults, made here: an environment installed by the wizard's uv (files hard-linked from
+its cache), proven once; then a second environment built from the same uv cache. The first one's
+files now have a new ctime and link count (checked): installed_ok.py hashes them again (it cannot
+tell a new link from a write through one) and finds them whole, and tf_proof.py's hello record,
+keyed by what proves content (inode, size, mtime), does not start "TensorFlow" again. Then a third
+environment from the same cache, and 64 bytes overwritten in place through the third one's link,
+its mtime set back: the link count moved with the ctime, and the first environment's check still
+finds the damage (the digest cache once trusted a new ctime when the link count moved with it).
 """
 
 from __future__ import annotations
@@ -59,7 +63,9 @@ def _hashed(py: Path, check: tuple[str, ...], counter: Path) -> tuple[int, int]:
     return done.returncode, int(done.stderr.rsplit("files hashed: ", 1)[1].split()[0])
 
 
-def test_a_second_environment_from_the_same_uv_cache_redoes_no_proof(tmp_path: Path) -> None:
+def test_a_second_environment_from_the_same_uv_cache_redoes_no_proof_and_hides_no_damage(
+    tmp_path: Path,
+) -> None:
     uv, env = _uv_env(tmp_path)
     wheels = tmp_path / "wheels"
     wheels.mkdir()
@@ -101,10 +107,29 @@ def test_a_second_environment_from_the_same_uv_cache_redoes_no_proof(tmp_path: P
         before.st_mtime_ns,
     )
 
-    assert _hashed(py, check, counter) == (0, 0), "files were hashed again"
+    status, hashed = _hashed(py, check, counter)
+    assert status == 0 and hashed >= 23, "a new ctime is hashed again, whatever the link count"
+    assert _hashed(py, check, counter) == (0, 0), "and remembered"
     proof = _run(py, program("tf_proof.py"), "hello", str(hello), "--cpu")
     assert proof.returncode == 0 and "proven without a second start" in proof.stdout, proof.stdout
     assert runs.read_text() == "x", "TensorFlow was started again"
+
+    # A third environment from the same cache, and a write through its link that sets the mtime
+    # back: the first environment's file changed with its link count.
+    ours = site / "wizdemo" / "part4.py"
+    seen = ours.stat()  # as the last check saw it
+    third = tmp_path / "third"
+    _build(uv, env, third, wheels)
+    through = next(third.glob("lib/python*/site-packages")) / "wizdemo" / "part4.py"
+    good = through.read_bytes()
+    _overwrite_same_size(through)
+    now = ours.stat()
+    assert ours.read_bytes() != good and now.st_nlink > seen.st_nlink, "the real fault"
+    assert (now.st_ino, now.st_size, now.st_mtime_ns) == (seen.st_ino, seen.st_size, seen.st_mtime_ns)
+    done = _run(py, *check)
+    assert done.returncode == 1 and "wizdemo: damaged (1 of" in done.stdout, done.stdout
+    ours.write_bytes(good)  # put back (through the link: every environment) for what follows
+    assert _run(py, *check).returncode == 0
 
     # What does change content is still found: a same-size overwrite, its mtime set back after.
     # (the plan's TensorFlow step runs this check before the hello step, and repairs what it finds)

@@ -22,14 +22,15 @@ those leftovers and a damaged pip, so that the venv step's next command installs
 A dist-info that a kill left with its RECORD and no METADATA is damaged; the repair removes it.
 
 Fast: a file whose digest was proven is remembered in the environment (.tf-gpu-wizard-verified.json)
-by what proves its content: its inode, size, mtime and the digest it matched; it is hashed again
-when one of them changed. Its ctime and link count are kept beside them as a tripwire, not as the
-key: a write that sets the mtime back still sets the ctime (no user call sets that back), so a new
-ctime hashes the file again, unless the link count changed with it. uv hard-links its cache into
-every environment it builds, and each new link (another environment built from the same cache, or
-one removed) sets the ctime of every file it links: a ctime key hashed the whole 1.2 GB again for
-nothing. `apply --verify` removes this cache first (wizard/run/proof.py). tensorflow-cpu (13,000
-files, 1.2 GB): about 2 s the first time, 0.3 s after.
+by its inode, size, mtime, ctime, link count and the digest it matched; it is hashed again when one
+of them changed. The ctime is the tripwire: a write that sets the mtime back still sets the ctime
+(no user call sets that back). A new ctime hashes the file again even when the link count moved
+with it: uv hard-links its cache into every environment it builds, so a new link (another
+environment built from the same cache, or one removed) sets the ctime of every file it links, and a
+write through any of those links in between changes this environment's file too; the two cannot
+be told apart, so the file is hashed (once: its new ctime is then remembered). `apply --verify`
+removes this cache first (wizard/run/proof.py). tensorflow-cpu (13,000 files, 1.2 GB): 2 to 4 s
+when every file is hashed, 0.3 s after.
 """
 
 import base64
@@ -141,11 +142,19 @@ def write_state(path, data, separators=None, sync=True):
         pass
 
 
+# The cache's rules: an entry is trusted only while all six fields are the same. Entries written under
+# older rules (a new ctime trusted when the link count moved with it) may remember a damaged file as
+# proven: a cache without this mark is not read.
+CACHE_FORMAT = ("format", 2)
+
+
 def load_cache():
-    return read_state(CACHE)
+    data = read_state(CACHE)
+    return data if data.get(CACHE_FORMAT[0]) == CACHE_FORMAT[1] else {}
 
 
 def save_cache(data):
+    data[CACHE_FORMAT[0]] = CACHE_FORMAT[1]  # paths are absolute: no file is named "format"
     write_state(CACHE, data, separators=(",", ":"), sync=False)  # read-only: the next check hashes again
 
 
@@ -213,13 +222,10 @@ def damage(dist, cache, proven, linked=None):
         if h is None or h.mode not in hashlib.algorithms_available:
             continue
         key = [st.st_ino, st.st_size, st.st_mtime_ns, h.mode + "=" + h.value, st.st_ctime_ns, st.st_nlink]
-        known = cache.get(path)
-        if known == key:
+        if cache.get(path) == key:
             continue
-        if isinstance(known, list) and len(known) == 6 and known[:4] == key[:4] and known[5] != key[5]:
-            cache[path] = key  # only linked or unlinked (uv's cache): the content is the one proven
-            proven.setdefault(path, key)
-            continue
+        # Anything else, a new ctime with a new link count included, is hashed: a link made or
+        # removed by another environment cannot be told from a write through one of its links.
         todo.append((path, h.mode, h.value, key, st.st_nlink))
     # hashlib lets go of the GIL while it hashes: the big files are hashed on every core at once,
     # the biggest first (one sha256 stream cannot be split: a 790 MB libtensorflow_cc started last

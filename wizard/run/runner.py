@@ -39,6 +39,10 @@ Behaviour
 - Each step's check runs first: satisfied -> "satisfied" (or "done" when the run this one
   resumes finished it). After the
   commands the check runs again: not satisfied -> the step failed, output kept.
+- A check that does not answer within `check_timeout_s` (CHECK_TIMEOUT_S) is stopped, with what
+  it started (its own process group), and proves nothing either way, and says so: before the
+  commands, the step runs (its commands are safe to run again and the check after them proves
+  the result); after them, the step fails as "not proven in time", never as "did not pass".
 - A step that needs a reboot / `wsl --shutdown` records the boot id in the journal;
   the next run, in a new boot, runs its check and goes on.
 - Output (stdout and stderr merged) is decoded as UTF-8 with replacement, ANSI
@@ -251,6 +255,8 @@ class Runner:
         self._password_asked = False
         self._log_broken = False
         self.leftover_grace_s = LEFTOVER_GRACE_S
+        self.check_timeout_s = CHECK_TIMEOUT_S
+        self._check_timed_out = False  # the last check did not answer in time (not a "no")
 
     # ---- public -------------------------------------------------------------
     def cancel(self) -> None:
@@ -404,7 +410,7 @@ class Runner:
         if self._check(step, before=False):
             self._finish(step, StepResult(DONE, t("runner.done", proves=step.check.proves)))
             return
-        self._fail(step, t("runner.check_failed", proves=step.check.proves), None)
+        self._fail(step, self._not_proven(step, "runner.check_failed"), None)
 
     # ---- a step's after-check alongside the next step's commands -------------------
     def _overlaps(self, step: Step, following: Step | None) -> bool:
@@ -447,7 +453,7 @@ class Runner:
         step, proc = self._pending
         self._pending = None
         try:
-            out, _ = proc.communicate(timeout=CHECK_TIMEOUT_S)
+            out, _ = proc.communicate(timeout=self.check_timeout_s)
         except subprocess.TimeoutExpired:
             stop_group(proc.pid, INTERRUPT_GRACE_S)
             out, rc = b"", None
@@ -464,7 +470,7 @@ class Runner:
             self._record(current.id, PENDING, message)
             self.events.step_finished(current, StepResult(PENDING, message))
         self._tail = [line for line in out.decode("utf-8", "replace").splitlines()[-20:]]
-        self._fail(step, t("runner.check_failed", proves=step.check.proves), None)
+        self._fail(step, self._not_proven(step, "runner.check_failed"), None)
 
     def _pending_drop(self) -> None:
         """A run that stops (cancel, an error): the check still running is stopped; its step stays
@@ -494,7 +500,15 @@ class Runner:
         if self._check(step, before=False):
             self._finish(step, StepResult(DONE, t("runner.done", proves=step.check.proves)))
             return
-        self._fail(step, t("runner.check_failed_after_restart", proves=step.check.proves), None)
+        self._fail(step, self._not_proven(step, "runner.check_failed_after_restart"), None)
+
+    def _not_proven(self, step: Step, key: str) -> str:
+        """Why the check after the commands did not prove the step: it said no (`key`), or it
+        did not answer in time."""
+        if self._check_timed_out:
+            seconds = f"{self.check_timeout_s:.0f}"
+            return t("runner.check_timeout.after", seconds=seconds, proves=step.check.proves)
+        return t(key, proves=step.check.proves)
 
     def _ask_restart(self, step: Step, state: RunState) -> NoReturn:
         assert step.restart is not None
@@ -643,24 +657,44 @@ class Runner:
                 return True
             return self._state is not None and self._state.record(step.id).status in (DONE, SATISFIED)
         check = step.before_check if before else step.check
+        self._check_timed_out = False
         try:
-            proc = subprocess.run(
+            # Its own session: on a timeout the check and what it started (lockfile.py runs
+            # installed_ok.py) are stopped together, not left hashing beside the step's commands.
+            proc = subprocess.Popen(
                 list(check.argv),
                 stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=CHECK_TIMEOUT_S,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 env=self.env,
-                check=False,
+                start_new_session=True,
             )
-        except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
+        except (OSError, ValueError) as exc:
             self._write_log(f"check {'before' if before else 'after'}: cannot run ({exc})")
             return False
-        return self._check_outcome(step, before=before, rc=proc.returncode, output=proc.stdout + proc.stderr)
+        try:
+            out, err = proc.communicate(timeout=self.check_timeout_s)
+        except subprocess.TimeoutExpired:
+            stop_group(proc.pid, INTERRUPT_GRACE_S)
+            try:
+                out, err = proc.communicate(timeout=INTERRUPT_GRACE_S)
+            except subprocess.TimeoutExpired:  # a child that left the group holds the pipe
+                out, err = b"", b""
+            return self._check_outcome(step, before=before, rc=None, output=out + err)
+        except BaseException:
+            stop_group(proc.pid, INTERRUPT_GRACE_S)  # Ctrl-C: no check left running on its own
+            raise
+        return self._check_outcome(step, before=before, rc=proc.returncode, output=out + err)
 
     def _check_outcome(self, step: Step, *, before: bool, rc: int | None, output: bytes) -> bool:
         when = "before" if before else "after"
+        self._check_timed_out = rc is None
         if rc is None:
-            self._write_log(f"check {when}: cannot run (timed out after {CHECK_TIMEOUT_S:.0f} s)")
+            # No answer is not a "no": nothing is known to have changed, and nothing is proven.
+            seconds = f"{self.check_timeout_s:.0f}"
+            self._write_log(f"check {when}: no answer (timed out after {seconds} s)")
+            if before:
+                self._emit(step, t("runner.check_timeout.before", seconds=seconds), False)
             return False
         ok = rc == 0
         check = step.before_check if before else step.check
