@@ -53,7 +53,7 @@ def _recommendation(p: MachineProfile) -> Recommendation | None:
 EXPLAINED_BY_STATE = {
     "module": ("gpu-without-driver", "secure-boot", "nouveau", "reboot-needed"),
     "libraries": ("reboot-needed", "driver-no-gpus"),
-    "wsl": ("no-driver-wsl2",),
+    "wsl": ("no-driver-wsl2", "linux-driver-in-wsl"),
     "container": ("no-nvidia-gpu", "gpu-without-driver"),
     "pci": ("gpu-without-driver",),
     "gpu": ("driver-no-gpus", "gpu-without-driver"),
@@ -63,12 +63,11 @@ EXPLAINED_BY_STATE = {
 def state_findings(p: MachineProfile) -> list[Finding]:
     """Each failed layer with a reason, in the one view's words (wizard.probe.state_view): the short
     title, its evidence as the why, the step that fixes it as the fix."""
-    from wizard.probe.state_view import USUAL_STEP_FIXES, words
+    from wizard.probe.state_view import words
 
     out: list[Finding] = []
     for state in p.failed_states:
-        # The Linux driver inside WSL keeps its own finding (linux-driver-in-wsl: the plan's step).
-        if not state.reason or state.reason in USUAL_STEP_FIXES:
+        if not state.reason:
             continue
         w = words(state, p)
         # The first line is the title, the why its fix; the evidence rides apart (one key away).

@@ -45,11 +45,12 @@ _RESTART = {
     "basic-render-only": "wsl-shutdown",
     "wsl-gpu-blocked": "wsl-shutdown",
 }
-# The plan's own step that removes Linux driver files inside WSL fixes these (plan.wsl).
+# The plan's own step that removes Linux driver files inside WSL fixes these (plan.wsl): worded
+# here like every state, that step is theirs, not the driver step.
 REMOVED_BY_PLAN = ("wsl-linux-driver", "wsl-shadowing-lib")
-# States whose fix is a step every plan has already (the remove step above; the Windows driver's
-# install where Windows has none): their usual finding and step stand, worded as before.
-USUAL_STEP_FIXES = (*REMOVED_BY_PLAN, "basic-render-only")
+# The Windows driver's install is basic-render-only's fix: the usual step (its download, its
+# check), worded here.
+WINDOWS_DRIVER_FIXES = ("basic-render-only",)
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,27 @@ def words(state: LayerState, profile: MachineProfile | None = None) -> StateWord
     if reason == "wsl-path":
         where = "user"
     return StateWords(reason, title, fix, manual, where, _RESTART.get(reason), evidence_lines(state))
+
+
+def removed_by_plan_words(profile: MachineProfile) -> StateWords | None:
+    """The words of the state the plan's remove-linux-driver step fixes (a Linux driver or library
+    inside WSL); None where the profile holds no such state (a profile from before states)."""
+    state = next((s for s in profile.failed_states if s.reason in REMOVED_BY_PLAN), None)
+    return words(state, profile) if state is not None else None
+
+
+def side_words(profile: MachineProfile) -> list[StateWords]:
+    """Failures that do not stop the GPU set (a lost GPU of several, PATH under sudo, NVML slow):
+    said beside the set by Choose and the plan, as Detect and the doctor say them. The remove
+    step's states are said as that step instead."""
+    blocking = profile.blocking_state
+    out: list[StateWords] = []
+    for state in profile.failed_states:
+        if state.reason and state is not blocking and state.reason not in REMOVED_BY_PLAN:
+            said = words(state, profile)
+            if said not in out:
+                out.append(said)
+    return out
 
 
 def blocking_words(profile: MachineProfile) -> StateWords | None:
