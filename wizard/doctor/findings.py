@@ -164,9 +164,11 @@ def _find_problems(p: MachineProfile) -> list[Finding]:
     # The newest TensorFlow out of reach (an old driver, an old GPU) or a Python to add.
     for key, severity, fields in newest_tf_problems(p, rec):
         fix, source = str(fields.pop("doctor_fix", "")), str(fields.pop("doctor_source", ""))
+        why_key = str(fields.pop("why_key", ""))
         # The plan's driver step is the restart where `restart` says so (the same DriverNeed).
         loads = restart if key == "driver-step" else None
-        out.append(replace(_f(key, severity, **fields), fix=fix, source=source, restart_loads=loads))
+        found = replace(_f(key, severity, **fields), fix=fix, source=source, restart_loads=loads)
+        out.append(replace(found, why=t(why_key, **fields)) if why_key else found)
     return out
 
 
