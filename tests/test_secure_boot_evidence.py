@@ -133,3 +133,24 @@ def test_the_journal_read_is_bounded_recorded_and_replayed(tmp_path: Path) -> No
     assert any(c["argv"] == BOOT_JOURNAL and "Key was rejected" in c["stdout"] for c in recorded)
     replayed = detect_dump(tmp_path / "dump")
     assert _module(replayed).reason == _module(original).reason == "secure-boot"
+
+
+def test_a_version_the_evidence_does_not_show_is_left_out_of_the_words(tmp_path: Path) -> None:
+    """modinfo not read (a pasted output): the key's rejection still decides it; the title names no
+    version rather than a '?' (English and Chinese)."""
+    from wizard.text import set_language
+
+    commands = {**_commands(journal=ok(REJECTED)), ("modinfo", "-F", "version", "nvidia"): fail(127)}
+    p = _probe(tmp_path, commands)
+    state = _module(p)
+    assert state.reason == "secure-boot" and "version" not in state.facts
+    try:
+        for lang, want in (
+            ("en", "Secure Boot blocks the installed NVIDIA module"),
+            ("zh", "已安装的 NVIDIA 模块"),
+        ):
+            set_language(lang)
+            title = words(state, p).title
+            assert title.endswith(want) and "?" not in title and "\x00" not in title, title
+    finally:
+        set_language("en")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from wizard.profile import LayerState, MachineProfile
 from wizard.safe.display import safe
-from wizard.text import has, t
+from wizard.text import has, language, t
 
 # Where a reason's step is carried out, and whether a restart finishes it.
 _WHERE = {
@@ -66,7 +66,7 @@ class StateWords:
 
 def _facts(state: LayerState, profile: MachineProfile | None) -> dict[str, str]:
     facts = {k: safe(v, 400) for k, v in state.facts.items()}
-    facts.setdefault("version", "?")
+    facts.setdefault("version", _UNREAD)
     facts.setdefault("module", "?")
     facts.setdefault("library", "?")
     facts.setdefault("bus", "?")
@@ -77,6 +77,16 @@ def _facts(state: LayerState, profile: MachineProfile | None) -> dict[str, str]:
     facts["headers"] = shlex.join(["sudo", "apt", "install", f"linux-headers-{kernel}"])
     facts["branch"] = facts["version"].split(".")[0]
     return facts
+
+
+# A version the evidence does not show (a pasted nvidia-smi, no modinfo): left out of the words,
+# with the space before it ("NVIDIA driver is installed ..."; in Chinese, the space after it too).
+_UNREAD = "\x00"
+
+
+def _without_unread(text: str) -> str:
+    gap = "" if language() == "zh" else " "
+    return text.replace(f" {_UNREAD} ", gap).replace(f" {_UNREAD}", "").replace(_UNREAD, "")
 
 
 def evidence_lines(state: LayerState) -> tuple[str, ...]:
@@ -112,6 +122,7 @@ def words(state: LayerState, profile: MachineProfile | None = None) -> StateWord
         )
         fix = t("states.no_fix")
         manual = ""
+    title, fix, manual = _without_unread(title), _without_unread(fix), _without_unread(manual)
     where = _WHERE.get(reason, "root")
     if reason == "wsl-path":
         where = "user"
