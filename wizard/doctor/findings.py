@@ -51,7 +51,7 @@ def _recommendation(p: MachineProfile) -> Recommendation | None:
 # What a failed machine state explains better than these facts-only findings (their fix would be
 # "install the driver" or a second wording of the same fault): left out where a state is there.
 EXPLAINED_BY_STATE = {
-    "module": ("gpu-without-driver", "secure-boot", "nouveau", "reboot-needed"),
+    "module": ("gpu-without-driver", "no-nvidia-gpu", "secure-boot", "nouveau", "reboot-needed"),
     "libraries": ("reboot-needed", "driver-no-gpus"),
     "wsl": ("no-driver-wsl2", "linux-driver-in-wsl"),
     "container": ("no-nvidia-gpu", "gpu-without-driver"),
