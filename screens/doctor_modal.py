@@ -35,8 +35,10 @@ class DoctorModal(ModalScreen[None]):
                 for d in self.diagnoses:
                     yield Static(
                         Content.from_markup(
-                            "[bold $warning]▲ $title[/]\n  $why\n"
-                            "  [$success]→ $fix[/]\n  [$text-muted]$evidence[/]",
+                            # A machine state's why is its fix, said once as the fix.
+                            "[bold $warning]▲ $title[/]\n"
+                            + ("  $why\n" if d.why else "")
+                            + "  [$success]→ $fix[/]\n  [$text-muted]$evidence[/]",
                             title=d.title,
                             why=d.why,
                             fix=d.fix,

@@ -48,6 +48,9 @@ WSL = {
     "/usr/lib/wsl/lib/nvidia-smi": "",
 }
 WSL_LDCONFIG = ok("\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/wsl/lib/libcuda.so.1\n")
+WSL_NVML = FakeNvml(
+    [FakeGpu(name="NVIDIA GeForce RTX 4060 Laptop GPU", cc=(8, 9))], driver="566.36", cuda=12070
+)
 
 
 class Blocked(FakeNvml):
@@ -226,6 +229,82 @@ def container_no_libs(tmp_path: Path) -> MachineProfile:
     return machine(tmp_path, files, {("ldconfig", "-p"): ok("")}, NO_LIB)
 
 
+def not_loaded_nouveau(tmp_path: Path) -> MachineProfile:
+    files = {**NOT_LOADED, "/proc/modules": "nouveau 2 0 - Live 0x0\n"}
+    commands = {
+        ("nvidia-smi",): fail(9, stdout=SMI_DOWN),
+        ("modinfo", "-F", "version", "nvidia"): ok("550.120\n"),
+        ("mokutil", "--sb-state"): ok("SecureBoot disabled\n"),
+        ("ldconfig", "-p"): LDCONFIG_550,
+    }
+    return machine(tmp_path, {**files, **LIB_550}, commands, NOT_LOADED_NVML)
+
+
+def no_permission(tmp_path: Path) -> MachineProfile:
+    files = {
+        **NATIVE,
+        **PCI,
+        "/proc/modules": "nvidia 5 0 - Live 0x0\n",
+        "/sys/module/nvidia/version": "550.120\n",
+    }
+    commands = {("ldconfig", "-p"): LDCONFIG_550}
+    return machine(tmp_path, {**files, **LIB_550}, commands, FakeNvml(init_error=ErrorKind.NO_PERMISSION))
+
+
+class Hung(FakeNvml):
+    def init(self) -> None:
+        import time
+
+        time.sleep(2.0)  # NVML that does not answer (a GPU wedged in the driver)
+
+
+def nvml_timeout(tmp_path: Path) -> MachineProfile:
+    files = {
+        **NATIVE,
+        **PCI,
+        "/proc/modules": "nvidia 5 0 - Live 0x0\n",
+        "/sys/module/nvidia/version": "550.120\n",
+    }
+    commands = {QUERY: ok(ROW_3060), ("nvidia-smi",): ok(HEADER_550), ("ldconfig", "-p"): LDCONFIG_550}
+    ctx = context(tree(tmp_path, {**files, **LIB_550}), commands)
+    ctx.nvml_timeout = 0.2
+    return detect(context=ctx, nvml=Hung())
+
+
+def basic_render_only(tmp_path: Path) -> MachineProfile:
+    files = {"/proc/version": WSL2_PROC_VERSION, "/etc/os-release": UBUNTU_2204, "/dev/dxg": ""}
+    lspci = ok("1a3b:00:00.0 3D controller: Microsoft Corporation Basic Render Driver\n")
+    return machine(tmp_path, files, {("lspci",): lspci}, NO_LIB, env={"WSL_DISTRO_NAME": "Ubuntu"})
+
+
+def wsl_linux_driver(tmp_path: Path) -> MachineProfile:
+    files = {
+        **WSL,
+        "/usr/lib/x86_64-linux-gnu/libcuda.so.535.54.03": "",
+        "/usr/lib/x86_64-linux-gnu/libcuda.so.1": "",
+    }
+    return machine(
+        tmp_path, files, {("ldconfig", "-p"): WSL_LDCONFIG}, WSL_NVML, env={"WSL_DISTRO_NAME": "Ubuntu"}
+    )
+
+
+def wsl_shadowing_lib(tmp_path: Path) -> MachineProfile:
+    files = {**WSL, "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1": ""}
+    return machine(
+        tmp_path, files, {("ldconfig", "-p"): WSL_LDCONFIG}, WSL_NVML, env={"WSL_DISTRO_NAME": "Ubuntu"}
+    )
+
+
+def wsl_path(tmp_path: Path) -> MachineProfile:
+    env = {"WSL_DISTRO_NAME": "Ubuntu", "PATH": "/usr/sbin:/usr/bin"}
+    return machine(tmp_path, WSL, {("ldconfig", "-p"): WSL_LDCONFIG}, WSL_NVML, env=env)
+
+
+def container_no_gpu_unmeant(tmp_path: Path) -> MachineProfile:
+    files = {**NATIVE, "/.dockerenv": "", "/proc/modules": "overlay 1 0 - Live 0x0\n"}
+    return machine(tmp_path, files, {("ldconfig", "-p"): ok("")}, NO_LIB)
+
+
 BLOCKING = {
     "secure-boot": secure_boot,
     "not-loaded": not_loaded,
@@ -243,6 +322,69 @@ BLOCKING = {
     "container-no-libs": container_no_libs,
 }
 INSTALLS = ("ubuntu-drivers", "nvidia-driver", "cuda-drivers")
+# Every reason the probe names (wizard/probe/states.py), each from a machine that shows it; the
+# blocking ones above, and those whose fix is the plan's remove step or that do not stop the set.
+EVERY_REASON = {
+    **BLOCKING,
+    "not-loaded-nouveau": not_loaded_nouveau,
+    "no-permission": no_permission,
+    "nvml-timeout": nvml_timeout,
+    "basic-render-only": basic_render_only,
+    "wsl-linux-driver": wsl_linux_driver,
+    "wsl-shadowing-lib": wsl_shadowing_lib,
+    "wsl-path": wsl_path,
+}
+STATES_SOURCE = Path(__file__).resolve().parent.parent / "wizard" / "probe" / "states.py"
+
+
+def test_the_walk_covers_every_reason_the_probe_names() -> None:
+    """Each reason id states.py passes to a state, and each the one view words, is walked below."""
+    import re
+
+    from wizard.text import has
+
+    source = STATES_SOURCE.read_text(encoding="utf-8")
+    named = {m for m in re.findall(r'"([a-z]+(?:-[a-z]+)+)"', source) if has(f"states.{m}.title")}
+    assert len(named) == 21 and named == set(EVERY_REASON), sorted(named ^ set(EVERY_REASON))
+
+
+@pytest.mark.parametrize("reason", sorted(EVERY_REASON))
+def test_every_view_words_every_reason_alike(tmp_path: Path, reason: str) -> None:
+    """Detect (its finding and its row), Choose (the set's first step, its reasons or its notes),
+    the plan (the step that fixes it, or its notes) and the doctor give the one view's fix, and no
+    view gives it a second wording (the older WSL findings and step titles)."""
+    profile = EVERY_REASON[reason](tmp_path)
+    state = next((s for s in profile.failed_states if s.reason == reason), None)
+    assert state is not None, [(s.layer, s.state, s.reason) for s in profile.states]
+    assert state.evidence and all(e.source for e in state.evidence)
+    w = words(state, profile)
+    assert w.fix and "states." not in w.title + w.fix
+
+    found = {f.key: f for f in find_problems(profile)}
+    assert found[f"state-{reason}"].fix.startswith(w.fix) and found[f"state-{reason}"].title == w.title
+    assert w.title in [value.split(": ", 1)[-1] for _, value in part_rows("states", profile)]
+    assert "linux-driver-in-wsl" not in found  # the state's finding, not a second one
+
+    rec = recommend(profile)
+    best = rec.recommended
+    assert best is not None
+    choose = [*rec.notes, *best.reasons]
+    if best.driver is not None and best.driver.fix is not None:
+        choose.append(first_step_line(best.driver))
+    assert any(w.fix in text for text in choose), choose
+
+    plan = build_plan(profile, best, home="/home/student")
+    said = [f"{s.title} {s.why}" for s in plan.steps] + list(plan.notes)
+    assert any(w.fix in text for text in said), said
+    if reason in ("wsl-linux-driver", "wsl-shadowing-lib"):
+        step = next(s for s in plan.steps if s.id == "remove-linux-driver")
+        assert w.title in step.title and w.fix in step.why
+    if reason == "basic-render-only":  # the Windows driver's own step, its download kept
+        step = next(s for s in plan.steps if s.id == "windows-driver")
+        assert w.title in step.title and w.fix in step.why and step.manual
+
+    fixes = [d.fix for d in diagnose(profile)]
+    assert any(w.fix in fix for fix in fixes), fixes
 
 
 @pytest.mark.parametrize("reason", sorted(BLOCKING))
@@ -348,7 +490,7 @@ def test_wsl_shadowing_library_is_removed_by_the_plan(tmp_path: Path) -> None:
     plan = build_plan(p, rec.recommended, home="/home/student")
     step = next(s for s in plan.steps if s.id == "remove-linux-driver")
     assert any("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1" in c for cmd in step.commands for c in cmd)
-    assert "linux-driver-in-wsl" in {f.key for f in find_problems(p)}
+    assert "state-wsl-shadowing-lib" in {f.key for f in find_problems(p)}  # the one view's finding
 
 
 def test_wsl_path_missing_is_a_warning(tmp_path: Path) -> None:

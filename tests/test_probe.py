@@ -84,7 +84,7 @@ def test_wsl2_linux_driver_inside_is_flagged(tmp_path: Path) -> None:
     p = detect(context=context(root), nvml=FakeNvml(driver="560.94", cuda=12060))
     assert p.platform == "wsl2"
     assert any("/usr/lib/x86_64-linux-gnu/libcuda.so.535.183.01" in n for n in p.notes)
-    assert "linux-driver-in-wsl" in keys(p)
+    assert "state-wsl-linux-driver" in keys(p)  # the one view's finding (wizard.probe.state_view)
 
 
 def test_wsl2_without_windows_driver_says_where_the_driver_lives(tmp_path: Path) -> None:
@@ -92,7 +92,8 @@ def test_wsl2_without_windows_driver_says_where_the_driver_lives(tmp_path: Path)
     p = detect(context=context(root), nvml=NO_NVML)
     assert p.driver is None
     assert any("Windows NVIDIA driver" in n for n in p.notes)
-    assert "no-driver-wsl2" in keys(p)
+    # The state says it (its evidence: no libcuda in /usr/lib/wsl/lib), its fix the Windows driver.
+    assert "state-basic-render-only" in keys(p) and "no-driver-wsl2" not in keys(p)
 
 
 def test_wsl1_explains_how_to_convert(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from wizard.profile import UNKNOWN, MachineProfile
 from wizard.safe.display import safe
 from wizard.text import t
 
-SOURCE_KEYS = {"nvml": "nvml", "nvidia-smi": "nvidia_smi", "proc": "proc"}
+SOURCE_KEYS = {"nvml": "nvml", "nvidia-smi": "nvidia_smi", "proc": "proc", "kernel-log": "kernel_log"}
 STORY_SOURCES = {"windows-host": "story.profile.source_windows_host"}
 
 

@@ -57,7 +57,13 @@ from wizard.choose.gpucode import PTX_DRIVER_TOO_OLD, SASS, Fit, fit
 from wizard.choose.knowledge import ComputeBuild, KnowledgeBase, Release, driver_text, load_knowledge
 from wizard.choose.wheelset import GpuTarget, WheelSet, choose_set, tested_set
 from wizard.choose.wsl_command import wsl_install_shown
-from wizard.probe.state_view import USUAL_STEP_FIXES, StateWords, blocking_words, words
+from wizard.probe.state_view import (
+    REMOVED_BY_PLAN,
+    StateWords,
+    blocking_words,
+    removed_by_plan_words,
+    side_words,
+)
 from wizard.profile import MachineProfile
 from wizard.profile_view import wsl1_command
 from wizard.text import t
@@ -137,11 +143,8 @@ def read_facts(profile: MachineProfile, kb: KnowledgeBase) -> Facts:
         # `CUDA Version: ERR!` is a state, not a gap to fill from the driver's version.
         if driver_cuda is None and driver is not None and not cuda_failed:
             driver_cuda = kb.cuda_for_driver(driver, windows=windows)
-    blocking = profile.blocking_state
-    for state in profile.failed_states:  # a failure that does not stop the GPU set is still said
-        if state.reason and state is not blocking and state.reason not in USUAL_STEP_FIXES:
-            said = words(state, profile)
-            notes.append(t("recommend.state_note", title=said.title, fix=said.fix))
+    for said in side_words(profile):  # a failure that does not stop the GPU set is still said
+        notes.append(t("recommend.state_note", title=said.title, fix=said.fix))
     for fact, name in profile.overrides.items():  # a fact set from outside is said to be so
         notes.append(t("states.override_note", fact=fact, name=name))
     gpus = tuple(sorted(_gpu_facts(profile, kb), key=_gpu_sort_key))
@@ -172,7 +175,7 @@ def read_facts(profile: MachineProfile, kb: KnowledgeBase) -> Facts:
 def _machine_fix(profile: MachineProfile) -> StateWords | None:
     """The blocking state's words, unless the plan's remove-linux-driver step is its fix already."""
     found = blocking_words(profile)
-    return found if found is not None and found.reason not in USUAL_STEP_FIXES else None
+    return found if found is not None and found.reason not in REMOVED_BY_PLAN else None
 
 
 def glibc_version(value: object) -> Version | None:
@@ -403,7 +406,7 @@ def _check_compute_capability(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: R
     if build is None:
         return
     if not facts.gpus:
-        ev.caveats.append(t("recommend.cc_unknown", name="the NVIDIA GPU"))
+        ev.caveats.append(t("recommend.cc_unknown", name=t("recommend.cc_unknown_name")))
         return
     usable: list[GpuFact] = []
     driver_blocked: list[tuple[GpuFact, Fit]] = []
@@ -790,8 +793,7 @@ def recommend(
                 # After the Windows driver's step (when there is one), as the plan orders them.
                 cand.linux_driver = facts.linux_driver_in_wsl
                 at = 1 if cand.driver_step else 0
-                files = ", ".join(facts.linux_driver_in_wsl)
-                cand.reasons.insert(at, t("recommend.linux_driver_first", files=files))
+                cand.reasons.insert(at, linux_driver_reason(profile, facts.linux_driver_in_wsl))
             built.append((cand, ev, rel))
 
     risky = driver_upgrade_risky(profile, facts)
@@ -865,6 +867,16 @@ def _driver_need(ev: _Eval, facts: Facts, rel: Release, cand: Candidate) -> Driv
         installed=driver_text(installed) if installed is not None and installed >= ev.needs_driver else None,
         fix=facts.machine_fix,
     )
+
+
+def linux_driver_reason(profile: MachineProfile, files: tuple[str, ...]) -> str:
+    """The plan's remove step as a set's reason: the state's words (state_view), the same the
+    finding, the step and the doctor give; the older sentence only for a profile without states."""
+    said = removed_by_plan_words(profile)
+    if said is None:
+        return t("recommend.linux_driver_first", files=", ".join(files))
+    sentence = t("recommend.state_note", title=said.title, fix=said.fix)
+    return t("recommend.need_reason_state", sentence=sentence)
 
 
 def driver_upgrade_risky(profile: MachineProfile, facts: Facts) -> bool:

@@ -186,7 +186,8 @@ def render(console: Console, found: list[Diagnosis], *, output_given: bool) -> N
     def full(d: Diagnosis) -> None:
         label = t("doctor.note_label") + ": " if d.severity == "info" else ""
         show(label + d.title, STYLE.get(d.severity, "bold"))
-        show(f"  {d.why}", "dim")
+        if d.why:  # a machine state's fix is its why: said once, as the fix
+            show(f"  {d.why}", "dim")
         show(f"  {d.evidence}", "dim italic", limit=400)
         show("  " + t("doctor.fix_line", fix=d.fix), "cyan")
         if d.for_this_machine:

@@ -153,6 +153,20 @@ RESTART_FIXES = {
 }
 
 
+def _deciding_first(lines: tuple[str, ...]) -> list[str]:
+    """A state's evidence lines, the deciding ones first (the probe adds them after the failure
+    they explain: the kernel's line, modinfo, mokutil), each message once (nvidia-smi's query and
+    its table print the same failure), so a line cut to fit keeps what decided it."""
+    out: list[str] = []
+    said: set[str] = set()
+    for line in reversed(lines):
+        message = line.split(": ", 1)[-1]
+        if message not in said:
+            said.add(message)
+            out.append(line)
+    return out
+
+
 def _from_finding(
     finding: Finding, sharpen: Sharpener | None, profile: MachineProfile | None = None
 ) -> Diagnosis:
@@ -168,6 +182,10 @@ def _from_finding(
         diag_id = f"finding-{finding.key}"
         title, why, fix = finding.title, finding.why, finding.fix or t("doctor.finding_fix")
         evidence = t("doctor.detected_here", title=finding.title)
+        if why == fix:  # a machine state's finding: its why is its fix, said once as the fix
+            why = ""
+        if finding.evidence:  # what detect saw, not the title again
+            evidence = t("doctor.detected_seen", lines="; ".join(_deciding_first(finding.evidence)))
     if finding.restart_loads and finding.key in RESTART_FIXES:
         # The cause is known: the installed driver waits for a restart. Not an install, not detect.
         fix = t(RESTART_FIXES[finding.key], installed=finding.restart_loads)

@@ -51,9 +51,9 @@ def _recommendation(p: MachineProfile) -> Recommendation | None:
 # What a failed machine state explains better than these facts-only findings (their fix would be
 # "install the driver" or a second wording of the same fault): left out where a state is there.
 EXPLAINED_BY_STATE = {
-    "module": ("gpu-without-driver", "secure-boot", "nouveau", "reboot-needed"),
+    "module": ("gpu-without-driver", "no-nvidia-gpu", "secure-boot", "nouveau", "reboot-needed"),
     "libraries": ("reboot-needed", "driver-no-gpus"),
-    "wsl": ("no-driver-wsl2",),
+    "wsl": ("no-driver-wsl2", "linux-driver-in-wsl"),
     "container": ("no-nvidia-gpu", "gpu-without-driver"),
     "pci": ("gpu-without-driver",),
     "gpu": ("driver-no-gpus", "gpu-without-driver"),
@@ -63,12 +63,11 @@ EXPLAINED_BY_STATE = {
 def state_findings(p: MachineProfile) -> list[Finding]:
     """Each failed layer with a reason, in the one view's words (wizard.probe.state_view): the short
     title, its evidence as the why, the step that fixes it as the fix."""
-    from wizard.probe.state_view import USUAL_STEP_FIXES, words
+    from wizard.probe.state_view import words
 
     out: list[Finding] = []
     for state in p.failed_states:
-        # The Linux driver inside WSL keeps its own finding (linux-driver-in-wsl: the plan's step).
-        if not state.reason or state.reason in USUAL_STEP_FIXES:
+        if not state.reason:
             continue
         w = words(state, p)
         # The first line is the title, the why its fix; the evidence rides apart (one key away).
@@ -165,9 +164,11 @@ def _find_problems(p: MachineProfile) -> list[Finding]:
     # The newest TensorFlow out of reach (an old driver, an old GPU) or a Python to add.
     for key, severity, fields in newest_tf_problems(p, rec):
         fix, source = str(fields.pop("doctor_fix", "")), str(fields.pop("doctor_source", ""))
+        why_key = str(fields.pop("why_key", ""))
         # The plan's driver step is the restart where `restart` says so (the same DriverNeed).
         loads = restart if key == "driver-step" else None
-        out.append(replace(_f(key, severity, **fields), fix=fix, source=source, restart_loads=loads))
+        found = replace(_f(key, severity, **fields), fix=fix, source=source, restart_loads=loads)
+        out.append(replace(found, why=t(why_key, **fields)) if why_key else found)
     return out
 
 

@@ -80,6 +80,8 @@ def _problems(p: MachineProfile, rec: Recommendation | None) -> list[Problem]:
             if need.fix is None
             else need.fix.fix,  # a stopped machine: the state's fix, never an install
         }
+        if need.fix is not None:  # the state's own finding gives its fix: said once, there
+            fields["why_key"] = "findings.driver_step.why_state"
         out.append(("driver-step", "warning", fields))  # the plan's first step: the student must do it
     elif rec.upgrade is not None and rec.upgrade.driver is not None:
         need = rec.upgrade.driver

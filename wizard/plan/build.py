@@ -14,6 +14,7 @@ from wizard.plan import linux as plan_linux
 from wizard.plan.demo_paths import demo_default_home, home_of, shown_under
 from wizard.plan.model import Plan, PlanError, PlanInputs
 from wizard.plan.wsl_setup import windows_home, windows_to_wsl_plan
+from wizard.probe.state_view import side_words
 from wizard.profile import MachineProfile
 from wizard.text import t
 
@@ -49,6 +50,8 @@ def build_plan(
         if not venv_path.is_absolute():
             venv_path = Path.cwd() / venv_path
     inputs = PlanInputs(candidate=candidate, venv=venv_path, home=home_path)
+    # A failure that does not stop the set, said as Choose says it (the same note).
+    inputs.extra_notes += [t("recommend.state_note", title=w.title, fix=w.fix) for w in side_words(profile)]
     if candidate.xla_limit is not None and candidate.set.method != "cpu":
         inputs.extra_notes.append(xla_limit_text(candidate.xla_limit))  # Keras: jit_compile=False
     # A demo plan names the wizard's uv and programs in the demo user's home, as the venv is.

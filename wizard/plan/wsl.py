@@ -12,6 +12,7 @@ from wizard.choose.driver_view import need_paragraph, step_title
 from wizard.plan.common import driver_check, driver_floor, driver_ok, machine_fix_step
 from wizard.plan.model import Check, PlanInputs, Step
 from wizard.plan.programs import program
+from wizard.probe.state_view import WINDOWS_DRIVER_FIXES, removed_by_plan_words
 from wizard.profile import MachineProfile
 from wizard.text import t
 
@@ -93,7 +94,9 @@ def windows_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
     cand = inputs.candidate
     floor = set_floor(cand, wsl=True)
     have = profile.driver.version if profile.driver else t("plan.driver.none")
-    fixing = cand.driver is not None and cand.driver.fix is not None
+    fix = cand.driver.fix if cand.driver is not None else None
+    # A stopped machine's fix, except where installing the Windows driver is that fix (its download).
+    fixing = fix is not None and fix.reason not in WINDOWS_DRIVER_FIXES
     steps = [
         machine_fix_step("windows-driver", cand.driver, driver_check(floor, WSL_NVIDIA_SMI))
         if fixing and cand.driver is not None
@@ -140,11 +143,20 @@ def windows_steps(profile: MachineProfile, inputs: PlanInputs) -> list[Step]:
         )
     files = linux_driver_files(profile)
     if files:
+        said = removed_by_plan_words(profile)  # None: a profile from before states
+        title = (
+            t("plan.remove_linux_driver.title_state", title=said.title)
+            if said
+            else t("plan.remove_linux_driver.title")
+        )
+        why = t("plan.remove_linux_driver.why", files=", ".join(files))
+        if said:
+            why = t("plan.remove_linux_driver.why_state", fix=said.fix, files=", ".join(files))
         steps.append(
             Step(
                 id="remove-linux-driver",
-                title=t("plan.remove_linux_driver.title"),
-                why=t("plan.remove_linux_driver.why", files=", ".join(files)),
+                title=title,
+                why=why,
                 where="root",
                 commands=(("bash", program(REMOVE_DRIVER), *files),),
                 check=Check(("bash", "-c", NONE_EXIST_SH, "_", *files), t("plan.remove_linux_driver.proves")),

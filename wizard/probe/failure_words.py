@@ -18,13 +18,6 @@ NO_PERMISSION = re.compile(r"Insufficient Permissions", re.IGNORECASE)
 # modprobe (which nvidia-smi runs through nvidia-modprobe) finds no nvidia.ko under
 # /lib/modules/$(uname -r): the module is not built or installed for the running kernel.
 MODULE_NOT_FOUND = re.compile(r"modprobe: FATAL: Module nvidia not found", re.IGNORECASE)
-# The kernel refused the module's signature (Secure Boot or lockdown enforces it). "module
-# verification failed ... tainting kernel" is left out: that module was loaded.
-KEY_REJECTED = re.compile(
-    r"Key was rejected by service|Loading of unsigned module is rejected|Lockdown:.*unsigned module|"
-    r"Required key not available",
-    re.IGNORECASE,
-)
 # nouveau bound to a GPU in this boot's kernel log ("nouveau 0000:01:00.0: DRM: VRAM: 2048 MiB",
 # "[drm] Initialized nouveau 1.3.1"): it holds the GPU the nvidia module would drive.
 NOUVEAU_BOUND = re.compile(

@@ -12,6 +12,21 @@ def loaded_modules(text: str) -> set[str]:
     return {line.split()[0] for line in text.splitlines() if line.strip()}
 
 
+EFIVARS = "/sys/firmware/efi/efivars"
+
+
+def _efi_secure_boot(ctx: ProbeContext, profile: MachineProfile) -> None:
+    """Where mokutil is not installed: the firmware's SecureBoot variable (4 attribute bytes, then
+    1 = on, 0 = off); a file of any other length decides nothing."""
+    for path in ctx.system.glob(EFIVARS, "SecureBoot-*"):
+        text = ctx.system.read_text(path, 64)
+        if text is None or len(text) != 5 or text[4] not in "\x00\x01":
+            continue
+        profile.kernel.secure_boot = text[4] == "\x01"
+        ctx.seen["efi_secure_boot"] = (path, "SecureBoot " + ("enabled" if text[4] == "\x01" else "disabled"))
+        return
+
+
 def probe_kernel(ctx: ProbeContext, profile: MachineProfile) -> str:
     if profile.platform != "linux":
         # WSL2's GPU goes through /dev/dxg, not a kernel module; other OSes have no /proc.
@@ -44,6 +59,8 @@ def probe_kernel(ctx: ProbeContext, profile: MachineProfile) -> str:
             km.secure_boot = True
         elif "secureboot disabled" in text:
             km.secure_boot = False
+    if km.secure_boot is None:
+        _efi_secure_boot(ctx, profile)
     if profile.nvidia_pci_devices and km.nvidia_loaded is False and profile.driver is None:
         if km.nouveau_loaded:
             ctx.note("probe.nouveau_loaded")

@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from wizard.nvml import ErrorKind, NvmlBackend, NvmlError, cuda_version_text
 from wizard.probe.context import ProbeContext
+from wizard.probe.kernel_log import kernel_log_text, loaded_module_line
 from wizard.probe.os_platform import WSL_LIB
 from wizard.probe.pci_cc import fill_cc
 from wizard.probe.smi_formats import parse_smi_list, parse_smi_xml
@@ -153,7 +154,11 @@ def parse_smi_csv(text: str) -> list[GpuInfo]:
     return gpus
 
 
-LOST_ROW = re.compile(r"Unable to determine the device handle for GPU\s*([0-9A-Fa-f:.]+):\s*(.+)")
+# A GPU the driver holds that no longer answers ("GPU is lost", "Unknown Error"); "Not Found" is a
+# GPU the loaded driver could not open at all (states: gpu-init-failed), not one lost.
+LOST_ROW = re.compile(
+    r"Unable to determine the device handle for GPU\s*([0-9A-Fa-f:.]+):\s*(?!Not Found)(.+)"
+)
 # R610 renamed the header's fields: "KMD Version" and "CUDA UMD Version" (NVIDIA's nvidia-smi docs).
 HEADER_DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*([0-9]+(?:\.[0-9]+)+)")
 TABLE_ROW = re.compile(  # a pasted table may be indented as a whole
@@ -319,6 +324,26 @@ def _from_proc(ctx: ProbeContext, profile: MachineProfile) -> bool:
     return True
 
 
+def _from_kernel_log(ctx: ProbeContext, profile: MachineProfile) -> bool:
+    """Nothing else answered (a pasted log, no nvidia-smi): NVRM's loading line in this boot's
+    kernel log names the module's version, while /proc/modules does not say it is gone since."""
+    if profile.platform != "linux":
+        return False
+    if not profile.nvidia_pci_devices and ctx.system.is_dir("/sys/bus/pci/devices"):
+        return False
+    modules = ctx.system.read_text("/proc/modules")
+    if modules is not None and "nvidia" not in {
+        line.split()[0] for line in modules.splitlines() if line.strip()
+    }:
+        return False
+    found = loaded_module_line(kernel_log_text(ctx))
+    if not found:
+        return False
+    profile.driver = DriverInfo(version=found[1], source="kernel-log")
+    ctx.note("probe.kernel_log_only", version=found[1])
+    return True
+
+
 # ---- layer 4: the PCI bus -----------------------------------------------------
 def count_pci_gpus(ctx: ProbeContext) -> int:
     count = 0
@@ -339,7 +364,12 @@ def probe_nvidia(ctx: ProbeContext, profile: MachineProfile) -> str:
     if profile.platform in ("linux", "unknown"):
         profile.nvidia_pci_devices = count_pci_gpus(ctx)
     layer = "none"
-    for name, fn in (("nvml", _from_nvml), ("nvidia-smi", _from_smi), ("proc", _from_proc)):
+    for name, fn in (
+        ("nvml", _from_nvml),
+        ("nvidia-smi", _from_smi),
+        ("proc", _from_proc),
+        ("kernel-log", _from_kernel_log),
+    ):
         if fn(ctx, profile):
             layer = name
             break

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from wizard.profile import LayerState, MachineProfile
 from wizard.safe.display import safe
-from wizard.text import has, t
+from wizard.text import has, language, t
 
 # Where a reason's step is carried out, and whether a restart finishes it.
 _WHERE = {
@@ -47,11 +47,12 @@ _RESTART = {
     "basic-render-only": "wsl-shutdown",
     "wsl-gpu-blocked": "wsl-shutdown",
 }
-# The plan's own step that removes Linux driver files inside WSL fixes these (plan.wsl).
+# The plan's own step that removes Linux driver files inside WSL fixes these (plan.wsl): worded
+# here like every state, that step is theirs, not the driver step.
 REMOVED_BY_PLAN = ("wsl-linux-driver", "wsl-shadowing-lib")
-# States whose fix is a step every plan has already (the remove step above; the Windows driver's
-# install where Windows has none): their usual finding and step stand, worded as before.
-USUAL_STEP_FIXES = (*REMOVED_BY_PLAN, "basic-render-only")
+# The Windows driver's install is basic-render-only's fix: the usual step (its download, its
+# check), worded here.
+WINDOWS_DRIVER_FIXES = ("basic-render-only",)
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ class StateWords:
 
 def _facts(state: LayerState, profile: MachineProfile | None) -> dict[str, str]:
     facts = {k: safe(v, 400) for k, v in state.facts.items()}
-    facts.setdefault("version", "?")
+    facts.setdefault("version", _UNREAD)
     facts.setdefault("module", "?")
     facts.setdefault("library", "?")
     facts.setdefault("bus", "?")
@@ -78,6 +79,16 @@ def _facts(state: LayerState, profile: MachineProfile | None) -> dict[str, str]:
     facts["headers"] = shlex.join(["sudo", "apt", "install", f"linux-headers-{kernel}"])
     facts["branch"] = facts["version"].split(".")[0]
     return facts
+
+
+# A version the evidence does not show (a pasted nvidia-smi, no modinfo): left out of the words,
+# with the space before it ("NVIDIA driver is installed ..."; in Chinese, the space after it too).
+_UNREAD = "\x00"
+
+
+def _without_unread(text: str) -> str:
+    gap = "" if language() == "zh" else " "
+    return text.replace(f" {_UNREAD} ", gap).replace(f" {_UNREAD}", "").replace(_UNREAD, "")
 
 
 def evidence_lines(state: LayerState) -> tuple[str, ...]:
@@ -113,10 +124,32 @@ def words(state: LayerState, profile: MachineProfile | None = None) -> StateWord
         )
         fix = t("states.no_fix")
         manual = ""
+    title, fix, manual = _without_unread(title), _without_unread(fix), _without_unread(manual)
     where = _WHERE.get(reason, "root")
     if reason == "wsl-path":
         where = "user"
     return StateWords(reason, title, fix, manual, where, _RESTART.get(reason), evidence_lines(state))
+
+
+def removed_by_plan_words(profile: MachineProfile) -> StateWords | None:
+    """The words of the state the plan's remove-linux-driver step fixes (a Linux driver or library
+    inside WSL); None where the profile holds no such state (a profile from before states)."""
+    state = next((s for s in profile.failed_states if s.reason in REMOVED_BY_PLAN), None)
+    return words(state, profile) if state is not None else None
+
+
+def side_words(profile: MachineProfile) -> list[StateWords]:
+    """Failures that do not stop the GPU set (a lost GPU of several, PATH under sudo, NVML slow):
+    said beside the set by Choose and the plan, as Detect and the doctor say them. The remove
+    step's states are said as that step instead."""
+    blocking = profile.blocking_state
+    out: list[StateWords] = []
+    for state in profile.failed_states:
+        if state.reason and state is not blocking and state.reason not in REMOVED_BY_PLAN:
+            said = words(state, profile)
+            if said not in out:
+                out.append(said)
+    return out
 
 
 def blocking_words(profile: MachineProfile) -> StateWords | None:

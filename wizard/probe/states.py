@@ -18,7 +18,6 @@ from wizard.probe.cuda import LIB_DIRS
 from wizard.probe.failure_words import (
     ERR_NAME,
     INIT_FAILED,
-    KEY_REJECTED,
     MODULE_NOT_FOUND,
     NO_PERMISSION,
     NOUVEAU_BOUND,
@@ -28,6 +27,7 @@ from wizard.probe.failure_words import (
     saved_log_line,
     unreachable_gpu_reason,
 )
+from wizard.probe.kernel_log import kernel_log, kernel_log_text
 from wizard.probe.os_platform import WSL_LIB
 from wizard.profile import (
     ABSENT,
@@ -43,18 +43,38 @@ from wizard.sysio import CommandResult
 
 _VERSION = re.compile(r"\.so\.([0-9]+\.[0-9]+(?:\.[0-9]+)?)$")
 _MISMATCH_LIB = re.compile(r"NVML library version:\s*([0-9]+(?:\.[0-9]+)+)")
+# The kernel refusing the module's signature. Not "module verification failed ... tainting kernel":
+# that is the non-enforcing warning printed as the unsigned module loads.
 _DMESG_SIGNATURE = re.compile(
-    r"Key was rejected by service|module verification failed|Lockdown:.*unsigned module|"
+    r"Key was rejected by service|Lockdown:.*unsigned module|"
     r"Loading of unsigned module is rejected|Required key not available",
     re.IGNORECASE,
 )
+# modprobe's own error for the nvidia modules, as the program that ran it logged it to the journal
+# (gdm3, systemd-modules-load, a udev worker): "modprobe: ERROR: could not insert 'nvidia': Key was
+# rejected by service". The kernel logs no line of its own for a rejected key.
+_MODPROBE_REJECTED = re.compile(
+    r"could not insert '?nvidia[a-z_-]*'?: (?:Key was rejected by service|Required key not available)",
+    re.IGNORECASE,
+)
+# This boot's journal, only the lines that name nvidia (journalctl's --grep is case-insensitive for a
+# lower-case pattern), the last few hundred, without host names: bounded in time and size, and the
+# dump keeps no more of the user's journal than that.
+BOOT_JOURNAL = ["journalctl", "-b", "-q", "--no-pager", "-o", "cat", "-n", "400", "-g", "nvidia"]
 _DMESG_INIT = re.compile(r"RmInitAdapter failed|rm_init_adapter failed|NVRM: GPU .* has fallen off the bus")
 # "The NVIDIA GPU 0000:b3:00.0 (PCI ID: 10de:26b5) installed in this system has fallen off the bus"
 # (its NVRM: continuation lines joined).
 _FALLEN_OFF = re.compile(
     r"NVIDIA GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])[^\n]*?fallen off the bus"
 )
+# nvidia-smi where the loaded module could not start or open the GPU it was given.
+_NOT_STARTED = re.compile(
+    r"No devices were found|Unable to determine the device handle for GPU\s*\S+:\s*Not Found", re.IGNORECASE
+)
 _NOT_PROBED = re.compile(r"NVIDIA probe routine was not called")
+# A shell that looked for nvidia-smi on its PATH: bash "nvidia-smi: command not found", zsh
+# "command not found: nvidia-smi", sudo "sudo: nvidia-smi: command not found".
+_NOT_ON_PATH = re.compile(r"nvidia-smi: command not found|command not found: nvidia-smi")
 _CONTAINER_CGROUP = re.compile(r"docker|kubepods|containerd|libpod")
 _BLOCKED_WORDS = "GPU access blocked by the operating system"
 
@@ -117,26 +137,32 @@ def _seen_evidence(ctx: ProbeContext, key: str) -> list[Evidence]:
 
 
 def _dmesg(ctx: ProbeContext) -> tuple[list[str], CommandResult] | None:
-    """The kernel's log of this boot: dmesg, else the journal's copy (`journalctl -k` implies -b),
-    which a user in the adm/systemd-journal group reads where dmesg_restrict hides dmesg. Its
-    lines are read whatever the exit code (a pasted log shows none; a refusal prints no line)."""
-    if "dmesg" not in ctx.seen:
-        argv = ["dmesg"]
-        result = ctx.system.run(argv, timeout=3.0)
-        if not result.stdout.strip():
-            journal = ["journalctl", "-k"]
-            again = ctx.system.run(journal, timeout=5.0)
-            if again.stdout.strip() and not again.missing:
-                argv, result = journal, again
-        ctx.seen["dmesg"] = (argv, result)
-    return _seen_command(ctx, "dmesg")
+    return kernel_log(ctx)
+
+
+def _boot_journal(ctx: ProbeContext) -> tuple[list[str], CommandResult] | None:
+    """This boot's journal lines naming nvidia, read once and only where the module did not load."""
+    if "boot_journal" not in ctx.seen:
+        ctx.seen["boot_journal"] = (BOOT_JOURNAL, ctx.system.run(BOOT_JOURNAL, timeout=5.0))
+    return _seen_command(ctx, "boot_journal")
+
+
+def _key_rejected(ctx: ProbeContext) -> tuple[list[str], CommandResult, str] | None:
+    """The line that decides Secure Boot (module signature enforcement) refused the module: the
+    kernel's own words in its log, else modprobe's error for the nvidia module in the boot journal."""
+    dmesg = _dmesg(ctx)
+    line = _line_with(_kernel_log(ctx), _DMESG_SIGNATURE)
+    if dmesg and line:
+        return dmesg[0], dmesg[1], line
+    journal = _boot_journal(ctx)
+    if journal is None or journal[1].missing or journal[1].timed_out:
+        return None
+    line = _line_with(journal[1].stdout, _MODPROBE_REJECTED)
+    return (journal[0], journal[1], line) if line else None
 
 
 def _kernel_log(ctx: ProbeContext) -> str:
-    found = _dmesg(ctx)
-    if not found or found[1].missing or found[1].timed_out:
-        return ""
-    return found[1].stdout
+    return kernel_log_text(ctx)
 
 
 def _smi_not_loaded(ctx: ProbeContext) -> str:
@@ -257,6 +283,13 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if path_dirs and WSL_LIB not in path_dirs and "nvidia-smi" in libs:
         ev = [Evidence("PATH", None, ":".join(path_dirs)[:1000])]
         out.append(_state("wsl", FAILING, "wsl-path", ev, blocks=False))
+    elif not path_dirs and "nvidia-smi" in libs:
+        # PATH not recorded (a pasted output): the shell's own "command not found" for the
+        # nvidia-smi that is in /usr/lib/wsl/lib says its PATH lacks that folder (sudo, SSH).
+        said = _line_with(_smi_text(ctx), _NOT_ON_PATH)
+        if said:
+            ev = [file_evidence(f"{WSL_LIB}/nvidia-smi", "present"), Evidence("nvidia-smi", None, said)]
+            out.append(_state("wsl", FAILING, "wsl-path", ev, blocks=False))
     return out
 
 
@@ -364,6 +397,11 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     held = _line_with(_kernel_log(ctx), _NOT_PROBED) if said else ""
     if said and not held and "NVRM:" in _kernel_log(ctx):
         said = ""
+    nouveau = _nouveau_in_use(ctx) if km.nvidia_loaded is None else None
+    if nouveau:
+        # lspci: nouveau drives the NVIDIA device and the nvidia module is there for it.
+        ev = [*_smi_failure_lines(ctx), command_evidence(*nouveau)]
+        return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
     if km.nvidia_loaded is None and not said:
         return [
             _state("module", UNREADABLE, "", [file_evidence("/proc/modules", "unreadable")], blocks=False)
@@ -377,21 +415,19 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     libs = _library_versions(ctx, "libcuda") or _library_versions(ctx, "libnvidia-ml")
     lib_version = next(iter(sorted(set(libs.values()))), "")
     dmesg = _dmesg(ctx)
-    dmesg_line = _line_with(_kernel_log(ctx), _DMESG_SIGNATURE)
-    if dmesg and dmesg_line:
-        ev.append(command_evidence(dmesg[0], dmesg[1], dmesg_line))
-    rejected = _line_with(_kernel_log(ctx), KEY_REJECTED)
-    if rejected and dmesg and not km.module_for_kernel:
-        # The kernel refused the module's key: a module for this kernel exists (modinfo unread).
-        ev += _seen_evidence(ctx, "mokutil")
+    rejected = _key_rejected(ctx)
+    if rejected:
+        ev.append(command_evidence(*rejected))
+    if rejected and km.module_for_kernel is not False:
+        # The key's rejection decides it, and shows the module is there (modprobe found a file to
+        # insert) where modinfo was not read.
+        ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel else []
+        ev += _secure_boot_evidence(ctx)
         return [_state("module", BLOCKED, "secure-boot", ev, version=km.module_version or "")]
     if km.module_for_kernel:
         ev += _seen_evidence(ctx, "modinfo")
-        if dmesg_line:  # the kernel's own words decide it
-            ev += _seen_evidence(ctx, "mokutil")
-            return [_state("module", BLOCKED, "secure-boot", ev, version=km.module_version or "")]
         if km.secure_boot:  # likely, not decided: a restart first, then the key
-            ev += _seen_evidence(ctx, "mokutil")
+            ev += _secure_boot_evidence(ctx)
             return [_state("module", FAILING, "not-loaded-secure-boot", ev, version=km.module_version or "")]
         reason = "not-loaded-nouveau" if km.nouveau_loaded else "not-loaded"
         return [_state("module", FAILING, reason, ev, version=km.module_version or "")]
@@ -422,6 +458,45 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if km.nouveau_loaded:
         ev.append(file_evidence("/proc/modules", "nouveau loaded"))
     return [_state("module", ABSENT, "", ev)]
+
+
+def _secure_boot_evidence(ctx: ProbeContext) -> list[Evidence]:
+    """mokutil's answer where it gave one, else the firmware's SecureBoot variable the kernel read."""
+    found = _seen_command(ctx, "mokutil")
+    if found and not found[1].missing and (found[1].stdout + found[1].stderr).strip():
+        return [command_evidence(found[0], found[1])]
+    efivar = ctx.seen.get("efi_secure_boot")
+    return [file_evidence(efivar[0], efivar[1])] if isinstance(efivar, tuple) else []
+
+
+LSPCI_DRIVERS = ["lspci", "-k"]
+
+
+def _nouveau_in_use(ctx: ProbeContext) -> tuple[list[str], CommandResult, str] | None:
+    """Where /sys/bus/pci is not there to read (a pasted output, some containers): `lspci -k`'s
+    block for an NVIDIA display device whose "Kernel driver in use" is nouveau while its "Kernel
+    modules" list nvidia (the installed driver's module, which nouveau keeps off the GPU)."""
+    if ctx.system.is_dir("/sys/bus/pci/devices"):
+        return None
+    result = ctx.system.run(LSPCI_DRIVERS, timeout=3.0)
+    if result.missing or result.timed_out:
+        return None
+    device, in_use = "", ""
+    for line in result.stdout.splitlines():
+        if line and not line[0].isspace():
+            device = line if "NVIDIA" in line and re.search(r"VGA|3D|Display", line) else ""
+            in_use = ""
+        elif device and line.strip().startswith("Kernel driver in use:"):
+            in_use = line.split(":", 1)[1].strip()
+        elif device and in_use == "nouveau" and line.strip().startswith("Kernel modules:"):
+            modules = [m.strip() for m in line.split(":", 1)[1].split(",")]
+            if "nvidia" in modules:
+                return (
+                    LSPCI_DRIVERS,
+                    result,
+                    f"{device.strip()} / Kernel driver in use: nouveau / {line.strip()}",
+                )
+    return None
 
 
 def _libraries(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
@@ -546,12 +621,14 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
                 ev = [*ev, command_evidence(dmesg[0], dmesg[1], said)]
         out.append(_state("gpu", FAILING, reason, ev, blocks=not working, index=idx, bus=bus))
     # NVRM's lines come from the loaded nvidia module: where /proc/modules is unread they show it.
-    if p.driver is None and p.platform == "linux" and p.kernel.nvidia_loaded is not False:
+    # A driver read only from the module (/proc, the kernel log) read no GPU either.
+    module_only = p.driver is None or (p.driver.source in ("proc", "kernel-log") and not p.gpus)
+    if module_only and p.platform == "linux" and p.kernel.nvidia_loaded is not False:
         text = _smi_text(ctx)
         # NVML started (the module is loaded) and offers no GPU while the bus shows one: the driver
         # did not take it up. Inside a container it means only that no GPU was passed.
         on_bus = bool(p.nvidia_pci_devices) and not _in_container(ctx)
-        line = _line_with(text, "No devices were found") if p.kernel.nvidia_loaded or on_bus else ""
+        line = _line_with(text, _NOT_STARTED) if p.kernel.nvidia_loaded or on_bus else ""
         dmesg = _dmesg(ctx)
         log = _kernel_log(ctx)
         fallen = _FALLEN_OFF.search(re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", log))
