@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from wizard.choose.driver_floors import DRIVER_FLOOR_LINUX, below_linux_floor
 from wizard.doctor.facts import Facts
+from wizard.doctor.setup_reason import decide_setup
 
 # What each cause's fix would do, to see two that contradict: a reboot, a driver update, ...
 REBOOT_IDS = ("driver-library-mismatch",)
@@ -158,11 +159,10 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
     if sched is not None and not causes:
         out.decisions.append(sched)
         return out
-    from wizard.doctor.setup_reason import decide_setup  # it builds on this module's Decision
-
     setup = decide_setup(facts, causes, symptoms)
     if setup is not None:
-        out.decisions.append(setup)
+        d = setup
+        out.decisions.append(Decision(d.id, d.key, d.fields, line=d.line, drop=d.drop, said=d.said))
         return out
     decided = {c.decides for c, _, _ in facts.codes if c.decides}
     if facts.compute_mode and any(c.decides == "gpu-busy" for c, _, _ in facts.codes):

@@ -6,7 +6,8 @@
 What the text says about where the program ran and what it was given: the CUDA it was built for
 (PyTorch's "CUDA used to build PyTorch", a build_info's cuda_version), a driver version named as
 such, the Windows driver a WSL2 text names beside the version of the nvidia-smi it ran, the
-`docker run` / `podman run` that started a container (its continuation lines joined) and whether
+`docker run` / `podman run` that started a container for the GPU (its device nodes, a CUDA or GPU
+image; its continuation lines joined) and whether
 anything in it gives the container the NVIDIA driver, a scheduler job's request that names no GPU,
 and the text saying no GPU was found or can be used. Each keeps the line it was read from (number,
 text): the evidence a decision shows. Values are log data: shown only through wizard.safe.display.
@@ -42,6 +43,8 @@ _GIVES_DRIVER = re.compile(
     r"--volume-driver[= ]\s*nvidia|(?:^|\s)(?:-v|--volume|--mount)[= ]\s*\S*(?:nvidia|libcuda)",
     re.I,
 )
+# The command is meant for the GPU: it passes the GPU's device nodes, or runs a CUDA / GPU image.
+_FOR_GPU = re.compile(r"--device[= ]\s*/dev/nvidia|cuda|[:-]gpu\b|-gpu-", re.I)
 # Anywhere in the text: the toolkit or nvidia-docker was used, so the run above may not be the one.
 _TOOLKIT_USED = re.compile(
     r"\bnvidia-docker\b|--gpus\b|--runtime[= ]?nvidia\b|NVIDIA_VISIBLE_DEVICES"
@@ -80,7 +83,7 @@ class SetupFacts:
     windows_driver: str = ""  # the Windows driver a text names as such
     smi_version: str = ""  # nvidia-smi's own version
     smi_at: Evidence | None = None
-    container_run: str = ""  # the docker/podman run command, continuation lines joined, cut
+    container_run: str = ""  # the docker/podman run command meant for the GPU, lines joined, cut
     container_at: Evidence | None = None
     driver_given: bool = False  # that command, or the text, gives the container the driver
     job_request: str = ""  # a scheduler job's request that names no GPU
@@ -134,7 +137,7 @@ def read_setup(text: str) -> SetupFacts:
             s.job_request, s.job_at = _cut(m.group(0)), at
         if s.gpu_missing is None and _GPU_MISSING.search(line):
             s.gpu_missing = at
-    runs = _joined_runs(lines)
+    runs = [(n, c) for n, c in _joined_runs(lines) if _FOR_GPU.search(c)]
     if runs:
         number, command = runs[0]
         s.container_run, s.container_at = _cut(command), (number, lines[number - 1].strip()[:LINE_CHARS])

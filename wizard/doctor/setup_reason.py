@@ -1,6 +1,6 @@
 """Decisions from the setup a log shows (wizard.doctor.setup_facts), beside wizard.doctor.reason's.
 
-    decide_setup(facts, causes, symptoms) -> Decision | None
+    decide_setup(facts, causes, symptoms) -> SetupDecision | None
 
 Each names a cause only where the text holds the evidence that decides it:
   * a container started by `docker run` / `podman run` with nothing that gives it the NVIDIA driver
@@ -19,12 +19,13 @@ Each names a cause only where the text holds the evidence that decides it:
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from packaging.version import Version
 
 from wizard.choose.driver_floors import normalize_driver
 from wizard.choose.knowledge import load_knowledge
 from wizard.doctor.facts import Facts
-from wizard.doctor.reason import Decision
 from wizard.doctor.setup_facts import Evidence
 
 # Causes a container given no driver explains (CUDA finding no driver, or calling it too old).
@@ -33,22 +34,34 @@ NO_GPU_SYMPTOMS = frozenset({"no-device", "gpu-list-empty", "cuinit-failed"})
 BRANCH = 5  # NVIDIA's driver branches: R535 is 535-539 (Windows 536.xx, 537.xx), R550 is 550-554
 
 
+@dataclass(frozen=True)
+class SetupDecision:
+    """What wizard.doctor.reason makes its Decision of (this module stays below it)."""
+
+    id: str
+    key: str  # doctor.reason.setup.* text, filled with `fields`
+    fields: dict[str, str] = field(default_factory=dict)
+    line: int | None = None  # the evidence line
+    said: str = ""  # its text
+    drop: tuple[str, ...] = ()  # ids whose fix this one contradicts
+
+
 def _decision(
     diag_id: str,
     key: str,
     fields: dict[str, str],
     at: Evidence | None,
     drop: tuple[str, ...] = (),
-) -> Decision:
+) -> SetupDecision:
     line, said = at if at is not None else (None, "")
-    return Decision(diag_id, f"doctor.reason.setup.{key}", fields, line=line, drop=drop, said=said)
+    return SetupDecision(diag_id, f"doctor.reason.setup.{key}", fields, line, said, drop)
 
 
 def _code_says_no_driver(facts: Facts) -> Evidence | None:
     return next(((n, ln) for c, n, ln in facts.codes if c.decides in ("driver-too-old", "no-device")), None)
 
 
-def _container_without_driver(facts: Facts, causes: list[str], symptoms: set[str]) -> Decision | None:
+def _container_without_driver(facts: Facts, causes: list[str], symptoms: set[str]) -> SetupDecision | None:
     s = facts.setup
     if not s.container_run or s.driver_given or "WSL2" in facts.platforms:
         return None
@@ -78,7 +91,7 @@ def build_floor(cuda: str) -> Version | None:
     return None if row is None else min(row.linux, row.windows)
 
 
-def _driver_below_build(facts: Facts, causes: list[str], symptoms: set[str]) -> Decision | None:
+def _driver_below_build(facts: Facts, causes: list[str], symptoms: set[str]) -> SetupDecision | None:
     s = facts.setup
     driver_text = s.driver or facts.driver_smi
     if not s.cuda_built or not driver_text or causes:
@@ -92,13 +105,13 @@ def _driver_below_build(facts: Facts, causes: list[str], symptoms: set[str]) -> 
     return _decision("driver-too-old", "build_floor", fields, s.driver_at or s.cuda_built_at)
 
 
-def _mig_without_instance(facts: Facts, causes: list[str]) -> Decision | None:
+def _mig_without_instance(facts: Facts, causes: list[str]) -> SetupDecision | None:
     if not facts.mig or causes or facts.setup.gpu_missing is None:
         return None
     return _decision("mig-no-instance", "mig", {}, facts.setup.gpu_missing)
 
 
-def _job_without_gpu(facts: Facts, causes: list[str], symptoms: set[str]) -> Decision | None:
+def _job_without_gpu(facts: Facts, causes: list[str], symptoms: set[str]) -> SetupDecision | None:
     s = facts.setup
     if "scheduler" not in facts.platforms or not s.job_request or causes:
         return None
@@ -112,7 +125,7 @@ def _branch(version: str) -> int | None:
     return None if v is None else v.major // BRANCH
 
 
-def _linux_smi_in_wsl(facts: Facts, causes: list[str]) -> Decision | None:
+def _linux_smi_in_wsl(facts: Facts, causes: list[str]) -> SetupDecision | None:
     s = facts.setup
     if "WSL2" not in facts.platforms or not s.windows_driver or not s.smi_version or causes:
         return None
@@ -125,13 +138,13 @@ def _linux_smi_in_wsl(facts: Facts, causes: list[str]) -> Decision | None:
     return _decision("linux-driver-in-wsl", "wsl_smi", fields, s.smi_at)
 
 
-def _tcc_said(facts: Facts, causes: list[str]) -> Decision | None:
+def _tcc_said(facts: Facts, causes: list[str]) -> SetupDecision | None:
     if not facts.tcc or "WSL2" not in facts.platforms or causes or facts.setup.gpu_missing is None:
         return None
     return _decision("wsl-tcc", "tcc", {}, facts.setup.gpu_missing)
 
 
-def decide_setup(facts: Facts, causes: list[str], symptoms: set[str]) -> Decision | None:
+def decide_setup(facts: Facts, causes: list[str], symptoms: set[str]) -> SetupDecision | None:
     """The first decision the setup's evidence makes, or None (then wizard.doctor.reason goes on)."""
     return (
         _container_without_driver(facts, causes, symptoms)
@@ -143,4 +156,4 @@ def decide_setup(facts: Facts, causes: list[str], symptoms: set[str]) -> Decisio
     )
 
 
-__all__ = ["build_floor", "decide_setup"]
+__all__ = ["SetupDecision", "build_floor", "decide_setup"]
