@@ -71,7 +71,8 @@ _GPU_MISSING = re.compile(
 
 
 def _cut(value: str, chars: int = VALUE_CHARS) -> str:
-    return " ".join(value.split())[:chars]
+    value = " ".join(value.split())
+    return value if len(value) <= chars else value[: chars - 1] + "…"
 
 
 @dataclass
