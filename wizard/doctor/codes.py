@@ -43,6 +43,12 @@ _NUMBERS = re.compile(
     re.I,
 )
 
+# NVML's return codes printed as bare numbers by programs that call it themselves (ollama's
+# "nvmlInit_v2 err: 18", "nvml vram init failure: 18"): read in NVML's table, not the runtime's.
+_NVML_NUMBERS = re.compile(
+    r"\bnvml\w*(?:\s+\w+){0,3}?\s+(?:err|error|failure|failed)\s*[:=]?\s*\(?([0-9]{1,3})\b", re.I
+)
+
 
 @dataclass(frozen=True)
 class Code:
@@ -145,8 +151,12 @@ def codes_in(line: str) -> list[Code]:
         code = explain_name(m.group(1))
         if code is not None and code not in found and code.number != 0:
             found.append(code)
+    for m in _NVML_NUMBERS.finditer(line):
+        code = explain_number(int(m.group(1)), "nvml")
+        if code is not None and code.number != 0 and code not in found:
+            found.append(code)
     numbers = {c.number for c in found if c.table in ("cudaerror", "curesult")}
-    for m in _NUMBERS.finditer(line):
+    for m in _NUMBERS.finditer(_NVML_NUMBERS.sub(" ", line)):
         number = int(m.group(1))
         if number in numbers or number == 0:
             continue

@@ -18,6 +18,7 @@ from packaging.version import Version
 
 from wizard.choose.driver_floors import normalize_driver
 from wizard.doctor.codes import Code, codes_in
+from wizard.doctor.setup_facts import SetupFacts, read_setup
 
 MAX_TEXT = 4 << 20  # a longer text is read at its tail (the CLI's log reader bounds it already)
 MAX_GPUS = 8
@@ -140,6 +141,7 @@ class Facts:
     mismatch_from: str = ""  # "nvrm" (the kernel's log), "dso" (TensorFlow's libcuda check), "nvml"
     mismatch_line: tuple[int, str] | None = None  # where the two driver versions were read
     failure_line: tuple[int, str] | None = None  # the first line that says something failed
+    setup: SetupFacts = field(default_factory=SetupFacts)  # where it ran, what it was given
 
     @property
     def library_version(self) -> Version | None:
@@ -177,6 +179,7 @@ class Facts:
             ("visible", self.visible_devices if self.visible_devices is not None else ""),
         )
         out += [(k, v) for k, v in pairs if v]
+        out += self.setup.lines()
         seen: set[str] = set()
         for code, _, _ in self.codes:
             if code.name not in seen:
@@ -254,6 +257,7 @@ def read_facts(text: str) -> Facts:
             f.failure_line = (number, line.strip()[:200])
         if len(f.codes) < 32:
             f.codes += [(code, number, line.strip()[:200]) for code in codes_in(line[:4000])]
+    f.setup = read_setup(text)
     return f
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from wizard.choose.driver_floors import DRIVER_FLOOR_LINUX, below_linux_floor
 from wizard.doctor.facts import Facts
+from wizard.doctor.setup_reason import decide_setup
 
 # What each cause's fix would do, to see two that contradict: a reboot, a driver update, ...
 REBOOT_IDS = ("driver-library-mismatch",)
@@ -57,6 +58,7 @@ class Decision:
     drop: tuple[str, ...] = ()  # ids whose fix this one contradicts
     over_causes: bool = False  # decided by versions: outranks a message's cause
     texts: str = ""  # the doctor.toml section of its title, why and fix, where not the id's own
+    said: str = ""  # the evidence line's text, where it is not a code's (wizard.doctor.setup_reason)
 
 
 @dataclass
@@ -118,10 +120,12 @@ def _platform(facts: Facts, symptoms: set[str]) -> Decision | None:
     WSL2 (WSL2 reaches only WDDM GPUs), MIG mode with no instance given to the program."""
     if not _no_gpu_seen(facts, symptoms):
         return None
+    # Its evidence: the line that says no GPU was found (or the first failure), as the report shows.
+    line, said = facts.setup.gpu_missing or facts.failure_line or (None, "")
     if facts.tcc and "WSL2" in facts.platforms:
-        return Decision("wsl-tcc", "doctor.reason.tcc", {})
+        return Decision("wsl-tcc", "doctor.reason.tcc", {}, line=line, said=said)
     if facts.mig:
-        return Decision("mig-no-instance", "doctor.reason.mig", {})
+        return Decision("mig-no-instance", "doctor.reason.mig", {}, line=line, said=said)
     return None
 
 
@@ -154,6 +158,11 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
     sched = _scheduler(facts, symptoms) or _platform(facts, symptoms) or _driver_floor(facts, symptoms)
     if sched is not None and not causes:
         out.decisions.append(sched)
+        return out
+    setup = decide_setup(facts, causes, symptoms)
+    if setup is not None:
+        d = setup
+        out.decisions.append(Decision(d.id, d.key, d.fields, line=d.line, drop=d.drop, said=d.said))
         return out
     decided = {c.decides for c, _, _ in facts.codes if c.decides}
     if facts.compute_mode and any(c.decides == "gpu-busy" for c, _, _ in facts.codes):

@@ -50,7 +50,7 @@ def _decided(decision: Decision, existing: Diagnosis | None, facts: Facts, make:
     if existing is not None:
         evidence, line = existing.evidence, existing.line
     elif decision.line is not None:
-        text = next((ln for _, n, ln in facts.codes if n == decision.line), "")
+        text = decision.said or next((ln for _, n, ln in facts.codes if n == decision.line), "")
         evidence, line = t("doctor.matched", line=text), decision.line
     elif facts.mismatch_line is not None:
         number, text = facts.mismatch_line
