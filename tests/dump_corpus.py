@@ -26,6 +26,8 @@ from wizard.profile import MachineProfile
 CORPUS = Path(__file__).parent / "fixtures" / "machine_dumps" / "corpus.json"
 # Round 2: collected by someone blind to the rules (SCORES_round2.txt has its scores).
 ROUND2 = CORPUS.with_name("round2.json")
+# Round 3: collected blind, scored blind, then released (SCORES_round3.txt): read on both sides now.
+ROUND3 = CORPUS.with_name("round3.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
