@@ -99,3 +99,21 @@ def test_prime_selects_bbswitch_line_is_the_files_state_and_nothing_else() -> No
     assert bbswitch_state([{"argv": ["prime-select", "get-current"], "stdout": broken}]) is None
     # the echo of a write (`tee /proc/acpi/bbswitch <<<OFF`) is what was asked, not the state
     assert bbswitch_state([{"argv": ["tee", "/proc/acpi/bbswitch"], "stdout": "OFF\n"}]) is None
+
+
+# ---- the kernel's refusal of a module's key --------------------------------------------------
+@pytest.mark.parametrize(
+    ("line", "named"),
+    [
+        # a DKMS module signed with a MOK that is not enrolled (the kernel's reason for -ENOKEY)
+        ("[ 5.1] Loading of module with unavailable key is rejected\n", "secure-boot"),
+        ("[ 5.1] Loading of unsigned module is rejected\n", "secure-boot"),
+        # the taint warning of a kernel that does not enforce signatures: the module loaded
+        ("[ 5.1] nvidia: module verification failed: signature and/or required key missing\n", "not-loaded"),
+    ],
+)
+def test_the_kernels_words_for_a_refused_key_decide_secure_boot(
+    tmp_path: Path, line: str, named: str
+) -> None:
+    commands = {("nvidia-smi",): ok(SMI_DOWN), ("dmesg",): ok(line)}
+    assert reasons(probe(tmp_path, NATIVE, commands)) == {named}

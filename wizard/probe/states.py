@@ -46,9 +46,12 @@ _VERSION = re.compile(r"\.so\.([0-9]+\.[0-9]+(?:\.[0-9]+)?)$")
 _MISMATCH_LIB = re.compile(r"NVML library version:\s*([0-9]+(?:\.[0-9]+)+)")
 # The kernel refusing the module's signature. Not "module verification failed ... tainting kernel":
 # that is the non-enforcing warning printed as the unsigned module loads.
+# The kernel's own line (module_sig_check) names the reason: "unsigned module", "module with
+# unavailable key" (a DKMS module signed with a MOK not enrolled), "module with unsupported crypto".
 _DMESG_SIGNATURE = re.compile(
     r"Key was rejected by service|Lockdown:.*unsigned module|"
-    r"Loading of unsigned module is rejected|Required key not available",
+    r"Loading of (?:unsigned module|module with unavailable key|module with unsupported crypto) is rejected|"
+    r"Required key not available",
     re.IGNORECASE,
 )
 # modprobe's own error for the nvidia modules, as the program that ran it logged it to the journal
