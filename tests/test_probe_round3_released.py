@@ -117,3 +117,24 @@ def test_the_kernels_words_for_a_refused_key_decide_secure_boot(
 ) -> None:
     commands = {("nvidia-smi",): ok(SMI_DOWN), ("dmesg",): ok(line)}
     assert reasons(probe(tmp_path, NATIVE, commands)) == {named}
+
+
+# ---- a GPU the states name is a GPU -------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("files", "commands"),
+    [
+        ({"/proc/acpi/bbswitch": "0000:01:00.0 OFF\n"}, {}),
+        ({}, {("dmesg",): ok("[ 7.1] NVRM: GPU 0000:06:00.0: GPU has fallen off the bus.\n")}),
+        ({}, {("dmesg",): ok("[ 7.1] NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x40:1941)\n")}),
+    ],
+    ids=["switched-off", "lost", "not-started"],
+)
+def test_a_gpu_the_states_name_is_never_no_nvidia_gpu(tmp_path: Path, files: dict, commands: dict) -> None:
+    """The doctor and Detect show one finding per fault: a GPU switched off, lost or not started is
+    there, so "No NVIDIA GPU found, TensorFlow will run on the CPU" would contradict it."""
+    from wizard.doctor.findings import find_problems
+
+    p = probe(tmp_path, {**NATIVE, **files}, commands)
+    assert p.failed_states and not p.gpus
+    keys = [f.key for f in find_problems(p)]
+    assert "no-nvidia-gpu" not in keys and any(k.startswith("state-gpu-") for k in keys), keys
