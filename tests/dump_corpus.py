@@ -26,6 +26,8 @@ from wizard.profile import MachineProfile
 CORPUS = Path(__file__).parent / "fixtures" / "machine_dumps" / "corpus.json"
 # Round 2: collected by someone blind to the rules (SCORES_round2.txt has its scores).
 ROUND2 = CORPUS.with_name("round2.json")
+# Round 3: collected blind, scored blind, then released (SCORES_round3.txt): read on both sides now.
+ROUND3 = CORPUS.with_name("round3.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
@@ -77,6 +79,21 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
     return out
 
 
+# suse-prime's `prime-select get-current` (read-only) prints "[bbswitch] NVIDIA card is OFF" exactly
+# where `grep OFF /proc/acpi/bbswitch` matches (its bbcheck): the state that file holds.
+_PRIME_BBSWITCH = re.compile(r"^\[bbswitch\] NVIDIA card is (ON|OFF)$", re.MULTILINE)
+
+
+def bbswitch_state(commands: list[dict]) -> str | None:
+    """/proc/acpi/bbswitch as a pasted `prime-select get-current` shows it: the state word only
+    (bbswitch prints "<bus id> ON|OFF"; suse-prime's line leaves the bus id out)."""
+    for c in commands:
+        if (c.get("argv") or [])[:2] == ["prime-select", "get-current"]:
+            if m := _PRIME_BBSWITCH.search(str(c.get("stdout", ""))):
+                return m.group(1) + "\n"
+    return None
+
+
 def materialize(case: dict, directory: Path) -> Path:
     out = directory / case["slug"]
     (out / "root").mkdir(parents=True, exist_ok=True)
@@ -91,6 +108,11 @@ def materialize(case: dict, directory: Path) -> Path:
         if (c.get("argv") or []) == ["lsmod"] and rows and "/proc/modules" not in case["files"]:
             modules.parent.mkdir(parents=True, exist_ok=True)
             modules.write_text("".join(x + "\n" for x in rows), encoding="utf-8")
+    state = bbswitch_state(case["commands"])
+    if state and "/proc/acpi/bbswitch" not in case["files"]:
+        target = out / "root" / "proc" / "acpi" / "bbswitch"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(state, encoding="utf-8")
     for path in opened_paths(case["commands"]):
         target = out / "root" / path.lstrip("/")
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -55,8 +55,9 @@ EXPLAINED_BY_STATE = {
     "libraries": ("reboot-needed", "driver-no-gpus"),
     "wsl": ("no-driver-wsl2", "linux-driver-in-wsl"),
     "container": ("no-nvidia-gpu", "gpu-without-driver"),
-    "pci": ("gpu-without-driver",),
-    "gpu": ("driver-no-gpus", "gpu-without-driver"),
+    # A GPU switched off, lost or not started is a GPU: never "No NVIDIA GPU found".
+    "pci": ("gpu-without-driver", "no-nvidia-gpu"),
+    "gpu": ("driver-no-gpus", "gpu-without-driver", "no-nvidia-gpu"),
 }
 
 

@@ -56,6 +56,30 @@ def unreachable_gpu_reason(line: str, bus: str, kernel_log: str) -> str:
     return "gpu-unreachable"
 
 
+_PCI_BUS = r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}"
+# The driver's words for a GPU gone from the bus, each with the GPU's bus id: as it probes the GPU,
+# "The NVIDIA GPU 0000:b3:00.0 (PCI ID: 10de:26b5) installed in this system has fallen off the bus"
+# (continued on NVRM: lines, joined first); while it runs, "NVRM: GPU 0000:06:00.0: GPU has fallen
+# off the bus." and Xid 79 ("NVRM: Xid (PCI:0000:06:00): 79, ..."), which names the device without
+# its function (a GPU is function 0).
+_FALLEN_OLD = re.compile(rf"NVIDIA GPU ({_PCI_BUS}\.[0-9])[^\n]*?fallen off the bus")
+_FALLEN_NEW = re.compile(rf"NVRM: GPU ({_PCI_BUS}\.[0-9]): GPU has fallen off the bus")
+_XID_79 = re.compile(rf"NVRM: Xid \(PCI:({_PCI_BUS})(\.[0-9])?\): 79\b")
+
+
+def fallen_off_bus(kernel_log: str) -> tuple[str, str] | None:
+    """(the kernel's line, the GPU's bus id) where the log says a GPU fell off the bus, else None."""
+    joined = re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", kernel_log)
+    if m := _FALLEN_OLD.search(joined):
+        return m.group(0), m.group(1)
+    lines = kernel_log.splitlines()
+    if said := next((m for line in lines if (m := _FALLEN_NEW.search(line))), None):
+        return said.string.strip(), said.group(1)
+    if xid := next((m for line in lines if (m := _XID_79.search(line))), None):
+        return xid.string.strip(), xid.group(1) + (xid.group(2) or ".0")
+    return None
+
+
 def kernel_line_for(reason: str, bus: str, kernel_log: str) -> str:
     pattern = {"gpu-lost": _FALLEN, "gpu-init-failed": INIT_FAILED}.get(reason)
     if pattern is None:

@@ -22,6 +22,7 @@ from wizard.probe.failure_words import (
     NO_PERMISSION,
     NOUVEAU_BOUND,
     akmods_failed_log,
+    fallen_off_bus,
     first_line,
     kernel_line_for,
     saved_log_line,
@@ -45,9 +46,12 @@ _VERSION = re.compile(r"\.so\.([0-9]+\.[0-9]+(?:\.[0-9]+)?)$")
 _MISMATCH_LIB = re.compile(r"NVML library version:\s*([0-9]+(?:\.[0-9]+)+)")
 # The kernel refusing the module's signature. Not "module verification failed ... tainting kernel":
 # that is the non-enforcing warning printed as the unsigned module loads.
+# The kernel's own line (module_sig_check) names the reason: "unsigned module", "module with
+# unavailable key" (a DKMS module signed with a MOK not enrolled), "module with unsupported crypto".
 _DMESG_SIGNATURE = re.compile(
     r"Key was rejected by service|Lockdown:.*unsigned module|"
-    r"Loading of unsigned module is rejected|Required key not available",
+    r"Loading of (?:unsigned module|module with unavailable key|module with unsupported crypto) is rejected|"
+    r"Required key not available",
     re.IGNORECASE,
 )
 # modprobe's own error for the nvidia modules, as the program that ran it logged it to the journal
@@ -61,17 +65,17 @@ _MODPROBE_REJECTED = re.compile(
 # lower-case pattern), the last few hundred, without host names: bounded in time and size, and the
 # dump keeps no more of the user's journal than that.
 BOOT_JOURNAL = ["journalctl", "-b", "-q", "--no-pager", "-o", "cat", "-n", "400", "-g", "nvidia"]
-_DMESG_INIT = re.compile(r"RmInitAdapter failed|rm_init_adapter failed|NVRM: GPU .* has fallen off the bus")
-# "The NVIDIA GPU 0000:b3:00.0 (PCI ID: 10de:26b5) installed in this system has fallen off the bus"
-# (its NVRM: continuation lines joined).
-_FALLEN_OFF = re.compile(
-    r"NVIDIA GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])[^\n]*?fallen off the bus"
-)
+# The GPU did not start. Not "NVRM: GPU ...: GPU has fallen off the bus": that GPU is lost
+# (failure_words.fallen_off_bus), whether it ever started or not.
+_DMESG_INIT = re.compile(r"RmInitAdapter failed|rm_init_adapter failed")
 # nvidia-smi where the loaded module could not start or open the GPU it was given.
 _NOT_STARTED = re.compile(
     r"No devices were found|Unable to determine the device handle for GPU\s*\S+:\s*Not Found", re.IGNORECASE
 )
 _NOT_PROBED = re.compile(r"NVIDIA probe routine was not called")
+# The module's init giving up after it: no GPU left to drive, it does not load (-ENODEV).
+_NONE_PROBED = re.compile(r"NVRM: No NVIDIA (?:graphics adapter|devices) probed")
+_LOADING = re.compile(r"NVRM: loading NVIDIA UNIX")
 # A shell that looked for nvidia-smi on its PATH: bash "nvidia-smi: command not found", zsh
 # "command not found: nvidia-smi", sudo "sudo: nvidia-smi: command not found".
 _NOT_ON_PATH = re.compile(r"nvidia-smi: command not found|command not found: nvidia-smi")
@@ -346,7 +350,8 @@ def _pci(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         return []
     ev: list[Evidence] = []
     switched = ctx.system.read_text("/proc/acpi/bbswitch")
-    if switched and " OFF" in switched.upper():
+    # bbswitch prints "<bus id> ON|OFF": the last word is the card's state.
+    if switched and switched.split()[-1:] == ["OFF"]:
         line = switched.strip().splitlines()[0]
         return [_state("pci", BLOCKED, "gpu-switched-off", [file_evidence("/proc/acpi/bbswitch", line)])]
     if not ctx.system.is_dir("/sys/bus/pci/devices"):
@@ -394,13 +399,19 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     said = "" if km.nvidia_loaded is not None or _in_container(ctx) else _smi_not_loaded(ctx)
     # NVRM's own lines in this boot's log: the module is loaded, so the words mean something else,
     # unless it says another driver took the GPU before it ("probe routine was not called").
-    held = _line_with(_kernel_log(ctx), _NOT_PROBED) if said else ""
+    held = _held_by_another_driver(_kernel_log(ctx)) if said else ""
     if said and not held and "NVRM:" in _kernel_log(ctx):
         said = ""
     nouveau = _nouveau_in_use(ctx) if km.nvidia_loaded is None else None
     if nouveau:
         # lspci: nouveau drives the NVIDIA device and the nvidia module is there for it.
         ev = [*_smi_failure_lines(ctx), command_evidence(*nouveau)]
+        return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
+    refused = _refused_at_load(_kernel_log(ctx)) if km.nvidia_loaded is None and not said else ""
+    if refused and not _in_container(ctx) and (log := _dmesg(ctx)):
+        # /proc/modules unread: the module's own lines say it tried this boot, found its GPU held by
+        # another driver and gave up (nothing loaded it since).
+        ev = [*_smi_failure_lines(ctx), command_evidence(log[0], log[1], refused)]
         return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
     if km.nvidia_loaded is None and not said:
         return [
@@ -458,6 +469,23 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if km.nouveau_loaded:
         ev.append(file_evidence("/proc/modules", "nouveau loaded"))
     return [_state("module", ABSENT, "", ev)]
+
+
+def _held_by_another_driver(log: str) -> str:
+    """NVRM's "The NVIDIA probe routine was not called for N device(s)": another driver owns the GPU
+    (the message names nouveau first). Not where vfio-pci is in the log: a passthrough host hands
+    GPUs to vfio-pci on purpose."""
+    return "" if re.search(r"vfio[-_]pci", log) else _line_with(log, _NOT_PROBED)
+
+
+def _refused_at_load(log: str) -> str:
+    """The held line where the module then gave up ("No NVIDIA graphics adapter probed!") and no
+    later NVRM loading line shows it loaded after all."""
+    held = _held_by_another_driver(log)
+    if not held:
+        return ""
+    after = log[log.index(held) :]
+    return held if _NONE_PROBED.search(after) and not _LOADING.search(after) else ""
 
 
 def _secure_boot_evidence(ctx: ProbeContext) -> list[Evidence]:
@@ -631,10 +659,10 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         line = _line_with(text, _NOT_STARTED) if p.kernel.nvidia_loaded or on_bus else ""
         dmesg = _dmesg(ctx)
         log = _kernel_log(ctx)
-        fallen = _FALLEN_OFF.search(re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", log))
+        fallen = fallen_off_bus(log)
         if fallen and not lost and dmesg:
-            ev = [*_smi_failure_lines(ctx), command_evidence(dmesg[0], dmesg[1], fallen.group(0))]
-            out.append(_state("gpu", FAILING, "gpu-lost", ev, bus=fallen.group(1)))
+            ev = [*_smi_failure_lines(ctx), command_evidence(dmesg[0], dmesg[1], fallen[0])]
+            out.append(_state("gpu", FAILING, "gpu-lost", ev, bus=fallen[1]))
             return out
         init = _line_with(log, _DMESG_INIT)
         logged = ""
