@@ -69,18 +69,17 @@ def test_round2_is_split_by_the_projects_rule() -> None:
 
 
 ROUND3_CASES = cases(ROUND3)
-# Read wrong and left so: the line that decides is only in the output of a command that changes the
-# machine, which the probe never runs and whose output is not what any command it runs prints; the
-# probe says what nvidia-smi's words prove (installed, not loaded), the case names the cause.
-ROUND3_WRONG = {
-    "ubuntu2204-535-key-rejected": "'Key was rejected by service' only in a pasted `modprobe nvidia` "
-    "(it inserts the module); no kernel log or boot journal shown: named not-loaded",
-    "amdgpu-kernel-dkms-build-fails": "the failed build only in a pasted `dkms install` (it builds and "
-    "installs); no dkms status, modinfo or build log shown: named not-loaded",
-}
+# Read as far as the text decides and left so: the line that names the cause is only in the output of
+# a command that changes the machine (it inserts or builds the module), which the probe never runs and
+# whose output is not what any command it runs prints; the probe says what nvidia-smi's words prove
+# (installed, not loaded: restart once, then `sudo modprobe nvidia` says why), a miss, not a wrong name.
+ROUND3_WRONG: dict[str, str] = {}
 # Not read fully, and left so (a miss, not a wrong name).
 ROUND3_UNREAD = {
-    **ROUND3_WRONG,
+    "ubuntu2204-535-key-rejected": "'Key was rejected by service' only in a pasted `modprobe nvidia` "
+    "(it inserts the module); no kernel log or boot journal shown: not-loaded, the cause undecided",
+    "amdgpu-kernel-dkms-build-fails": "the failed build only in a pasted `dkms install` (it builds and "
+    "installs); no dkms status, modinfo or build log shown: not-loaded, the cause undecided",
     "nvdocker-failed-gpu-unknown-error": "the handle line only in `nvidia-smi -a -i 0`, one GPU's "
     "report; the probe's `nvidia-smi -q` covers every GPU, so the part is not replayed as the whole",
     "nixos-nouveau-took-gpu": "nouveau bound to the GPU is all the text shows; nothing shows the nvidia "
