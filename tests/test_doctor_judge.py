@@ -150,6 +150,20 @@ def test_two_releases_in_one_text_decide_nothing() -> None:
     assert coverage(facts, load_knowledge()) is None
 
 
+def test_build_infos_list_and_an_arch_specific_ptx_that_never_runs_forward() -> None:
+    # TensorFlow's build_info lists compute_90a: PTX for the H100 alone, which an RTX 5090 cannot
+    # compile (sm_90a-style code never runs forward), so the build has nothing for 12.0.
+    info = (
+        "{'cuda_compute_capabilities': ['sm_60', 'sm_70', 'sm_80', 'sm_89', 'compute_90a'], "
+        "'cuda_version': '12.5.1', 'is_cuda_build': True}"
+    )
+    too_new = match_output(info + "\n" + _tf_gpu("NVIDIA GeForce RTX 5090", "12.0") + NO_KERNEL)[0]
+    assert too_new.id == "gpu-too-new" and "compute_90a" in too_new.why
+    # The same list serves an H100 (compute_90a is its own PTX): the facts decide no coverage cause.
+    h100 = read_facts(info + "\n" + _tf_gpu("NVIDIA H100 80GB HBM3", "9.0") + NO_KERNEL)
+    assert h100.build_code[-1] == "compute_90a" and coverage(h100, load_knowledge()) is None
+
+
 # ---- 1b: Python ranges ---------------------------------------------------------------------
 
 PIP_210 = (
@@ -213,6 +227,22 @@ def test_a_python_no_release_takes_yet_names_the_newest_and_its_range() -> None:
     newest = load_knowledge().releases[0]
     assert f"the newest, {newest.series}, takes Python {newest.python_range()}" in first.why
     assert "Python 3.14" in first.why and "use Python 3.13" in first.why
+
+
+@pytest.mark.parametrize(
+    ("text", "python"),
+    [
+        ("I have python 3.12.1 and pip 23.3.2", "3.12"),
+        ('  File "/home/u/venv/lib/python3.10/site-packages/pip/_internal/cli/base_command.py"', "3.10"),
+        ("ERROR: Package 'tensorflow' requires a different Python: 3.8.10 not in '>=3.9'", "3.8"),
+        ("TensorFlow 2.16 requires Python 3.9", ""),  # a claim about a release, not the Python that ran
+        ("it supports Python 3.9-3.12", ""),
+        ("Python 3.10 or 3.11 both fail", ""),
+        ("Python 3.12.1 here, and python3.10 in the venv: /x/lib/python3.10/site-packages", ""),  # two
+    ],
+)
+def test_the_python_a_log_shows_is_read_and_a_claim_is_not(text: str, python: str) -> None:
+    assert read_facts(text).python == python
 
 
 def test_the_python_reason_reads_in_chinese() -> None:
@@ -298,6 +328,11 @@ def test_wsl2_unknown_error_without_the_driver_version_is_not_sure_with_the_comm
     assert "wsl-windows-driver" not in [d.id for d in found]
     note = next(d for d in found if d.id == "not-sure")
     assert note.fix.endswith(": nvidia-smi") and "WSL2" in note.evidence
+
+
+def test_a_gpu_in_tcc_mode_is_not_called_a_driver_regression() -> None:
+    text = WSL_ERR + "|   0  Quadro RTX 6000      TCC  | 00000000:65:00.0 Off |                  Off |\n"
+    assert "wsl-windows-driver" not in [d.id for d in match_output(text)]
 
 
 def test_a_linux_driver_version_in_wsl2_is_not_the_windows_driver() -> None:

@@ -115,6 +115,12 @@ _PYTHON = re.compile(
     r"|requires a different Python:\s*(3\.[0-9]{1,2})\.[0-9]+",
     re.I,
 )
+# A Python a sentence says something needs or supports ("requires Python 3.9", "Python 3.9-3.12") is
+# not the Python that ran.
+_PYTHON_CLAIM = re.compile(
+    r"(?:support\w*|requir\w*|need\w*|only|up to|at least|range|[<>]=?|~=)\W{0,4}(?:\w+\W{1,3}){0,2}$", re.I
+)
+_PYTHON_RANGE = re.compile(r"\s*(?:\+|(?:-|–|~|to|or|and|/|,)\s*(?:python\s*)?3\.[0-9])", re.I)
 # pip could not resolve TensorFlow itself (not tensorflow-gpu, tensorflow-io, ...): the version asked.
 _PIP_TF = re.compile(
     r"(?:No matching distribution found for|Could not find a version that satisfies the requirement)\s+"
@@ -299,7 +305,12 @@ def read_facts(text: str) -> Facts:
             f.tf_versions.append(m.group(1))
     if f.tf_versions:
         f.tf_version = f.tf_versions[0]
-    pythons = {next(g for g in m.groups() if g) for m in _PYTHON.finditer(text)}
+    pythons = {
+        next(g for g in m.groups() if g)
+        for m in _PYTHON.finditer(text)
+        if not _PYTHON_CLAIM.search(text[max(0, m.start() - 30) : m.start()])
+        and not _PYTHON_RANGE.match(text, m.end())
+    }
     if len(pythons) == 1:  # two Pythons in one text decide nothing
         f.python = pythons.pop()
     m = _PIP_TF.search(text)

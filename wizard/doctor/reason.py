@@ -13,6 +13,13 @@ names the ids it rules out (`drop`), and codes that name different causes are no
     user-space files (reinstall the driver of the module's version).
   * An error code whose documented meaning names one cause (assets/doctor/code_families.toml):
     that cause, where no message of the catalogue named another.
+  * One side of a mismatch only: what was read and the command that shows the other side.
+  * Facts judged by Choose's own functions (wizard.doctor.judge): "no kernel image" with the GPU and
+    the build's code (too new, too old, PTX the driver cannot compile; a release that serves the
+    GPU is never called either), pip's "no matching distribution" with the Python, the driver
+    against the floor of the CUDA a build needs on its platform.
+  * WSL2, CUDA's unknown error and the Windows driver's version: that driver release (fixed on
+    Windows); without the version, "not sure" with nvidia-smi.
   * A scheduler that gave the job no GPU (SLURM's CUDA_VISIBLE_DEVICES=NoDevFiles, or empty).
   * A GPU in an exclusive compute mode beside "busy or unavailable": held by another process.
 """
@@ -163,7 +170,7 @@ def _wsl_windows_driver(facts: Facts, causes: list[str]) -> Decision | None:
     """WSL2 where CUDA fails with its unknown error (999) or nvidia-smi shows "CUDA Version: ERR!":
     CUDA there is the Windows driver's, so with that driver's version in the text the fix is on
     Windows (roll it back or take another branch), never a Linux driver inside WSL2."""
-    if "WSL2" not in facts.platforms or not (facts.cuda_unknown or facts.smi_cuda_err):
+    if "WSL2" not in facts.platforms or facts.tcc or not (facts.cuda_unknown or facts.smi_cuda_err):
         return None
     if (causes and causes[0] not in GENERIC) or not facts.windows_driver:
         return None
