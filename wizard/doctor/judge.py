@@ -96,14 +96,19 @@ def _one_release(facts: Facts, kb: KnowledgeBase) -> Release | None:
 
 
 def _gpu_ccs(facts: Facts, kb: KnowledgeBase) -> list[tuple[str, Version]]:
-    """(name, compute capability) of the GPUs the text shows: its own capability figures, else
-    the names Choose's GPU table knows."""
-    named = [(g.name, g.compute_capability) for n in facts.gpus if (g := kb.gpu(n)) is not None]
-    ccs = [v for c in facts.compute_capabilities if (v := _version(c)) is not None]
-    if ccs:
-        name = named[0][0] if len(named) == 1 and len(ccs) == 1 and named[0][1] == ccs[0] else ""
-        return [(name, cc) for cc in ccs]
-    return named
+    """(name, compute capability) of every GPU the text shows: its own capability figures and the
+    names Choose's GPU table knows, together (a capability a sentence claims beside a GPU's name
+    then counts too, and the verdicts must agree for both)."""
+    found: dict[Version, str] = {}
+    for name in facts.gpus:
+        gpu = kb.gpu(name)
+        if gpu is not None:
+            found.setdefault(gpu.compute_capability, gpu.name)
+    for text in facts.compute_capabilities:
+        cc = _version(text)
+        if cc is not None:
+            found.setdefault(cc, "")
+    return [(name, cc) for cc, name in found.items()]
 
 
 def _driver_cuda(facts: Facts, kb: KnowledgeBase) -> Version | None:
