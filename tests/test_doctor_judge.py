@@ -72,6 +72,8 @@ def test_an_rtx_5090_under_tensorflow_2_17_is_too_new_by_the_builds_own_code() -
     ):
         assert fact in first.why, fact
     assert "unsupported-cc" not in harmful(found)  # "too old" contradicts it: gone
+    # Cited: the wheel (file name and sha256) whose build_info and fatbins the coverage was read from.
+    assert "tensorflow-2.17.1-" in first.seen_in and "sha256 " in first.seen_in
     assert first.line == 5 and "no kernel image" in first.evidence
 
 
@@ -186,6 +188,7 @@ def test_a_pinned_release_that_does_not_take_this_python_names_the_nearest_of_ea
     assert "the text shows Python 3.13" in first.why
     assert "The nearest TensorFlow for Python 3.13 is 2.20 (Python 3.9-3.13)" in first.why
     assert "for TensorFlow 2.10.0 use Python 3.10" in first.why
+    assert "tensorflow-2.10.1-cp310-" in first.seen_in  # the wheel the range was read from
 
 
 def test_the_python_choose_picks_is_the_one_the_doctor_names() -> None:
@@ -285,6 +288,7 @@ def test_a_release_named_in_the_text_gives_its_cuda_floor() -> None:
     first = match_output(text)[0]
     assert first.id == "driver-too-old"
     assert "TensorFlow 2.16" in first.why and "525.60.13" in first.why and "on Linux" in first.why
+    assert "software_requirements" in first.seen_in  # TensorFlow's own table of the floor
 
 
 # ---- 2: WSL2 and a Windows driver release --------------------------------------------------

@@ -280,7 +280,7 @@ def diagnosis_for(
     `reason`, the facts that decided it, leads its why; `texts` names another section's words."""
     title, why, fix_text = _texts(texts or diag_id, **(fix_fields or {}))
     if reason:
-        why = f"{reason}. {why}"
+        why = t("doctor.judge.join", reason=reason, why=why)  # a full stop in the reader's language
     row = pattern(diag_id)
     return Diagnosis(
         id=diag_id,

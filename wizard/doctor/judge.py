@@ -14,7 +14,7 @@ and the resolver's required_floor, by platform. Values in `fields` are log data 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from packaging.version import InvalidVersion, Version
 
@@ -45,6 +45,7 @@ class Verdict:
     fields: dict[str, str] = field(default_factory=dict)
     drop: tuple[str, ...] = ()  # ids whose fix this one contradicts
     texts: str = ""  # the doctor.toml section of its title, why and fix, where not the id's own
+    source: str = ""  # the knowledge row that decided (its wheel and sha256, or its page)
 
 
 def _version(text: str) -> Version | None:
@@ -64,6 +65,7 @@ class Build:
     sass: tuple[Arch, ...]
     ptx: tuple[Ptx, ...]
     every_ptx: bool  # TensorFlow's wheels: each PTX listed is some kernels' only code
+    source: str = ""  # the knowledge row it was read from; "" for the text's own list
 
 
 def _listed_build(facts: Facts) -> Build | None:
@@ -83,7 +85,9 @@ def _tf_build(facts: Facts, kb: KnowledgeBase) -> Build | None:
     build = kb.build(release) if release is not None else None
     if release is None or build is None:
         return None
-    return Build(f"TensorFlow {release.series}", build.label(), build.sass_archs, build.ptx, every_ptx=True)
+    return Build(
+        f"TensorFlow {release.series}", build.label(), build.sass_archs, build.ptx, True, build.source
+    )
 
 
 def _one_release(facts: Facts, kb: KnowledgeBase) -> Release | None:
@@ -163,7 +167,10 @@ def coverage(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     verdicts = _coverage_verdicts(facts, kb)
     if not verdicts or any(v is None for v in verdicts) or len({v.id for v in verdicts if v}) != 1:
         return None
-    return verdicts[0]
+    tf = _tf_build(facts, kb)
+    first = verdicts[0]
+    assert first is not None
+    return replace(first, source=tf.source) if tf is not None else first
 
 
 def coverage_served(facts: Facts, kb: KnowledgeBase) -> bool:
@@ -203,8 +210,8 @@ def python_fit(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
         if fitting:
             nearest = min(fitting, key=lambda r: (abs(_distance(r, wanted)), -r.version.minor))
             fields |= {"nearest": nearest.series, "nearest_range": nearest.python_range()}
-            return Verdict("python-unsupported", "doctor.judge.python_wanted", fields)
-        return Verdict("python-unsupported", "doctor.judge.python_wanted_none", fields)
+            return Verdict("python-unsupported", "doctor.judge.python_wanted", fields, source=wanted.source)
+        return Verdict("python-unsupported", "doctor.judge.python_wanted_none", fields, source=wanted.source)
     newest = kb.releases[0]
     oldest_python = min(p for r in kb.releases for p in r.pythons())
     if fitting or python < oldest_python:
@@ -213,7 +220,7 @@ def python_fit(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
         return None
     fits = newest.nearest_python(python)
     fields |= {"tf": newest.series, "range": newest.python_range(), "fits": str(fits)}
-    return Verdict("python-unsupported", "doctor.judge.python_none", fields)
+    return Verdict("python-unsupported", "doctor.judge.python_none", fields, source=newest.source)
 
 
 def _distance(a: Release, b: Release) -> int:
@@ -232,14 +239,18 @@ def driver_floor(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     windows = bool(facts.windows_driver)
     platform = "wsl2" if windows and "WSL2" in facts.platforms else "windows" if windows else "linux"
     floor: str | None = None
-    cuda = ""
+    cuda = source = ""
     if facts.cuda_major is not None:
         floor, cuda = floor_for(facts.cuda_major, windows), str(facts.cuda_major)
+        minor = kb.minor_floor(facts.cuda_major)
+        source = minor.source if minor is not None else ""
     else:
         release = _one_release(facts, kb)
         found = required_floor(kb, release, "pip-and-cuda", platform) if release is not None else None
         if release is not None and found is not None:
             floor, cuda = driver_text(found), f"{release.cuda_major} (TensorFlow {release.series})"
+            row = kb.driver_floor(release)
+            source = row.source if row is not None else ""
     if floor is None:
         return None
     have, need = normalize_driver(facts.driver_smi), normalize_driver(floor)
@@ -247,7 +258,7 @@ def driver_floor(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
         return None
     shown = {"linux": "Linux", "wsl2": "WSL2", "windows": "Windows"}[platform]
     fields = {"driver": facts.driver_smi, "cuda": cuda, "floor": floor, "platform": shown}
-    return Verdict("driver-too-old", "doctor.judge.floor", fields)
+    return Verdict("driver-too-old", "doctor.judge.floor", fields, source=source)
 
 
 __all__ = [

@@ -116,6 +116,11 @@ def _mismatch(facts: Facts) -> Decision | None:
     )
 
 
+def _sourced(fields: dict[str, str], source: str) -> dict[str, str]:
+    """A judged decision cites the knowledge row that decided it (shown as the diagnosis' source)."""
+    return {**fields, "source": source} if source else fields
+
+
 def _mismatch_one_side(facts: Facts, causes: list[str]) -> Decision | None:
     """A driver/library mismatch where the text shows one side's version only: which side is newer
     decides the fix (reboot, or mend older libraries), so the doctor says what it read and the one
@@ -149,7 +154,7 @@ def _coverage(facts: Facts, causes: list[str]) -> Decision | None:
     return Decision(
         verdict.id,
         verdict.key,
-        verdict.fields,
+        _sourced(verdict.fields, verdict.source),
         drop=verdict.drop,
         texts=verdict.texts,
         evidence=facts.no_kernel_line,
@@ -163,7 +168,9 @@ def _python(facts: Facts, causes: list[str]) -> Decision | None:
     verdict = python_fit(facts, load_knowledge())
     if verdict is None:
         return None
-    return Decision(verdict.id, verdict.key, verdict.fields, evidence=facts.failure_line)
+    return Decision(
+        verdict.id, verdict.key, _sourced(verdict.fields, verdict.source), evidence=facts.failure_line
+    )
 
 
 def _wsl_windows_driver(facts: Facts, causes: list[str]) -> Decision | None:
@@ -228,7 +235,7 @@ def _driver_floor(facts: Facts, causes: list[str], symptoms: set[str]) -> Decisi
     verdict = driver_floor(facts, load_knowledge())
     if verdict is None:
         return None
-    return Decision(verdict.id, verdict.key, verdict.fields)
+    return Decision(verdict.id, verdict.key, _sourced(verdict.fields, verdict.source))
 
 
 def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
