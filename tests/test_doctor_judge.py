@@ -132,9 +132,18 @@ def test_without_the_gpu_the_answer_names_the_command_that_decides() -> None:
     facts = read_facts(text)
     assert coverage(facts, load_knowledge()) is None
     found = match_output(text)
-    # The catalogue's answer stands (its text names both ways) and its fix is the deciding command.
-    assert found[0].id == "unsupported-cc" and DECIDE_CC in found[0].fix
-    assert "gpu-too-new" not in harmful(found)
+    # The build has no code for the GPU (the catalogue's id), but which side is open: the answer
+    # says so and gives the one command that decides, not an older or a newer TensorFlow.
+    first = found[0]
+    assert (
+        first.id == "unsupported-cc"
+        and first.title == "No GPU code for this GPU: too old or too new is not shown"
+    )
+    assert first.fix.endswith(DECIDE_CC) and "recommend" not in first.fix
+    assert harmful(found) == ["unsupported-cc"] and first.line == 2
+    set_language("zh")
+    zh = match_output(text)[0]
+    assert zh.title == "没有适用于这块 GPU 的代码：看不出是太旧还是太新" and zh.fix.endswith(DECIDE_CC)
 
 
 def test_a_name_alone_is_judged_through_chooses_gpu_table() -> None:

@@ -162,6 +162,22 @@ def _coverage(facts: Facts, causes: list[str]) -> Decision | None:
     )
 
 
+def _coverage_open(facts: Facts, causes: list[str]) -> Decision | None:
+    """ "No kernel image" with no GPU in the text: the build has no code for it, but too old or too
+    new is not shown. The catalogue's general answer keeps its id; its words say which is open and
+    the one command that decides, never one side's fix."""
+    if not causes or causes[0] != "unsupported-cc" or not coverage_undecided(facts, load_knowledge()):
+        return None
+    return Decision(
+        "unsupported-cc",
+        "doctor.judge.cover_open",
+        {},
+        texts="cover-open",
+        evidence=facts.no_kernel_line,
+        fix_fields={"command": DECIDE_CC},
+    )
+
+
 def _python(facts: Facts, causes: list[str]) -> Decision | None:
     if causes and causes[0] != "python-unsupported":
         return None
@@ -255,6 +271,7 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
     judged = (
         _mismatch_one_side(facts, causes)
         or _coverage(facts, causes)
+        or _coverage_open(facts, causes)
         or _python(facts, causes)
         or _wsl_windows_driver(facts, causes)
         or _driver_floor(facts, causes, symptoms)
