@@ -146,6 +146,21 @@ def test_without_the_gpu_the_answer_names_the_command_that_decides() -> None:
     assert zh.title == "没有适用于这块 GPU 的代码：看不出是太旧还是太新" and zh.fix.endswith(DECIDE_CC)
 
 
+def test_pytorchs_own_floor_decides_too_old() -> None:
+    text = (
+        "UserWarning:\n    Found GPU0 NVIDIA GeForce GT 730 which is of cuda capability 3.5.\n"
+        "    PyTorch no longer supports this GPU because it is too old.\n"
+        "    The minimum cuda capability supported by this library is 3.7.\n"
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    )
+    first = match_output(text)[0]
+    assert first.id == "unsupported-cc" and first.title == "This GPU is too old for this build"
+    assert "NVIDIA GeForce GT 730, compute capability 3.5" in first.why and "(3.7;" in first.why
+    # Above the floor the floor alone decides nothing (it has no upper bound).
+    facts = read_facts(text.replace("capability 3.5.", "capability 8.6."))
+    assert coverage(facts, load_knowledge()) is None
+
+
 def test_a_name_alone_is_judged_through_chooses_gpu_table() -> None:
     facts = read_facts("tensorflow==2.18.0\nGPU 0: NVIDIA GeForce RTX 5080\n" + NO_KERNEL)
     verdict = coverage(facts, load_knowledge())

@@ -140,6 +140,14 @@ _ARCH_WORD = re.compile(r"\b(?:sm|compute)_[0-9]{2,3}[af]?\b", re.I)
 # The GPU's own capability as PyTorch names it ("with CUDA capability sm_86") or nvidia-smi's
 # --query-gpu=name,compute_cap CSV ("NVIDIA GeForce RTX 5090, 12.0").
 _CC_SM = re.compile(r"with CUDA capability sm_([0-9]{1,2})([0-9])\b", re.I)
+# PyTorch's own check of an old GPU: "Found GPU0 GeForce GT 730 which is of cuda capability 3.5." and
+# the build's floor beside it: "The minimum cuda capability supported by this library is 3.7."
+_CC_FOUND = re.compile(
+    r"Found GPU[0-9]+ (.{3,60}?) which is of cuda capability ([0-9]{1,2})\.([0-9])\b", re.I
+)
+_BUILD_MIN = re.compile(
+    r"minimum cuda capability (?:supported by this library|that we support) is ([0-9]{1,2}\.[0-9])\b", re.I
+)
 _CC_CSV = re.compile(
     r"^\s*(?:NVIDIA\s+)?(?:GeForce|Tesla|Quadro|TITAN|RTX|[ABHL][0-9]{1,3}|T4|GH200)\b[\w -]{0,40},"
     r"\s*([0-9]{1,2})\.([0-9])\s*$",
@@ -202,6 +210,7 @@ class Facts:
     pip_tf: bool = False  # pip could not resolve tensorflow
     pip_tf_wanted: str = ""  # the version it was asked for ("2.10.0"), "" for none
     build_code: list[str] = field(default_factory=list)  # the code a build lists: sm_50, compute_37
+    build_minimum: str = ""  # the lowest compute capability a build says it supports ("3.7")
     no_kernel_line: tuple[int, str] | None = None  # "no kernel image is available" and its kin
     smi_cuda_err: bool = False  # nvidia-smi's "CUDA Version: ERR!"
     cuda_unknown: bool = False  # CUDA's unknown error (999)
@@ -237,6 +246,7 @@ class Facts:
             ("python", self.python),
             ("pip_tf", (self.pip_tf_wanted or "tensorflow") if self.pip_tf else ""),
             ("build_code", " ".join(self.build_code)),
+            ("build_minimum", self.build_minimum),
             ("cudnn_loaded", self.cudnn_loaded),
             ("cudnn_built", self.cudnn_built),
             ("driver_library", self.driver_library),
@@ -336,6 +346,15 @@ def read_facts(text: str) -> Facts:
         cc = f"{m.group(1)}.{m.group(2)}" if m.group(1) else f"{m.group(3)}.{m.group(4)}"
         if cc not in f.compute_capabilities and len(f.compute_capabilities) < MAX_GPUS:
             f.compute_capabilities.append(cc)
+    for m in _CC_FOUND.finditer(text):
+        name, cc = _cut(m.group(1)), f"{m.group(2)}.{m.group(3)}"
+        if name not in f.gpus and len(f.gpus) < MAX_GPUS:
+            f.gpus.append(name)
+        if cc not in f.compute_capabilities and len(f.compute_capabilities) < MAX_GPUS:
+            f.compute_capabilities.append(cc)
+    m = _BUILD_MIN.search(text)
+    if m:
+        f.build_minimum = m.group(1)
     for m in (*_CC_SM.finditer(text), *_CC_CSV.finditer(text)):
         cc = f"{m.group(1)}.{m.group(2)}"
         if cc not in f.compute_capabilities and len(f.compute_capabilities) < MAX_GPUS:

@@ -112,6 +112,8 @@ def _gpu_ccs(facts: Facts, kb: KnowledgeBase) -> list[tuple[str, Version]]:
         cc = _version(text)
         if cc is not None:
             found.setdefault(cc, "")
+    if len(found) == 1 and len(facts.gpus) == 1:  # one GPU, one capability: that GPU's own
+        return [(next(iter(found.values())) or facts.gpus[0], next(iter(found)))]
     return [(name, cc) for cc, name in found.items()]
 
 
@@ -165,12 +167,27 @@ def coverage(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     (its own list, or a TensorFlow release Choose knows): too new, too old, or PTX the driver is too
     old for. Every GPU and every build source the text shows must agree."""
     verdicts = _coverage_verdicts(facts, kb)
-    if not verdicts or any(v is None for v in verdicts) or len({v.id for v in verdicts if v}) != 1:
+    if verdicts is None:
+        return _below_minimum(facts, kb)
+    if any(v is None for v in verdicts) or len({v.id for v in verdicts if v}) != 1:
         return None
     tf = _tf_build(facts, kb)
     first = verdicts[0]
     assert first is not None
     return replace(first, source=tf.source) if tf is not None else first
+
+
+def _below_minimum(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
+    """A build that says only its lowest compute capability ("The minimum cuda capability supported
+    by this library is 3.7"): a GPU below it is too old; one above it is not judged (no upper bound)."""
+    lowest = _version(facts.build_minimum) if facts.build_minimum else None
+    gpus = _gpu_ccs(facts, kb)
+    if facts.no_kernel_line is None or lowest is None or not gpus or any(cc >= lowest for _, cc in gpus):
+        return None
+    name, cc = gpus[0]
+    fields = {"gpu": name or "GPU", "cc": str(cc), "build": t("doctor.fact.listed_build")}
+    fields |= {"code": f">= {lowest}", "minimum": str(lowest)}
+    return Verdict(TOO_OLD, "doctor.judge.cover_too_old", fields, (TOO_NEW, PTX_DRIVER), "cover-too-old")
 
 
 def coverage_served(facts: Facts, kb: KnowledgeBase) -> bool:
