@@ -274,7 +274,6 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         or _coverage_open(facts, causes)
         or _python(facts, causes)
         or _wsl_windows_driver(facts, causes)
-        or _driver_floor(facts, causes, symptoms)
     )
     if judged is not None:
         out.decisions.append(judged)
@@ -283,8 +282,10 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         # The release the text names serves this GPU: neither "too new" nor "too old" is true of it.
         out.drop, out.command = COVERAGE_IDS, DECIDE_BUILD
         return out
+    # A scheduler, TCC or MIG hiding the GPU first; then a driver below its CUDA's floor.
     sched = _scheduler(facts, symptoms) or _platform(facts, symptoms)
-    if sched is not None and not causes:
+    sched = sched or _driver_floor(facts, causes, symptoms)
+    if sched is not None and (not causes or causes[0] == sched.id):
         out.decisions.append(sched)
         return out
     if "WSL2" in facts.platforms and (facts.cuda_unknown or facts.smi_cuda_err) and not causes:
