@@ -52,6 +52,17 @@ def test_every_curesult_and_cudaerror_is_explained_by_name_and_by_number(entry: 
     assert by_number is not None and by_number.number == int(number)
     # An alias shares its number; the number explains the first name the header gives it.
     assert by_number.meaning
+    # Its source, as a person reads it: the wheel's file name and sha256 the table cites.
+    cited = RAW[code.table]["source"]
+    for shown in (code, by_number):
+        assert (shown.wheel, shown.sha256) == (cited["wheel"], cited["sha256"])
+        assert cited["wheel"] in shown.source() and cited["sha256"] in shown.source()
+    # A log line naming it is read as that code (the doctor's fact line); success is no error.
+    read = codes_in(f"RuntimeError: failed: {name}")
+    if int(number) == 0:
+        assert read == []
+    else:
+        assert read and (read[0].name, read[0].number, read[0].meaning) == (name, int(number), code.meaning)
 
 
 def test_a_decided_family_is_a_diagnosis_the_doctor_can_show() -> None:

@@ -40,6 +40,19 @@ def driver_at_least(driver: str, floor: str) -> bool:
     return have is not None and need is not None and have >= need
 
 
+def floor_for(cuda_major: int, windows: bool) -> str | None:
+    """The floor of a CUDA major on the platform whose driver it is: Windows' (and WSL2's, whose
+    driver is the Windows one) or Linux's; None for a major the table lacks."""
+    return (DRIVER_FLOOR_WSL if windows else DRIVER_FLOOR_LINUX).get(cuda_major)
+
+
+def below_floor(driver: str, cuda_major: int, windows: bool) -> bool:
+    """True only where both are known and the driver is older than the CUDA major's floor on its
+    platform (floor_for)."""
+    floor = floor_for(cuda_major, windows)
+    return floor is not None and normalize_driver(driver) is not None and not driver_at_least(driver, floor)
+
+
 def below_linux_floor(driver: str, cuda_major: int) -> bool:
     """True only where both are known and the driver is older than the CUDA major's Linux floor
     (the lowest of the platforms: a Windows driver is never called too old by it wrongly)."""

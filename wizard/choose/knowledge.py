@@ -75,6 +75,13 @@ class Release(Sourced):
     def pythons(self) -> list[Version]:
         return [p for p in KNOWN_PYTHONS if p in self.python]
 
+    def nearest_python(self, current: Version) -> Version | None:
+        """The supported Python nearest `current`: the smallest change (ties: the newer one)."""
+        supported = self.pythons()
+        if not supported:
+            return None
+        return min(supported, key=lambda p: (abs(p.minor - current.minor), -p.minor))
+
     def python_range(self) -> str:
         """ "3.9-3.11": how the tested-build table writes it."""
         supported = self.pythons()

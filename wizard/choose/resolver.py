@@ -361,8 +361,7 @@ def _choose_python(ev: _Eval, facts: Facts, rel: Release, method: str, forced: V
             t("recommend.python_assumed", python=ev.python, tf=_series(rel), range=rel.python_range())
         )
     else:
-        # The nearest supported Python is the smallest change (ties: the newer one).
-        ev.python = min(supported, key=lambda p: (abs(p.minor - current.minor), -p.minor))
+        ev.python = rel.nearest_python(current) or supported[-1]  # the smallest change (ties: the newer)
         ev.caveats.append(
             t(
                 "recommend.python_switch",

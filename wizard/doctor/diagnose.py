@@ -111,7 +111,7 @@ def public_source(seen_in: str) -> str:
     return seen_in
 
 
-def _texts(diag_id: str) -> tuple[str, str, str]:
+def _texts(diag_id: str, **fields: str) -> tuple[str, str, str]:
     # Fixes name the wizard's own environment ({venv}), never a new venv somewhere else, and the
     # plan's own commands ({wsl_install}: the WSL2 install step's command, one place for it).
     from wizard.choose.wsl_command import wsl_install_shown
@@ -119,7 +119,7 @@ def _texts(diag_id: str) -> tuple[str, str, str]:
     return (
         t(f"doctor.{diag_id}.title"),
         t(f"doctor.{diag_id}.why"),
-        t(f"doctor.{diag_id}.fix", venv=_venv_shown(), wsl_install=wsl_install_shown()),
+        t(f"doctor.{diag_id}.fix", venv=_venv_shown(), wsl_install=wsl_install_shown(), **fields),
     )
 
 
@@ -292,12 +292,13 @@ def diagnosis_for(
     fix: str | None = None,
     reason: str = "",
     texts: str = "",
+    fix_fields: dict[str, str] | None = None,
 ) -> Diagnosis:
     """A diagnosis the reasoning decided (its texts from doctor.toml, its family from the catalogue);
     `reason`, the facts that decided it, leads its why; `texts` names another section's words."""
-    title, why, fix_text = _texts(texts or diag_id)
+    title, why, fix_text = _texts(texts or diag_id, **(fix_fields or {}))
     if reason:
-        why = f"{reason}. {why}"
+        why = t("doctor.judge.join", reason=reason, why=why)  # a full stop in the reader's language
     row = pattern(diag_id)
     return Diagnosis(
         id=diag_id,

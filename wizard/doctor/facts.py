@@ -104,6 +104,71 @@ _CUDA_NEED = re.compile(
     re.I,
 )
 _FABRIC = re.compile(r"fabric\s*manager|nv-fabricmanager|nvidia-fabricmanager", re.I)
+# /proc/driver/nvidia/version: the running kernel module's version (the other side of a mismatch).
+_PROC_MODULE = re.compile(
+    r"NVRM version:[^\n]{0,60}?\bKernel Module(?:\s+for\s+[\w-]+)?\s+" + _V + r"(?![.0-9])", re.I
+)
+_SMI_CUDA_ERR = re.compile(r"CUDA Version:\s*ERR!", re.I)
+# The Python a log shows: its banner or version report, a traceback's site-packages, pip's refusal.
+_PYTHON = re.compile(
+    r"\bPython\s+(?:version\W{0,8}\s*)?(3\.[0-9]{1,2})(?:\.[0-9]{1,2})?\b(?!\.[0-9])"
+    r"|[/\\]python(3\.[0-9]{1,2})[/\\](?:site|dist)-packages\b"
+    r"|requires a different Python:\s*(3\.[0-9]{1,2})\.[0-9]+",
+    re.I,
+)
+# A Python a sentence says something needs or supports ("requires Python 3.9", "Python 3.9-3.12") is
+# not the Python that ran.
+_PYTHON_CLAIM = re.compile(
+    r"(?:support\w*|requir\w*|need\w*|only|up to|at least|range|[<>]=?|~=)\W{0,4}(?:\w+\W{1,3}){0,2}$", re.I
+)
+_PYTHON_RANGE = re.compile(r"\s*(?:\+|(?:-|–|~|to|or|and|/|,)\s*(?:python\s*)?3\.[0-9])", re.I)
+# pip could not resolve TensorFlow itself (not tensorflow-gpu, tensorflow-io, ...): the version asked.
+_PIP_TF = re.compile(
+    r"(?:No matching distribution found for|Could not find a version that satisfies the requirement)\s+"
+    r"tensorflow(?:\[and-cuda\])?(?:\s*==\s*([0-9]\.[0-9]{1,2}(?:\.[0-9]{1,2})?)\b)?(?![\w-])"
+    r"|Package 'tensorflow' requires a different Python",
+    re.I,
+)
+# The code a build lists: PyTorch's "supports CUDA capabilities sm_50 ... compute_37", build_info's
+# 'cuda_compute_capabilities': ['sm_35', ..., 'compute_80'], torch.cuda.get_arch_list()'s list.
+_BUILD_LIST = re.compile(
+    r"supports CUDA capabilities((?:\s+(?:sm|compute)_[0-9]{2,3}[af]?)+)"
+    r"|cuda_compute_capabilities'?\W{0,6}\[((?:\s*'(?:sm|compute)_[0-9]{2,3}[af]?',?)+)\s*\]"
+    r"|get_arch_list\(\)\W{0,8}\[((?:\s*'(?:sm|compute)_[0-9]{2,3}[af]?',?)+)\s*\]",
+    re.I,
+)
+_ARCH_WORD = re.compile(r"\b(?:sm|compute)_[0-9]{2,3}[af]?\b", re.I)
+# The GPU's own capability as PyTorch names it ("with CUDA capability sm_86") or nvidia-smi's
+# --query-gpu=name,compute_cap CSV ("NVIDIA GeForce RTX 5090, 12.0").
+_CC_SM = re.compile(r"with CUDA capability sm_([0-9]{1,2})([0-9])\b", re.I)
+# PyTorch's own check of an old GPU: "Found GPU0 GeForce GT 730 which is of cuda capability 3.5." and
+# the build's floor beside it: "The minimum cuda capability supported by this library is 3.7."
+_CC_FOUND = re.compile(
+    r"Found GPU[0-9]+ (.{3,60}?) which is of cuda capability ([0-9]{1,2})\.([0-9])\b", re.I
+)
+_BUILD_MIN = re.compile(
+    r"minimum cuda capability (?:supported by this library|that we support) is ([0-9]{1,2}\.[0-9])\b", re.I
+)
+_CC_CSV = re.compile(
+    r"^\s*(?:NVIDIA\s+)?(?:GeForce|Tesla|Quadro|TITAN|RTX|[ABHL][0-9]{1,3}|T4|GH200)\b[\w -]{0,40},"
+    r"\s*([0-9]{1,2})\.([0-9])\s*$",
+    re.M,
+)
+# A driver version as Windows writes it: 566.36 (nvidia-smi there and in WSL2) or the driver
+# store's 32.0.15.6636; a Linux driver inside WSL2 writes three parts (550.54.14).
+_WINDOWS_DRIVER = re.compile(r"^(?:[0-9]{3}\.[0-9]{2}|[0-9]{2}\.[0-9]+\.[0-9]+\.[0-9]{4})$")
+# CUDA's "unknown error" (999), by name, by cuInit's number, or in PyTorch's words.
+_CUDA_UNKNOWN = re.compile(
+    r"CUDA_ERROR_UNKNOWN|cudaErrorUnknown|\bcuInit\b[^\n]{0,60}\b999\b|\b999\b[^\n]{0,40}\bcuInit\b|"
+    r"CUDA unknown error|\bCUDA error: unknown error\b",
+    re.I,
+)
+_NO_KERNEL = re.compile(
+    r"no kernel image is available|CUDA_ERROR_NO_BINARY_FOR_GPU|\bCuda\W?NoBinaryForGpu\b|"
+    r"cudaErrorNoKernelImageForDevice|device kernel image is invalid|cudaErrorInvalidKernelImage|"
+    r"invalid device function|cudaErrorInvalidDeviceFunction",
+    re.I,
+)
 
 
 def _cut(value: str) -> str:
@@ -141,6 +206,15 @@ class Facts:
     mismatch_from: str = ""  # "nvrm" (the kernel's log), "dso" (TensorFlow's libcuda check), "nvml"
     mismatch_line: tuple[int, str] | None = None  # where the two driver versions were read
     failure_line: tuple[int, str] | None = None  # the first line that says something failed
+    tf_versions: list[str] = field(default_factory=list)  # every TensorFlow version the text names
+    python: str = ""  # the Python the text shows ("3.12"), where it shows one only
+    pip_tf: bool = False  # pip could not resolve tensorflow
+    pip_tf_wanted: str = ""  # the version it was asked for ("2.10.0"), "" for none
+    build_code: list[str] = field(default_factory=list)  # the code a build lists: sm_50, compute_37
+    build_minimum: str = ""  # the lowest compute capability a build says it supports ("3.7")
+    no_kernel_line: tuple[int, str] | None = None  # "no kernel image is available" and its kin
+    smi_cuda_err: bool = False  # nvidia-smi's "CUDA Version: ERR!"
+    cuda_unknown: bool = False  # CUDA's unknown error (999)
     setup: SetupFacts = field(default_factory=SetupFacts)  # where it ran, what it was given
 
     @property
@@ -150,6 +224,14 @@ class Facts:
     @property
     def kernel_version(self) -> Version | None:
         return _version(self.driver_kernel) if self.driver_kernel else None
+
+    @property
+    def windows_driver(self) -> str:
+        """nvidia-smi's driver where it is the Windows driver's: in WSL2 (or on Windows) and in the
+        form Windows writes; "" otherwise (a three-part version in WSL2 is a Linux driver)."""
+        if not self.driver_smi or not {"WSL2", "Windows"} & set(self.platforms):
+            return ""
+        return self.driver_smi if _WINDOWS_DRIVER.match(self.driver_smi) else ""
 
     def mismatch(self) -> int:
         """+1 the libraries are newer than the running kernel module, -1 older, 0 equal or unknown."""
@@ -163,12 +245,16 @@ class Facts:
         out: list[tuple[str, str]] = []
         pairs = (
             ("tf", self.tf_version),
+            ("python", self.python),
+            ("pip_tf", (self.pip_tf_wanted or "tensorflow") if self.pip_tf else ""),
+            ("build_code", " ".join(self.build_code)),
+            ("build_minimum", self.build_minimum),
             ("cudnn_loaded", self.cudnn_loaded),
             ("cudnn_built", self.cudnn_built),
             ("driver_library", self.driver_library),
             ("driver_kernel", self.driver_kernel),
             ("driver_smi", self.driver_smi),
-            ("smi_cuda", self.smi_cuda),
+            ("smi_cuda", "ERR!" if self.smi_cuda_err and not self.smi_cuda else self.smi_cuda),
             ("cuda_major", str(self.cuda_major) if self.cuda_major else ""),
             ("gpus", ", ".join(self.gpus)),
             ("cc", ", ".join(self.compute_capabilities)),
@@ -218,9 +304,35 @@ def read_facts(text: str) -> Facts:
     m = _NVML_LIB.search(text)
     if m and f.driver_kernel == "" and f.driver_smi == "":
         f.driver_library = f.driver_library or m.group(1)
-    m = _TF.search(text)
+        k = _PROC_MODULE.search(text)
+        if k and not f.mismatch_from:  # NVML's library beside /proc's kernel module: both sides
+            f.driver_kernel, f.mismatch_from = k.group(1), "nvml"
+    if not f.driver_kernel:
+        k = _PROC_MODULE.search(text)
+        if k:
+            f.driver_kernel = k.group(1)
+    f.smi_cuda_err = bool(_SMI_CUDA_ERR.search(text))
+    f.cuda_unknown = bool(_CUDA_UNKNOWN.search(text))
+    for m in _TF.finditer(text):
+        if m.group(1) not in f.tf_versions:
+            f.tf_versions.append(m.group(1))
+    if f.tf_versions:
+        f.tf_version = f.tf_versions[0]
+    pythons = {
+        next(g for g in m.groups() if g)
+        for m in _PYTHON.finditer(text)
+        if not _PYTHON_CLAIM.search(text[max(0, m.start() - 30) : m.start()])
+        and not _PYTHON_RANGE.match(text, m.end())
+    }
+    if len(pythons) == 1:  # two Pythons in one text decide nothing
+        f.python = pythons.pop()
+    m = _PIP_TF.search(text)
     if m:
-        f.tf_version = m.group(1)
+        f.pip_tf, f.pip_tf_wanted = True, m.group(1) or ""
+    for m in _BUILD_LIST.finditer(text):
+        words = _ARCH_WORD.findall(next(g for g in m.groups() if g))
+        f.build_code = list(dict.fromkeys(w.lower() for w in words))
+        break
     m = _CUDNN_PAIR.search(text)
     if m:
         f.cudnn_loaded, f.cudnn_built = m.group(1), m.group(2)
@@ -235,6 +347,19 @@ def read_facts(text: str) -> Facts:
                 f.gpus.append(name)
     for m in _CC.finditer(text):
         cc = f"{m.group(1)}.{m.group(2)}" if m.group(1) else f"{m.group(3)}.{m.group(4)}"
+        if cc not in f.compute_capabilities and len(f.compute_capabilities) < MAX_GPUS:
+            f.compute_capabilities.append(cc)
+    for m in _CC_FOUND.finditer(text):
+        name, cc = _cut(m.group(1)), f"{m.group(2)}.{m.group(3)}"
+        if name not in f.gpus and len(f.gpus) < MAX_GPUS:
+            f.gpus.append(name)
+        if cc not in f.compute_capabilities and len(f.compute_capabilities) < MAX_GPUS:
+            f.compute_capabilities.append(cc)
+    m = _BUILD_MIN.search(text)
+    if m:
+        f.build_minimum = m.group(1)
+    for m in (*_CC_SM.finditer(text), *_CC_CSV.finditer(text)):
+        cc = f"{m.group(1)}.{m.group(2)}"
         if cc not in f.compute_capabilities and len(f.compute_capabilities) < MAX_GPUS:
             f.compute_capabilities.append(cc)
     f.platforms = [name for name, rx in _PLATFORMS if rx.search(text)]
@@ -255,6 +380,8 @@ def read_facts(text: str) -> Facts:
             f.mismatch_line = (number, line.strip()[:200])
         if f.failure_line is None and _FAILURE.search(line):
             f.failure_line = (number, line.strip()[:200])
+        if f.no_kernel_line is None and _NO_KERNEL.search(line):
+            f.no_kernel_line = (number, line.strip()[:200])
         if len(f.codes) < 32:
             f.codes += [(code, number, line.strip()[:200]) for code in codes_in(line[:4000])]
     f.setup = read_setup(text)

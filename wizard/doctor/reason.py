@@ -13,6 +13,13 @@ names the ids it rules out (`drop`), and codes that name different causes are no
     user-space files (reinstall the driver of the module's version).
   * An error code whose documented meaning names one cause (assets/doctor/code_families.toml):
     that cause, where no message of the catalogue named another.
+  * One side of a mismatch only: what was read and the command that shows the other side.
+  * Facts judged by Choose's own functions (wizard.doctor.judge): "no kernel image" with the GPU and
+    the build's code (too new, too old, PTX the driver cannot compile; a release that serves the
+    GPU is never called either), pip's "no matching distribution" with the Python, the driver
+    against the floor of the CUDA a build needs on its platform.
+  * WSL2, CUDA's unknown error and the Windows driver's version: that driver release (fixed on
+    Windows); without the version, "not sure" with nvidia-smi.
   * A scheduler that gave the job no GPU (SLURM's CUDA_VISIBLE_DEVICES=NoDevFiles, or empty).
   * A GPU in an exclusive compute mode beside "busy or unavailable": held by another process.
 """
@@ -22,8 +29,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from wizard.choose.driver_floors import DRIVER_FLOOR_LINUX, below_linux_floor
+from wizard.choose.knowledge import load_knowledge
 from wizard.doctor.facts import Facts
+from wizard.doctor.judge import (
+    COVERAGE_IDS,
+    DECIDE_BUILD,
+    DECIDE_CC,
+    coverage,
+    coverage_served,
+    coverage_undecided,
+    driver_floor,
+    python_fit,
+)
 from wizard.doctor.setup_reason import decide_setup
 
 # What each cause's fix would do, to see two that contradict: a reboot, a driver update, ...
@@ -59,6 +76,8 @@ class Decision:
     over_causes: bool = False  # decided by versions: outranks a message's cause
     texts: str = ""  # the doctor.toml section of its title, why and fix, where not the id's own
     said: str = ""  # the evidence line's text, where it is not a code's (wizard.doctor.setup_reason)
+    evidence: tuple[int, str] | None = None  # the line that shows the failure, where no code names it
+    fix_fields: dict[str, str] = field(default_factory=dict)  # values its fix text names
 
 
 @dataclass
@@ -67,6 +86,7 @@ class Reasoning:
     command: str = ""  # where nothing is decided: the one command that would decide
     drop: tuple[str, ...] = ()  # causes that contradict each other with nothing to decide between them
     on_host: bool = False  # the command runs on the container's host, not inside it
+    note: bool = False  # the not-sure note even beside a symptom row's own fix (its cause is open)
 
 
 def _mismatch(facts: Facts) -> Decision | None:
@@ -74,7 +94,7 @@ def _mismatch(facts: Facts) -> Decision | None:
     if side == 0:
         return None
     fields = {"library": facts.driver_library, "kernel": facts.driver_kernel}
-    if side > 0 and facts.mismatch_from == "dso" and "container" in facts.platforms:
+    if side > 0 and facts.mismatch_from in ("dso", "nvml") and "container" in facts.platforms:
         # TensorFlow's libcuda inside a container newer than the host's module: the image's
         # forward-compatibility libcuda (update the host driver) or the host's own new libcuda
         # mounted before its reboot (reboot). Only the host's nvidia-smi tells them apart.
@@ -95,6 +115,101 @@ def _mismatch(facts: Facts) -> Decision | None:
         drop=UPDATE_DRIVER_IDS,
         over_causes=True,
         texts="driver-userspace-older",
+    )
+
+
+def _sourced(fields: dict[str, str], source: str) -> dict[str, str]:
+    """A judged decision cites the knowledge row that decided it (shown as the diagnosis' source)."""
+    return {**fields, "source": source} if source else fields
+
+
+def _mismatch_one_side(facts: Facts, causes: list[str]) -> Decision | None:
+    """A driver/library mismatch where the text shows one side's version only: which side is newer
+    decides the fix (reboot, or mend older libraries), so the doctor says what it read and the one
+    command that shows the other side, never a fix it cannot choose."""
+    if not causes or causes[0] not in REBOOT_IDS or facts.mismatch() != 0 or facts.driver_smi:
+        return None
+    if bool(facts.driver_library) == bool(facts.driver_kernel):
+        return None  # both (equal) or neither: the catalogue's own answer stands
+    side = "library" if facts.driver_library else "kernel"
+    fields = {"version": facts.driver_library or facts.driver_kernel}
+    line = facts.mismatch_line
+    return Decision(
+        "driver-library-mismatch",
+        f"doctor.judge.mismatch_{side}_only",
+        fields,
+        drop=UPDATE_DRIVER_IDS,
+        texts="driver-mismatch-one-side",
+        evidence=line,
+        fix_fields={"command": DECIDE_MISMATCH},
+    )
+
+
+def _coverage(facts: Facts, causes: list[str]) -> Decision | None:
+    """ "No kernel image" with the GPU and the build's code in the text: Choose's code coverage
+    decides too new, too old, or PTX the driver cannot compile (wizard.doctor.judge)."""
+    if causes and causes[0] not in COVERAGE_IDS:
+        return None
+    verdict = coverage(facts, load_knowledge())
+    if verdict is None or facts.no_kernel_line is None:
+        return None
+    return Decision(
+        verdict.id,
+        verdict.key,
+        _sourced(verdict.fields, verdict.source),
+        drop=verdict.drop,
+        texts=verdict.texts,
+        evidence=facts.no_kernel_line,
+        fix_fields={"cc": verdict.fields.get("cc", "")},
+    )
+
+
+def _coverage_open(facts: Facts, causes: list[str]) -> Decision | None:
+    """ "No kernel image" with no GPU in the text: the build has no code for it, but too old or too
+    new is not shown. The catalogue's general answer keeps its id; its words say which is open and
+    the one command that decides, never one side's fix."""
+    if not causes or causes[0] != "unsupported-cc" or not coverage_undecided(facts, load_knowledge()):
+        return None
+    return Decision(
+        "unsupported-cc",
+        "doctor.judge.cover_open",
+        {},
+        texts="cover-open",
+        evidence=facts.no_kernel_line,
+        fix_fields={"command": DECIDE_CC},
+    )
+
+
+def _python(facts: Facts, causes: list[str]) -> Decision | None:
+    if causes and causes[0] != "python-unsupported":
+        return None
+    verdict = python_fit(facts, load_knowledge())
+    if verdict is None:
+        return None
+    return Decision(
+        verdict.id, verdict.key, _sourced(verdict.fields, verdict.source), evidence=facts.failure_line
+    )
+
+
+def _wsl_windows_driver(facts: Facts, causes: list[str]) -> Decision | None:
+    """WSL2 where CUDA fails with its unknown error (999) or nvidia-smi shows "CUDA Version: ERR!":
+    CUDA there is the Windows driver's, so with that driver's version in the text the fix is on
+    Windows (roll it back or take another branch), never a Linux driver inside WSL2."""
+    if "WSL2" not in facts.platforms or facts.tcc or not (facts.cuda_unknown or facts.smi_cuda_err):
+        return None
+    if (causes and causes[0] not in GENERIC) or not facts.windows_driver:
+        return None
+    line = next(((n, ln) for c, n, ln in facts.codes if c.number == 999), None) or facts.failure_line
+    fields = {"driver": facts.windows_driver, "what": "CUDA Version: ERR!" if facts.smi_cuda_err else "999"}
+    # "No CUDA device" and cuInit's symptom words say "update the driver" or "check detect": the
+    # Windows driver's own release is the cause, so their fixes leave the report.
+    return Decision(
+        "wsl-windows-driver",
+        "doctor.judge.wsl_driver",
+        fields,
+        drop=("no-device", "cuinit-failed"),
+        evidence=line,
+        fix_fields=fields,
     )
 
 
@@ -129,16 +244,18 @@ def _platform(facts: Facts, symptoms: set[str]) -> Decision | None:
     return None
 
 
-def _driver_floor(facts: Facts, symptoms: set[str]) -> Decision | None:
-    """nvidia-smi's driver below the floor of the CUDA major the program loads (Choose's table,
-    wizard.choose.driver_floors): the driver is too old, whatever generic words came with it."""
-    if not facts.driver_smi or facts.cuda_major is None or not _no_gpu_seen(facts, symptoms):
+def _driver_floor(facts: Facts, causes: list[str], symptoms: set[str]) -> Decision | None:
+    """nvidia-smi's driver below the floor of the CUDA the program loads, on its platform (Choose's
+    floors, wizard.doctor.judge.driver_floor): the driver is too old, whatever generic words came
+    with it."""
+    if causes and causes[0] not in UPDATE_DRIVER_IDS:
         return None
-    if not below_linux_floor(facts.driver_smi, facts.cuda_major):
+    if not causes and not _no_gpu_seen(facts, symptoms):
         return None
-    floor = DRIVER_FLOOR_LINUX[facts.cuda_major]
-    fields = {"driver": facts.driver_smi, "cuda": str(facts.cuda_major), "floor": floor}
-    return Decision("driver-too-old", "doctor.reason.floor", fields)
+    verdict = driver_floor(facts, load_knowledge())
+    if verdict is None:
+        return None
+    return Decision(verdict.id, verdict.key, _sourced(verdict.fields, verdict.source))
 
 
 def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
@@ -155,14 +272,34 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         out.drop = REBOOT_IDS + UPDATE_DRIVER_IDS
         out.command, out.on_host = "nvidia-smi", True
         return out
-    sched = _scheduler(facts, symptoms) or _platform(facts, symptoms) or _driver_floor(facts, symptoms)
-    if sched is not None and not causes:
+    judged = (
+        _mismatch_one_side(facts, causes)
+        or _coverage(facts, causes)
+        or _coverage_open(facts, causes)
+        or _python(facts, causes)
+        or _wsl_windows_driver(facts, causes)
+    )
+    if judged is not None:
+        out.decisions.append(judged)
+        return out
+    if causes and causes[0] in COVERAGE_IDS and coverage_served(facts, load_knowledge()):
+        # The release the text names serves this GPU: neither "too new" nor "too old" is true of it.
+        out.drop, out.command = COVERAGE_IDS, DECIDE_BUILD
+        return out
+    # A scheduler, TCC or MIG hiding the GPU first; then a driver below its CUDA's floor.
+    sched = _scheduler(facts, symptoms) or _platform(facts, symptoms)
+    sched = sched or _driver_floor(facts, causes, symptoms)
+    if sched is not None and (not causes or causes[0] == sched.id):
         out.decisions.append(sched)
         return out
     setup = decide_setup(facts, causes, symptoms)
     if setup is not None:
         d = setup
         out.decisions.append(Decision(d.id, d.key, d.fields, line=d.line, drop=d.drop, said=d.said))
+        return out
+    if "WSL2" in facts.platforms and (facts.cuda_unknown or facts.smi_cuda_err) and not causes:
+        # The Windows driver's version decides (a regression of that driver); nvidia-smi in WSL2 shows it.
+        out.command, out.note = "nvidia-smi", True
         return out
     decided = {c.decides for c, _, _ in facts.codes if c.decides}
     if facts.compute_mode and any(c.decides == "gpu-busy" for c, _, _ in facts.codes):
@@ -186,7 +323,9 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
     if causes:
         return out
     undecided = [c for c, _, _ in facts.codes if c.decide_with]
-    if undecided:
+    if coverage_undecided(facts, load_knowledge()):
+        out.command = DECIDE_CC
+    elif undecided:
         out.command = undecided[0].decide_with
     elif len(decided) > 1:  # codes that name different causes: never two contradicting fixes
         out.command = "nvidia-smi"

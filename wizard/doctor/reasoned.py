@@ -49,6 +49,8 @@ def _decided(decision: Decision, existing: Diagnosis | None, facts: Facts, make:
     why = t(decision.key, **decision.fields)
     if existing is not None:
         evidence, line = existing.evidence, existing.line
+    elif decision.evidence is not None:
+        evidence, line = t("doctor.matched", line=decision.evidence[1]), decision.evidence[0]
     elif decision.line is not None:
         text = decision.said or next((ln for _, n, ln in facts.codes if n == decision.line), "")
         evidence, line = t("doctor.matched", line=text), decision.line
@@ -58,7 +60,9 @@ def _decided(decision: Decision, existing: Diagnosis | None, facts: Facts, make:
     else:
         evidence, line = why, None
     source = decision.fields.get("source") or (existing.seen_in if existing else REASONING_SOURCE)
-    made = make(decision.id, evidence, line, source, reason=why, texts=decision.texts)
+    made = make(
+        decision.id, evidence, line, source, reason=why, texts=decision.texts, fix_fields=decision.fix_fields
+    )
     if existing is not None and existing.for_this_machine:
         made = replace(made, for_this_machine=existing.for_this_machine)
     return made
@@ -99,12 +103,15 @@ def reasoned(found: list[Diagnosis], facts: Facts, make: Make) -> list[Diagnosis
         return output + rest
     # A note only where the text shows a failure the report names nothing harmful for (a symptom
     # row's own fix stands where one matched), or where contradicting causes were taken out.
-    if any(d.harmful for d in output) and not reasoning.drop:
+    if any(d.harmful for d in output) and not reasoning.drop and not reasoning.note:
         return output + rest
     # Harmless messages alone explain their own alarming words; a code beside them still counts.
     # A failure in words with no fact read at all keeps the plain "not recognised" answer.
     failure = (
-        reasoning.drop or facts.codes or (facts.failure_line is not None and not output and not facts.empty())
+        reasoning.drop
+        or reasoning.note
+        or facts.codes
+        or (facts.failure_line is not None and not output and not facts.empty())
     )
     if not failure:
         return output + rest

@@ -1,0 +1,291 @@
+"""A log's facts judged by the functions Choose itself uses: no second model of the machine.
+
+    coverage(facts, kb) -> Verdict | None      "no kernel image": does this build serve this GPU?
+    python_fit(facts, kb) -> Verdict | None    pip found no TensorFlow: is this Python the reason?
+    driver_floor(facts, kb) -> Verdict | None  the driver against the floor of the CUDA a build needs
+
+Each answers only where the text holds every fact it needs and they decide; otherwise None (the
+doctor then keeps the catalogue's answer or says "not sure"). The code coverage is
+wizard.choose.gpucode.fit (machine code: same major, equal or higher minor; PTX on newer GPUs where
+the driver's CUDA allows; sm_90a-style targets never forward), the Python ranges are the releases'
+(wizard.choose.knowledge.Release: python, nearest_python), the floors wizard.choose.driver_floors
+and the resolver's required_floor, by platform. Values in `fields` are log data or table data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from packaging.version import InvalidVersion, Version
+
+from wizard.choose.driver_floors import floor_for, normalize_driver
+from wizard.choose.gpucode import NONE, PTX_DRIVER_TOO_OLD, fit
+from wizard.choose.harvest import Arch, Ptx
+from wizard.choose.knowledge import KnowledgeBase, Release, driver_text
+from wizard.choose.resolver import required_floor
+from wizard.doctor.facts import Facts
+from wizard.text import t
+
+# The diagnosis ids a coverage verdict names, and those it rules out (their fixes contradict it).
+TOO_NEW, TOO_OLD, PTX_DRIVER = "gpu-too-new", "unsupported-cc", "ptx-too-new-for-driver"
+COVERAGE_IDS = (TOO_NEW, TOO_OLD, PTX_DRIVER)
+DECIDE_CC = "nvidia-smi --query-gpu=name,compute_cap --format=csv"
+# The installed TensorFlow's own build list and the GPUs it sees: decides what a log leaves open.
+DECIDE_BUILD = (
+    'tf-gpu-wizard doctor --run python -c "import tensorflow as tf; '
+    "print(tf.sysconfig.get_build_info()); print(tf.config.list_physical_devices('GPU'))\""
+)
+UNKNOWN_ISA = Version("0")  # a PTX a log lists has no ISA with it: isa_cuda() knows no CUDA for it
+
+
+@dataclass(frozen=True)
+class Verdict:
+    id: str  # the diagnosis the facts decide
+    key: str  # doctor.judge.* text that says why
+    fields: dict[str, str] = field(default_factory=dict)
+    drop: tuple[str, ...] = ()  # ids whose fix this one contradicts
+    texts: str = ""  # the doctor.toml section of its title, why and fix, where not the id's own
+    source: str = ""  # the knowledge row that decided (its wheel and sha256, or its page)
+
+
+def _version(text: str) -> Version | None:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+# ---- code coverage ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Build:
+    label: str  # "TensorFlow 2.16" or "the build" (its own list)
+    code: str  # the list as build_info writes it
+    sass: tuple[Arch, ...]
+    ptx: tuple[Ptx, ...]
+    every_ptx: bool  # TensorFlow's wheels: each PTX listed is some kernels' only code
+    source: str = ""  # the knowledge row it was read from; "" for the text's own list
+
+
+def _listed_build(facts: Facts) -> Build | None:
+    sass = tuple(a for w in facts.build_code if w.startswith("sm_") and (a := Arch.parse(w)) is not None)
+    ptx = tuple(
+        Ptx(a, UNKNOWN_ISA)
+        for w in facts.build_code
+        if w.startswith("compute_") and (a := Arch.parse(w.replace("compute_", "sm_"))) is not None
+    )
+    if not sass and not ptx:
+        return None
+    return Build(t("doctor.fact.listed_build"), " ".join(facts.build_code), sass, ptx, every_ptx=False)
+
+
+def _tf_build(facts: Facts, kb: KnowledgeBase) -> Build | None:
+    release = _one_release(facts, kb)
+    build = kb.build(release) if release is not None else None
+    if release is None or build is None:
+        return None
+    return Build(
+        f"TensorFlow {release.series}", build.label(), build.sass_archs, build.ptx, True, build.source
+    )
+
+
+def _one_release(facts: Facts, kb: KnowledgeBase) -> Release | None:
+    """The release the text names, where it names one series only (two decide nothing)."""
+    found = {rel.series: rel for v in facts.tf_versions if (rel := kb.release(v)) is not None}
+    series = {".".join(v.split(".")[:2]) for v in facts.tf_versions}
+    if len(found) != 1 or len(series) != 1:
+        return None
+    return next(iter(found.values()))
+
+
+def _gpu_ccs(facts: Facts, kb: KnowledgeBase) -> list[tuple[str, Version]]:
+    """(name, compute capability) of every GPU the text shows: its own capability figures and the
+    names Choose's GPU table knows, together (a capability a sentence claims beside a GPU's name
+    then counts too, and the verdicts must agree for both)."""
+    found: dict[Version, str] = {}
+    for name in facts.gpus:
+        gpu = kb.gpu(name)
+        if gpu is not None:
+            found.setdefault(gpu.compute_capability, gpu.name)
+    for text in facts.compute_capabilities:
+        cc = _version(text)
+        if cc is not None:
+            found.setdefault(cc, "")
+    if len(found) == 1 and len(facts.gpus) == 1:  # one GPU, one capability: that GPU's own
+        return [(next(iter(found.values())) or facts.gpus[0], next(iter(found)))]
+    return [(name, cc) for cc, name in found.items()]
+
+
+def _driver_cuda(facts: Facts, kb: KnowledgeBase) -> Version | None:
+    """The newest CUDA the driver serves: nvidia-smi's own figure, else Choose's table of it."""
+    if facts.smi_cuda:
+        return _version(facts.smi_cuda)
+    driver = normalize_driver(facts.driver_smi) if facts.driver_smi else None
+    if driver is None:
+        return None
+    return kb.cuda_for_driver(driver, windows=bool(facts.windows_driver))
+
+
+def _judge_one(name: str, cc: Version, build: Build, driver_cuda: Version | None) -> Verdict | None:
+    got = fit(cc, build.sass, build.ptx, driver_cuda, every_ptx=build.every_ptx)
+    fields = {"gpu": name or "GPU", "cc": str(cc), "build": build.label, "code": build.code}
+    if got.kind == PTX_DRIVER_TOO_OLD:
+        fields |= {"ptx": got.via, "needs": str(got.needs_cuda), "driver_cuda": str(driver_cuda)}
+        return Verdict(PTX_DRIVER, "doctor.judge.cover_ptx_driver", fields, (TOO_NEW, TOO_OLD))
+    if got.kind != NONE:
+        return None  # the build serves this GPU: "no kernel image" has another cause
+    archs = [a.cc for a in build.sass] + [p.arch.cc for p in build.ptx if not p.arch.specific]
+    lowest = min(archs)
+    if cc < lowest:
+        fields |= {"minimum": str(lowest)}
+        return Verdict(TOO_OLD, "doctor.judge.cover_too_old", fields, (TOO_NEW, PTX_DRIVER), "cover-too-old")
+    if got.missing:
+        fields |= {"ptx": got.via, "missing": got.missing}
+        return Verdict(TOO_NEW, "doctor.judge.cover_partial", fields, (TOO_OLD, PTX_DRIVER))
+    if cc > max(archs):
+        fields |= {"newest": str(max(archs))}
+        return Verdict(TOO_NEW, "doctor.judge.cover_too_new", fields, (TOO_OLD, PTX_DRIVER))
+    return Verdict(TOO_OLD, "doctor.judge.cover_gap", fields, (TOO_NEW, PTX_DRIVER), "cover-gap")
+
+
+def _coverage_verdicts(facts: Facts, kb: KnowledgeBase) -> list[Verdict | None] | None:
+    """One verdict per GPU and build source the text shows (None: that build serves that GPU);
+    None where the text lacks the failure, the GPU or the build's code."""
+    if facts.no_kernel_line is None:
+        return None
+    gpus = _gpu_ccs(facts, kb)
+    builds = [b for b in (_listed_build(facts), _tf_build(facts, kb)) if b is not None]
+    if not gpus or not builds:
+        return None
+    driver_cuda = _driver_cuda(facts, kb)
+    return [_judge_one(name, cc, b, driver_cuda) for name, cc in gpus for b in builds]
+
+
+def coverage(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
+    """Where the text says the GPU found no code for it and shows both the GPU and the build's code
+    (its own list, or a TensorFlow release Choose knows): too new, too old, or PTX the driver is too
+    old for. Every GPU and every build source the text shows must agree."""
+    verdicts = _coverage_verdicts(facts, kb)
+    if verdicts is None:
+        return _below_minimum(facts, kb)
+    if any(v is None for v in verdicts) or len({v.id for v in verdicts if v}) != 1:
+        return None
+    tf = _tf_build(facts, kb)
+    first = verdicts[0]
+    assert first is not None
+    return replace(first, source=tf.source) if tf is not None else first
+
+
+def _below_minimum(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
+    """A build that says only its lowest compute capability ("The minimum cuda capability supported
+    by this library is 3.7"): a GPU below it is too old; one above it is not judged (no upper bound)."""
+    lowest = _version(facts.build_minimum) if facts.build_minimum else None
+    gpus = _gpu_ccs(facts, kb)
+    if facts.no_kernel_line is None or lowest is None or not gpus or any(cc >= lowest for _, cc in gpus):
+        return None
+    name, cc = gpus[0]
+    fields = {"gpu": name or "GPU", "cc": str(cc), "build": t("doctor.fact.listed_build")}
+    fields |= {"code": f">= {lowest}", "minimum": str(lowest)}
+    return Verdict(TOO_OLD, "doctor.judge.cover_too_old", fields, (TOO_NEW, PTX_DRIVER), "cover-too-old")
+
+
+def coverage_served(facts: Facts, kb: KnowledgeBase) -> bool:
+    """The TensorFlow release the text names has code this GPU runs (Choose's coverage): "no kernel
+    image" then has another cause than this build and this GPU (another library, a build of one's
+    own), so neither "too new" nor "too old" may be named. A build's own list is not judged so: its
+    PTX has no ISA in the text, and PyTorch checks its list more strictly than the driver does."""
+    if facts.no_kernel_line is None or _tf_build(facts, kb) is None or facts.build_code:
+        return False
+    verdicts = _coverage_verdicts(facts, kb)
+    return bool(verdicts) and all(v is None for v in verdicts or ())
+
+
+def coverage_undecided(facts: Facts, kb: KnowledgeBase) -> bool:
+    """ "No kernel image" where the GPU is not in the text: its compute capability decides."""
+    return facts.no_kernel_line is not None and not _gpu_ccs(facts, kb)
+
+
+# ---- Python ranges ---------------------------------------------------------------------------
+
+
+def python_fit(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
+    """pip found no TensorFlow and the text shows the Python: where the release asked for does not
+    take that Python (or, with none asked for, no release does), the Python is the reason; the
+    nearest release that takes it and the Python that release asks for are named."""
+    python = _version(facts.python) if facts.python else None
+    if not facts.pip_tf or python is None or not kb.releases:
+        return None
+    fitting = [r for r in kb.releases if python in r.python]  # newest first
+    fields = {"python": str(python)}
+    if facts.pip_tf_wanted:
+        wanted = kb.release(facts.pip_tf_wanted)
+        if wanted is None or python in wanted.python:
+            return None  # a release the tables lack, or this Python fits it: pip failed for another reason
+        near = wanted.nearest_python(python)
+        fields |= {"tf": facts.pip_tf_wanted, "range": wanted.python_range(), "fits": str(near)}
+        if fitting:
+            nearest = min(fitting, key=lambda r: (abs(_distance(r, wanted)), -r.version.minor))
+            fields |= {"nearest": nearest.series, "nearest_range": nearest.python_range()}
+            return Verdict("python-unsupported", "doctor.judge.python_wanted", fields, source=wanted.source)
+        return Verdict("python-unsupported", "doctor.judge.python_wanted_none", fields, source=wanted.source)
+    newest = kb.releases[0]
+    oldest_python = min(p for r in kb.releases for p in r.pythons())
+    if fitting or python < oldest_python:
+        # A Python some release takes (pip failed for another reason: 32-bit, the platform), or one
+        # older than every release the tables hold (older releases may have had wheels for it).
+        return None
+    fits = newest.nearest_python(python)
+    fields |= {"tf": newest.series, "range": newest.python_range(), "fits": str(fits)}
+    return Verdict("python-unsupported", "doctor.judge.python_none", fields, source=newest.source)
+
+
+def _distance(a: Release, b: Release) -> int:
+    return (a.version.major - b.version.major) * 100 + a.version.minor - b.version.minor
+
+
+# ---- driver floors ---------------------------------------------------------------------------
+
+
+def driver_floor(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
+    """nvidia-smi's driver below the floor of the CUDA the program loads (its runtime's file name,
+    a wheel's +cuXY) or of the TensorFlow release the text names, on the text's platform: Windows'
+    floor where the driver is Windows' (WSL2 included), Linux's otherwise."""
+    if not facts.driver_smi or normalize_driver(facts.driver_smi) is None:
+        return None
+    windows = bool(facts.windows_driver)
+    platform = "wsl2" if windows and "WSL2" in facts.platforms else "windows" if windows else "linux"
+    floor: str | None = None
+    cuda = source = ""
+    if facts.cuda_major is not None:
+        floor, cuda = floor_for(facts.cuda_major, windows), str(facts.cuda_major)
+        minor = kb.minor_floor(facts.cuda_major)
+        source = minor.source if minor is not None else ""
+    else:
+        release = _one_release(facts, kb)
+        found = required_floor(kb, release, "pip-and-cuda", platform) if release is not None else None
+        if release is not None and found is not None:
+            floor, cuda = driver_text(found), f"{release.cuda_major} (TensorFlow {release.series})"
+            row = kb.driver_floor(release)
+            source = row.source if row is not None else ""
+    if floor is None:
+        return None
+    have, need = normalize_driver(facts.driver_smi), normalize_driver(floor)
+    if have is None or need is None or have >= need:
+        return None
+    shown = {"linux": "Linux", "wsl2": "WSL2", "windows": "Windows"}[platform]
+    fields = {"driver": facts.driver_smi, "cuda": cuda, "floor": floor, "platform": shown}
+    return Verdict("driver-too-old", "doctor.judge.floor", fields, source=source)
+
+
+__all__ = [
+    "COVERAGE_IDS",
+    "DECIDE_BUILD",
+    "DECIDE_CC",
+    "Verdict",
+    "coverage",
+    "coverage_served",
+    "coverage_undecided",
+    "driver_floor",
+    "python_fit",
+]
