@@ -11,7 +11,6 @@ from textual.pilot import Pilot
 
 from screens.app import WizardApp
 from screens.password_modal import PasswordModal
-from screens.plan_screen import PlanScreen
 from screens.run_screen import RunScreen
 from screens.widgets.step_log import StepLog
 from screens.widgets.windows_host_panel import WindowsHostPanel
@@ -55,7 +54,8 @@ async def to_plan(pilot: Pilot[Any]) -> None:
     await to_choose(pilot)
     await pilot.press("p")
     await settle(pilot)
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, PlanScreen) and pilot.app.screen.previewed)
+    # By name, not class: the zh tests import the screens afresh (another PlanScreen class).
+    await wait_until(pilot, lambda: getattr(pilot.app.screen, "previewed", False) is True)
     await wait_still(pilot)
 
 
