@@ -164,17 +164,23 @@ class PlanScreen(WizardScreen):
         try:
             statuses = Runner(plan, simulate=plan.simulated, profile=self.session.profile).preview()
         except Exception:  # a check that cannot run: the count stays the plain one
-            return
+            statuses = {}
         self.post_message(self.Previewed(plan, statuses))
 
     def on_plan_screen_previewed(self, message: Previewed) -> None:
         if message.plan is self.session.plan:
+            self.previewed = True
             self._summary(message.plan, message.statuses)
             table = self.query_one(PlanStepTable)
             table.mark_there(message.statuses)
             self._detail(table.highlighted())
 
+    # The runner's preview has landed for the plan shown (its [✓] and count are Run's): until then
+    # the table may still change (a title without its restart, one line shorter).
+    previewed = False
+
     def _show(self, plan: Any) -> None:
+        self.previewed = False
         self._summary(plan, {})
         self.preview(plan)
         table = self.query_one(PlanStepTable)

@@ -125,3 +125,41 @@ def test_an_empty_profile_is_refused_in_one_line(
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and "names no platform, OS, Python, driver or GPU" in lines[0]
     assert "tf-gpu-wizard detect --save FILE" in lines[0]
+
+
+def test_exporting_the_script_never_drops_another_threads_profile() -> None:
+    """The script is written for the machine it names (no --profile in its words), but only in
+    the thread that renders it: the app renders it on the main thread (the Plan screen's footer)
+    while a run's worker makes its failure notice, whose hints must keep the demo's --profile.
+    A real second thread reads the hints all the while the script is rendered, again and again."""
+    import threading
+
+    from wizard.choose.resolver import recommend
+    from wizard.demo import load_demo
+    from wizard.plan.build import build_plan
+    from wizard.plan.script import render_script
+
+    ref = "wsl2-rtx4060-laptop"
+    profile = load_demo(ref)
+    rec = recommend(profile)
+    assert rec.recommended is not None
+    plan = build_plan(profile, rec.recommended)
+    set_session_profile(ref)
+    stop = threading.Event()
+    seen: list[str] = []
+
+    def worker() -> None:
+        while not stop.is_set():
+            seen.append(t("plan.view.script_hint"))
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    try:
+        scripts = [render_script(plan) for _ in range(10)]
+    finally:
+        stop.set()
+        thread.join()
+    assert seen and all(f"tf-gpu-wizard plan --profile {ref} --script" in text for text in seen)
+    # The script's own words name its machine's wizard, never the session's --profile.
+    assert all("tf-gpu-wizard " in s and f"--profile {ref}" not in s for s in scripts)
+    assert f"plan --profile {ref} --script" in t("plan.view.script_hint")  # the session's again after

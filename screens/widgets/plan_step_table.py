@@ -129,6 +129,13 @@ class PlanStepTable(DataTable[Text]):
         if self._plan is not None and max(self._room(self._fixed), MIN_TITLE) != self._title_width:
             self.show(self._plan)
 
+    def watch_virtual_size(self) -> None:
+        """The rows' height changed (the preview marked a step [✓]: its title lost its restart and a
+        line): decide the scrollbar again now. ScrollView decides it only when the table's own size
+        changes, so a table that grew to fit its rows in the same layout kept a scrollbar over rows
+        that all fit: its last column drawn as an empty black strip until the next resize."""
+        self._refresh_scrollbars()
+
     def highlighted(self) -> Step | None:
         if not self.steps or not 0 <= self.cursor_row < len(self.steps):
             return None

@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable
 
 from screens.monitor_screen import MonitorScreen
-from tests.apps.wizard_app import wait_until
+from tests.apps.wizard_app import wait_still, wait_until
 from wizard.assets import asset
 from wizard.bench.runner import SimulatedBenchRun
 from wizard.demo import load_demo
@@ -140,26 +140,6 @@ async def settle(pilot: Pilot[Any]) -> None:
     await pilot.pause()
     await wait_until(pilot, lambda: tables_laid_out(pilot.app.screen))
     await wait_still(pilot)
-
-
-async def wait_still(pilot: Pilot[Any], timeout: float = 10.0) -> None:
-    """Until two screenshots a pause apart are the same: whatever a loaded machine left pending
-    (a table's column widths, a panel's layout after its first sample) has been drawn. A snapshot
-    is of the settled screen, not of whichever refresh happened to land first (the zh 120x40 flake)."""
-    # Three equal screenshots in a row, each after the screen's queues are empty and a short
-    # sleep: one equal pair could be two reads of a frame whose next refresh was still queued
-    # (a 120x40 monitor snapshot failed so once, in a fresh-clone CI on a loaded machine).
-    before = pilot.app.export_screenshot()
-    same = 0
-    for _ in range(int(timeout / 0.05)):
-        await pilot.pause()
-        await pilot.pause(0.05)
-        now = pilot.app.export_screenshot()
-        same = same + 1 if now == before else 0
-        if same >= 2:
-            return
-        before = now
-    raise AssertionError("the screen kept changing")
 
 
 def tables_laid_out(screen: Screen[Any]) -> bool:

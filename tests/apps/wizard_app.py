@@ -47,9 +47,16 @@ async def to_choose(pilot: Pilot[Any]) -> None:
 
 
 async def to_plan(pilot: Pilot[Any]) -> None:
+    """The plan as Run will do it: the runner's preview has landed (it marks a step already there
+    [✓], its title one line shorter) and the table has been laid out again after it. A preview that
+    landed after `settle` (a loaded machine) left the screenshot between two layouts: the table's
+    last column unpainted where its scrollbar had just gone (the 80x24 plan flake)."""
     await to_choose(pilot)
     await pilot.press("p")
     await settle(pilot)
+    # By name, not class: the zh tests import the screens afresh (another PlanScreen class).
+    await wait_until(pilot, lambda: getattr(pilot.app.screen, "previewed", False) is True)
+    await wait_still(pilot)
 
 
 async def to_run(pilot: Pilot[Any]) -> None:
@@ -69,6 +76,26 @@ async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: 
             return
         await pilot.pause(0.05)
     raise AssertionError("condition not reached")
+
+
+async def wait_still(pilot: Pilot[Any], timeout: float = 10.0) -> None:
+    """Until two screenshots a pause apart are the same: whatever a loaded machine left pending
+    (a table's column widths, a panel's layout after its first sample) has been drawn. A snapshot
+    is of the settled screen, not of whichever refresh happened to land first (the zh 120x40 flake)."""
+    # Three equal screenshots in a row, each after the screen's queues are empty and a short
+    # sleep: one equal pair could be two reads of a frame whose next refresh was still queued
+    # (a 120x40 monitor snapshot failed so once, in a fresh-clone CI on a loaded machine).
+    before = pilot.app.export_screenshot()
+    same = 0
+    for _ in range(int(timeout / 0.05)):
+        await pilot.pause()
+        await pilot.pause(0.05)
+        now = pilot.app.export_screenshot()
+        same = same + 1 if now == before else 0
+        if same >= 2:
+            return
+        before = now
+    raise AssertionError("the screen kept changing")
 
 
 def run_screen(app: App[Any]) -> RunScreen:

@@ -185,15 +185,12 @@ def _step_lines(step: Step, number: int, total: int) -> list[str]:
 def render_script(plan: Plan) -> str:
     if plan.platform == "windows":
         raise PlanError(t("plan.script.not_windows"))
-    from wizard.safe.profile_hint import set_session_profile
+    from wizard.safe.profile_hint import profile_for
 
     # The script runs on the machine it was made for: its own words name that machine's wizard,
-    # never a --profile of the session that exported it.
-    before = set_session_profile(None)
-    try:
+    # never a --profile of the session that exported it (in this thread only: see profile_for).
+    with profile_for(None):
         return _render_script(plan)
-    finally:
-        set_session_profile(before)
 
 
 def _render_script(plan: Plan) -> str:
