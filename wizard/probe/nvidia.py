@@ -164,6 +164,7 @@ HEADER_DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*([0-9]+(?:\.[0-9]+)+)")
 TABLE_ROW = re.compile(  # a pasted table may be indented as a whole
     r"^\s*\|\s+([0-9]+)\s+(.+?)\s+(?:On|Off|WDDM|TCC)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])"
 )
+SMI_BANNER = re.compile(r"NVIDIA-SMI\s+[0-9]+(?:\.[0-9]+)+")
 HEADER_CUDA = re.compile(r"CUDA (?:UMD )?Version\s*:\s*(\S+)")
 
 
@@ -262,6 +263,12 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
             driver_version = cells[6]
             break
     head_driver = next((m.group(1) for line in smi_lines(header) if (m := HEADER_DRIVER.search(line))), "")
+    # nvidia-smi prints its banner ("NVIDIA-SMI X  Driver Version: X  CUDA Version: Y") only after
+    # NVML started and read the driver: the banner alone shows a working driver, whatever followed
+    # it (a paste cut after the header, a wrapper library's log lines between the table's).
+    banner = head_driver and any(
+        SMI_BANNER.search(line) and HEADER_DRIVER.search(line) for line in smi_lines(header)
+    )
     report_driver, report_cuda = "", ""
     if header_argv == [smi, "-q", "-x"]:
         report_driver, report_cuda, gpus = parse_smi_xml(header.stdout)
@@ -271,7 +278,7 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
     elif header_argv == [smi, "-q"]:
         report_driver, report_gpus = parse_smi_report(header.stdout)
         head_driver, gpus = report_driver or head_driver, gpus or report_gpus
-    elif not gpus and not driver_version and not (head_driver and (header.ok or table)):
+    elif not gpus and not driver_version and not (head_driver and (header.ok or table or banner)):
         # The long report (nvidia-bug-report.sh collects it) where neither the query nor the table
         # gave a driver: its "Driver Version : X" lines are read, its errors change nothing.
         report = ctx.system.run([smi, "-q"], timeout=10.0)
@@ -279,7 +286,11 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
         if report_driver:
             ctx.seen["smi"] = ([smi, "-q"], report)
             header, head_driver, gpus = report, report_driver, report_gpus
-    if not gpus and not driver_version and not (head_driver and (header.ok or table or report_driver)):
+    if (
+        not gpus
+        and not driver_version
+        and not (head_driver and (header.ok or table or report_driver or banner))
+    ):
         first = lines[:1]
         said = " ".join(lines).lower()
         # Known failures get a worded note (read in the user's language); the whole line stays in

@@ -272,16 +272,26 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         out.append(_state("wsl", FAILING, "wsl-no-gpu-device", [file_evidence("/dev/dxg", "missing")]))
         return out + _wsl_shadow(ctx)
     libs = ctx.system.listdir(WSL_LIB)
-    if "libcuda.so.1" not in libs and "libcuda.so" not in libs:
-        ev = [file_evidence(WSL_LIB, " ".join(libs[:12]) or "empty")]
+    blocked = _gpu_blocked(ctx)
+    if "libcuda.so.1" not in libs and "libcuda.so" not in libs and not blocked:
+        # No Windows driver library mapped in. Not where something contradicts it: nvidia-smi's
+        # "Failed to initialize NVML: ..." shows an NVML library loaded and answered (Windows' own
+        # "GPU access blocked" is its own cause, said above), and an lspci that answered must show
+        # the Basic Render device the state is named for.
         lspci = ["lspci"]
         result = ctx.system.run(lspci, timeout=3.0)
         line = _line_with(result.stdout, "Basic Render")
-        if line:
-            ev.append(command_evidence(lspci, result, line))
-        out.append(_state("wsl", FAILING, "basic-render-only", ev))
-        return out
-    out += _gpu_blocked(ctx)
+        nvml_answered = "failed to initialize nvml" in _smi_text(ctx).lower() and not _line_with(
+            _smi_text(ctx), re.compile(r"NVML Shared Library Not Found", re.IGNORECASE)
+        )
+        lspci_denies = not result.missing and not result.timed_out and result.stdout.strip() and not line
+        if not nvml_answered and not lspci_denies and p.driver is None:
+            ev = [file_evidence(WSL_LIB, " ".join(libs[:12]) or "empty")]
+            if line:
+                ev.append(command_evidence(lspci, result, line))
+            out.append(_state("wsl", FAILING, "basic-render-only", ev))
+            return out
+    out += blocked
     out += _wsl_shadow(ctx)
     path_dirs = [d for d in ctx.system.environ.get("PATH", "").split(":") if d]
     if path_dirs and WSL_LIB not in path_dirs and "nvidia-smi" in libs:
