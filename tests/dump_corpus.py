@@ -57,6 +57,11 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
     for c in commands:  # `nvidia-smi -a` is `nvidia-smi -q` (the same report)
         if (c.get("argv") or [""])[0].endswith("nvidia-smi") and (c.get("argv") or [])[1:] == ["-a"]:
             out.append({**c, "argv": [c["argv"][0], "-q"]})
+    for c in commands:  # `nvidia-container-cli [-k] [-d FILE] info`: the global options load the
+        # modules first or send the debug log elsewhere; `info`'s report on stdout is the same
+        argv = c.get("argv") or []
+        if argv[:1] == ["nvidia-container-cli"] and argv[-1:] == ["info"] and len(argv) > 2:
+            out.append({**c, "argv": ["nvidia-container-cli", "info"]})
     for c in commands:  # a pasted `journalctl -b` holds what the probe's filtered read prints
         if (c.get("argv") or []) == ["journalctl", "-b"]:
             lines = [x for x in str(c.get("stdout", "")).splitlines(keepends=True) if "nvidia" in x.lower()]

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from wizard.nvml import ErrorKind, NvmlBackend, NvmlError, cuda_version_text
+from wizard.probe.container_cli import CONTAINER_CLI_INFO, parse_container_cli_info
 from wizard.probe.context import ProbeContext
 from wizard.probe.kernel_log import kernel_log_text, loaded_module_line
 from wizard.probe.os_platform import WSL_LIB
@@ -355,6 +356,22 @@ def _from_kernel_log(ctx: ProbeContext, profile: MachineProfile) -> bool:
     return True
 
 
+def _from_container_cli(ctx: ProbeContext, profile: MachineProfile) -> bool:
+    """Neither NVML here nor nvidia-smi answered: the container toolkit's read-only `info`, where it
+    is installed, reads NVML on its own (its driver, CUDA and GPUs)."""
+    if profile.platform not in ("linux", "unknown"):
+        return False
+    result = ctx.system.run(CONTAINER_CLI_INFO, timeout=5.0)
+    if result.missing or result.timed_out:
+        return False
+    found = parse_container_cli_info(result.stdout)
+    if found is None:
+        return False
+    profile.driver, profile.gpus = found
+    ctx.seen["container_cli"] = (CONTAINER_CLI_INFO, result)
+    return True
+
+
 # ---- layer 4: the PCI bus -----------------------------------------------------
 def count_pci_gpus(ctx: ProbeContext) -> int:
     count = 0
@@ -378,6 +395,7 @@ def probe_nvidia(ctx: ProbeContext, profile: MachineProfile) -> str:
     for name, fn in (
         ("nvml", _from_nvml),
         ("nvidia-smi", _from_smi),
+        ("nvidia-container-cli", _from_container_cli),
         ("proc", _from_proc),
         ("kernel-log", _from_kernel_log),
     ):
@@ -394,6 +412,6 @@ def probe_nvidia(ctx: ProbeContext, profile: MachineProfile) -> str:
             ctx.note("probe.no_driver_wsl2")
         else:
             ctx.note("probe.no_driver")
-    elif not profile.gpus and layer in ("nvml", "nvidia-smi"):
+    elif not profile.gpus and layer in ("nvml", "nvidia-smi", "nvidia-container-cli"):
         ctx.note("probe.driver_no_gpus")
     return layer
