@@ -149,3 +149,27 @@ def test_the_kernel_log_alone_names_the_gpu_lost(tmp_path: Path) -> None:
     p = probe(tmp_path, NATIVE, {("dmesg",): ok(log)})
     lost = [s for s in p.failed_states if s.reason == "gpu-lost"]
     assert lost and lost[0].facts.get("bus") == "0000:01:00.0"
+
+
+# ---- NVML's "Unknown Error" as it starts -----------------------------------------------------
+UNKNOWN = "Failed to initialize NVML: Unknown Error\n"
+
+
+def test_nvml_unknown_error_on_a_machine_of_its_own_says_the_gpu_is_unreachable(tmp_path: Path) -> None:
+    p = probe(tmp_path, NATIVE, {("nvidia-smi",): fail(UNSHOWN, UNKNOWN)})
+    state = next(s for s in p.failed_states if s.reason == "gpu-unreachable")
+    assert any("Unknown Error" in e.line for e in state.evidence)
+    assert reasons(p) == {"gpu-unreachable"}  # and no cause it does not show
+
+
+def test_nvml_unknown_error_in_a_container_is_the_container_s_to_say(tmp_path: Path) -> None:
+    files = {**NATIVE, "/.dockerenv": ""}
+    p = probe(tmp_path, files, {("nvidia-smi",): fail(UNSHOWN, UNKNOWN)})
+    assert "gpu-unreachable" not in reasons(p)
+    assert "container-no-gpu" in reasons(p)
+
+
+def test_nvml_unknown_error_with_the_kernel_s_words_names_what_they_say(tmp_path: Path) -> None:
+    log = "[   49.261458] NVRM: GPU at 0000:01:00.0 has fallen off the bus.\n"
+    p = probe(tmp_path, NATIVE, {("nvidia-smi",): fail(UNSHOWN, UNKNOWN), ("dmesg",): ok(log)})
+    assert "gpu-lost" in reasons(p) and "gpu-unreachable" not in reasons(p)

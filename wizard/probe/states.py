@@ -691,6 +691,24 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
 
 
 LAYER_PROBES = (_container, _wsl, _pci, _module, _libraries, _nvml, _cuda, _gpus)
+_NVML_UNKNOWN = re.compile(r"Failed to initialize NVML: Unknown Error", re.IGNORECASE)
+
+
+def _unreachable_at_init(ctx: ProbeContext, p: MachineProfile, states: list[LayerState]) -> list[LayerState]:
+    """NVML_ERROR_UNKNOWN as NVML starts, on a machine that shows no container and where no layer
+    named a cause: the driver cannot reach the GPU, no more is proved (inside a container the same
+    words mean a GPU not passed or its device rules lost: the container layer says those)."""
+    if p.platform != "linux" or p.driver is not None or p.gpus or _in_container(ctx):
+        return []
+    if any(s.reason for s in states if s.state != WORKS):
+        return []
+    line = _line_with(_smi_text(ctx), _NVML_UNKNOWN)
+    if not line:
+        return []
+    ev = [Evidence("nvidia-smi", _smi_exit(ctx), line)]
+    # The same reading as one GPU's failure line: the kernel's words decide lost or not started
+    # (those the layers above name first), else it stays unreachable.
+    return [_state("gpu", FAILING, unreachable_gpu_reason(line, "", _kernel_log(ctx)), ev)]
 
 
 def probe_states(ctx: ProbeContext, profile: MachineProfile) -> str:
@@ -699,5 +717,6 @@ def probe_states(ctx: ProbeContext, profile: MachineProfile) -> str:
     states: list[LayerState] = []
     for layer in LAYER_PROBES:
         states += layer(ctx, profile)
+    states += _unreachable_at_init(ctx, profile, states)
     profile.states = states
     return "evidence"
