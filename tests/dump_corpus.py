@@ -44,6 +44,17 @@ _OPENED = re.compile(
 )
 
 
+# akmods' "Building rpms failed; see /var/cache/akmods/nvidia/V-for-KERNEL.failed.log for details":
+# the log it wrote and names.
+_AKMODS_LOG = re.compile(r"see (/var/cache/akmods/[^\s]+\.failed\.log)")
+
+
+def written_logs(commands: list[dict]) -> list[str]:
+    """Build logs a pasted akmods output names as written (they exist on that machine)."""
+    text = "\n".join(str(c.get("stdout", "")) + "\n" + str(c.get("stderr", "")) for c in commands)
+    return sorted({m.group(1) for m in _AKMODS_LOG.finditer(text)})
+
+
 def opened_paths(commands: list[dict]) -> list[str]:
     """Device nodes a pasted strace shows to exist (a case's files list only what its context says)."""
     text = "\n".join(str(c.get("stdout", "")) + "\n" + str(c.get("stderr", "")) for c in commands)
@@ -118,7 +129,7 @@ def materialize(case: dict, directory: Path) -> Path:
         target = out / "root" / "proc" / "acpi" / "bbswitch"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(state, encoding="utf-8")
-    for path in opened_paths(case["commands"]):
+    for path in opened_paths(case["commands"]) + written_logs(case["commands"]):
         target = out / "root" / path.lstrip("/")
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.exists():

@@ -173,3 +173,29 @@ def test_nvml_unknown_error_with_the_kernel_s_words_names_what_they_say(tmp_path
     log = "[   49.261458] NVRM: GPU at 0000:01:00.0 has fallen off the bus.\n"
     p = probe(tmp_path, NATIVE, {("nvidia-smi",): fail(UNSHOWN, UNKNOWN), ("dmesg",): ok(log)})
     assert "gpu-lost" in reasons(p) and "gpu-unreachable" not in reasons(p)
+
+
+# ---- akmods' failed build, without nvidia-smi --------------------------------------------------
+def test_akmods_failing_for_the_running_kernel_alone_is_not_built(tmp_path: Path) -> None:
+    kernel = probe(tmp_path / "k", NATIVE, {}).os.kernel
+    log = f"/var/cache/akmods/nvidia/590.44.01-1-for-{kernel}.failed.log"
+    p = probe(tmp_path / "a", {**NATIVE, log: "error\n"}, {})
+    assert reasons(p) == {"module-not-built"}
+    assert any(e.source == log for s in p.states for e in s.evidence)
+
+
+def test_akmods_failed_log_does_not_outweigh_a_module_that_is_there(tmp_path: Path) -> None:
+    kernel = probe(tmp_path / "k", NATIVE, {}).os.kernel
+    files = {**NATIVE, f"/var/cache/akmods/nvidia/590.44.01-1-for-{kernel}.failed.log": "error\n"}
+    # an older kmod built for this kernel is loaded, or found by modinfo: not "not built"
+    loaded = {
+        **files,
+        "/proc/modules": "nvidia 1 0 - Live 0x0\n",
+        "/sys/module/nvidia/version": "580.95.05\n",
+    }
+    assert "module-not-built" not in reasons(probe(tmp_path / "l", loaded, {}))
+    found = {("modinfo", "-F", "version", "nvidia"): ok("580.95.05\n")}
+    assert "module-not-built" not in reasons(probe(tmp_path / "m", files, found))
+    # a failed build for another kernel says nothing about this one
+    other = {**NATIVE, "/var/cache/akmods/nvidia/590.44.01-1-for-6.1.0-1.fc40.x86_64.failed.log": "x\n"}
+    assert reasons(probe(tmp_path / "o", other, {})) == set()

@@ -423,6 +423,15 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         # another driver and gave up (nothing loaded it since).
         ev = [*_smi_failure_lines(ctx), command_evidence(log[0], log[1], refused)]
         return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
+    built_failed = ""
+    if not said and not km.nvidia_loaded and km.module_for_kernel is not True:
+        built_failed = akmods_failed_log(ctx.system, p.os.kernel)
+    if built_failed:
+        # akmods (installed with the driver's akmod package) failed to build the module for the
+        # running kernel, and no module for it is found: the driver is there, its module is not.
+        ev = [*_smi_failure_lines(ctx), file_evidence(built_failed, "present")]
+        ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel is False else []
+        return [_state("module", FAILING, "module-not-built", ev, kernel=p.os.kernel)]
     if km.nvidia_loaded is None and not said:
         return [
             _state("module", UNREADABLE, "", [file_evidence("/proc/modules", "unreadable")], blocks=False)
