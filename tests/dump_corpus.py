@@ -100,13 +100,27 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
 _PRIME_BBSWITCH = re.compile(r"^\[bbswitch\] NVIDIA card is (ON|OFF)$", re.MULTILINE)
 
 
+# optimus-manager (switching.py) writes ON to /proc/acpi/bbswitch, then reads it back (checks.py
+# is_gpu_powered: the second field == "ON"): "bbswitch refuses to turn ON the GPU" is that file
+# read OFF right after, "bbswitch reports that the GPU is ON" read ON. The last one this boot wins.
+_OPTIMUS_MANAGER_BBSWITCH = re.compile(
+    r"bbswitch (?:refuses to turn (ON) the GPU|reports that the GPU is (ON))", re.MULTILINE
+)
+
+
 def bbswitch_state(commands: list[dict]) -> str | None:
-    """/proc/acpi/bbswitch as a pasted `prime-select get-current` shows it: the state word only
-    (bbswitch prints "<bus id> ON|OFF"; suse-prime's line leaves the bus id out)."""
+    """/proc/acpi/bbswitch as a pasted `prime-select get-current` or optimus-manager's journal
+    shows it: the state word only (bbswitch prints "<bus id> ON|OFF"; these lines leave the bus id
+    out)."""
     for c in commands:
         if (c.get("argv") or [])[:2] == ["prime-select", "get-current"]:
             if m := _PRIME_BBSWITCH.search(str(c.get("stdout", ""))):
                 return m.group(1) + "\n"
+    for c in commands:
+        if (c.get("argv") or [])[:2] == ["journalctl", "-b"]:
+            said = list(_OPTIMUS_MANAGER_BBSWITCH.finditer(str(c.get("stdout", ""))))
+            if said:
+                return ("OFF" if said[-1].group(1) else "ON") + "\n"
     return None
 
 

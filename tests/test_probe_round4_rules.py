@@ -199,3 +199,21 @@ def test_akmods_failed_log_does_not_outweigh_a_module_that_is_there(tmp_path: Pa
     # a failed build for another kernel says nothing about this one
     other = {**NATIVE, "/var/cache/akmods/nvidia/590.44.01-1-for-6.1.0-1.fc40.x86_64.failed.log": "x\n"}
     assert reasons(probe(tmp_path / "o", other, {})) == set()
+
+
+# ---- the corpus replay: optimus-manager's read of /proc/acpi/bbswitch ----------------------------
+def test_optimus_manager_s_refusal_is_bbswitch_read_off() -> None:
+    from tests.dump_corpus import bbswitch_state
+
+    refused = "python[1]: Ordering ON via bbswitch\npython[1]: Cannot switch GPUS : bbswitch refuses to turn ON the GPU\n"
+    on = "python[2]: Ordering ON via bbswitch\npython[2]: bbswitch reports that the GPU is ON\n"
+    assert bbswitch_state([{"argv": ["journalctl", "-b"], "stdout": refused}]) == "OFF\n"
+    assert bbswitch_state([{"argv": ["journalctl", "-b"], "stdout": refused + on}]) == "ON\n"
+    assert (
+        bbswitch_state([{"argv": ["journalctl", "-b"], "stdout": "python[1]: Switching to Nvidia\n"}]) is None
+    )
+
+
+def test_bbswitch_off_names_the_gpu_switched_off(tmp_path: Path) -> None:
+    p = probe(tmp_path, {**NATIVE, "/proc/acpi/bbswitch": "OFF\n"}, {})
+    assert "gpu-switched-off" in reasons(p)
