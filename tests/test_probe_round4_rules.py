@@ -217,3 +217,10 @@ def test_optimus_manager_s_refusal_is_bbswitch_read_off() -> None:
 def test_bbswitch_off_names_the_gpu_switched_off(tmp_path: Path) -> None:
     p = probe(tmp_path, {**NATIVE, "/proc/acpi/bbswitch": "OFF\n"}, {})
     assert "gpu-switched-off" in reasons(p)
+
+
+def test_an_r610_banner_alone_reads_its_kmd_and_cuda_umd_versions(tmp_path: Path) -> None:
+    banner = "| NVIDIA-SMI 610.12     KMD Version: 610.12     CUDA UMD Version: 13.2     |\n"
+    p = probe(tmp_path, NATIVE, {("nvidia-smi",): fail(UNSHOWN, banner)})
+    assert p.driver is not None
+    assert (p.driver.version, p.driver.cuda) == ("610.12", "13.2")
