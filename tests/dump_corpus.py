@@ -44,6 +44,17 @@ _OPENED = re.compile(
 )
 
 
+# akmods' "Building rpms failed; see /var/cache/akmods/nvidia/V-for-KERNEL.failed.log for details":
+# the log it wrote and names.
+_AKMODS_LOG = re.compile(r"see (/var/cache/akmods/[^\s]+\.failed\.log)")
+
+
+def written_logs(commands: list[dict]) -> list[str]:
+    """Build logs a pasted akmods output names as written (they exist on that machine)."""
+    text = "\n".join(str(c.get("stdout", "")) + "\n" + str(c.get("stderr", "")) for c in commands)
+    return sorted({m.group(1) for m in _AKMODS_LOG.finditer(text)})
+
+
 def opened_paths(commands: list[dict]) -> list[str]:
     """Device nodes a pasted strace shows to exist (a case's files list only what its context says)."""
     text = "\n".join(str(c.get("stdout", "")) + "\n" + str(c.get("stderr", "")) for c in commands)
@@ -57,6 +68,11 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
     for c in commands:  # `nvidia-smi -a` is `nvidia-smi -q` (the same report)
         if (c.get("argv") or [""])[0].endswith("nvidia-smi") and (c.get("argv") or [])[1:] == ["-a"]:
             out.append({**c, "argv": [c["argv"][0], "-q"]})
+    for c in commands:  # `nvidia-container-cli [-k] [-d FILE] info`: the global options load the
+        # modules first or send the debug log elsewhere; `info`'s report on stdout is the same
+        argv = c.get("argv") or []
+        if argv[:1] == ["nvidia-container-cli"] and argv[-1:] == ["info"] and len(argv) > 2:
+            out.append({**c, "argv": ["nvidia-container-cli", "info"]})
     for c in commands:  # a pasted `journalctl -b` holds what the probe's filtered read prints
         if (c.get("argv") or []) == ["journalctl", "-b"]:
             lines = [x for x in str(c.get("stdout", "")).splitlines(keepends=True) if "nvidia" in x.lower()]
@@ -84,13 +100,27 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
 _PRIME_BBSWITCH = re.compile(r"^\[bbswitch\] NVIDIA card is (ON|OFF)$", re.MULTILINE)
 
 
+# optimus-manager (switching.py) writes ON to /proc/acpi/bbswitch, then reads it back (checks.py
+# is_gpu_powered: the second field == "ON"): "bbswitch refuses to turn ON the GPU" is that file
+# read OFF right after, "bbswitch reports that the GPU is ON" read ON. The last one this boot wins.
+_OPTIMUS_MANAGER_BBSWITCH = re.compile(
+    r"bbswitch (?:refuses to turn (ON) the GPU|reports that the GPU is (ON))", re.MULTILINE
+)
+
+
 def bbswitch_state(commands: list[dict]) -> str | None:
-    """/proc/acpi/bbswitch as a pasted `prime-select get-current` shows it: the state word only
-    (bbswitch prints "<bus id> ON|OFF"; suse-prime's line leaves the bus id out)."""
+    """/proc/acpi/bbswitch as a pasted `prime-select get-current` or optimus-manager's journal
+    shows it: the state word only (bbswitch prints "<bus id> ON|OFF"; these lines leave the bus id
+    out)."""
     for c in commands:
         if (c.get("argv") or [])[:2] == ["prime-select", "get-current"]:
             if m := _PRIME_BBSWITCH.search(str(c.get("stdout", ""))):
                 return m.group(1) + "\n"
+    for c in commands:
+        if (c.get("argv") or [])[:2] == ["journalctl", "-b"]:
+            said = list(_OPTIMUS_MANAGER_BBSWITCH.finditer(str(c.get("stdout", ""))))
+            if said:
+                return ("OFF" if said[-1].group(1) else "ON") + "\n"
     return None
 
 
@@ -113,7 +143,7 @@ def materialize(case: dict, directory: Path) -> Path:
         target = out / "root" / "proc" / "acpi" / "bbswitch"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(state, encoding="utf-8")
-    for path in opened_paths(case["commands"]):
+    for path in opened_paths(case["commands"]) + written_logs(case["commands"]):
         target = out / "root" / path.lstrip("/")
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.exists():

@@ -10,7 +10,13 @@ from wizard.profile import UNKNOWN, MachineProfile
 from wizard.safe.display import safe
 from wizard.text import t
 
-SOURCE_KEYS = {"nvml": "nvml", "nvidia-smi": "nvidia_smi", "proc": "proc", "kernel-log": "kernel_log"}
+SOURCE_KEYS = {
+    "nvml": "nvml",
+    "nvidia-smi": "nvidia_smi",
+    "proc": "proc",
+    "kernel-log": "kernel_log",
+    "nvidia-container-cli": "container_cli",
+}
 STORY_SOURCES = {"windows-host": "story.profile.source_windows_host"}
 
 

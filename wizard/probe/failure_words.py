@@ -64,6 +64,8 @@ _PCI_BUS = r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}"
 # its function (a GPU is function 0).
 _FALLEN_OLD = re.compile(rf"NVIDIA GPU ({_PCI_BUS}\.[0-9])[^\n]*?fallen off the bus")
 _FALLEN_NEW = re.compile(rf"NVRM: GPU ({_PCI_BUS}\.[0-9]): GPU has fallen off the bus")
+# Older drivers (the 3xx branches) while they run: "NVRM: GPU at 0000:01:00.0 has fallen off the bus."
+_FALLEN_AT = re.compile(rf"NVRM: GPU at ({_PCI_BUS}\.[0-9]) has fallen off the bus")
 _XID_79 = re.compile(rf"NVRM: Xid \(PCI:({_PCI_BUS})(\.[0-9])?\): 79\b")
 
 
@@ -74,6 +76,8 @@ def fallen_off_bus(kernel_log: str) -> tuple[str, str] | None:
         return m.group(0), m.group(1)
     lines = kernel_log.splitlines()
     if said := next((m for line in lines if (m := _FALLEN_NEW.search(line))), None):
+        return said.string.strip(), said.group(1)
+    if said := next((m for line in lines if (m := _FALLEN_AT.search(line))), None):
         return said.string.strip(), said.group(1)
     if xid := next((m for line in lines if (m := _XID_79.search(line))), None):
         return xid.string.strip(), xid.group(1) + (xid.group(2) or ".0")

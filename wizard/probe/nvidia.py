@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from wizard.nvml import ErrorKind, NvmlBackend, NvmlError, cuda_version_text
+from wizard.probe.container_cli import CONTAINER_CLI_INFO, parse_container_cli_info
 from wizard.probe.context import ProbeContext
 from wizard.probe.kernel_log import kernel_log_text, loaded_module_line
 from wizard.probe.os_platform import WSL_LIB
@@ -164,6 +165,7 @@ HEADER_DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*([0-9]+(?:\.[0-9]+)+)")
 TABLE_ROW = re.compile(  # a pasted table may be indented as a whole
     r"^\s*\|\s+([0-9]+)\s+(.+?)\s+(?:On|Off|WDDM|TCC)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])"
 )
+SMI_BANNER = re.compile(r"NVIDIA-SMI\s+[0-9]+(?:\.[0-9]+)+")
 HEADER_CUDA = re.compile(r"CUDA (?:UMD )?Version\s*:\s*(\S+)")
 
 
@@ -262,6 +264,12 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
             driver_version = cells[6]
             break
     head_driver = next((m.group(1) for line in smi_lines(header) if (m := HEADER_DRIVER.search(line))), "")
+    # nvidia-smi prints its banner ("NVIDIA-SMI X  Driver Version: X  CUDA Version: Y") only after
+    # NVML started and read the driver: the banner alone shows a working driver, whatever followed
+    # it (a paste cut after the header, a wrapper library's log lines between the table's).
+    banner = head_driver and any(
+        SMI_BANNER.search(line) and HEADER_DRIVER.search(line) for line in smi_lines(header)
+    )
     report_driver, report_cuda = "", ""
     if header_argv == [smi, "-q", "-x"]:
         report_driver, report_cuda, gpus = parse_smi_xml(header.stdout)
@@ -271,7 +279,7 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
     elif header_argv == [smi, "-q"]:
         report_driver, report_gpus = parse_smi_report(header.stdout)
         head_driver, gpus = report_driver or head_driver, gpus or report_gpus
-    elif not gpus and not driver_version and not (head_driver and (header.ok or table)):
+    elif not gpus and not driver_version and not (head_driver and (header.ok or table or banner)):
         # The long report (nvidia-bug-report.sh collects it) where neither the query nor the table
         # gave a driver: its "Driver Version : X" lines are read, its errors change nothing.
         report = ctx.system.run([smi, "-q"], timeout=10.0)
@@ -279,7 +287,11 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
         if report_driver:
             ctx.seen["smi"] = ([smi, "-q"], report)
             header, head_driver, gpus = report, report_driver, report_gpus
-    if not gpus and not driver_version and not (head_driver and (header.ok or table or report_driver)):
+    if (
+        not gpus
+        and not driver_version
+        and not (head_driver and (header.ok or table or report_driver or banner))
+    ):
         first = lines[:1]
         said = " ".join(lines).lower()
         # Known failures get a worded note (read in the user's language); the whole line stays in
@@ -344,6 +356,22 @@ def _from_kernel_log(ctx: ProbeContext, profile: MachineProfile) -> bool:
     return True
 
 
+def _from_container_cli(ctx: ProbeContext, profile: MachineProfile) -> bool:
+    """Neither NVML here nor nvidia-smi answered: the container toolkit's read-only `info`, where it
+    is installed, reads NVML on its own (its driver, CUDA and GPUs)."""
+    if profile.platform not in ("linux", "unknown"):
+        return False
+    result = ctx.system.run(CONTAINER_CLI_INFO, timeout=5.0)
+    if result.missing or result.timed_out:
+        return False
+    found = parse_container_cli_info(result.stdout)
+    if found is None:
+        return False
+    profile.driver, profile.gpus = found
+    ctx.seen["container_cli"] = (CONTAINER_CLI_INFO, result)
+    return True
+
+
 # ---- layer 4: the PCI bus -----------------------------------------------------
 def count_pci_gpus(ctx: ProbeContext) -> int:
     count = 0
@@ -367,6 +395,7 @@ def probe_nvidia(ctx: ProbeContext, profile: MachineProfile) -> str:
     for name, fn in (
         ("nvml", _from_nvml),
         ("nvidia-smi", _from_smi),
+        ("nvidia-container-cli", _from_container_cli),
         ("proc", _from_proc),
         ("kernel-log", _from_kernel_log),
     ):
@@ -383,6 +412,6 @@ def probe_nvidia(ctx: ProbeContext, profile: MachineProfile) -> str:
             ctx.note("probe.no_driver_wsl2")
         else:
             ctx.note("probe.no_driver")
-    elif not profile.gpus and layer in ("nvml", "nvidia-smi"):
+    elif not profile.gpus and layer in ("nvml", "nvidia-smi", "nvidia-container-cli"):
         ctx.note("probe.driver_no_gpus")
     return layer

@@ -272,16 +272,26 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         out.append(_state("wsl", FAILING, "wsl-no-gpu-device", [file_evidence("/dev/dxg", "missing")]))
         return out + _wsl_shadow(ctx)
     libs = ctx.system.listdir(WSL_LIB)
-    if "libcuda.so.1" not in libs and "libcuda.so" not in libs:
-        ev = [file_evidence(WSL_LIB, " ".join(libs[:12]) or "empty")]
+    blocked = _gpu_blocked(ctx)
+    if "libcuda.so.1" not in libs and "libcuda.so" not in libs and not blocked:
+        # No Windows driver library mapped in. Not where something contradicts it: nvidia-smi's
+        # "Failed to initialize NVML: ..." shows an NVML library loaded and answered (Windows' own
+        # "GPU access blocked" is its own cause, said above), and an lspci that answered must show
+        # the Basic Render device the state is named for.
         lspci = ["lspci"]
         result = ctx.system.run(lspci, timeout=3.0)
         line = _line_with(result.stdout, "Basic Render")
-        if line:
-            ev.append(command_evidence(lspci, result, line))
-        out.append(_state("wsl", FAILING, "basic-render-only", ev))
-        return out
-    out += _gpu_blocked(ctx)
+        nvml_answered = "failed to initialize nvml" in _smi_text(ctx).lower() and not _line_with(
+            _smi_text(ctx), re.compile(r"NVML Shared Library Not Found", re.IGNORECASE)
+        )
+        lspci_denies = not result.missing and not result.timed_out and result.stdout.strip() and not line
+        if not nvml_answered and not lspci_denies and p.driver is None:
+            ev = [file_evidence(WSL_LIB, " ".join(libs[:12]) or "empty")]
+            if line:
+                ev.append(command_evidence(lspci, result, line))
+            out.append(_state("wsl", FAILING, "basic-render-only", ev))
+            return out
+    out += blocked
     out += _wsl_shadow(ctx)
     path_dirs = [d for d in ctx.system.environ.get("PATH", "").split(":") if d]
     if path_dirs and WSL_LIB not in path_dirs and "nvidia-smi" in libs:
@@ -413,6 +423,15 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         # another driver and gave up (nothing loaded it since).
         ev = [*_smi_failure_lines(ctx), command_evidence(log[0], log[1], refused)]
         return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
+    built_failed = ""
+    if not said and not km.nvidia_loaded and km.module_for_kernel is not True:
+        built_failed = akmods_failed_log(ctx.system, p.os.kernel)
+    if built_failed:
+        # akmods (installed with the driver's akmod package) failed to build the module for the
+        # running kernel, and no module for it is found: the driver is there, its module is not.
+        ev = [*_smi_failure_lines(ctx), file_evidence(built_failed, "present")]
+        ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel is False else []
+        return [_state("module", FAILING, "module-not-built", ev, kernel=p.os.kernel)]
     if km.nvidia_loaded is None and not said:
         return [
             _state("module", UNREADABLE, "", [file_evidence("/proc/modules", "unreadable")], blocks=False)
@@ -681,6 +700,24 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
 
 
 LAYER_PROBES = (_container, _wsl, _pci, _module, _libraries, _nvml, _cuda, _gpus)
+_NVML_UNKNOWN = re.compile(r"Failed to initialize NVML: Unknown Error", re.IGNORECASE)
+
+
+def _unreachable_at_init(ctx: ProbeContext, p: MachineProfile, states: list[LayerState]) -> list[LayerState]:
+    """NVML_ERROR_UNKNOWN as NVML starts, on a machine that shows no container and where no layer
+    named a cause: the driver cannot reach the GPU, no more is proved (inside a container the same
+    words mean a GPU not passed or its device rules lost: the container layer says those)."""
+    if p.platform != "linux" or p.driver is not None or p.gpus or _in_container(ctx):
+        return []
+    if any(s.reason for s in states if s.state != WORKS):
+        return []
+    line = _line_with(_smi_text(ctx), _NVML_UNKNOWN)
+    if not line:
+        return []
+    ev = [Evidence("nvidia-smi", _smi_exit(ctx), line)]
+    # The same reading as one GPU's failure line: the kernel's words decide lost or not started
+    # (those the layers above name first), else it stays unreachable.
+    return [_state("gpu", FAILING, unreachable_gpu_reason(line, "", _kernel_log(ctx)), ev)]
 
 
 def probe_states(ctx: ProbeContext, profile: MachineProfile) -> str:
@@ -689,5 +726,6 @@ def probe_states(ctx: ProbeContext, profile: MachineProfile) -> str:
     states: list[LayerState] = []
     for layer in LAYER_PROBES:
         states += layer(ctx, profile)
+    states += _unreachable_at_init(ctx, profile, states)
     profile.states = states
     return "evidence"
