@@ -28,6 +28,8 @@ CORPUS = Path(__file__).parent / "fixtures" / "machine_dumps" / "corpus.json"
 ROUND2 = CORPUS.with_name("round2.json")
 # Round 3: collected blind, scored blind, then released (SCORES_round3.txt): read on both sides now.
 ROUND3 = CORPUS.with_name("round3.json")
+# Round 4: collected blind; scored blind, then after rules from its training side only (SCORES_round4.txt).
+ROUND4 = CORPUS.with_name("round4.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
