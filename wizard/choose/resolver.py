@@ -403,7 +403,7 @@ def _check_compute_capability(ev: _Eval, facts: Facts, kb: KnowledgeBase, rel: R
     if build is None:
         return
     if not facts.gpus:
-        ev.caveats.append(t("recommend.cc_unknown", name="the NVIDIA GPU"))
+        ev.caveats.append(t("recommend.cc_unknown", name=t("recommend.gpu_words.unnamed")))
         return
     usable: list[GpuFact] = []
     driver_blocked: list[tuple[GpuFact, Fit]] = []
