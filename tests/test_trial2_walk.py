@@ -34,3 +34,118 @@ def test_a_gpu_nvml_cannot_name_reads_whole_in_english(capsys: pytest.CaptureFix
     assert main(["--lang", "en", "--profile", MISMATCH, "recommend"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "the compute capability of the NVIDIA GPU is unknown" in out
+
+
+# ---- RTX 50: TF 2.21's XLA cannot target sm_120, and the benchmark said "21.9 times with XLA" ------
+
+RTX5090 = "ubuntu-24.04-rtx5090"
+
+
+def _rtx5090_report(**kwargs: Any) -> Any:
+    from wizard.bench.runner import SimulatedBenchRun
+    from wizard.demo import load_demo
+
+    run = SimulatedBenchRun(load_demo(RTX5090), delay=0, **kwargs)
+    for _ in run.events():
+        pass
+    return run.report
+
+
+def test_simulated_rtx5090_benchmark_runs_no_xla_and_the_verdict_says_why() -> None:
+    from wizard.bench.verdict import verdict
+
+    report = _rtx5090_report()
+    assert report.train_rate("GPU") is not None  # the GPU still trains, without XLA
+    assert report.train_rate("GPU", xla=True) is None and report.train_rate("CPU", xla=True) is None
+    assert report.phases["xla"].status == "skipped"
+    found = verdict(report)
+    assert found is not None and found.level == "ok"
+    assert "XLA was not run" in found.text and "12.0" in found.text
+    assert "with XLA)" not in found.text
+
+
+def test_simulated_benchmark_runs_in_the_tensorflow_the_plan_installs() -> None:
+    # The profile has TF 2.19.0, which Detect says cannot use an RTX 5090; the plan installs 2.21.0.
+    from wizard.bench.events import validate_event
+    from wizard.bench.sim import simulated_events
+    from wizard.choose.resolver import recommend
+    from wizard.demo import load_demo
+
+    profile = load_demo(RTX5090)
+    best = recommend(profile).recommended
+    assert best is not None and best.set.tensorflow != profile.tensorflow.version  # type: ignore[union-attr]
+    events = [validate_event(e) for e in simulated_events(profile, candidate=best)]
+    env = next(e.raw for e in events if e.raw.get("kind") == "environment")
+    assert env["data"]["tf_version"] == best.set.tensorflow
+
+
+def test_a_gpu_whose_xla_works_still_benchmarks_xla() -> None:
+    from wizard.bench.runner import SimulatedBenchRun
+    from wizard.demo import load_demo
+
+    run = SimulatedBenchRun(load_demo("ubuntu-22.04-rtx3090-cuda11.8"), delay=0)
+    for _ in run.events():
+        pass
+    assert run.report.train_rate("GPU", xla=True) is not None and run.report.xla_why is None
+
+
+def test_bench_cli_on_an_rtx5090_demo_prints_no_xla_figures(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import wizard.cli.bench as cli_bench
+
+    monkeypatch.setattr(cli_bench, "DEMO_PACE", 0.0)
+    assert main(["--lang", "en", "--profile", RTX5090, "bench"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "times with XLA" not in out
+    assert "XLA was not run: TF 2.21's XLA cannot compile for compute capability 12.0" in out
+
+
+def test_bench_cli_on_an_rtx5090_demo_in_chinese(
+    zh: None, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import wizard.cli.bench as cli_bench
+
+    monkeypatch.setattr(cli_bench, "DEMO_PACE", 0.0)
+    assert main(["--lang", "zh", "--profile", RTX5090, "bench"]) == 0
+    out = "".join(capsys.readouterr().out.split())
+    assert "用XLA时是" not in out
+    assert "没有运行XLA" in out
+
+
+def test_a_real_benchmark_on_a_set_without_xla_passes_no_xla(tmp_path: Any) -> None:
+    # On a real RTX 50 machine TF 2.21's jit_compile aborts the process: the monitor's run
+    # must not start the XLA phase at all.
+    import dataclasses
+    import sys
+    from pathlib import Path
+
+    from screens.monitor_screen import MonitorScreen
+    from wizard.bench.runner import BenchRun
+    from wizard.choose.resolver import recommend
+    from wizard.demo import load_demo
+
+    real = dataclasses.replace(load_demo(RTX5090), simulated=False)
+    best = recommend(real).recommended
+    screen = MonitorScreen(real, candidate=best, bench_python=Path(sys.executable))
+    run = screen._make_run()
+    assert isinstance(run, BenchRun)
+    assert "--no-xla" in run.command(tmp_path / "tf_bench.py")
+    assert run.report.xla_why is not None and "12.0" in run.report.xla_why
+    plain = MonitorScreen(real, candidate=None, bench_python=Path(sys.executable))._make_run()
+    assert isinstance(plain, BenchRun) and "--no-xla" not in plain.command(tmp_path / "tf_bench.py")
+
+
+async def test_the_app_hands_the_chosen_set_to_the_monitor() -> None:
+    from screens.monitor_screen import MonitorScreen
+    from tests.apps.wizard_app import build_app, to_finished
+
+    app = build_app(RTX5090)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_finished(pilot)
+        await pilot.press("m")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MonitorScreen)
+        assert screen.candidate is app.session.candidate
+        assert screen.candidate is not None and screen.candidate.xla_limit is not None
