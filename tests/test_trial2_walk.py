@@ -149,3 +149,27 @@ async def test_the_app_hands_the_chosen_set_to_the_monitor() -> None:
         assert isinstance(screen, MonitorScreen)
         assert screen.candidate is app.session.candidate
         assert screen.candidate is not None and screen.candidate.xla_limit is not None
+
+
+# ---- the finish's Jupyter hint re-planned the recommended set, not the one the student chose -------
+
+GTX1080 = "ubuntu-20.04-gtx1080-driver470"
+
+
+def test_jupyter_hint_after_a_conda_run_keeps_conda_and_its_folder(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The recommended set here is pip; the student chose conda. A bare `apply --with jupyter` would
+    # have planned pip TensorFlow into the conda environment's folder.
+    assert main(["--lang", "en", "--profile", GTX1080, "apply", "--method", "conda", "--yes"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("Jupyter:"))
+    command = lines[at + 1].strip()  # on its own line, to copy whole
+    assert command.startswith(f"tf-gpu-wizard apply --profile {GTX1080} ")
+    assert "--method conda" in command and "--tf 2.14" in command and "--python 3.9" in command
+    assert command.endswith("--with jupyter") and "--venv /" in command
+    # and the command it prints is one `apply` takes: the same conda plan, Jupyter switched on
+    argv = command.split()[1:]
+    assert main(["--lang", "en", *argv, "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "conda environment" in out and "Jupyter kernel  [you] [optional, on]" in out
