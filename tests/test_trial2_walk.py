@@ -173,3 +173,48 @@ def test_jupyter_hint_after_a_conda_run_keeps_conda_and_its_folder(
     assert main(["--lang", "en", *argv, "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "conda environment" in out and "Jupyter kernel  [you] [optional, on]" in out
+
+
+# ---- the benchmark panel's "Result saved to" path was broken mid-name ("bench-2026120" / "6-…json") --
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_saved_result_path_breaks_only_after_a_slash(
+    size: tuple[int, int], tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual.widgets import Static
+
+    from screens.monitor_screen import MonitorScreen
+    from tests.apps.monitor_app import MonitorApp, settle
+    from wizard.bench.runner import SimulatedBenchRun
+    from wizard.demo import load_demo
+
+    monkeypatch.setenv("TF_GPU_WIZARD_HOME", str(tmp_path / "a-rather-long-home-folder-for-the-wizard"))
+    profile = load_demo(GTX1080)
+    app = MonitorApp(
+        lambda: MonitorScreen(
+            profile,
+            bench_factory=lambda: SimulatedBenchRun(profile, delay=0),
+            interval=3600,
+            autostart_bench=True,
+            save_results=True,
+        )
+    )
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MonitorScreen) and screen.saved is not None
+        footer = screen.query_one("#bench-footer", Static)
+        from textual.geometry import Region
+
+        strips = footer.render_lines(Region(0, 0, footer.size.width, footer.size.height))
+        lines = [strip.text.rstrip() for strip in strips]  # as the screen shows them
+        width = footer.content_region.width
+        at = next(i for i, line in enumerate(lines) if line.startswith("/"))
+        path_lines = [line for line in lines[at:] if line]
+        assert "".join(path_lines) == str(screen.saved)
+        for line in path_lines[:-1]:  # a break right after a "/", or a name wider than the panel
+            assert line.endswith("/") or len(line) == width, path_lines
+        if len(screen.saved.name) <= width:
+            assert path_lines[-1] == screen.saved.name, path_lines
