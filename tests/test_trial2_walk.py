@@ -218,3 +218,36 @@ async def test_the_saved_result_path_breaks_only_after_a_slash(
             assert line.endswith("/") or len(line) == width, path_lines
         if len(screen.saved.name) <= width:
             assert path_lines[-1] == screen.saved.name, path_lines
+
+
+# ---- doctor --log: a cut evidence line read as whole ("in this co"), and ". " inside Chinese -------
+
+MISMATCH_LOG = (
+    "2026-12-06 07:40:12.345678: I tensorflow/core/util/port.cc:153] oneDNN custom operations are on.\n"
+    "2026-12-06 07:40:13.111600: E external/local_xla/xla/stream_executor/cuda/cuda_diagnostics.cc:262]"
+    " kernel version 555.42.6 does not match DSO version 560.35.3 -- cannot find working devices in this"
+    " configuration\n"
+)
+
+
+def _doctor_log(tmp_path: Any, capsys: pytest.CaptureFixture[str], lang: str) -> str:
+    log = tmp_path / "train.log"
+    log.write_text(MISMATCH_LOG)
+    main(["--lang", lang, "doctor", "--log", str(log)])
+    return capsys.readouterr().out
+
+
+def test_doctor_marks_a_cut_evidence_line_as_cut(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    out = " ".join(_doctor_log(tmp_path, capsys, "en").split())
+    at = out.index("seen in the output: 2026-12-06 07:40:13.111600")
+    evidence = out[at:].split(" Fix:")[0]
+    assert "kernel version 555.42.6 does not match DSO version 560.35.3" in evidence
+    assert evidence.endswith("…") and not evidence.endswith("in this co")
+
+
+def test_doctor_joins_its_reason_and_why_with_a_chinese_full_stop(
+    zh: None, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = "".join(_doctor_log(tmp_path, capsys, "zh").split())
+    assert "560.35.3" in out and "555.42.6" in out
+    assert "）。磁盘上" in out and "）.磁盘上" not in out

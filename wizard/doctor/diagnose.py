@@ -279,7 +279,7 @@ def diagnosis_for(
     `reason`, the facts that decided it, leads its why; `texts` names another section's words."""
     title, why, fix_text = _texts(texts or diag_id)
     if reason:
-        why = f"{reason}. {why}"
+        why = t("doctor.joined.reason_why", reason=reason, why=why)
     row = pattern(diag_id)
     return Diagnosis(
         id=diag_id,
