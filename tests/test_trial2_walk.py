@@ -251,3 +251,30 @@ def test_doctor_joins_its_reason_and_why_with_a_chinese_full_stop(
     out = "".join(_doctor_log(tmp_path, capsys, "zh").split())
     assert "560.35.3" in out and "555.42.6" in out
     assert "）。磁盘上" in out and "）.磁盘上" not in out
+
+
+# ---- the mismatch demo's monitor said "No NVIDIA GPU was found by the driver" (there is one) -------
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_monitor_on_the_mismatch_demo_does_not_say_the_driver_found_no_gpu(
+    capsys: pytest.CaptureFixture[str], lang: str
+) -> None:
+    from wizard.text import t
+
+    assert main(["--lang", lang, "--profile", MISMATCH, "monitor", "--count", "1"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert " ".join(t("monitor.no_gpu.none").split()) not in out
+    assert " ".join(t("monitor.demo_driver.no_gpu").split())[:30] in out
+    set_language(None)
+
+
+def test_the_demo_driver_words_do_not_claim_no_driver_is_loaded() -> None:
+    # The mismatch demo has its module loaded (535.154.05): the words fit it and a fresh install.
+    from wizard.text import t
+
+    for lang in ("en", "zh"):
+        set_language(lang)
+        for key in ("monitor.demo_driver.no_gpu", "bench.demo_driver.cpu_only"):
+            assert "no NVIDIA driver loaded" not in t(key) and "没有加载 NVIDIA 驱动" not in t(key)
+    set_language(None)
