@@ -304,6 +304,8 @@ def _make_monitor(cls: type[Screen[Any]], app: WizardApp) -> Screen[Any]:
         kwargs["simulated"] = session.simulated
     if "venv" in params and session.venv is not None:
         kwargs["venv"] = session.venv
+    if "candidate" in params and session.candidate is not None:
+        kwargs["candidate"] = session.candidate
     return cls(**kwargs)
 
 

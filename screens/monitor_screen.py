@@ -48,6 +48,8 @@ from screens.widgets.host_panel import HostPanel
 from wizard.bench.events import BenchEvent
 from wizard.bench.report import BenchReport
 from wizard.bench.runner import BenchPythonMissing, BenchRun, SimulatedBenchRun, resolve_python, save_report
+from wizard.bench.sim import xla_verdict
+from wizard.choose.choice import Candidate
 from wizard.monitor.model import Sample
 from wizard.monitor.sampler import Sampler, make_sampler
 from wizard.monitor.sim import PhaseSignal
@@ -104,9 +106,11 @@ class MonitorScreen(Screen[None]):
         interval: float = 1.0,
         autostart_bench: bool = False,
         save_results: bool = True,
+        candidate: Candidate | None = None,
     ) -> None:
         super().__init__()
         self.profile = profile
+        self.candidate = candidate  # the set the plan installed: its XLA may not target the GPU
         self.simulated = bool(profile is not None and profile.simulated)
         self.signal = PhaseSignal()  # drives the simulated source from the benchmark's events
         self.sampler_factory = sampler_factory or (lambda: make_sampler(profile, signal=self.signal))
@@ -292,10 +296,15 @@ class MonitorScreen(Screen[None]):
         if self.bench_factory is not None:
             return self.bench_factory()
         if self.simulated and self.profile is not None:
-            return SimulatedBenchRun(self.profile)
+            return SimulatedBenchRun(self.profile, candidate=self.candidate)
         python = resolve_python(str(self.bench_python)) if self.bench_python else resolve_python(None)
         gpu = self.profile.gpus[0].name if self.profile is not None and self.profile.gpus else None
-        return BenchRun(python, gpu_name=gpu)
+        limit = self.candidate.xla_limit if self.candidate is not None and gpu is not None else None
+        # An XLA the resolver says cannot target this GPU aborts the whole benchmark: not run.
+        run = BenchRun(python, gpu_name=gpu, xla=limit is None)
+        if limit is not None:
+            run.report.xla_why = xla_verdict(limit)
+        return run
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="bench")
     def _bench(self, run: AnyBenchRun) -> None:

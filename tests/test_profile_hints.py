@@ -108,7 +108,8 @@ async def test_the_finish_keeps_the_profile_in_every_hint() -> None:
 
         box = app.screen.query_one("#run-notice-box")
         text = " ".join(str(s.content) for s in box.query(Static))
-        assert f"apply --profile {ref} --with jupyter" in " ".join(text.split())
+        joined = " ".join(text.split())
+        assert f"apply --profile {ref} --tf " in joined and "--with jupyter" in joined  # the chosen set's
         assert not _bare_hints(text, ref)
 
 

@@ -17,6 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from screens.widgets.gauge import Gauge
+from screens.widgets.path_wrap import wrap_paths
 from wizard.bench.events import PHASES
 from wizard.bench.report import BenchReport
 from wizard.bench.verdict import clock_note, matmul_cells, matmul_columns, matmul_header, peak_note, verdict
@@ -104,8 +105,21 @@ class BenchPanel(VerticalScroll):
     def set_footer(self, text: str) -> None:
         """The end of the panel: how long the run took and where its result was saved."""
         footer = self.query_one("#bench-footer", Static)
-        footer.update(Content(safe(text, 2000, multiline=True)))  # a path is data: not markup
+        self._footer_text = safe(text, 2000, multiline=True)  # a path is data: not markup
         footer.display = bool(text)
+        self._wrap_footer()
+        self.call_after_refresh(self._wrap_footer)  # once the footer has its width
+
+    def _wrap_footer(self) -> None:
+        """The saved file's path broken only after a "/", never mid-name ("bench-2026120" /
+        "6-0718.json" read as another file), again whenever the panel's width changes."""
+        footer = self.query_one("#bench-footer", Static)
+        width = footer.content_region.width
+        text = getattr(self, "_footer_text", "")
+        footer.update(Content(wrap_paths(text, width) if width > 0 else text))
+
+    def on_resize(self) -> None:
+        self._wrap_footer()
 
     def show(self, report: BenchReport) -> None:
         self._verdict(report)

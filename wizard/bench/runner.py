@@ -27,14 +27,17 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wizard import paths
 from wizard.bench.events import BenchEvent, BenchEventError, parse_event, validate_event
 from wizard.bench.report import DTYPES, BenchReport, published_peak
-from wizard.bench.sim import simulated_events
+from wizard.bench.sim import simulated_events, xla_verdict
 from wizard.profile import MachineProfile
 from wizard.text import t
+
+if TYPE_CHECKING:
+    from wizard.choose.choice import Candidate
 
 # ---- running it -----------------------------------------------------------------------
 
@@ -172,6 +175,13 @@ class BenchRun:
 SIM_PACE_S = 0.1
 
 
+def recommended_set(profile: MachineProfile) -> Candidate | None:
+    """The set the resolver recommends for this profile (None where it recommends none)."""
+    from wizard.choose.resolver import recommend
+
+    return recommend(profile).recommended
+
+
 class SimulatedBenchRun:
     """A demo profile's benchmark: the events it would print, replayed at a pace.
 
@@ -186,6 +196,7 @@ class SimulatedBenchRun:
         delay: float | None = None,
         clock: Callable[[], float] | None = None,
         quick: bool = False,
+        candidate: Candidate | None = None,
     ) -> None:
         self.profile = profile
         self.quick = quick
@@ -196,7 +207,11 @@ class SimulatedBenchRun:
             # An NVIDIA card with no driver (its plan installs one, in simulation only).
             self.report.cpu_why = t("bench.demo_driver.cpu_only")
         peaks = {d: p for d in DTYPES if gpu and (p := published_peak(gpu, d))}
-        self._events = simulated_events(profile, peaks, quick=quick)
+        # The run happens in the environment the plan builds: the chosen set, else the recommended.
+        candidate = candidate if candidate is not None else recommended_set(profile)
+        if gpu is not None and candidate is not None and candidate.xla_limit is not None:
+            self.report.xla_why = xla_verdict(candidate.xla_limit)
+        self._events = simulated_events(profile, peaks, quick=quick, candidate=candidate)
         self.delay = (SIM_PACE_S / 2 if quick else SIM_PACE_S) if delay is None else delay
         self._stop = threading.Event()
         self.returncode: int | None = None

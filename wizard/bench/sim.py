@@ -8,11 +8,15 @@ core count sets the CPU's. Deterministic: the same profile always gives the same
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wizard.bench.peak import achievable_tflops, flop_per_clock
 from wizard.monitor.gpu_class import board, gpu_class
 from wizard.profile import MachineProfile
+from wizard.text import t
+
+if TYPE_CHECKING:
+    from wizard.choose.choice import Candidate, XlaLimit
 
 # The small CNN does not scale with raw FLOPs: an RTX 3090 (35.6 TFLOP/s) trains about
 # 11,800 images/s, a GTX 1080 (8.9) about 5,200; rate = GPU_RATE * TFLOP/s ** GPU_EXPONENT.
@@ -36,10 +40,16 @@ def gpu_images_per_s(profile: MachineProfile) -> float | None:
 
 
 def simulated_events(
-    profile: MachineProfile, peak_tflops: dict[str, float] | None = None, *, quick: bool = False
+    profile: MachineProfile,
+    peak_tflops: dict[str, float] | None = None,
+    *,
+    quick: bool = False,
+    candidate: Candidate | None = None,
 ) -> list[dict[str, Any]]:
     """The event stream a benchmark run on this profile's machine would plausibly print; `quick`:
-    what `tf_bench.py --quick` runs (its sizes, batch and steps)."""
+    what `tf_bench.py --quick` runs (its sizes, batch and steps). `candidate`: the set the plan
+    installs, so the run is in its TensorFlow, and an XLA its resolver says cannot target the GPU
+    is not run (a real run of that XLA aborts the process)."""
     gpu = profile.gpus[0] if profile.gpus else None
     try:
         major = int(gpu.compute_capability.split(".")[0]) if gpu else 0
@@ -63,6 +73,9 @@ def simulated_events(
         ev.append({"event": "phase_end", "phase": name, "status": status, "seconds": 2.0, **end})
 
     tf_version = profile.tensorflow.version if profile.tensorflow else "2.21.0"
+    if candidate is not None:  # the environment the plan builds, not the one it replaces
+        tf_version = candidate.set.tensorflow
+    no_xla = candidate.xla_limit if candidate is not None and gpu is not None else None
     phase(
         "environment",
         "TensorFlow, its build and the devices it sees",
@@ -104,6 +117,9 @@ def simulated_events(
         ("train", False, "A small Keras CNN: images per second, CPU vs GPU"),
         ("xla", True, "The same CNN compiled with XLA (jit_compile=True)"),
     ):
+        if xla and no_xla is not None:  # tf_bench.py --no-xla: the phase starts and is skipped
+            phase(name, title, [], status="skipped", reason=xla_skipped(no_xla), seconds=0.0)
+            continue
         cpu_rate = round(CPU_RATE_16 * cpu * (0.95 if xla else 1.0), -1)
         gpu_rate = (gpu_images_per_s(profile) or 0.0) * (XLA_GAIN if xla else 1.0)
         results = [
@@ -131,6 +147,16 @@ def simulated_events(
         phase(name, title, results)
     ev.append({"event": "done", "ok": True, "seconds": 10.0, "failed": [], "simulated": True})
     return ev
+
+
+def xla_skipped(limit: XlaLimit) -> str:
+    """Why the XLA phase was not run, as the phase's reason."""
+    return t("bench.xla_limit.skipped", tf=limit.tf, cc=limit.cc, isa=limit.isa, needs=limit.needs)
+
+
+def xla_verdict(limit: XlaLimit) -> str:
+    """The verdict's tail for a run without its XLA phase (BenchReport.xla_why)."""
+    return t("bench.xla_limit.verdict", tf=limit.tf, cc=limit.cc, isa=limit.isa, needs=limit.needs)
 
 
 # What a good matmul reaches of the GPU's own peak at its clock (the sizes that fill it): fp16 and

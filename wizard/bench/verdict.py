@@ -63,6 +63,8 @@ def verdict(report: BenchReport) -> Verdict | None:
         text = t(key, x=plain)
         if xla is not None:
             text += t("bench.verdict.with_xla", x=xla)
+        elif report.xla_why:
+            text += report.xla_why
         return Verdict("ok" if plain >= 1.0 else "warn", text)
     gpu = report.best("GPU")
     tf_cpu, numpy = best_gflops(report, "CPU"), best_gflops(report, "numpy")

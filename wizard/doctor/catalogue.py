@@ -69,6 +69,7 @@ from typing import Any
 
 from wizard.assets import asset_text
 from wizard.doctor.figures import FIGURES, FiguredRegex
+from wizard.safe.display import cut  # a cut line ends in '…', never mid-word as if whole
 from wizard.tomlcompat import tomllib
 
 try:  # the regex parser: re._parser on Python 3.11+, sre_parse before
@@ -557,7 +558,7 @@ class LineMatcher:
         kept = self._lines.setdefault(p.id, [])
         if len(kept) >= HITS_KEPT:  # the line still belongs to this row; no other row sees it
             return None
-        new = Hit(p, number, position, raw.strip()[:EVIDENCE_CHARS])
+        new = Hit(p, number, position, cut(raw.strip(), EVIDENCE_CHARS))
         kept.append(new)
         return new if len(kept) == 1 else None
 
@@ -700,7 +701,7 @@ class LineMatcher:
         new: Hit | None = None
         raw = raw if self._whole is None else self._whole
         if context and len(self._context) < CONTEXT_KEPT:
-            hits = [Hit(p, shown, position, raw.strip()[:EVIDENCE_CHARS]) for p in context]
+            hits = [Hit(p, shown, position, cut(raw.strip(), EVIDENCE_CHARS)) for p in context]
             self._context.append(hits)
             taken = next((h for h in hits if self._is_cued(h.pattern)), None)
             if taken is not None and self.hits.get(taken.pattern.id) is taken:

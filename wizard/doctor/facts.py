@@ -19,6 +19,7 @@ from packaging.version import Version
 from wizard.choose.driver_floors import normalize_driver
 from wizard.doctor.codes import Code, codes_in
 from wizard.doctor.setup_facts import SetupFacts, read_setup
+from wizard.safe.display import cut  # a cut line ends in '…', never mid-word as if whole
 
 MAX_TEXT = 4 << 20  # a longer text is read at its tail (the CLI's log reader bounds it already)
 MAX_GPUS = 8
@@ -377,13 +378,13 @@ def read_facts(text: str) -> Facts:
         f.visible_devices = _cut(m.group(1).strip("\"'"))
     for number, line in enumerate(text.splitlines(), start=1):
         if f.driver_library and f.mismatch_line is None and _MISMATCH_LINE.search(line):
-            f.mismatch_line = (number, line.strip()[:200])
+            f.mismatch_line = (number, cut(line.strip(), 200))
         if f.failure_line is None and _FAILURE.search(line):
-            f.failure_line = (number, line.strip()[:200])
+            f.failure_line = (number, cut(line.strip(), 200))
         if f.no_kernel_line is None and _NO_KERNEL.search(line):
-            f.no_kernel_line = (number, line.strip()[:200])
+            f.no_kernel_line = (number, cut(line.strip(), 200))
         if len(f.codes) < 32:
-            f.codes += [(code, number, line.strip()[:200]) for code in codes_in(line[:4000])]
+            f.codes += [(code, number, cut(line.strip(), 200)) for code in codes_in(line[:4000])]
     f.setup = read_setup(text)
     return f
 

@@ -179,10 +179,15 @@ class SimulatedSource:
         self.profile = profile
         self.signal = signal if signal is not None else PhaseSignal()
         has_driver = profile.driver is not None or bool(profile.gpus)
+        init_error = None if has_driver else ErrorKind.DRIVER_NOT_LOADED
+        if has_driver and not profile.gpus and profile.has_nvidia_gpu:
+            # A driver, an NVIDIA card, and no GPU read (a driver/library mismatch after an
+            # update): NVML fails there too, never "no NVIDIA GPU was found by the driver".
+            init_error = ErrorKind.OTHER
         self.fake = FakeNvml(
             _fake_gpus(profile),
             driver=profile.driver.version if profile.driver else "unknown",
-            init_error=None if has_driver else ErrorKind.DRIVER_NOT_LOADED,
+            init_error=init_error,
         )
         self.inner = NvmlSource(
             self.fake,

@@ -17,6 +17,7 @@ from wizard.choose.lock import LOCK_NAME  # the exact versions with hashes, besi
 from wizard.plan.last_mile import hello_path, kernel_name
 from wizard.plan.model import Plan, Step, powershell_join
 from wizard.plan.wsl_setup import start_again_command
+from wizard.safe.profile_hint import keep_profile
 from wizard.text import t
 
 
@@ -83,6 +84,17 @@ def _series(plan: Plan) -> str:
     return ".".join(plan.set.tensorflow.split(".")[:2])
 
 
+def jupyter_command(plan: Plan, quote: Callable[[str], str] = shlex.quote) -> str:
+    """`apply` that switches the Jupyter step on for this plan's own set and folder: a bare
+    `apply --with jupyter` plans the recommended set, which may be another method (pip where the
+    student chose conda) in the same folder."""
+    s = plan.set
+    return (
+        f"tf-gpu-wizard apply --tf {_series(plan)} --method {s.method} --python {s.python}"
+        f" --venv {quote(plan.venv)} --with jupyter"
+    )
+
+
 def next_steps(plan: Plan, exists: Callable[[str], bool] | None = None) -> list[str]:
     """Lines for people, in order. `exists` tells whether a file is there now (a finished
     real run); without it only what the plan itself makes is named."""
@@ -108,7 +120,7 @@ def next_steps(plan: Plan, exists: Callable[[str], bool] | None = None) -> list[
     if jupyter is not None:  # the name the plan registers is the one Jupyter's picker shows
         lines.append(t("next.jupyter_kernel", name=kernel_display(jupyter, plan.venv)))
     elif any(s.id == "jupyter" for s in plan.steps):  # there, but switched off
-        lines.append(t("next.jupyter_how"))
+        lines += _then(t("next.jupyter_how"), keep_profile(jupyter_command(plan, quote)))
     else:
         lines.append(t("next.jupyter_plain"))
     if plan.platform == "wsl2":
