@@ -6,7 +6,7 @@ the rows in as each probe part finishes.
 
 from __future__ import annotations
 
-from wizard.profile import UNKNOWN, MachineProfile
+from wizard.profile import UNKNOWN, MachineProfile, PciGpu
 from wizard.safe.display import safe
 from wizard.text import t
 
@@ -65,6 +65,14 @@ def _set_by(p: MachineProfile, *facts: str) -> str:
     return "".join(" (" + t("states.set_by", name=safe(n, 200)) + ")" for n in names)
 
 
+def _pci_gpu_text(p: MachineProfile, gpu: PciGpu) -> str:
+    """ "GeForce RTX 3060 · compute 8.6 · 10de:2503, from the PCI bus; the driver is not answering" """
+    device = safe(gpu.device_id, 20)
+    name = safe(gpu.name, 80) if gpu.name not in ("", UNKNOWN) else t("profile.pci.unknown_name", device=device)
+    where = "profile.pci.no_driver" if p.driver is None else "profile.pci.driver_lists_none"
+    return t("profile.pci.gpu", name=name, cc=safe(gpu.compute_capability, 8), where=t(where, device=device))
+
+
 def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
     """What one probe part found, as (label, value) rows for people."""
     f = "profile.field."
@@ -108,7 +116,10 @@ def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
                     _driver_text(p) + _set_by(p, "driver.version", "driver.cuda"),
                 )
             ]
-        if p.driver is None and not p.gpus and p.nvidia_pci_devices:
+        if not p.gpus and p.pci_gpus:
+            # No driver named a GPU: the PCI bus did, by device id (a fact of its own, said so).
+            rows += [(t(f + "gpu", index=i), _pci_gpu_text(p, g)) for i, g in enumerate(p.pci_gpus)]
+        elif p.driver is None and not p.gpus and p.nvidia_pci_devices:
             rows.append((t(f + "gpu", index=0), t(v + "pci_only", count=p.nvidia_pci_devices)))
         for gpu in p.gpus:
             memory = _mib(gpu.memory_mib)

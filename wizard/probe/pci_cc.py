@@ -23,6 +23,14 @@ def _table() -> dict[str, dict[str, str]]:
         return {}
 
 
+def lookup(device: str) -> tuple[str, str] | None:
+    """An NVIDIA device id ("2503", "0x2503") -> (the table's name, its compute capability)."""
+    found = _table().get(device.strip().lower().removeprefix("0x"))
+    if not found or not isinstance(found.get("cc"), str):
+        return None
+    return str(found.get("name") or "unknown"), found["cc"]
+
+
 def sysfs_bus(bus_id: str) -> str | None:
     """ "00000000:01:00.0" (NVML, nvidia-smi) -> "0000:01:00.0" (sysfs); None when it is not one."""
     parts = bus_id.strip().lower().split(":")
