@@ -66,9 +66,10 @@ def _set_by(p: MachineProfile, *facts: str) -> str:
 
 
 def _pci_gpu_text(p: MachineProfile, gpu: PciGpu) -> str:
-    """ "GeForce RTX 3060 · compute 8.6 · 10de:2503, from the PCI bus; the driver is not answering" """
+    """ "GeForce RTX 3060 · compute 8.6 · from the PCI bus (10de:2504); the driver is not answering" """
     device = safe(gpu.device_id, 20)
-    name = safe(gpu.name, 80) if gpu.name not in ("", UNKNOWN) else t("profile.pci.unknown_name", device=device)
+    known = gpu.name not in ("", UNKNOWN)
+    name = safe(gpu.name, 80) if known else t("profile.pci.unknown_name", device=device)
     where = "profile.pci.no_driver" if p.driver is None else "profile.pci.driver_lists_none"
     return t("profile.pci.gpu", name=name, cc=safe(gpu.compute_capability, 8), where=t(where, device=device))
 

@@ -221,12 +221,12 @@ def _gpu_facts(profile: MachineProfile, kb: KnowledgeBase) -> list[GpuFact]:
         # The driver is not answering, but the probe saw the cards on the PCI bus: their device ids
         # name them and give their compute capability (the PCI id table), so coverage still holds.
         for pci in profile.pci_gpus:
-            pci_name = pci.name if pci.name not in ("", UNKNOWN) else ""
+            known = pci.name if pci.name not in ("", UNKNOWN) else ""
             cc = _cc(pci.compute_capability)
-            if cc is None and pci_name:
-                row = kb.gpu(pci_name)
+            if cc is None and known:
+                row = kb.gpu(known)
                 cc = row.compute_capability if row else None
-            out.append(GpuFact(_short_name(pci_name or "NVIDIA GPU"), cc))
+            out.append(GpuFact(_short_name(known or "NVIDIA GPU"), cc))
     if not out and _positive(profile.nvidia_pci_devices):
         # A profile saved before pci_gpus: an old probe wrote the card's name into a note.
         for note in profile.notes or []:
