@@ -185,3 +185,13 @@ async def test_the_walk_shows_the_pci_gpu_on_detect_and_no_unknown_cc_on_choose(
         seen = " ".join(screen_text(app).split())
         assert "Choose a setup" in seen and "fix the machine first" in seen
         assert "compute capability of the NVIDIA GPU is unknown" not in seen
+
+
+def test_the_row_says_which_driver_answer_is_missing() -> None:
+    from wizard.profile import DriverInfo
+
+    p = load_demo("ubuntu-22.04-rtx3060-mismatch-after-update")
+    assert p.driver is not None and p.driver.source == "proc"  # a version read, no GPU list
+    assert "no NVIDIA driver answers" in dict(part_rows("nvidia", p))["GPU 0"]
+    p.driver = DriverInfo(version="550.120", cuda="12.4", source="nvml")  # NVML answered, no GPU
+    assert "the driver lists no GPU" in dict(part_rows("nvidia", p))["GPU 0"]

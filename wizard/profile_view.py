@@ -70,7 +70,9 @@ def _pci_gpu_text(p: MachineProfile, gpu: PciGpu) -> str:
     device = safe(gpu.device_id, 20)
     known = gpu.name not in ("", UNKNOWN)
     name = safe(gpu.name, 80) if known else t("profile.pci.unknown_name", device=device)
-    where = "profile.pci.no_driver" if p.driver is None else "profile.pci.driver_lists_none"
+    # Only NVML or nvidia-smi list GPUs: a version read from /proc or a log is not an answer.
+    answered = p.driver is not None and p.driver.source in ("nvml", "nvidia-smi")
+    where = "profile.pci.driver_lists_none" if answered else "profile.pci.no_driver"
     return t("profile.pci.gpu", name=name, cc=safe(gpu.compute_capability, 8), where=t(where, device=device))
 
 
