@@ -98,15 +98,13 @@ def test_lspci_nn_text_gives_the_nvidia_display_controllers_only() -> None:
     assert lspci_gpus("01:00.0 VGA compatible controller: NVIDIA Corporation GA106 (rev a1)\n") == []
 
 
-def _dump(directory: Path, commands: list[dict[str, Any]]) -> Path:
-    tree(
-        directory / "root",
-        {
-            "/proc/version": NATIVE_PROC_VERSION,
-            "/etc/os-release": UBUNTU_2204,
-            "/proc/modules": "snd_hda_intel 57344 3 - Live 0x0\n",
-        },
-    )
+def _dump(directory: Path, commands: list[dict[str, Any]], **files: str) -> Path:
+    base = {
+        "/proc/version": NATIVE_PROC_VERSION,
+        "/etc/os-release": UBUNTU_2204,
+        "/proc/modules": "snd_hda_intel 57344 3 - Live 0x0\n",
+    }
+    tree(directory / "root", {**base, **files})
     (directory / "commands.json").write_text(json.dumps(commands))
     (directory / "nvml.json").write_text("[]")
     py = {k: getattr(LINUX_PY, k) for k in LINUX_PY.__dataclass_fields__}
@@ -195,3 +193,25 @@ def test_the_row_says_which_driver_answer_is_missing() -> None:
     assert "no NVIDIA driver answers" in dict(part_rows("nvidia", p))["GPU 0"]
     p.driver = DriverInfo(version="550.120", cuda="12.4", source="nvml")  # NVML answered, no GPU
     assert "the driver lists no GPU" in dict(part_rows("nvidia", p))["GPU 0"]
+
+
+def test_a_driver_before_r510_in_a_dump_gets_its_cc_from_lspci_nn(tmp_path: Path) -> None:
+    # 470's nvidia-smi does not know compute_cap and the dump has no /sys/bus/pci: the GPU's bus id
+    # meets `lspci -nn`'s device id, and the PCI id table gives the GTX 1080's 6.1.
+    query = "--query-gpu=index,name,compute_cap,memory.total,uuid,pci.bus_id,driver_version"
+    old = "--query-gpu=index,name,memory.total,uuid,pci.bus_id,driver_version"
+    row = "0, NVIDIA GeForce GTX 1080, 8192, GPU-1, 00000000:01:00.0, 470.256.02\n"
+    lspci = (
+        "01:00.0 VGA compatible controller [0300]: NVIDIA Corporation GP104 [GeForce GTX 1080] [10de:1b80]\n"
+    )
+    csv = "--format=csv,noheader,nounits"
+    refused = 'Field "compute_cap" is not a valid field to query.\n'
+    commands = [
+        {"argv": ["nvidia-smi", query, csv], "stdout": refused, "stderr": "", "exit": 2},
+        {"argv": ["nvidia-smi", old, csv], "stdout": row, "stderr": "", "exit": 0},
+        {"argv": ["lspci", "-nn"], "stdout": lspci, "stderr": "", "exit": 0},
+    ]
+    files = {"/proc/modules": "nvidia 5 0 - Live 0x0\n", "/sys/module/nvidia/version": "470.256.02\n"}
+    p = detect_dump(_dump(tmp_path / "d", commands, **files))
+    assert [(g.name, g.compute_capability) for g in p.gpus] == [("NVIDIA GeForce GTX 1080", "6.1")]
+    assert [(g.bus_id, g.device_id, g.source) for g in p.pci_gpus] == [("0000:01:00.0", "10de:1b80", "lspci")]

@@ -42,18 +42,20 @@ def sysfs_bus(bus_id: str) -> str | None:
 
 def fill_cc(ctx: ProbeContext, profile: MachineProfile) -> None:
     """Every GPU of unknown compute capability whose PCI device id the table knows gets its CC."""
+    # The bus as the probe read it (sysfs, or `lspci -nn` in a dump without /sys): bus id -> device.
+    on_bus = {g.bus_id: g.device_id.split(":")[-1] for g in profile.pci_gpus}
     for gpu in profile.gpus:
         if gpu.compute_capability != "unknown" or not gpu.pci_bus_id:
             continue
-        _fill(ctx, gpu)
+        _fill(ctx, gpu, on_bus)
 
 
-def _fill(ctx: ProbeContext, gpu: GpuInfo) -> None:
+def _fill(ctx: ProbeContext, gpu: GpuInfo, on_bus: dict[str, str]) -> None:
     bus = sysfs_bus(gpu.pci_bus_id or "")
     if bus is None:
         return
     path = f"/sys/bus/pci/devices/{bus}/device"
-    device = (ctx.system.read_text(path) or "").strip().lower().removeprefix("0x")
+    device = (ctx.system.read_text(path) or on_bus.get(bus, "")).strip().lower().removeprefix("0x")
     found = _table().get(device)
     if found and isinstance(found.get("cc"), str):
         gpu.compute_capability = found["cc"]
