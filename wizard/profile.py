@@ -86,6 +86,18 @@ class GpuInfo:
 
 
 @dataclass
+class PciGpu:
+    """An NVIDIA display controller seen on the PCI bus, driver or not: its name and compute
+    capability come from its device id (assets/knowledge/gpu_pci_ids.json), never from the driver."""
+
+    bus_id: str = UNKNOWN  # "0000:01:00.0"
+    device_id: str = UNKNOWN  # "10de:2503" (vendor:device)
+    name: str = UNKNOWN  # the table's name for that id; unknown when the table lacks it
+    compute_capability: str = UNKNOWN
+    source: str = UNKNOWN  # where it was seen: "sysfs" (/sys/bus/pci/devices) | "lspci" (lspci -nn)
+
+
+@dataclass
 class CudaToolkit:
     version: str = UNKNOWN
     path: str = UNKNOWN
@@ -243,6 +255,9 @@ class MachineProfile:
     libcuda: list[LibCuda] = field(default_factory=list)
     ld_library_path: list[str] = field(default_factory=list)
     nvidia_pci_devices: int | None = None  # NVIDIA display controllers seen on the PCI bus
+    # Those controllers one by one, when the probe could read their ids (an older profile has only
+    # the count above); the count stays len(pci_gpus) wherever both are known.
+    pci_gpus: list[PciGpu] = field(default_factory=list)
     resources: Resources = field(default_factory=Resources)
     probe_layers: dict[str, str] = field(default_factory=dict)  # part -> which layer answered
     # Each layer's state with its evidence (wizard.probe.states); failures are values, not gaps.
@@ -406,6 +421,7 @@ _LISTS: dict[str, type] = {
     "cuda_toolkits": CudaToolkit,
     "cudnn": CudnnInfo,
     "libcuda": LibCuda,
+    "pci_gpus": PciGpu,
 }
 
 

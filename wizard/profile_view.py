@@ -6,7 +6,7 @@ the rows in as each probe part finishes.
 
 from __future__ import annotations
 
-from wizard.profile import UNKNOWN, MachineProfile
+from wizard.profile import UNKNOWN, MachineProfile, PciGpu
 from wizard.safe.display import safe
 from wizard.text import t
 
@@ -71,6 +71,17 @@ def _set_by(p: MachineProfile, *facts: str) -> str:
     return "".join(" (" + t("states.set_by", name=safe(n, 200)) + ")" for n in names)
 
 
+def _pci_gpu_text(p: MachineProfile, gpu: PciGpu) -> str:
+    """ "GeForce RTX 3060 · compute 8.6 · from the PCI bus (10de:2504); the driver is not answering" """
+    device = safe(gpu.device_id, 20)
+    known = gpu.name not in ("", UNKNOWN)
+    name = safe(gpu.name, 80) if known else t("profile.pci.unknown_name", device=device)
+    # Only NVML or nvidia-smi list GPUs: a version read from /proc or a log is not an answer.
+    answered = p.driver is not None and p.driver.source in ("nvml", "nvidia-smi")
+    where = "profile.pci.driver_lists_none" if answered else "profile.pci.no_driver"
+    return t("profile.pci.gpu", name=name, cc=safe(gpu.compute_capability, 8), where=t(where, device=device))
+
+
 def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
     """What one probe part found, as (label, value) rows for people."""
     f = "profile.field."
@@ -114,7 +125,10 @@ def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
                     _driver_text(p) + _set_by(p, "driver.version", "driver.cuda"),
                 )
             ]
-        if p.driver is None and not p.gpus and p.nvidia_pci_devices:
+        if not p.gpus and p.pci_gpus:
+            # No driver named a GPU: the PCI bus did, by device id (a fact of its own, said so).
+            rows += [(t(f + "gpu", index=i), _pci_gpu_text(p, g)) for i, g in enumerate(p.pci_gpus)]
+        elif p.driver is None and not p.gpus and p.nvidia_pci_devices:
             rows.append((t(f + "gpu", index=0), t(v + "pci_only", count=p.nvidia_pci_devices)))
         for gpu in p.gpus:
             memory = _mib(gpu.memory_mib)

@@ -4,8 +4,8 @@
 
 Reads the pci.ids database (github.com/pciutils/pciids) for vendor 10de and keeps a device id only
 where one of its product names (the [A / B] part) is a GPU of assets/knowledge/gpus.toml, exactly or
-with a memory size after it ("GeForce GTX 1060 6GB"): the compute capability is that table's (sourced
-there), never guessed from a chip name.
+with a memory size or "Lite Hash Rate" after it ("GeForce GTX 1060 6GB", "GeForce RTX 3060 Lite Hash
+Rate"): the compute capability is that table's (sourced there), never guessed from a chip name.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from wizard.tomlcompat import tomllib
 ROOT = Path(__file__).resolve().parents[2]
 DEVICE = re.compile(r"^\t([0-9a-f]{4})\s+(.+)$")
 VENDOR = re.compile(r"^([0-9a-f]{4})\s")
-MEMORY = re.compile(r" [0-9]+ ?GB$")
+# A memory size, or "Lite Hash Rate" (the LHR boards: the same chip and product, its hash rate capped
+# by firmware): the product name of gpus.toml without it.
+MEMORY = re.compile(r" (?:[0-9]+ ?GB|Lite Hash Rate)$")
 
 
 def nvidia_devices(text: str) -> dict[str, str]:

@@ -64,7 +64,7 @@ from wizard.probe.state_view import (
     removed_by_plan_words,
     side_words,
 )
-from wizard.profile import MachineProfile
+from wizard.profile import UNKNOWN, MachineProfile
 from wizard.profile_view import wsl1_command
 from wizard.text import t
 
@@ -217,9 +217,18 @@ def _gpu_facts(profile: MachineProfile, kb: KnowledgeBase) -> list[GpuFact]:
             row = kb.gpu(name)
             cc = row.compute_capability if row else None
         out.append(GpuFact(_short_name(name), cc))
+    if not out and profile.pci_gpus:
+        # The driver is not answering, but the probe saw the cards on the PCI bus: their device ids
+        # name them and give their compute capability (the PCI id table), so coverage still holds.
+        for pci in profile.pci_gpus:
+            known = pci.name if pci.name not in ("", UNKNOWN) else ""
+            cc = _cc(pci.compute_capability)
+            if cc is None and known:
+                row = kb.gpu(known)
+                cc = row.compute_capability if row else None
+            out.append(GpuFact(_short_name(known or "NVIDIA GPU"), cc))
     if not out and _positive(profile.nvidia_pci_devices):
-        # The driver is not answering, but the probe saw the card on the PCI bus
-        # and wrote its name into a note: use it to know the architecture.
+        # A profile saved before pci_gpus: an old probe wrote the card's name into a note.
         for note in profile.notes or []:
             # A coded note carries the card's name as a field (its wording is the language's);
             # a free-text note from an old profile is read as the probe wrote it in English.

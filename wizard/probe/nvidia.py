@@ -18,6 +18,7 @@ from wizard.probe.context import ProbeContext
 from wizard.probe.kernel_log import kernel_log_text, loaded_module_line
 from wizard.probe.os_platform import WSL_LIB
 from wizard.probe.pci_cc import fill_cc
+from wizard.probe.pci_gpus import read_pci_gpus
 from wizard.probe.smi_formats import parse_smi_list, parse_smi_xml
 from wizard.profile import DriverInfo, GpuInfo, MachineProfile
 from wizard.sysio import CommandResult
@@ -372,25 +373,15 @@ def _from_container_cli(ctx: ProbeContext, profile: MachineProfile) -> bool:
     return True
 
 
-# ---- layer 4: the PCI bus -----------------------------------------------------
-def count_pci_gpus(ctx: ProbeContext) -> int:
-    count = 0
-    for dev in ctx.system.listdir("/sys/bus/pci/devices"):
-        base = f"/sys/bus/pci/devices/{dev}"
-        vendor = (ctx.system.read_text(f"{base}/vendor") or "").strip().lower()
-        klass = (ctx.system.read_text(f"{base}/class") or "").strip().lower()
-        # 0x03xxxx: display controllers (VGA 0x0300, 3D 0x0302); skip NVIDIA audio/USB functions.
-        if vendor == NVIDIA_VENDOR and klass.startswith("0x03"):
-            count += 1
-    return count
-
-
+# ---- layer 4: the PCI bus (wizard.probe.pci_gpus), read whether a layer above answers or not ---
 def probe_nvidia(ctx: ProbeContext, profile: MachineProfile) -> str:
     if profile.platform == "macos":
         profile.nvidia_pci_devices = 0
         return "none"
     if profile.platform in ("linux", "unknown"):
-        profile.nvidia_pci_devices = count_pci_gpus(ctx)
+        # Each GPU with its device id, so a driver that does not answer still leaves its name and CC.
+        profile.pci_gpus = read_pci_gpus(ctx)
+        profile.nvidia_pci_devices = len(profile.pci_gpus)
     layer = "none"
     for name, fn in (
         ("nvml", _from_nvml),

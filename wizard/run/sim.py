@@ -143,7 +143,8 @@ def _gpus_after_driver(profile: MachineProfile) -> list[tuple[str, str]]:
     """The GPUs a simulated driver step makes visible: the ones the profile saw on the PCI bus
     (its probe notes name them), with the compute capability the knowledge tables give that name
     ("?" where they give none): the check after the step names the GPU the student has."""
-    names = [
+    # The GPUs the profile saw on the PCI bus by device id; an older profile's probe notes name them.
+    names = [g.name for g in profile.pci_gpus if g.name not in ("", "unknown")] or [
         note.fields.get("name", "")
         for note in profile.notes
         if note.code in PCI_NOTES and note.fields.get("name")

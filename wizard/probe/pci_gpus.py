@@ -1,0 +1,77 @@
+"""The NVIDIA GPUs on the PCI bus, one by one, whether or not a driver answers: bus id, device id,
+and the name and compute capability the PCI id table gives that device id (wizard.probe.pci_cc).
+
+Read from /sys/bus/pci/devices/*/{vendor,device,class}; where that folder is missing (a replayed
+dump, a container), from `lspci -nn` ("01:00.0 VGA compatible controller [0300]: NVIDIA ...
+[10de:2503] (rev a1)"). The driver is never asked: this is what Choose uses when it does not answer.
+"""
+
+from __future__ import annotations
+
+import re
+
+from wizard.probe.context import ProbeContext
+from wizard.probe.pci_cc import lookup
+from wizard.profile import UNKNOWN, PciGpu
+
+NVIDIA_VENDOR = "0x10de"
+SYSFS = "/sys/bus/pci/devices"
+LSPCI_ARGV = ["lspci", "-nn"]
+# A display controller (class 03xx: VGA, 3D, Display) of vendor 10de, with its slot and device id.
+_LSPCI = re.compile(
+    r"^(?P<slot>(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])\s+"
+    r"(?:VGA compatible controller|3D controller|Display controller)\b[^:]*:"
+    r".*\[10de:(?P<device>[0-9a-f]{4})\]",
+    re.IGNORECASE | re.ASCII,
+)
+_DEVICE = re.compile(r"[0-9a-f]{4}", re.ASCII)
+
+
+def read_pci_gpus(ctx: ProbeContext) -> list[PciGpu]:
+    """The NVIDIA display controllers this machine shows, sysfs first, then `lspci -nn`."""
+    if ctx.system.is_dir(SYSFS):
+        return _from_sysfs(ctx)
+    return _from_lspci(ctx)
+
+
+def pci_gpu(bus_id: str, device: str, source: str) -> PciGpu:
+    """One GPU with what the table says of its device id (unknown name and CC where it says none)."""
+    device = device.strip().lower().removeprefix("0x")
+    known = lookup(device) if _DEVICE.fullmatch(device) else None
+    name, cc = known if known else (UNKNOWN, UNKNOWN)
+    return PciGpu(bus_id=bus_id, device_id=f"10de:{device}", name=name, compute_capability=cc, source=source)
+
+
+def _from_sysfs(ctx: ProbeContext) -> list[PciGpu]:
+    out = []
+    for dev in sorted(ctx.system.listdir(SYSFS)):
+        base = f"{SYSFS}/{dev}"
+        vendor = (ctx.system.read_text(f"{base}/vendor") or "").strip().lower()
+        klass = (ctx.system.read_text(f"{base}/class") or "").strip().lower()
+        # 0x03xxxx: display controllers (VGA 0x0300, 3D 0x0302); skip NVIDIA audio/USB functions.
+        if vendor == NVIDIA_VENDOR and klass.startswith("0x03"):
+            device = (ctx.system.read_text(f"{base}/device") or "").strip()
+            out.append(pci_gpu(dev, device, "sysfs"))
+    return out
+
+
+def _from_lspci(ctx: ProbeContext) -> list[PciGpu]:
+    result = ctx.system.run(LSPCI_ARGV, timeout=3.0)
+    if result.missing:
+        # A dump made from a pasted output may hold `lspci -nn`'s text under plain `lspci`.
+        result = ctx.system.run(["lspci"], timeout=3.0)
+    if not result.ok:
+        return []
+    return lspci_gpus(result.stdout)
+
+
+def lspci_gpus(text: str) -> list[PciGpu]:
+    """`lspci -nn` (or -Dnn) text -> its NVIDIA display controllers, slots as sysfs names them."""
+    out = []
+    for line in text.splitlines():
+        m = _LSPCI.match(line.strip())
+        if m:
+            slot = m.group("slot").lower()
+            bus = slot if slot.count(":") == 2 else f"0000:{slot}"
+            out.append(pci_gpu(bus, m.group("device"), "lspci"))
+    return out
