@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
@@ -134,3 +135,95 @@ def test_installed_tensorflow_reads_metadata_of_the_target_python() -> None:
     # This test's Python has no TensorFlow: not known, never a guess.
     assert installed_tensorflow(Path(sys.executable)) is None
     assert installed_tensorflow(Path("/nonexistent/python")) is None
+
+
+# ---- "✓ all 5 phases passed" when the XLA phase was not run ------------------------------------
+
+
+def _rtx5090_report() -> Any:
+    from wizard.bench.runner import SimulatedBenchRun
+    from wizard.demo import load_demo
+
+    run = SimulatedBenchRun(load_demo(RTX5090), delay=0)
+    for _ in run.events():
+        pass
+    return run.report
+
+
+def test_the_screen_says_4_phases_passed_and_why_xla_was_not_run() -> None:
+    from screens.widgets.bench_panel import BenchPanel
+
+    line = BenchPanel._phase_lines(_rtx5090_report()).plain
+    assert line.startswith("✓ 4 phases passed; CNN with XLA not run: TF 2.21's XLA cannot compile")
+    assert "all 5" not in line
+
+
+def test_the_screen_in_chinese_says_what_ran(zh: None) -> None:
+    from screens.widgets.bench_panel import BenchPanel
+
+    line = BenchPanel._phase_lines(_rtx5090_report()).plain
+    assert line.startswith("✓ 4 个阶段通过；CNN + XLA 未运行：TF 2.21 的 XLA 无法为算力 12.0 编译")
+    assert "全部" not in line
+
+
+def test_a_run_with_every_phase_still_says_all_5() -> None:
+    from screens.widgets.bench_panel import BenchPanel
+    from wizard.bench.runner import SimulatedBenchRun
+    from wizard.demo import load_demo
+
+    run = SimulatedBenchRun(load_demo("ubuntu-22.04-rtx3090-cuda11.8"), delay=0)
+    for _ in run.events():
+        pass
+    assert BenchPanel._phase_lines(run.report).plain.startswith("✓ all 5 phases passed")
+
+
+def test_cli_says_what_ran_en_and_zh(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import wizard.cli.bench as cli_bench
+
+    monkeypatch.setattr(cli_bench, "DEMO_PACE", 0.0)
+    assert main(["--lang", "en", "--profile", RTX5090, "bench"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert (
+        "✓ 4 phases passed; CNN with XLA not run: TF 2.21's XLA cannot compile for compute capability 12.0"
+        in out
+    )
+    assert "all 5 phases" not in out
+    set_language("zh")
+    try:
+        assert main(["--lang", "zh", "--profile", RTX5090, "bench"]) == 0
+    finally:
+        set_language(None)
+    out = "".join(capsys.readouterr().out.split())
+    assert "✓4个阶段通过；CNN+XLA未运行：TF2.21的XLA无法为算力12.0编译" in out
+
+
+def test_cli_json_done_lists_what_ran_and_the_saved_result_too(capsys: pytest.CaptureFixture[str]) -> None:
+    from wizard import paths
+
+    assert main(["--lang", "en", "--profile", RTX5090, "bench", "--json"]) == 0
+    done = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert done["event"] == "done"
+    assert done["passed"] == ["environment", "sanity", "matmul", "train"]
+    assert [s["phase"] for s in done["skipped"]] == ["xla"]
+    assert "cannot compile for compute capability 12.0" in done["skipped"][0]["reason"]
+    saved = sorted((paths.data_dir() / "bench").glob("bench-*-simulated.json"))[-1]
+    assert json.loads(saved.read_text())["skipped"] == done["skipped"]
+
+
+def test_a_phase_the_user_turned_off_says_so() -> None:
+    # The script's phase_end says only "--no-xla"; the summary names who decided.
+    from wizard.bench.events import validate_event
+    from wizard.bench.phase_summary import skipped_phases
+    from wizard.bench.report import BenchReport
+
+    report = BenchReport()
+    report.skip_why["xla"] = "you asked for --no-xla"
+    report.apply(validate_event({"event": "phase_start", "phase": "xla", "title": "x"}))
+    report.apply(
+        validate_event(
+            {"event": "phase_end", "phase": "xla", "status": "skipped", "seconds": 0.0, "reason": "--no-xla"}
+        )
+    )
+    assert [(s.phase, s.reason) for s in skipped_phases(report)] == [("xla", "you asked for --no-xla")]

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from wizard import paths
 from wizard.bench.events import BenchEvent, BenchEventError, parse_event, validate_event
 from wizard.bench.report import DTYPES, BenchReport, published_peak
-from wizard.bench.sim import simulated_events, xla_verdict
+from wizard.bench.sim import mark_xla_limit, simulated_events
 from wizard.profile import MachineProfile
 from wizard.text import t
 
@@ -210,7 +210,7 @@ class SimulatedBenchRun:
         # The run happens in the environment the plan builds: the chosen set, else the recommended.
         candidate = candidate if candidate is not None else recommended_set(profile)
         if gpu is not None and candidate is not None and candidate.xla_limit is not None:
-            self.report.xla_why = xla_verdict(candidate.xla_limit)
+            mark_xla_limit(self.report, candidate.xla_limit)
         self._events = simulated_events(profile, peaks, quick=quick, candidate=candidate)
         self.delay = (SIM_PACE_S / 2 if quick else SIM_PACE_S) if delay is None else delay
         self._stop = threading.Event()

@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from wizard.bench.events import BenchEvent
+from wizard.bench.phase_summary import done_fields, phases_line
 from wizard.bench.report import BenchReport
 from wizard.bench.runner import (
     BenchPythonMissing,
@@ -28,7 +29,7 @@ from wizard.bench.runner import (
     resolve_python,
     save_report,
 )
-from wizard.bench.sim import xla_skipped, xla_verdict
+from wizard.bench.sim import mark_xla_limit, xla_skipped
 from wizard.bench.verdict import clock_note, matmul_cells, matmul_columns, matmul_header, peak_note, verdict
 from wizard.bench.xla_gate import installed_tensorflow, limit_for, probed_gpus
 from wizard.choose.choice import XlaLimit
@@ -81,9 +82,11 @@ def run(args: argparse.Namespace) -> int:
             return 2
         limit = None if args.no_xla or args.xla else real_xla_limit(python)
         run_ = BenchRun(python, quick=args.quick, xla=not args.no_xla and limit is None)
+        if args.no_xla:
+            run_.report.skip_why["xla"] = t("bench.not_run.asked", flag="--no-xla")
         console.print(t("bench.running", python=python), style="dim")
         if limit is not None:  # XLA would abort the whole run: not started, and the reason said first
-            run_.report.xla_why = xla_verdict(limit)
+            mark_xla_limit(run_.report, limit)
             console.print(Text(t("bench.xla_gate.not_run", reason=xla_skipped(limit)), style="yellow"))
     # The monitor watches the run from its own thread, for the min/mean/max in the result.
     sampler = make_sampler(profile, signal=signal)
@@ -94,7 +97,9 @@ def run(args: argparse.Namespace) -> int:
         for ev in run_.events():
             signal.feed(ev.raw)
             if args.json:
-                sys.stdout.write(json.dumps(ev.raw) + "\n")
+                # The done event also says what ran: the phases passed, and each not run with why.
+                raw = {**ev.raw, **done_fields(run_.report)} if ev.event == "done" else ev.raw
+                sys.stdout.write(json.dumps(raw) + "\n")
                 sys.stdout.flush()
             else:
                 printer.show(ev)
@@ -249,6 +254,8 @@ def summary_lines(report: BenchReport) -> list[str]:
             lines.append(t("bench.gpu_busy", index=index, mean=util["mean"], max=util["max"]))
     if report.errors:
         lines.append(t("bench.done_failed", errors="; ".join(report.errors)))
+    elif (what_ran := phases_line(report)) is not None:
+        lines.append(what_ran)  # "✓ 4 phases passed; CNN with XLA not run: <why>", as the screen says
     elif report.done and report.seconds is not None:
         lines.append(t("bench.done_ok", seconds=report.seconds))
     return lines
