@@ -260,9 +260,7 @@ class BenchReport:
         return rows[-1] if rows else None
 
     def to_dict(self) -> dict[str, Any]:
-        from wizard.bench.phase_summary import done_fields  # its view of this report
-
-        return {**asdict(self), **done_fields(self)}  # the saved result says what ran, as --json
+        return asdict(self)
 
 
 # ---- the published peak (assets/knowledge/gpus.toml via wizard.knowledge) ---------

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from wizard import paths
 from wizard.bench.events import BenchEvent, BenchEventError, parse_event, validate_event
+from wizard.bench.phase_summary import done_fields
 from wizard.bench.report import DTYPES, BenchReport, published_peak
 from wizard.bench.sim import mark_xla_limit, simulated_events
 from wizard.profile import MachineProfile
@@ -265,5 +266,7 @@ def save_report(report: BenchReport, directory: Path | None = None) -> Path:
     from wizard.safe.atomic import write_text_atomic
 
     # Whole or not at all: a full disk raises WriteError (an OSError, one line) and leaves nothing.
-    write_text_atomic(path, json.dumps(report.to_dict(), indent=2, default=str) + "\n")
+    # The saved result says what ran (passed, skipped with why), as --json's done event does.
+    saved = {**report.to_dict(), **done_fields(report)}
+    write_text_atomic(path, json.dumps(saved, indent=2, default=str) + "\n")
     return path
