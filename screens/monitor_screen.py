@@ -48,7 +48,7 @@ from screens.widgets.host_panel import HostPanel
 from wizard.bench.events import BenchEvent
 from wizard.bench.report import BenchReport
 from wizard.bench.runner import BenchPythonMissing, BenchRun, SimulatedBenchRun, resolve_python, save_report
-from wizard.bench.sim import xla_verdict
+from wizard.bench.sim import mark_xla_limit
 from wizard.choose.choice import Candidate
 from wizard.monitor.model import Sample
 from wizard.monitor.sampler import Sampler, make_sampler
@@ -303,7 +303,7 @@ class MonitorScreen(Screen[None]):
         # An XLA the resolver says cannot target this GPU aborts the whole benchmark: not run.
         run = BenchRun(python, gpu_name=gpu, xla=limit is None)
         if limit is not None:
-            run.report.xla_why = xla_verdict(limit)
+            mark_xla_limit(run.report, limit)
         return run
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="bench")

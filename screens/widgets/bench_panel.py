@@ -19,6 +19,7 @@ from textual.widgets import Static
 from screens.widgets.gauge import Gauge
 from screens.widgets.path_wrap import wrap_paths
 from wizard.bench.events import PHASES
+from wizard.bench.phase_summary import phases_line
 from wizard.bench.report import BenchReport
 from wizard.bench.verdict import clock_note, matmul_cells, matmul_columns, matmul_header, peak_note, verdict
 from wizard.safe.display import safe
@@ -151,11 +152,11 @@ class BenchPanel(VerticalScroll):
     @staticmethod
     def _phase_lines(report: BenchReport) -> Text:
         states = [report.phases[name] for name in PHASES]
-        if report.done and all(s.status in ("ok", "skipped") for s in states):
-            # All passed: one line, so the results below stay in sight on a small terminal.
-            # The run's measured wall time (start-up included), not a sum of the phases' own figures.
-            seconds = report.seconds if report.seconds is not None else sum(s.seconds or 0.0 for s in states)
-            return Text(t("bench.all_phases_ok", count=len(states), seconds=seconds), style="green")
+        what_ran = phases_line(report)
+        if what_ran is not None:
+            # All passed or not run: one line (what ran, and why a phase did not), so the results
+            # below stay in sight on a small terminal.
+            return Text(what_ran, style="green")
         lines = Text()
         for i, state in enumerate(states):
             mark = t(f"bench.status.{state.status}")

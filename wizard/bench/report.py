@@ -85,6 +85,8 @@ class BenchReport:
     gpu_name: str | None = None  # from the profile or TF's device details
     cpu_why: str | None = None  # why a run meant for a GPU can only use the CPU (a sentence tail)
     xla_why: str | None = None  # why the XLA phase was not run: the set's XLA cannot target the GPU
+    # phase -> why the wizard did not start it (the user's language; the script only says "--no-xla")
+    skip_why: dict[str, str] = field(default_factory=dict)
     peaks: dict[str, float] = field(default_factory=dict)  # dtype -> published TFLOP/s
     monitor: dict[str, Any] | None = None  # min/mean/max over the run, if a sampler watched
     stopped: bool = False  # the user stopped it (s, Ctrl-C): the phases not reached stay pending

@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 from wizard import paths
 from wizard.bench.events import BenchEvent, BenchEventError, parse_event, validate_event
+from wizard.bench.phase_summary import done_fields
 from wizard.bench.report import DTYPES, BenchReport, published_peak
-from wizard.bench.sim import simulated_events, xla_verdict
+from wizard.bench.sim import mark_xla_limit, simulated_events
 from wizard.profile import MachineProfile
 from wizard.text import t
 
@@ -210,7 +211,7 @@ class SimulatedBenchRun:
         # The run happens in the environment the plan builds: the chosen set, else the recommended.
         candidate = candidate if candidate is not None else recommended_set(profile)
         if gpu is not None and candidate is not None and candidate.xla_limit is not None:
-            self.report.xla_why = xla_verdict(candidate.xla_limit)
+            mark_xla_limit(self.report, candidate.xla_limit)
         self._events = simulated_events(profile, peaks, quick=quick, candidate=candidate)
         self.delay = (SIM_PACE_S / 2 if quick else SIM_PACE_S) if delay is None else delay
         self._stop = threading.Event()
@@ -265,5 +266,7 @@ def save_report(report: BenchReport, directory: Path | None = None) -> Path:
     from wizard.safe.atomic import write_text_atomic
 
     # Whole or not at all: a full disk raises WriteError (an OSError, one line) and leaves nothing.
-    write_text_atomic(path, json.dumps(report.to_dict(), indent=2, default=str) + "\n")
+    # The saved result says what ran (passed, skipped with why), as --json's done event does.
+    saved = {**report.to_dict(), **done_fields(report)}
+    write_text_atomic(path, json.dumps(saved, indent=2, default=str) + "\n")
     return path

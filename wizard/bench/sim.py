@@ -16,6 +16,7 @@ from wizard.profile import MachineProfile
 from wizard.text import t
 
 if TYPE_CHECKING:
+    from wizard.bench.report import BenchReport
     from wizard.choose.choice import Candidate, XlaLimit
 
 # The small CNN does not scale with raw FLOPs: an RTX 3090 (35.6 TFLOP/s) trains about
@@ -152,6 +153,17 @@ def simulated_events(
 def xla_skipped(limit: XlaLimit) -> str:
     """Why the XLA phase was not run, as the phase's reason."""
     return t("bench.xla_limit.skipped", tf=limit.tf, cc=limit.cc, isa=limit.isa, needs=limit.needs)
+
+
+def xla_reason(limit: XlaLimit) -> str:
+    """Why the XLA phase was not run, as a reason after 'not run:' (BenchReport.skip_why)."""
+    return t("bench.xla_limit.reason", tf=limit.tf, cc=limit.cc, isa=limit.isa, needs=limit.needs)
+
+
+def mark_xla_limit(report: BenchReport, limit: XlaLimit) -> None:
+    """A run whose XLA phase is not started: the verdict's tail and the phase's reason."""
+    report.xla_why = xla_verdict(limit)
+    report.skip_why["xla"] = xla_reason(limit)
 
 
 def xla_verdict(limit: XlaLimit) -> str:

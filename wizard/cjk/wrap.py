@@ -13,10 +13,11 @@ import shutil
 
 from rich.cells import cell_len
 
+from wizard.cjk.commands import KEEP, keep_commands
 from wizard.cjk.linebreak import words
 
 _CODE = re.compile(r"`[^`\n]{1,60}`")
-_KEEP = "\ue000"  # a private-use character: a space that is not a break point
+_KEEP = KEEP  # a private-use character: a space that is not a break point
 
 
 def terminal_width(default: int = 100, least: int = 40) -> int:
@@ -46,3 +47,12 @@ def wrap(
     if line.strip() or not lines:
         lines.append(line.rstrip())
     return [line.replace(_KEEP, " ") for line in lines]
+
+
+def command_lines(text: str, width: int, indent: str = "  ") -> list[str]:
+    """Prose that names commands (a doctor's fix), as lines of `width` cells: it breaks between
+    words, never inside a command (wizard.cjk.commands); a command wider than the line has a
+    line of its own. Control characters are made visible first (the text may quote a log)."""
+    from wizard.safe.display import safe
+
+    return wrap(keep_commands(safe(text, None)), width, indent, indent + "  ", keep_code=False)

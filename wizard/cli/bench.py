@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -18,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from wizard.bench.events import BenchEvent
+from wizard.bench.phase_summary import done_fields, phases_line
 from wizard.bench.report import BenchReport
 from wizard.bench.runner import (
     BenchPythonMissing,
@@ -26,11 +29,18 @@ from wizard.bench.runner import (
     resolve_python,
     save_report,
 )
+from wizard.bench.sim import mark_xla_limit, xla_skipped
 from wizard.bench.verdict import clock_note, matmul_cells, matmul_columns, matmul_header, peak_note, verdict
+from wizard.bench.xla_gate import installed_tensorflow, limit_for, probed_gpus
+from wizard.choose.choice import XlaLimit
 from wizard.cli.common import add_profile_option, error_line
 from wizard.monitor.sampler import make_sampler
 from wizard.monitor.sim import PhaseSignal
+from wizard.probe.context import ProbeContext
 from wizard.text import has, t
+
+# The machine the real run reads its GPUs from (tests give one with a fake NVML).
+PROBE_CONTEXT: Callable[[], ProbeContext] = ProbeContext
 
 # None: the simulated run's own pace (SIM_PACE_S), the app's too, so the same demo benchmark
 # takes the same time in both; tests set 0.
@@ -46,7 +56,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--python", metavar="PATH", help=t("bench.cli.python_help"))
     parser.add_argument("--json", action="store_true", help=t("bench.cli.json_help"))
     parser.add_argument("--quick", action="store_true", help=t("bench.cli.quick_help"))
-    parser.add_argument("--no-xla", action="store_true", help=t("bench.cli.no_xla_help"))
+    xla = parser.add_mutually_exclusive_group()
+    xla.add_argument("--no-xla", action="store_true", help=t("bench.cli.no_xla_help"))
+    xla.add_argument("--xla", action="store_true", help=t("bench.xla_gate.force_help"))
     parser.set_defaults(func=run)
 
 
@@ -68,8 +80,14 @@ def run(args: argparse.Namespace) -> int:
         except BenchPythonMissing as exc:
             print(error_line(exc), file=sys.stderr)
             return 2
-        run_ = BenchRun(python, quick=args.quick, xla=not args.no_xla)
+        limit = None if args.no_xla or args.xla else real_xla_limit(python)
+        run_ = BenchRun(python, quick=args.quick, xla=not args.no_xla and limit is None)
+        if args.no_xla:
+            run_.report.skip_why["xla"] = t("bench.not_run.asked", flag="--no-xla")
         console.print(t("bench.running", python=python), style="dim")
+        if limit is not None:  # XLA would abort the whole run: not started, and the reason said first
+            mark_xla_limit(run_.report, limit)
+            console.print(Text(t("bench.xla_gate.not_run", reason=xla_skipped(limit)), style="yellow"))
     # The monitor watches the run from its own thread, for the min/mean/max in the result.
     sampler = make_sampler(profile, signal=signal)
     started = sampler.clock()
@@ -79,7 +97,9 @@ def run(args: argparse.Namespace) -> int:
         for ev in run_.events():
             signal.feed(ev.raw)
             if args.json:
-                sys.stdout.write(json.dumps(ev.raw) + "\n")
+                # The done event also says what ran: the phases passed, and each not run with why.
+                raw = {**ev.raw, **done_fields(run_.report)} if ev.event == "done" else ev.raw
+                sys.stdout.write(json.dumps(raw) + "\n")
                 sys.stdout.flush()
             else:
                 printer.show(ev)
@@ -107,6 +127,12 @@ def run(args: argparse.Namespace) -> int:
             console.print(t("bench.invalid_lines", count=len(report.invalid_lines)), style="yellow")
     console.print(Text(t("bench.saved", path=path), style="dim"), soft_wrap=True)  # a path stays whole
     return 0 if report.ok else 1
+
+
+def real_xla_limit(python: Path) -> XlaLimit | None:
+    """Whether this machine's XLA would abort the run: the probed GPUs and the TensorFlow the
+    benchmark's Python has installed, through the resolver's rule (wizard.bench.xla_gate)."""
+    return limit_for(probed_gpus(PROBE_CONTEXT()), installed_tensorflow(python))
 
 
 class ProgressPrinter:
@@ -228,6 +254,8 @@ def summary_lines(report: BenchReport) -> list[str]:
             lines.append(t("bench.gpu_busy", index=index, mean=util["mean"], max=util["max"]))
     if report.errors:
         lines.append(t("bench.done_failed", errors="; ".join(report.errors)))
+    elif (what_ran := phases_line(report)) is not None:
+        lines.append(what_ran)  # "✓ 4 phases passed; CNN with XLA not run: <why>", as the screen says
     elif report.done and report.seconds is not None:
         lines.append(t("bench.done_ok", seconds=report.seconds))
     return lines

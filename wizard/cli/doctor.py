@@ -177,21 +177,30 @@ def render(console: Console, found: list[Diagnosis], *, output_given: bool) -> N
     known, then its harmless messages, labelled); then what detect finds on this machine, under a
     heading that says so. Every line is Rich Text made safe (control characters visible), never
     markup: titles and evidence may carry a GPU name, a path or a log line."""
+    from rich.text import Text
+
+    from wizard.cjk.wrap import command_lines
     from wizard.doctor.diagnose import recognised_in_output
     from wizard.safe.display import text
 
     def show(value: str, style: str, limit: int | None = None) -> None:
         console.print(text(value, style, limit=limit))
 
+    def advice(value: str, style: str, indent: str = "  ") -> None:
+        # A fix names commands inside its sentence: wrapped here between words, never inside a
+        # command, and printed as laid out (Rich would break it again at the edge).
+        for line in command_lines(value, console.width, indent):
+            console.print(Text(line, style=style), soft_wrap=True)
+
     def full(d: Diagnosis) -> None:
         label = t("doctor.note_label") + ": " if d.severity == "info" else ""
         show(label + d.title, STYLE.get(d.severity, "bold"))
         if d.why:  # a machine state's fix is its why: said once, as the fix
-            show(f"  {d.why}", "dim")
+            advice(d.why, "dim")
         show(f"  {d.evidence}", "dim italic", limit=400)
-        show("  " + t("doctor.fix_line", fix=d.fix), "cyan")
+        advice(t("doctor.fix_line", fix=d.fix), "cyan")
         if d.for_this_machine:
-            show("  " + t("doctor.machine_fix_line", fix=d.for_this_machine), "cyan")
+            advice(t("doctor.machine_fix_line", fix=d.for_this_machine), "cyan")
         show("  " + t("doctor.source_line", source=d.seen_in), "dim")
         console.print()
 
@@ -206,13 +215,13 @@ def render(console: Console, found: list[Diagnosis], *, output_given: bool) -> N
         full(d)
     if output_given and not recognised_in_output(found) and not any(d.id == "not-sure" for d in found):
         show(t("doctor.not_recognised"), "yellow")
-        show("  " + t("doctor.not_recognised_next"), "yellow")
+        advice(t("doctor.not_recognised_next"), "yellow")
         console.print()
     if harmless:
         show(t("doctor.harmless_intro"), "dim")
         for d in harmless:
             show(f"  {t('doctor.harmless_label')} · {d.title}", "dim")
-            show(f"    {d.why}", "dim")
+            advice(d.why, "dim", "    ")
             show(f"    {d.evidence}", "dim italic", limit=400)
         console.print()
     machine_serious = [d for d in machine if d.severity != "harmless"]
