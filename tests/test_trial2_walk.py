@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,6 +12,7 @@ from wizard.cli.main import main
 from wizard.text import set_language
 
 MISMATCH = "ubuntu-22.04-rtx3060-mismatch-after-update"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -19,21 +22,40 @@ def zh() -> Any:
     set_language(None)
 
 
+def _unnamed_gpu_profile(tmp_path: Path) -> str:
+    """The mismatch demo as an old saved profile kept it: NVML fails and only the count of GPUs on
+    the PCI bus is known (no device id), so the GPU has no name and no compute capability."""
+    data = json.loads((ROOT / "assets" / "profiles" / f"{MISMATCH}.json").read_text(encoding="utf-8"))
+    data.pop("pci_gpus", None)
+    data["notes"] = [n for n in data.get("notes", []) if "PCI" not in json.dumps(n)]
+    path = tmp_path / "old-saved-profile.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
 def test_a_gpu_nvml_cannot_name_is_worded_in_chinese_in_recommend(
-    zh: None, capsys: pytest.CaptureFixture[str]
+    zh: None, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    # The driver was updated without a restart: NVML fails, the GPU has no name and no compute
-    # capability; the caveat said "the NVIDIA GPU 的算力…" in the Chinese UI.
-    assert main(["--lang", "zh", "--profile", MISMATCH, "recommend"]) == 0
+    # NVML fails, the GPU has no name and no compute capability; the caveat said "the NVIDIA GPU
+    # 的算力…" in the Chinese UI.
+    assert main(["--lang", "zh", "--profile", _unnamed_gpu_profile(tmp_path), "recommend"]) == 0
     out = capsys.readouterr().out
     assert "NVIDIA 显卡 的算力" in out or "NVIDIA 显卡的算力" in out
     assert "the NVIDIA GPU" not in out
 
 
-def test_a_gpu_nvml_cannot_name_reads_whole_in_english(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--lang", "en", "--profile", MISMATCH, "recommend"]) == 0
+def test_a_gpu_nvml_cannot_name_reads_whole_in_english(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert main(["--lang", "en", "--profile", _unnamed_gpu_profile(tmp_path), "recommend"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "the compute capability of the NVIDIA GPU is unknown" in out
+
+
+def test_the_mismatch_demo_names_its_gpu_from_the_pci_bus(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--lang", "en", "--profile", MISMATCH, "recommend"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "GeForce RTX 3060: compute capability 8.6" in out and "is unknown" not in out
 
 
 # ---- RTX 50: TF 2.21's XLA cannot target sm_120, and the benchmark said "21.9 times with XLA" ------
