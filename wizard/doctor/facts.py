@@ -66,7 +66,10 @@ _GPU_WORDS = re.compile(
 )
 _COMPUTE_MODE = re.compile(r"\b(E\. Process|E\. Thread|Prohibited|Exclusive_Process|Exclusive_Thread)\b")
 _MIG = re.compile(
-    r"\bMIG[- ](?:GPU-|[0-9a-f]{8}-)|\bMIG\s+[0-9]g\.[0-9]+gb\b|\bMIG mode is enabled\b|-MIG-[0-9]g\.", re.I
+    r"\bMIG[- ](?:GPU-|[0-9a-f]{8}-)|\bMIG\s+[0-9]g\.[0-9]+gb\b|\bMIG mode is enabled\b|-MIG-[0-9]g\."
+    # A data-centre GPU said to be partitioned: MIG is how an A100/A30/H100/H200/B200 is partitioned.
+    r"|\bpartitioned\s+(?:\w+\s+){0,2}?(?:A100|A30|H100|H200|GH200|B200)\b",
+    re.I,
 )
 _VISIBLE = re.compile(r"\bCUDA_VISIBLE_DEVICES\s*[=:]\s*(\"[^\"]*\"|'[^']*'|\S*)")
 _PLATFORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -107,6 +110,20 @@ _FABRIC = re.compile(r"fabric\s*manager|nv-fabricmanager|nvidia-fabricmanager", 
 # /proc/driver/nvidia/version: the running kernel module's version (the other side of a mismatch).
 _PROC_MODULE = re.compile(
     r"NVRM version:[^\n]{0,60}?\bKernel Module(?:\s+for\s+[\w-]+)?\s+" + _V + r"(?![.0-9])", re.I
+)
+# The driver's user-space library not found, in the loaders' words (old TensorFlow's dso_loader and
+# cuda_diagnostics, dlerror, cuda-python): no NVIDIA driver reached this program.
+_LIBCUDA_MISSING = re.compile(
+    r"Couldn.?t open CUDA library libcuda\.so|was unable to find libcuda\.so DSO"
+    r"|libcuda\.so(?:\.[0-9]+)*: ?cannot open shared object file|Failed to dlopen libcuda\.so",
+    re.I,
+)
+# Anything in the text that gives (or tried to give) a container the GPU: the NVIDIA Container
+# Toolkit's options and variables, nvidia-docker, compose's device reservation, CDI.
+_GPU_ASKED = re.compile(
+    r"--gpus\b|--runtime[= ]?nvidia\b|NVIDIA_VISIBLE_DEVICES|\bnvidia-docker\b|nvidia-container-"
+    r"|--device[= ]nvidia\.com/|capabilities:\s*\[\W{0,2}gpu|\b(?:driver|runtime):\s*\W?nvidia\b",
+    re.I,
 )
 _SMI_CUDA_ERR = re.compile(r"CUDA Version:\s*ERR!", re.I)
 # The Python a log shows: its banner or version report, a traceback's site-packages, pip's refusal.
@@ -216,6 +233,8 @@ class Facts:
     smi_cuda_err: bool = False  # nvidia-smi's "CUDA Version: ERR!"
     cuda_unknown: bool = False  # CUDA's unknown error (999)
     setup: SetupFacts = field(default_factory=SetupFacts)  # where it ran, what it was given
+    libcuda_missing: tuple[int, str] | None = None  # the driver's libcuda not found
+    gpu_asked: bool = False  # the text gives (or tried to give) a container the GPU
 
     @property
     def library_version(self) -> Version | None:
@@ -382,8 +401,11 @@ def read_facts(text: str) -> Facts:
             f.failure_line = (number, line.strip()[:200])
         if f.no_kernel_line is None and _NO_KERNEL.search(line):
             f.no_kernel_line = (number, line.strip()[:200])
+        if f.libcuda_missing is None and _LIBCUDA_MISSING.search(line):
+            f.libcuda_missing = (number, line.strip()[:200])
         if len(f.codes) < 32:
             f.codes += [(code, number, line.strip()[:200]) for code in codes_in(line[:4000])]
+    f.gpu_asked = bool(_GPU_ASKED.search(text))
     f.setup = read_setup(text)
     return f
 

@@ -54,7 +54,12 @@ _TOOLKIT_USED = re.compile(
 # A scheduler job's request that names no GPU: Toil's "accelerators: []", SLURM's --gres=gpu:0 or
 # --gpus=0, PBS's ngpus=0.
 _JOB_NO_GPU = re.compile(
-    r"\baccelerators\s*[:=]\s*\[\s*\]|--gres[= ]gpu:0\b|--gpus(?:-per-\w+)?[= ]0\b|\bngpus=0\b", re.I
+    r"\baccelerators\s*[:=]\s*\[\s*\]|--gres[= ]gpu:0\b|--gpus(?:-per-\w+)?[= ]0\b|\bngpus=0\b"
+    # or a person saying the job was given none ("I didn't actually get a gpu allocated").
+    r"|\b(?:did ?n.?t|did not|was ?n.?t|were ?n.?t|never)\s+(?:\w+\s+)?(?:get|got|given|allocated|assigned)\s+"
+    r"(?:a\s+|any\s+)?GPUs?(?:\s+allocated|\s+assigned)?\b(?!\s*\?)"
+    r"|\bno GPUs? (?:was |were )?(?:allocated|assigned) (?:to|for) (?:the |my |this )?job\b",
+    re.I,
 )
 # The text saying no GPU was found or can be used: a program's words, or a person's.
 _GPU_MISSING = re.compile(
@@ -63,7 +68,8 @@ _GPU_MISSING = re.compile(
     r"|\bno GPUs? (?:were |was |is |are )?(?:found|detected|available)\b"
     r"|\bIs CUDA available\s*:\s*No\b"
     r"|\bcuda\.is_available\b(?:\(\))?\W{0,3}(?:returns?|is|gives|->|=+|:)?\s*False\b"
-    r"|\b(?:can ?not|can.?t|could ?n.?t|never|unable to|fails? to|failed to)\s+(?:\w+\s+){0,2}?"
+    r"|\b(?:can ?not|can.?t|could ?n.?t|does ?n.?t|do ?n.?t|did ?n.?t|never|unable to|fails? to|failed to)\s+"
+    r"(?:\w+\s+){0,2}?"
     r"(?:get|use|see|detect|find|run|access)\b[^.\n]{0,40}\b(?:nvidia-smi|GPUs?|CUDA|graphics card)\b"
     r"|\b(?:nvidia-smi|GPUs?|CUDA)\b[^.\n]{0,30}\b(?:does ?n.?t|do ?n.?t|won.?t|not|never) work",
     re.I,
