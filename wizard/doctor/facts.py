@@ -125,6 +125,10 @@ _GPU_ASKED = re.compile(
     r"|--device[= ]nvidia\.com/|capabilities:\s*\[\W{0,2}gpu|\b(?:driver|runtime):\s*\W?nvidia\b",
     re.I,
 )
+# A container image built for the GPU (TensorFlow's -gpu tags, NVIDIA's CUDA images): meant to use one.
+_GPU_IMAGE = re.compile(
+    r"[\w./-]+:[\w.-]*-gpu\b|[\w./-]+-gpu:[\w.-]+|\bnvidia/cuda:|\bnvcr\.io/nvidia/", re.I
+)
 _SMI_CUDA_ERR = re.compile(r"CUDA Version:\s*ERR!", re.I)
 # The Python a log shows: its banner or version report, a traceback's site-packages, pip's refusal.
 _PYTHON = re.compile(
@@ -235,6 +239,7 @@ class Facts:
     setup: SetupFacts = field(default_factory=SetupFacts)  # where it ran, what it was given
     libcuda_missing: tuple[int, str] | None = None  # the driver's libcuda not found
     gpu_asked: bool = False  # the text gives (or tried to give) a container the GPU
+    gpu_image: bool = False  # the text names a container image built for the GPU
 
     @property
     def library_version(self) -> Version | None:
@@ -406,6 +411,7 @@ def read_facts(text: str) -> Facts:
         if len(f.codes) < 32:
             f.codes += [(code, number, line.strip()[:200]) for code in codes_in(line[:4000])]
     f.gpu_asked = bool(_GPU_ASKED.search(text))
+    f.gpu_image = bool(_GPU_IMAGE.search(text))
     f.setup = read_setup(text)
     return f
 

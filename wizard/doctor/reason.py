@@ -21,7 +21,11 @@ names the ids it rules out (`drop`), and codes that name different causes are no
   * WSL2, CUDA's unknown error and the Windows driver's version: that driver release (fixed on
     Windows); without the version, "not sure" with nvidia-smi.
   * A scheduler that gave the job no GPU (SLURM's CUDA_VISIBLE_DEVICES=NoDevFiles, or empty).
-  * A GPU in an exclusive compute mode beside "busy or unavailable": held by another process.
+  * A GPU in an exclusive compute mode beside "busy or unavailable": held by another process; an
+    Exclusive_Thread or Prohibited mode beside a failure, with no code: held by that mode.
+  * Inside a container of a GPU image, the driver's libcuda not found and nothing that gives the
+    container a GPU: the container was given none (ahead of a CUDA library missing beside it).
+  * WSL2 and a Windows driver below the oldest CUDA's WSL2 floor beside a GPU not seen: too old.
 """
 
 from __future__ import annotations
@@ -243,11 +247,14 @@ def _no_gpu_seen(facts: Facts, symptoms: set[str]) -> bool:
 
 
 def _container_libcuda(facts: Facts, causes: list[str]) -> Decision | None:
-    """Inside a container (the text shows one), the driver's own libcuda not found and nothing in the
-    text that gives the container a GPU: the NVIDIA Container Toolkit mounts libcuda only into a
-    container that asks for GPUs, so the host's driver never reached it. A CUDA library missing
-    beside it (cuDNN, cuBLAS) is not the cause: no GPU is used without the driver."""
+    """Inside a container of an image built for the GPU (the text names it), the driver's own libcuda
+    not found and nothing in the text that gives the container a GPU: the NVIDIA Container Toolkit
+    mounts libcuda only into a container that asks for GPUs, so the host's driver never reached it.
+    A CUDA library missing beside it (cuDNN, cuBLAS) is not the cause: no GPU is used without the
+    driver. A CPU image's missing libcuda is no fault (the catalogue's cuInit row says so)."""
     if facts.libcuda_missing is None or "container" not in facts.platforms or facts.gpu_asked:
+        return None
+    if not facts.gpu_image:
         return None
     if "WSL2" in facts.platforms or not set(causes) <= CONTAINER_BESIDE:
         return None

@@ -56,8 +56,8 @@ _TOOLKIT_USED = re.compile(
 _JOB_NO_GPU = re.compile(
     r"\baccelerators\s*[:=]\s*\[\s*\]|--gres[= ]gpu:0\b|--gpus(?:-per-\w+)?[= ]0\b|\bngpus=0\b"
     # or a person saying the job was given none ("I didn't actually get a gpu allocated").
-    r"|\b(?:did ?n.?t|did not|was ?n.?t|were ?n.?t|never)\s+(?:\w+\s+)?(?:get|got|given|allocated|assigned)\s+"
-    r"(?:a\s+|any\s+)?GPUs?(?:\s+allocated|\s+assigned)?\b(?!\s*\?)"
+    r"|\b(?:did ?n.?t|did not|was ?n.?t|were ?n.?t|never)\s+(?:\w+\s+)?"
+    r"(?:get|got|given|allocated|assigned)\s+(?:a\s+|any\s+)?GPUs?(?:\s+allocated|\s+assigned)?\b(?!\s*\?)"
     r"|\bno GPUs? (?:was |were )?(?:allocated|assigned) (?:to|for) (?:the |my |this )?job\b",
     re.I,
 )
