@@ -676,7 +676,7 @@ READ_BARS[21] = Bar(recognised=7, right=7, wrong_causes=0)
 # (Choose's table: the oldest CUDA WSL2 runs) beside a GPU WSL does not see is too old.
 # Measured after: once after five of the six rules (19/20 recognised, 19 right, 0 wrong causes), then
 # once after the sixth (the 46 retold): MEASURED_22 -> READ_BARS[22] = that. Held there.
-READ_BARS[22] = Bar(recognised=0, right=0, wrong_causes=0)
+READ_BARS[22] = Bar(recognised=20, right=20, wrong_causes=0)
 # Round 23 (34 texts, 12 held out, 5 harmless in training, 7 zh; c35r23, collected blind while
 # i35c/i35r22/i34* wrote rules; one collector grep printed one earlier-round held-out label line, not
 # round 23's): scored once blind with main's rules: held out 9/12 recognised (75.0%), 9 right first id,

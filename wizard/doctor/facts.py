@@ -34,8 +34,8 @@ _NVRM = re.compile(
     re.I,
 )
 _DSO = re.compile(r"kernel version " + _V + r" does not match DSO version " + _V, re.I)
-_LIBCUDA = re.compile(r"libcuda reported version is:?\s*" + _V, re.I)
-_KERNEL = re.compile(r"kernel reported version is:?\s*" + _V, re.I)
+_LIBCUDA = re.compile(r"libcuda\s+reported\s+version\s+is:?\s*" + _V, re.I)
+_KERNEL = re.compile(r"kernel\s+reported\s+version\s+is:?\s*" + _V, re.I)
 _NVML_LIB = re.compile(r"NVML library version:?\s*" + _V, re.I)
 _SMI = re.compile(
     r"NVIDIA-SMI\s+" + _V + r"\s+Driver Version:\s*" + _V + r"(?:\s+CUDA Version:\s*([0-9]+\.[0-9]+))?", re.I
@@ -64,7 +64,7 @@ _GPU_WORDS = re.compile(
     r"Tesla\s+[A-Z][0-9]+\w*|"
     r"Quadro\s+\w+|RTX\s+A?[0-9]{4}(?:\s+Ada)?|TITAN\s+\w+|[AHB][0-9]{2,3}(?:-SXM\w*|-PCIE\w*)?(?:-[0-9]+GB)?))\b"
 )
-_COMPUTE_MODE = re.compile(r"\b(E\. Process|E\. Thread|Prohibited|Exclusive_Process|Exclusive_Thread)\b")
+_COMPUTE_MODE = re.compile(r"\b(E\.\s+Process|E\.\s+Thread|Prohibited|Exclusive_Process|Exclusive_Thread)\b")
 _MIG = re.compile(
     r"\bMIG[- ](?:GPU-|[0-9a-f]{8}-)|\bMIG\s+[0-9]g\.[0-9]+gb\b|\bMIG mode is enabled\b|-MIG-[0-9]g\."
     # A data-centre GPU said to be partitioned: MIG is how an A100/A30/H100/H200/B200 is partitioned.
@@ -96,9 +96,10 @@ _FAILURE = re.compile(
     r"|报错|错误|失败",
     re.I,
 )
-# A GPU row of Windows' nvidia-smi in TCC mode (its TCC/WDDM column), or the mode said in words.
+# A GPU row of Windows' nvidia-smi in TCC mode (its TCC/WDDM column; a reply may quote it with '> '),
+# or the mode said in words.
 _TCC = re.compile(
-    r"^\|\s+[0-9]+\s+[^|]*\bTCC\s+\||\bin TCC mode\b|\bdriver model[^\n]{0,20}\bTCC\b", re.I | re.M
+    r"^(?:>\s?)*\|\s+[0-9]+\s+[^|]*\bTCC\s+\||\bin\s+TCC\s+mode\b|\bdriver model[^\n]{0,20}\bTCC\b", re.I | re.M
 )
 # The CUDA major a program loads or was built for: its runtime's file name, a wheel's local tag.
 _CUDA_NEED = re.compile(
@@ -389,7 +390,7 @@ def read_facts(text: str) -> Facts:
     f.platforms = [name for name, rx in _PLATFORMS if rx.search(text)]
     m = _COMPUTE_MODE.search(text)
     if m:
-        f.compute_mode = m.group(1)
+        f.compute_mode = " ".join(m.group(1).split())  # "E.\nThread" as a narrow paste wraps it
     f.mig = bool(_MIG.search(text))
     f.tcc = bool(_TCC.search(text))
     majors = {int(next(g for g in m.groups() if g)) for m in _CUDA_NEED.finditer(text)}

@@ -142,7 +142,9 @@ def read_setup(text: str) -> SetupFacts:
         m = _JOB_NO_GPU.search(line)
         if m and not s.job_request:
             s.job_request, s.job_at = _cut(m.group(0)), at
-        if s.gpu_missing is None and _GPU_MISSING.search(line):
+        # With the next line too: a narrow paste wraps "can not use" / "nvidia-smi" apart.
+        pair = line + " " + lines[number].strip() if number < len(lines) else line
+        if s.gpu_missing is None and _GPU_MISSING.search(pair):
             s.gpu_missing = at
     runs = [(n, c) for n, c in _joined_runs(lines) if _FOR_GPU.search(c)]
     if runs:
