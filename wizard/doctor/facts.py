@@ -99,7 +99,8 @@ _FAILURE = re.compile(
 # A GPU row of Windows' nvidia-smi in TCC mode (its TCC/WDDM column; a reply may quote it with '> '),
 # or the mode said in words.
 _TCC = re.compile(
-    r"^(?:>\s?)*\|\s+[0-9]+\s+[^|]*\bTCC\s+\||\bin\s+TCC\s+mode\b|\bdriver model[^\n]{0,20}\bTCC\b", re.I | re.M
+    r"^(?:>\s?)*\|\s+[0-9]+\s+[^|]*\bTCC\s+\||\bin\s+TCC\s+mode\b|\bdriver model[^\n]{0,20}\bTCC\b",
+    re.I | re.M,
 )
 # The CUDA major a program loads or was built for: its runtime's file name, a wheel's local tag.
 _CUDA_NEED = re.compile(
