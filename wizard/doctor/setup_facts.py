@@ -142,10 +142,17 @@ def read_setup(text: str) -> SetupFacts:
         m = _JOB_NO_GPU.search(line)
         if m and not s.job_request:
             s.job_request, s.job_at = _cut(m.group(0)), at
-        # With the next line too: a narrow paste wraps "can not use" / "nvidia-smi" apart.
-        pair = line + " " + lines[number].strip() if number < len(lines) else line
-        if s.gpu_missing is None and _GPU_MISSING.search(pair):
+        if s.gpu_missing is None and _GPU_MISSING.search(line):
             s.gpu_missing = at
+    if s.gpu_missing is None:  # a line with the next: a narrow paste wraps "can not use" / "nvidia-smi" apart
+        s.gpu_missing = next(
+            (
+                (n, ln.strip()[:LINE_CHARS])
+                for n, ln in enumerate(lines, start=1)
+                if n < len(lines) and _GPU_MISSING.search(ln + " " + lines[n].strip())
+            ),
+            None,
+        )
     runs = [(n, c) for n, c in _joined_runs(lines) if _FOR_GPU.search(c)]
     if runs:
         number, command = runs[0]
