@@ -674,8 +674,10 @@ READ_BARS[21] = Bar(recognised=7, right=7, wrong_causes=0)
 # "busy" retold by a person is 46's message; an A100 said to be partitioned is MIG; a person saying the
 # scheduler's job got no GPU is the job's request; a WSL2 Windows driver below CUDA 11's WSL2 floor
 # (Choose's table: the oldest CUDA WSL2 runs) beside a GPU WSL does not see is too old.
-# Measured after: once after five of the six rules (19/20 recognised, 19 right, 0 wrong causes), then
-# once after the sixth (the 46 retold): MEASURED_22 -> READ_BARS[22] = that. Held there.
+# Measured after, as aggregates: once after five of the six rules (19/20 recognised, 19 right, 0 wrong
+# causes), then once after the sixth (46 retold): 20/20 recognised (100%), 20 right, 0 wrong causes;
+# zh 2/2 (the test prints it on every run since; the readings made robust to a narrow or quoted paste
+# after that, for round 22-23's training texts, left it there). Held there.
 READ_BARS[22] = Bar(recognised=20, right=20, wrong_causes=0)
 # Round 23 (34 texts, 12 held out, 5 harmless in training, 7 zh; c35r23, collected blind while
 # i35c/i35r22/i34* wrote rules; one collector grep printed one earlier-round held-out label line, not
