@@ -88,8 +88,13 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # CUDA's 802 "system not yet initialized" is the Fabric Manager, 46 "busy or unavailable" a GPU in an
 # exclusive compute mode or held; both new catalogue ids, read from the codes' documented meanings in
 # cuda.h / driver_types.h), no relabels, NO_EVIDENCE unchanged (4).
-RULES_ROUND = 21
-FRESH_ROUND = 21  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+# 23 since i35d: rounds 22-23's training texts too (round 22's 27 were right after i35r22's setup facts
+# and i35c's reasoning; round 23's two misses: nvidia-smi's Exclusive_Thread mode beside a failure, with
+# no code, is gpu-busy (that mode lets one thread use the GPU, TensorFlow's runtime uses several); one
+# relabel with its note: a harmless text whose oneDNN CPU-instructions line comes before its NUMA note
+# is labelled both, in that order, as harmless lines rank by first appearance), NO_EVIDENCE unchanged (4).
+RULES_ROUND = 23
+FRESH_ROUND = 23  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
 # title or a reply the text leaves out): scored like every text, but not held right, since no honest
 # rule names that cause from the body. Each says why; a test checks each is still in the corpus and
@@ -659,6 +664,27 @@ READ_BARS[20] = Bar(recognised=12, right=12, wrong_causes=0)
 FRESH_MEASURED = Bar(recognised=7, right=2, wrong_causes=0)
 # Measured after, once, as aggregates: round 21 7/7 recognised, 7 right, 0 wrong causes. Held there.
 READ_BARS[21] = Bar(recognised=7, right=7, wrong_causes=0)
+# Round 22 (47 texts, 20 held out, 7 zh; collected blind by c35r22) scored once blind at main 5ef0b31:
+# held out 17/20 recognised (85.0%), 14 right first id, 1 wrong cause; zh 2/2; training then 19/27,
+# 18 right, 1 wrong. After rules from its training texts (i35r22) and i35c's reasoning: held out 17/20,
+# 14 right, 1 wrong cause; training 27/27. Then its 6 held-out misses were released to i35d and read
+# (general reasoning, no rule keyed to one text): the driver's libcuda not found inside a container of a
+# GPU image that nothing gives a GPU is container-no-gpu, ahead of a cuDNN missing beside it (the wrong
+# cause); a cuda* call's "Return value 46" is read as the runtime's code (46, busy or unavailable);
+# "busy" retold by a person is 46's message; an A100 said to be partitioned is MIG; a person saying the
+# scheduler's job got no GPU is the job's request; a WSL2 Windows driver below CUDA 11's WSL2 floor
+# (Choose's table: the oldest CUDA WSL2 runs) beside a GPU WSL does not see is too old.
+# Measured after, as aggregates: once after five of the six rules (19/20 recognised, 19 right, 0 wrong
+# causes), then once after the sixth (46 retold): 20/20 recognised (100%), 20 right, 0 wrong causes;
+# zh 2/2 (the test prints it on every run since; the readings made robust to a narrow or quoted paste
+# after that, for round 22-23's training texts, left it there). Held there.
+READ_BARS[22] = Bar(recognised=20, right=20, wrong_causes=0)
+# Round 23 (34 texts, 12 held out, 5 harmless in training, 7 zh; c35r23, collected blind while
+# i35c/i35r22/i34* wrote rules; one collector grep printed one earlier-round held-out label line, not
+# round 23's): scored once blind with main's rules: held out 9/12 recognised (75.0%), 9 right first id,
+# 0 wrong causes; zh 2/2; training 21/22, 20 right, 0 wrong. Its held-out texts are unread; below the
+# issue's 90% bar, so held at what was measured (the test prints that the bar is not met).
+FRESH_MEASURED = Bar(recognised=9, right=9, wrong_causes=0)
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:

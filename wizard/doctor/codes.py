@@ -39,7 +39,9 @@ _NUMBERS = re.compile(
     r"Did you run some cuda functions[^?]*\? Error |\bset an error\? Error |"
     r"\bCUDA error at [^ ]+ code=|\berror=|\bcudaGetDeviceCount returned |"
     r"\bcudaGetDeviceProperties returned |"
-    r"\berror == cudaSuccess \(|\bCUDA_ERROR )([0-9]{1,5})\b",
+    r"\berror == cudaSuccess \(|\bCUDA_ERROR |"
+    # A runtime call's own return value (every cuda* call returns a cudaError_t).
+    r"\bReturn(?:ed)? value:? (?=[0-9]{1,5} from \W?cuda[A-Z]))([0-9]{1,5})\b",
     re.I,
 )
 

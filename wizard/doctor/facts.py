@@ -35,8 +35,8 @@ _NVRM = re.compile(
     re.I,
 )
 _DSO = re.compile(r"kernel version " + _V + r" does not match DSO version " + _V, re.I)
-_LIBCUDA = re.compile(r"libcuda reported version is:?\s*" + _V, re.I)
-_KERNEL = re.compile(r"kernel reported version is:?\s*" + _V, re.I)
+_LIBCUDA = re.compile(r"libcuda\s+reported\s+version\s+is:?\s*" + _V, re.I)
+_KERNEL = re.compile(r"kernel\s+reported\s+version\s+is:?\s*" + _V, re.I)
 _NVML_LIB = re.compile(r"NVML library version:?\s*" + _V, re.I)
 _SMI = re.compile(
     r"NVIDIA-SMI\s+" + _V + r"\s+Driver Version:\s*" + _V + r"(?:\s+CUDA Version:\s*([0-9]+\.[0-9]+))?", re.I
@@ -65,9 +65,12 @@ _GPU_WORDS = re.compile(
     r"Tesla\s+[A-Z][0-9]+\w*|"
     r"Quadro\s+\w+|RTX\s+A?[0-9]{4}(?:\s+Ada)?|TITAN\s+\w+|[AHB][0-9]{2,3}(?:-SXM\w*|-PCIE\w*)?(?:-[0-9]+GB)?))\b"
 )
-_COMPUTE_MODE = re.compile(r"\b(E\. Process|E\. Thread|Prohibited|Exclusive_Process|Exclusive_Thread)\b")
+_COMPUTE_MODE = re.compile(r"\b(E\.\s+Process|E\.\s+Thread|Prohibited|Exclusive_Process|Exclusive_Thread)\b")
 _MIG = re.compile(
-    r"\bMIG[- ](?:GPU-|[0-9a-f]{8}-)|\bMIG\s+[0-9]g\.[0-9]+gb\b|\bMIG mode is enabled\b|-MIG-[0-9]g\.", re.I
+    r"\bMIG[- ](?:GPU-|[0-9a-f]{8}-)|\bMIG\s+[0-9]g\.[0-9]+gb\b|\bMIG mode is enabled\b|-MIG-[0-9]g\."
+    # A data-centre GPU said to be partitioned: MIG is how an A100/A30/H100/H200/B200 is partitioned.
+    r"|\bpartitioned\s+(?:\w+\s+){0,2}?(?:A100|A30|H100|H200|GH200|B200)\b",
+    re.I,
 )
 _VISIBLE = re.compile(r"\bCUDA_VISIBLE_DEVICES\s*[=:]\s*(\"[^\"]*\"|'[^']*'|\S*)")
 _PLATFORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -94,9 +97,11 @@ _FAILURE = re.compile(
     r"|报错|错误|失败",
     re.I,
 )
-# A GPU row of Windows' nvidia-smi in TCC mode (its TCC/WDDM column), or the mode said in words.
+# A GPU row of Windows' nvidia-smi in TCC mode (its TCC/WDDM column; a reply may quote it with '> '),
+# or the mode said in words.
 _TCC = re.compile(
-    r"^\|\s+[0-9]+\s+[^|]*\bTCC\s+\||\bin TCC mode\b|\bdriver model[^\n]{0,20}\bTCC\b", re.I | re.M
+    r"^(?:>\s?)*\|\s+[0-9]+\s+[^|]*\bTCC\s+\||\bin\s+TCC\s+mode\b|\bdriver model[^\n]{0,20}\bTCC\b",
+    re.I | re.M,
 )
 # The CUDA major a program loads or was built for: its runtime's file name, a wheel's local tag.
 _CUDA_NEED = re.compile(
@@ -108,6 +113,24 @@ _FABRIC = re.compile(r"fabric\s*manager|nv-fabricmanager|nvidia-fabricmanager", 
 # /proc/driver/nvidia/version: the running kernel module's version (the other side of a mismatch).
 _PROC_MODULE = re.compile(
     r"NVRM version:[^\n]{0,60}?\bKernel Module(?:\s+for\s+[\w-]+)?\s+" + _V + r"(?![.0-9])", re.I
+)
+# The driver's user-space library not found, in the loaders' words (old TensorFlow's dso_loader and
+# cuda_diagnostics, dlerror, cuda-python): no NVIDIA driver reached this program.
+_LIBCUDA_MISSING = re.compile(
+    r"Couldn.?t open CUDA library libcuda\.so|was unable to find libcuda\.so DSO"
+    r"|libcuda\.so(?:\.[0-9]+)*: ?cannot open shared object file|Failed to dlopen libcuda\.so",
+    re.I,
+)
+# Anything in the text that gives (or tried to give) a container the GPU: the NVIDIA Container
+# Toolkit's options and variables, nvidia-docker, compose's device reservation, CDI.
+_GPU_ASKED = re.compile(
+    r"--gpus\b|--runtime[= ]?nvidia\b|NVIDIA_VISIBLE_DEVICES|\bnvidia-docker\b|nvidia-container-"
+    r"|--device[= ]nvidia\.com/|capabilities:\s*\[\W{0,2}gpu|\b(?:driver|runtime):\s*\W?nvidia\b",
+    re.I,
+)
+# A container image built for the GPU (TensorFlow's -gpu tags, NVIDIA's CUDA images): meant to use one.
+_GPU_IMAGE = re.compile(
+    r"[\w./-]+:[\w.-]*-gpu\b|[\w./-]+-gpu:[\w.-]+|\bnvidia/cuda:|\bnvcr\.io/nvidia/", re.I
 )
 _SMI_CUDA_ERR = re.compile(r"CUDA Version:\s*ERR!", re.I)
 # The Python a log shows: its banner or version report, a traceback's site-packages, pip's refusal.
@@ -217,6 +240,9 @@ class Facts:
     smi_cuda_err: bool = False  # nvidia-smi's "CUDA Version: ERR!"
     cuda_unknown: bool = False  # CUDA's unknown error (999)
     setup: SetupFacts = field(default_factory=SetupFacts)  # where it ran, what it was given
+    libcuda_missing: tuple[int, str] | None = None  # the driver's libcuda not found
+    gpu_asked: bool = False  # the text gives (or tried to give) a container the GPU
+    gpu_image: bool = False  # the text names a container image built for the GPU
 
     @property
     def library_version(self) -> Version | None:
@@ -366,7 +392,7 @@ def read_facts(text: str) -> Facts:
     f.platforms = [name for name, rx in _PLATFORMS if rx.search(text)]
     m = _COMPUTE_MODE.search(text)
     if m:
-        f.compute_mode = m.group(1)
+        f.compute_mode = " ".join(m.group(1).split())  # "E.\nThread" as a narrow paste wraps it
     f.mig = bool(_MIG.search(text))
     f.tcc = bool(_TCC.search(text))
     majors = {int(next(g for g in m.groups() if g)) for m in _CUDA_NEED.finditer(text)}
@@ -383,8 +409,12 @@ def read_facts(text: str) -> Facts:
             f.failure_line = (number, cut(line.strip(), 200))
         if f.no_kernel_line is None and _NO_KERNEL.search(line):
             f.no_kernel_line = (number, cut(line.strip(), 200))
+        if f.libcuda_missing is None and _LIBCUDA_MISSING.search(line):
+            f.libcuda_missing = (number, cut(line.strip(), 200))
         if len(f.codes) < 32:
             f.codes += [(code, number, cut(line.strip(), 200)) for code in codes_in(line[:4000])]
+    f.gpu_asked = bool(_GPU_ASKED.search(text))
+    f.gpu_image = bool(_GPU_IMAGE.search(text))
     f.setup = read_setup(text)
     return f
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from packaging.version import InvalidVersion, Version
 
-from wizard.choose.driver_floors import floor_for, normalize_driver
+from wizard.choose.driver_floors import DRIVER_FLOOR_WSL, floor_for, normalize_driver
 from wizard.choose.gpucode import NONE, PTX_DRIVER_TOO_OLD, fit
 from wizard.choose.harvest import Arch, Ptx
 from wizard.choose.knowledge import KnowledgeBase, Release, driver_text
@@ -268,6 +268,14 @@ def driver_floor(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
             floor, cuda = driver_text(found), f"{release.cuda_major} (TensorFlow {release.series})"
             row = kb.driver_floor(release)
             source = row.source if row is not None else ""
+    key = "doctor.judge.floor"
+    if floor is None and platform == "wsl2":
+        # No CUDA named: CUDA in WSL2 begins at CUDA 11, so a Windows driver below the oldest
+        # major's WSL2 floor serves no CUDA there at all.
+        oldest = min(DRIVER_FLOOR_WSL)
+        floor, cuda, key = DRIVER_FLOOR_WSL[oldest], str(oldest), "doctor.judge.wsl_floor"
+        minor = kb.minor_floor(oldest)
+        source = minor.source if minor is not None else ""
     if floor is None:
         return None
     have, need = normalize_driver(facts.driver_smi), normalize_driver(floor)
@@ -275,7 +283,7 @@ def driver_floor(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
         return None
     shown = {"linux": "Linux", "wsl2": "WSL2", "windows": "Windows"}[platform]
     fields = {"driver": facts.driver_smi, "cuda": cuda, "floor": floor, "platform": shown}
-    return Verdict("driver-too-old", "doctor.judge.floor", fields, source=source)
+    return Verdict("driver-too-old", key, fields, source=source)
 
 
 __all__ = [

@@ -21,7 +21,11 @@ names the ids it rules out (`drop`), and codes that name different causes are no
   * WSL2, CUDA's unknown error and the Windows driver's version: that driver release (fixed on
     Windows); without the version, "not sure" with nvidia-smi.
   * A scheduler that gave the job no GPU (SLURM's CUDA_VISIBLE_DEVICES=NoDevFiles, or empty).
-  * A GPU in an exclusive compute mode beside "busy or unavailable": held by another process.
+  * A GPU in an exclusive compute mode beside "busy or unavailable": held by another process; an
+    Exclusive_Thread or Prohibited mode beside a failure, with no code: held by that mode.
+  * Inside a container of a GPU image, the driver's libcuda not found and nothing that gives the
+    container a GPU: the container was given none (ahead of a CUDA library missing beside it).
+  * WSL2 and a Windows driver below the oldest CUDA's WSL2 floor beside a GPU not seen: too old.
 """
 
 from __future__ import annotations
@@ -63,6 +67,16 @@ DECIDE_BY_FAMILY = {
 }
 # Causes a code names that the catalogue's own rows already word better where they matched.
 GENERIC = frozenset({"no-device"})
+# Causes a container given no driver outranks: CUDA libraries missing beside libcuda, no driver found.
+CONTAINER_BESIDE = frozenset(
+    {"missing-cudnn", "missing-cudart", "driver-too-old", "no-device", "cuinit-failed", "container-no-gpu"}
+)
+# Compute modes that stop a program by themselves (nvidia-smi's short and long names).
+MODE_KEYS = {
+    "E. Thread": "doctor.reason.mode_thread",
+    "Exclusive_Thread": "doctor.reason.mode_thread",
+    "Prohibited": "doctor.reason.mode_prohibited",
+}
 _NO_GPU_VISIBLE = re.compile(r"^(NoDevFiles|none|-1|)$", re.I)
 
 
@@ -225,9 +239,44 @@ def _scheduler(facts: Facts, symptoms: set[str]) -> Decision | None:
 
 
 def _no_gpu_seen(facts: Facts, symptoms: set[str]) -> bool:
-    return bool({"no-device", "gpu-list-empty", "cuinit-failed"} & symptoms) or any(
-        c.decides == "no-device" for c, _, _ in facts.codes
+    return (
+        bool({"no-device", "gpu-list-empty", "cuinit-failed"} & symptoms)
+        or any(c.decides == "no-device" for c, _, _ in facts.codes)
+        or facts.setup.gpu_missing is not None
     )
+
+
+def _container_libcuda(facts: Facts, causes: list[str]) -> Decision | None:
+    """Inside a container of an image built for the GPU (the text names it), the driver's own libcuda
+    not found and nothing in the text that gives the container a GPU: the NVIDIA Container Toolkit
+    mounts libcuda only into a container that asks for GPUs, so the host's driver never reached it.
+    A CUDA library missing beside it (cuDNN, cuBLAS) is not the cause: no GPU is used without the
+    driver. A CPU image's missing libcuda is no fault (the catalogue's cuInit row says so)."""
+    if facts.libcuda_missing is None or "container" not in facts.platforms or facts.gpu_asked:
+        return None
+    if not facts.gpu_image:
+        return None
+    if "WSL2" in facts.platforms or not set(causes) <= CONTAINER_BESIDE:
+        return None
+    return Decision(
+        "container-no-gpu",
+        "doctor.reason.container_libcuda",
+        {},
+        drop=("driver-too-old", "no-device"),
+        evidence=facts.libcuda_missing,
+    )
+
+
+def _mode_alone(facts: Facts, causes: list[str]) -> Decision | None:
+    """nvidia-smi's compute mode in the text beside a failure and no cause named: Exclusive_Thread
+    lets one thread of one process use the GPU (TensorFlow's runtime uses several), Prohibited lets
+    no program use it. Exclusive_Process serves one process and decides nothing alone."""
+    if causes or facts.failure_line is None:
+        return None
+    key = MODE_KEYS.get(facts.compute_mode)
+    if key is None:
+        return None
+    return Decision("gpu-busy", key, {"mode": facts.compute_mode}, evidence=facts.failure_line)
 
 
 def _platform(facts: Facts, symptoms: set[str]) -> Decision | None:
@@ -273,7 +322,8 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         out.command, out.on_host = "nvidia-smi", True
         return out
     judged = (
-        _mismatch_one_side(facts, causes)
+        _container_libcuda(facts, causes)
+        or _mismatch_one_side(facts, causes)
         or _coverage(facts, causes)
         or _coverage_open(facts, causes)
         or _python(facts, causes)
@@ -296,6 +346,10 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
     if setup is not None:
         d = setup
         out.decisions.append(Decision(d.id, d.key, d.fields, line=d.line, drop=d.drop, said=d.said))
+        return out
+    mode = _mode_alone(facts, causes)
+    if mode is not None and not any(c.decides for c, _, _ in facts.codes):
+        out.decisions.append(mode)
         return out
     if "WSL2" in facts.platforms and (facts.cuda_unknown or facts.smi_cuda_err) and not causes:
         # The Windows driver's version decides (a regression of that driver); nvidia-smi in WSL2 shows it.

@@ -54,7 +54,12 @@ _TOOLKIT_USED = re.compile(
 # A scheduler job's request that names no GPU: Toil's "accelerators: []", SLURM's --gres=gpu:0 or
 # --gpus=0, PBS's ngpus=0.
 _JOB_NO_GPU = re.compile(
-    r"\baccelerators\s*[:=]\s*\[\s*\]|--gres[= ]gpu:0\b|--gpus(?:-per-\w+)?[= ]0\b|\bngpus=0\b", re.I
+    r"\baccelerators\s*[:=]\s*\[\s*\]|--gres[= ]gpu:0\b|--gpus(?:-per-\w+)?[= ]0\b|\bngpus=0\b"
+    # or a person saying the job was given none ("I didn't actually get a gpu allocated").
+    r"|\b(?:did ?n.?t|did not|was ?n.?t|were ?n.?t|never)\s+(?:\w+\s+)?"
+    r"(?:get|got|given|allocated|assigned)\s+(?:a\s+|any\s+)?GPUs?(?:\s+allocated|\s+assigned)?\b(?!\s*\?)"
+    r"|\bno GPUs? (?:was |were )?(?:allocated|assigned) (?:to|for) (?:the |my |this )?job\b",
+    re.I,
 )
 # The text saying no GPU was found or can be used: a program's words, or a person's.
 _GPU_MISSING = re.compile(
@@ -63,7 +68,8 @@ _GPU_MISSING = re.compile(
     r"|\bno GPUs? (?:were |was |is |are )?(?:found|detected|available)\b"
     r"|\bIs CUDA available\s*:\s*No\b"
     r"|\bcuda\.is_available\b(?:\(\))?\W{0,3}(?:returns?|is|gives|->|=+|:)?\s*False\b"
-    r"|\b(?:can ?not|can.?t|could ?n.?t|never|unable to|fails? to|failed to)\s+(?:\w+\s+){0,2}?"
+    r"|\b(?:can ?not|can.?t|could ?n.?t|does ?n.?t|do ?n.?t|did ?n.?t|never|unable to|fails? to|failed to)\s+"
+    r"(?:\w+\s+){0,2}?"
     r"(?:get|use|see|detect|find|run|access)\b[^.\n]{0,40}\b(?:nvidia-smi|GPUs?|CUDA|graphics card)\b"
     r"|\b(?:nvidia-smi|GPUs?|CUDA)\b[^.\n]{0,30}\b(?:does ?n.?t|do ?n.?t|won.?t|not|never) work",
     re.I,
@@ -138,6 +144,15 @@ def read_setup(text: str) -> SetupFacts:
             s.job_request, s.job_at = _cut(m.group(0)), at
         if s.gpu_missing is None and _GPU_MISSING.search(line):
             s.gpu_missing = at
+    if s.gpu_missing is None:  # a line with the next: a narrow paste wraps "can not use" / "nvidia-smi" apart
+        s.gpu_missing = next(
+            (
+                (n, ln.strip()[:LINE_CHARS])
+                for n, ln in enumerate(lines, start=1)
+                if n < len(lines) and _GPU_MISSING.search(ln + " " + lines[n].strip())
+            ),
+            None,
+        )
     runs = [(n, c) for n, c in _joined_runs(lines) if _FOR_GPU.search(c)]
     if runs:
         number, command = runs[0]
