@@ -189,12 +189,17 @@ def test_jupyter_hint_after_a_conda_run_keeps_conda_and_its_folder(
     command = lines[at + 1].strip()  # on its own line, to copy whole
     assert command.startswith(f"tf-gpu-wizard apply --profile {GTX1080} ")
     assert "--method conda" in command and "--tf 2.14" in command and "--python 3.9" in command
-    assert command.endswith("--with jupyter") and "--venv /" in command
-    # and the command it prints is one `apply` takes: the same conda plan, Jupyter switched on
+    # The environment is in the folder `apply` picks by itself: --venv is left out (one line to copy)
+    assert command.endswith("--with jupyter") and "--venv" not in command
+    folder = next(line.split()[1] for line in lines if line.strip().startswith("source "))
+    folder = folder.removesuffix("/bin/activate")
+    # and the command it prints is one `apply` takes: the same conda plan, in the same folder,
+    # Jupyter switched on
     argv = command.split()[1:]
     assert main(["--lang", "en", *argv, "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "conda environment" in out and "Jupyter kernel  [you] [optional, on]" in out
+    assert folder in out
 
 
 # ---- the benchmark panel's "Result saved to" path was broken mid-name ("bench-2026120" / "6-…json") --
@@ -300,3 +305,23 @@ def test_the_demo_driver_words_do_not_claim_no_driver_is_loaded() -> None:
         for key in ("monitor.demo_driver.no_gpu", "bench.demo_driver.cpu_only"):
             assert "no NVIDIA driver loaded" not in t(key) and "没有加载 NVIDIA 驱动" not in t(key)
     set_language(None)
+
+
+def test_jupyter_hint_names_a_folder_the_student_chose(capsys: pytest.CaptureFixture[str]) -> None:
+    """Only the default folder is left out: an environment elsewhere keeps its --venv, whole."""
+    args = [
+        "--lang",
+        "en",
+        "--profile",
+        GTX1080,
+        "apply",
+        "--method",
+        "conda",
+        "--venv",
+        "/data/envs/tf",
+        "--yes",
+    ]
+    assert main(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("Jupyter:"))
+    assert "--venv /data/envs/tf --with jupyter" in lines[at + 1]

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from pathlib import Path, PureWindowsPath
+from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from wizard.choose.lock import LOCK_NAME  # the exact versions with hashes, beside the environment
+from wizard.paths import VENV_IN_HOME
 from wizard.plan.last_mile import hello_path, kernel_name
 from wizard.plan.model import Plan, Step, powershell_join
 from wizard.plan.wsl_setup import start_again_command
@@ -89,10 +90,20 @@ def jupyter_command(plan: Plan, quote: Callable[[str], str] = shlex.quote) -> st
     `apply --with jupyter` plans the recommended set, which may be another method (pip where the
     student chose conda) in the same folder."""
     s = plan.set
-    return (
-        f"tf-gpu-wizard apply --tf {_series(plan)} --method {s.method} --python {s.python}"
-        f" --venv {quote(plan.venv)} --with jupyter"
-    )
+    venv = "" if _default_folder(plan) else f" --venv {quote(plan.venv)}"
+    pins = f"--tf {_series(plan)} --method {s.method} --python {s.python}{venv}"
+    return f"tf-gpu-wizard apply {pins} --with jupyter"
+
+
+def _default_folder(plan: Plan) -> bool:
+    """The plan's environment is the folder `apply` picks by itself (~/.venvs/tf-gpu in the
+    machine's home): the hint leaves --venv out, so it stays one line a student copies. For this
+    machine the home is known; a demo's plan is in the demo machine's home, which `--profile` names."""
+    if plan.platform == "windows":
+        return False
+    venv = PurePosixPath(plan.venv)
+    home = venv.parent.parent if plan.simulated else PurePosixPath(Path.home())
+    return venv == home / VENV_IN_HOME.as_posix()
 
 
 def next_steps(plan: Plan, exists: Callable[[str], bool] | None = None) -> list[str]:
