@@ -208,7 +208,9 @@ def judge(case: Case, found: list[Diagnosis]) -> tuple[bool, bool, bool]:
     recognised = recognised_in_output(found)
     first = next((d for d in found if d.harmful), None)
     row = pattern(first.id) if first is not None else None
-    wrong = first is not None and first.id != case.ids[0] and row is not None and not row.symptom
+    # A cause the reasoning decided (wizard.doctor.reasoned: cover-too-old, driver-mismatch-one-side,
+    # ...) has no catalogue row: it is a cause all the same, and counts wrong where it is not the label.
+    wrong = first is not None and first.id != case.ids[0] and (row is None or not row.symptom)
     return recognised, right, wrong
 
 

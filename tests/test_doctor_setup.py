@@ -7,6 +7,8 @@ evidence keeps its other answer (calibration: "not sure" before a wrong cause)."
 
 from __future__ import annotations
 
+from packaging.version import Version
+
 from wizard.doctor.codes import codes_in
 from wizard.doctor.diagnose import match_output
 from wizard.doctor.facts import read_facts
@@ -176,3 +178,20 @@ def test_a_not_sure_note_lists_the_setup_it_read() -> None:
     assert facts.setup.cuda_built == "10.2"
     note = unsure(match_output(text))
     assert note is not None and "CUDA the program was built for: 10.2" in note.evidence
+
+
+def test_one_floor_for_both_readings_of_a_build() -> None:
+    """A setup's "built for CUDA X" and a runtime's file name go through one floor (judge.cuda_floor):
+    on a Windows driver (WSL2 included) Windows' floor, on Linux Linux's, unknown the lower."""
+    from wizard.choose.knowledge import load_knowledge
+    from wizard.doctor.judge import cuda_floor
+
+    kb = load_knowledge()
+    for cuda in ("10.1", "11.8", "12.4"):
+        for platform in ("linux", "windows", "wsl2", None):
+            found = cuda_floor(Version(cuda), platform, kb)
+            assert found is not None and found[1]  # a floor, and where the table was read
+            assert build_floor(cuda, platform) == found[0]
+    assert str(build_floor("12.4", "wsl2")) == "528.33"  # Windows' (and WSL2's) floor for CUDA 12
+    assert str(build_floor("12.4", "linux")) == "525.60.13"
+    assert str(build_floor("12.4")) == "525.60.13"  # not known: the lower of the two

@@ -3,13 +3,14 @@
     coverage(facts, kb) -> Verdict | None      "no kernel image": does this build serve this GPU?
     python_fit(facts, kb) -> Verdict | None    pip found no TensorFlow: is this Python the reason?
     driver_floor(facts, kb) -> Verdict | None  the driver against the floor of the CUDA a build needs
+    cuda_floor(cuda, platform, kb)             that floor: the one both of the doctor's readings use
 
 Each answers only where the text holds every fact it needs and they decide; otherwise None (the
 doctor then keeps the catalogue's answer or says "not sure"). The code coverage is
 wizard.choose.gpucode.fit (machine code: same major, equal or higher minor; PTX on newer GPUs where
 the driver's CUDA allows; sm_90a-style targets never forward), the Python ranges are the releases'
-(wizard.choose.knowledge.Release: python, nearest_python), the floors wizard.choose.driver_floors
-and the resolver's required_floor, by platform. Values in `fields` are log data or table data.
+(wizard.choose.knowledge.Release: python, nearest_python), the floors Choose's knowledge (minor_floor,
+toolkit) and the resolver's required_floor, by platform. Values in `fields` are log data or table data.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from packaging.version import InvalidVersion, Version
 
-from wizard.choose.driver_floors import DRIVER_FLOOR_WSL, floor_for, normalize_driver
+from wizard.choose.driver_floors import normalize_driver
 from wizard.choose.gpucode import NONE, PTX_DRIVER_TOO_OLD, fit
 from wizard.choose.harvest import Arch, Ptx
 from wizard.choose.knowledge import KnowledgeBase, Release, driver_text
@@ -247,20 +248,44 @@ def _distance(a: Release, b: Release) -> int:
 # ---- driver floors ---------------------------------------------------------------------------
 
 
+def cuda_floor(cuda: Version, platform: str | None, kb: KnowledgeBase) -> tuple[Version, str] | None:
+    """The lowest driver that runs a program built for CUDA `cuda`, and the knowledge row's source:
+    its own toolkit's floor before CUDA 11 (each minor has one, release notes' Table 3), its major's
+    minor-version compatibility floor from 11 on (Table 2), on `platform` ("linux", "windows",
+    "wsl2": the Windows driver's). Platform unknown (None): the lower of the two, so a driver is
+    never called too old for the wrong platform. The one floor both the doctor's readings use."""
+    row = kb.minor_floor(cuda.major) if cuda.major >= 11 else kb.toolkit(cuda)
+    if row is None:
+        return None
+    if platform == "linux":
+        return row.linux, row.source
+    if platform in ("windows", "wsl2"):
+        return row.windows, row.source
+    return min(row.linux, row.windows), row.source
+
+
+def text_platform(facts: Facts) -> str:
+    """Whose driver a log's nvidia-smi is: Windows' where the text names a Windows driver (WSL2's
+    included), Linux's otherwise."""
+    if not facts.windows_driver:
+        return "linux"
+    return "wsl2" if "WSL2" in facts.platforms else "windows"
+
+
 def driver_floor(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     """nvidia-smi's driver below the floor of the CUDA the program loads (its runtime's file name,
     a wheel's +cuXY) or of the TensorFlow release the text names, on the text's platform: Windows'
     floor where the driver is Windows' (WSL2 included), Linux's otherwise."""
     if not facts.driver_smi or normalize_driver(facts.driver_smi) is None:
         return None
-    windows = bool(facts.windows_driver)
-    platform = "wsl2" if windows and "WSL2" in facts.platforms else "windows" if windows else "linux"
+    platform = text_platform(facts)
     floor: str | None = None
     cuda = source = ""
     if facts.cuda_major is not None:
-        floor, cuda = floor_for(facts.cuda_major, windows), str(facts.cuda_major)
-        minor = kb.minor_floor(facts.cuda_major)
-        source = minor.source if minor is not None else ""
+        found_floor = cuda_floor(Version(f"{facts.cuda_major}.0"), platform, kb)
+        if found_floor is not None:
+            floor, source = driver_text(found_floor[0]), found_floor[1]
+        cuda = str(facts.cuda_major)
     else:
         release = _one_release(facts, kb)
         found = required_floor(kb, release, "pip-and-cuda", platform) if release is not None else None
@@ -272,10 +297,10 @@ def driver_floor(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     if floor is None and platform == "wsl2":
         # No CUDA named: CUDA in WSL2 begins at CUDA 11, so a Windows driver below the oldest
         # major's WSL2 floor serves no CUDA there at all.
-        oldest = min(DRIVER_FLOOR_WSL)
-        floor, cuda, key = DRIVER_FLOOR_WSL[oldest], str(oldest), "doctor.judge.wsl_floor"
-        minor = kb.minor_floor(oldest)
-        source = minor.source if minor is not None else ""
+        oldest = cuda_floor(Version("11.0"), platform, kb)
+        if oldest is not None:
+            floor, source = driver_text(oldest[0]), oldest[1]
+            cuda, key = "11", "doctor.judge.wsl_floor"
     if floor is None:
         return None
     have, need = normalize_driver(facts.driver_smi), normalize_driver(floor)
@@ -294,6 +319,7 @@ __all__ = [
     "coverage",
     "coverage_served",
     "coverage_undecided",
+    "cuda_floor",
     "driver_floor",
     "python_fit",
 ]

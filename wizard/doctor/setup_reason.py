@@ -26,6 +26,7 @@ from packaging.version import Version
 from wizard.choose.driver_floors import normalize_driver
 from wizard.choose.knowledge import load_knowledge
 from wizard.doctor.facts import Facts
+from wizard.doctor.judge import cuda_floor, text_platform
 from wizard.doctor.setup_facts import Evidence
 
 # Causes a container given no driver explains (CUDA finding no driver, or calling it too old).
@@ -79,16 +80,15 @@ def _container_without_driver(facts: Facts, causes: list[str], symptoms: set[str
     )
 
 
-def build_floor(cuda: str) -> Version | None:
-    """The lowest driver (of Linux and Windows) that runs a program built for CUDA `cuda` ("10.1"):
-    its own toolkit's before CUDA 11, its major's minor-version compatibility floor from 11 on."""
+def build_floor(cuda: str, platform: str | None = None) -> Version | None:
+    """The lowest driver that runs a program built for CUDA `cuda` ("10.1"): judge.cuda_floor's,
+    the lower of Linux's and Windows' where the platform is not known."""
     try:
         wanted = Version(cuda)
     except ValueError:
         return None
-    knowledge = load_knowledge()
-    row = knowledge.minor_floor(wanted.major) if wanted.major >= 11 else knowledge.toolkit(wanted)
-    return None if row is None else min(row.linux, row.windows)
+    found = cuda_floor(wanted, platform, load_knowledge())
+    return None if found is None else found[0]
 
 
 def _driver_below_build(facts: Facts, causes: list[str], symptoms: set[str]) -> SetupDecision | None:
@@ -98,7 +98,9 @@ def _driver_below_build(facts: Facts, causes: list[str], symptoms: set[str]) -> 
         return None
     if s.gpu_missing is None and not symptoms & NO_GPU_SYMPTOMS:
         return None
-    driver, floor = normalize_driver(driver_text), build_floor(s.cuda_built)
+    # A Windows driver the text names is judged by Windows' floor; otherwise the lower of the two.
+    platform = text_platform(facts) if facts.windows_driver else None
+    driver, floor = normalize_driver(driver_text), build_floor(s.cuda_built, platform)
     if driver is None or floor is None or driver >= floor:
         return None
     fields = {"driver": driver_text, "cuda": s.cuda_built, "floor": str(floor)}
