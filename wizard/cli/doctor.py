@@ -179,9 +179,9 @@ def render(console: Console, found: list[Diagnosis], *, output_given: bool) -> N
     markup: titles and evidence may carry a GPU name, a path or a log line."""
     from rich.text import Text
 
-    from wizard.cjk.wrap import command_lines
+    from wizard.cjk.wrap import command_lines, wrap
     from wizard.doctor.diagnose import recognised_in_output
-    from wizard.safe.display import text
+    from wizard.safe.display import safe, text
 
     def show(value: str, style: str, limit: int | None = None) -> None:
         console.print(text(value, style, limit=limit))
@@ -192,16 +192,22 @@ def render(console: Console, found: list[Diagnosis], *, output_given: bool) -> N
         for line in command_lines(value, console.width, indent):
             console.print(Text(line, style=style), soft_wrap=True)
 
+    def indented(value: str, style: str, limit: int | None = None) -> None:
+        # A log line or a source list: wrapped between words under its own indent, so a second
+        # line never starts at the margin where it reads as a new entry.
+        for line in wrap(safe(value, limit), console.width, "  ", "    ", keep_code=False):
+            console.print(Text(line, style=style), soft_wrap=True)
+
     def full(d: Diagnosis) -> None:
         label = t("doctor.note_label") + ": " if d.severity == "info" else ""
         show(label + d.title, STYLE.get(d.severity, "bold"))
         if d.why:  # a machine state's fix is its why: said once, as the fix
             advice(d.why, "dim")
-        show(f"  {d.evidence}", "dim italic", limit=400)
+        indented(d.evidence, "dim italic", limit=400)
         advice(t("doctor.fix_line", fix=d.fix), "cyan")
         if d.for_this_machine:
             advice(t("doctor.machine_fix_line", fix=d.for_this_machine), "cyan")
-        show("  " + t("doctor.source_line", source=d.seen_in), "dim")
+        indented(t("doctor.source_line", source=d.seen_in), "dim")
         console.print()
 
     from_output = [d for d in found if d.origin == "output"]
