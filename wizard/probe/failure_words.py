@@ -69,6 +69,16 @@ _FALLEN_AT = re.compile(rf"NVRM: GPU at ({_PCI_BUS}\.[0-9]) has fallen off the b
 _XID_79 = re.compile(rf"NVRM: Xid \(PCI:({_PCI_BUS})(\.[0-9])?\): 79\b")
 
 
+# NV_DEV_PRINTF's prefix (kernel-open/common/inc/os-interface.h:270): "NVRM: GPU 0000:0a:00.0: ".
+_DEV_PREFIX = re.compile(rf"NVRM: GPU ({_PCI_BUS}\.[0-9]):")
+
+
+def named_bus(line: str) -> str:
+    """The bus id NVRM's per-GPU prefix names in a kernel line ("" where it names none)."""
+    m = _DEV_PREFIX.search(line)
+    return m.group(1) if m else ""
+
+
 def fallen_off_bus(kernel_log: str) -> tuple[str, str] | None:
     """(the kernel's line, the GPU's bus id) where the log says a GPU fell off the bus, else None."""
     joined = re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", kernel_log)

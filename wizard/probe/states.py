@@ -25,10 +25,11 @@ from wizard.probe.failure_words import (
     fallen_off_bus,
     first_line,
     kernel_line_for,
+    named_bus,
     saved_log_line,
     unreachable_gpu_reason,
 )
-from wizard.probe.kernel_log import kernel_log, kernel_log_text
+from wizard.probe.kernel_log import kernel_evidence, kernel_log_text
 from wizard.probe.os_platform import WSL_LIB
 from wizard.profile import (
     ABSENT,
@@ -140,8 +141,9 @@ def _seen_evidence(ctx: ProbeContext, key: str) -> list[Evidence]:
     return [command_evidence(found[0], found[1])] if found else []
 
 
-def _dmesg(ctx: ProbeContext) -> tuple[list[str], CommandResult] | None:
-    return kernel_log(ctx)
+def _log_ev(ctx: ProbeContext, line: str) -> list[Evidence]:
+    """This boot's kernel line as evidence (dmesg, the journal, or a saved log's last boot)."""
+    return kernel_evidence(ctx, line)
 
 
 def _boot_journal(ctx: ProbeContext) -> tuple[list[str], CommandResult] | None:
@@ -151,18 +153,17 @@ def _boot_journal(ctx: ProbeContext) -> tuple[list[str], CommandResult] | None:
     return _seen_command(ctx, "boot_journal")
 
 
-def _key_rejected(ctx: ProbeContext) -> tuple[list[str], CommandResult, str] | None:
+def _key_rejected(ctx: ProbeContext) -> Evidence | None:
     """The line that decides Secure Boot (module signature enforcement) refused the module: the
     kernel's own words in its log, else modprobe's error for the nvidia module in the boot journal."""
-    dmesg = _dmesg(ctx)
-    line = _line_with(_kernel_log(ctx), _DMESG_SIGNATURE)
-    if dmesg and line:
-        return dmesg[0], dmesg[1], line
+    said = _log_ev(ctx, _line_with(_kernel_log(ctx), _DMESG_SIGNATURE))
+    if said:
+        return said[0]
     journal = _boot_journal(ctx)
     if journal is None or journal[1].missing or journal[1].timed_out:
         return None
     line = _line_with(journal[1].stdout, _MODPROBE_REJECTED)
-    return (journal[0], journal[1], line) if line else None
+    return command_evidence(journal[0], journal[1], line) if line else None
 
 
 def _kernel_log(ctx: ProbeContext) -> str:
@@ -418,10 +419,10 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev = [*_smi_failure_lines(ctx), command_evidence(*nouveau)]
         return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
     refused = _refused_at_load(_kernel_log(ctx)) if km.nvidia_loaded is None and not said else ""
-    if refused and not _in_container(ctx) and (log := _dmesg(ctx)):
+    if refused and not _in_container(ctx) and (log := _log_ev(ctx, refused)):
         # /proc/modules unread: the module's own lines say it tried this boot, found its GPU held by
         # another driver and gave up (nothing loaded it since).
-        ev = [*_smi_failure_lines(ctx), command_evidence(log[0], log[1], refused)]
+        ev = [*_smi_failure_lines(ctx), *log]
         return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
     built_failed = ""
     if not said and not km.nvidia_loaded and km.module_for_kernel is not True:
@@ -444,10 +445,9 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     ev += _smi_failure_lines(ctx)
     libs = _library_versions(ctx, "libcuda") or _library_versions(ctx, "libnvidia-ml")
     lib_version = next(iter(sorted(set(libs.values()))), "")
-    dmesg = _dmesg(ctx)
     rejected = _key_rejected(ctx)
     if rejected:
-        ev.append(command_evidence(*rejected))
+        ev.append(rejected)
     if rejected and km.module_for_kernel is not False:
         # The key's rejection decides it, and shows the module is there (modprobe found a file to
         # insert) where modinfo was not read.
@@ -475,13 +475,14 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel is False else []
         ev += [file_evidence(failed_build, "present")] if failed_build else []
         return [_state("module", FAILING, "module-not-built", ev, kernel=p.os.kernel)]
-    if held and dmesg:
+    if held and (log := _log_ev(ctx, held)):
         # NVIDIA's message names nouveau first of the drivers that can hold the GPU before it.
-        ev.append(command_evidence(dmesg[0], dmesg[1], held))
+        ev += log
         return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
     bound = _line_with(_kernel_log(ctx), NOUVEAU_BOUND) if said else ""
-    if bound and dmesg:  # the driver is installed (nvidia-smi's words) and nouveau has the GPU
-        ev.append(command_evidence(dmesg[0], dmesg[1], bound))
+    if bound and (log := _log_ev(ctx, bound)):  # the driver is installed (nvidia-smi's words), nouveau
+        # has the GPU
+        ev += log
         return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
     if said:
         return [_state("module", FAILING, "not-loaded", ev)]
@@ -663,9 +664,7 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         if "index" not in x or x.get("err"):  # nvidia-smi's words, not NVML_ERROR_GPU_IS_LOST
             reason = unreachable_gpu_reason(str(x.get("line", "")), bus, log)
             said = kernel_line_for(reason, bus, log)
-            dmesg = _dmesg(ctx)
-            if said and dmesg:
-                ev = [*ev, command_evidence(dmesg[0], dmesg[1], said)]
+            ev = [*ev, *_log_ev(ctx, said)]
         out.append(_state("gpu", FAILING, reason, ev, blocks=not working, index=idx, bus=bus))
     # NVRM's lines come from the loaded nvidia module: where /proc/modules is unread they show it.
     # A driver read only from the module (/proc, the kernel log) read no GPU either.
@@ -676,11 +675,10 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         # did not take it up. Inside a container it means only that no GPU was passed.
         on_bus = bool(p.nvidia_pci_devices) and not _in_container(ctx)
         line = _line_with(text, _NOT_STARTED) if p.kernel.nvidia_loaded or on_bus else ""
-        dmesg = _dmesg(ctx)
         log = _kernel_log(ctx)
         fallen = fallen_off_bus(log)
-        if fallen and not lost and dmesg:
-            ev = [*_smi_failure_lines(ctx), command_evidence(dmesg[0], dmesg[1], fallen[0])]
+        if fallen and not lost and _log_ev(ctx, fallen[0]):
+            ev = [*_smi_failure_lines(ctx), *_log_ev(ctx, fallen[0])]
             out.append(_state("gpu", FAILING, "gpu-lost", ev, bus=fallen[1]))
             return out
         init = _line_with(log, _DMESG_INIT)
@@ -693,9 +691,9 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             ev = _smi_failure_lines(ctx)
             if init and logged:
                 ev.append(file_evidence(logged, init))
-            elif init and dmesg:
-                ev.append(command_evidence(dmesg[0], dmesg[1], init))
-            out.append(_state("gpu", FAILING, "gpu-init-failed", ev))
+            elif init:
+                ev += _log_ev(ctx, init)
+            out.append(_state("gpu", FAILING, "gpu-init-failed", ev, bus=named_bus(init)))
     return out
 
 
