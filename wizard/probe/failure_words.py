@@ -66,7 +66,9 @@ _FALLEN_OLD = re.compile(rf"NVIDIA GPU ({_PCI_BUS}\.[0-9])[^\n]*?fallen off the 
 _FALLEN_NEW = re.compile(rf"NVRM: GPU ({_PCI_BUS}\.[0-9]): GPU has fallen off the bus")
 # Older drivers (the 3xx branches) while they run: "NVRM: GPU at 0000:01:00.0 has fallen off the bus."
 _FALLEN_AT = re.compile(rf"NVRM: GPU at ({_PCI_BUS}\.[0-9]) has fallen off the bus")
-_XID_79 = re.compile(rf"NVRM: Xid \(PCI:({_PCI_BUS})(\.[0-9])?\): 79\b")
+# Under MIG the Xid names the GPU instance too (kernel_rc.c XID_PRINT_WITH_ATTR: "PCI:%04x:%02x:%02x
+# GPU-I:%02u GPU-CI:%02u").
+_XID_79 = re.compile(rf"NVRM: Xid \(PCI:({_PCI_BUS})(\.[0-9])?(?: GPU-I:[0-9]+)?(?: GPU-CI:[0-9]+)?\): 79\b")
 
 
 # NV_DEV_PRINTF's prefix (kernel-open/common/inc/os-interface.h:270): "NVRM: GPU 0000:0a:00.0: ".
@@ -92,6 +94,30 @@ def fallen_off_bus(kernel_log: str) -> tuple[str, str] | None:
     if xid := next((m for line in lines if (m := _XID_79.search(line))), None):
         return xid.string.strip(), xid.group(1) + (xid.group(2) or ".0")
     return None
+
+
+# The module refusing a client of another version (src/nvidia/arch/nvalloc/unix/src/osapi.c: "NVRM: API
+# mismatch: the client '%s' (pid %u)\nNVRM: has the version %s, but this kernel module has\nNVRM: the
+# version %s.  Please make sure ..."; before R515 without the client's name: "the client has the
+# version %s, but\nNVRM: this kernel module has the version %s."), continued on NVRM: lines.
+_API_MISMATCH = re.compile(
+    r"NVRM: API mismatch: the client (?:'[^']*' \(pid [0-9]+\) )?has the version ([0-9]+(?:\.[0-9]+)+),? "
+    r"but this kernel module has the version ([0-9]+(?:\.[0-9]+)+)"
+)
+_LOADING_LINE = re.compile(r"NVRM: loading NVIDIA UNIX")
+
+
+def api_mismatch(kernel_log: str) -> tuple[str, str, str] | None:
+    """(the kernel's sentence, the client's version, the module's version) of the last API mismatch
+    this log shows after the module's last load, else None."""
+    lines = kernel_log.splitlines()
+    last_load = max((i for i, x in enumerate(lines) if _LOADING_LINE.search(x)), default=-1)
+    joined = re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", "\n".join(lines[last_load + 1 :]))
+    found = list(_API_MISMATCH.finditer(re.sub(r"[ \t]+", " ", joined)))
+    if not found:
+        return None
+    m = found[-1]
+    return m.group(0), m.group(1), m.group(2)
 
 
 def kernel_line_for(reason: str, bus: str, kernel_log: str) -> str:

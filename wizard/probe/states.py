@@ -22,6 +22,7 @@ from wizard.probe.failure_words import (
     NO_PERMISSION,
     NOUVEAU_BOUND,
     akmods_failed_log,
+    api_mismatch,
     fallen_off_bus,
     first_line,
     kernel_line_for,
@@ -76,12 +77,25 @@ _NOT_STARTED = re.compile(
 _NOT_PROBED = re.compile(r"NVIDIA probe routine was not called")
 # The module's init giving up after it: no GPU left to drive, it does not load (-ENODEV).
 _NONE_PROBED = re.compile(r"NVRM: No NVIDIA (?:graphics adapter|devices) probed")
+# The module's init giving up (kernel-open/nvidia/nv.c nvidia_init_module: "No NVIDIA GPU found."
+# with no GPU on the bus for it, "No NVIDIA devices probed." after its probe took none, "failed to
+# initialize module."): it is not loaded unless a later "NVRM: loading" line (printed last, on
+# success) shows a later load.
+_INIT_GAVE_UP = re.compile(
+    r"NVRM: (?:No NVIDIA GPU found|No NVIDIA (?:graphics adapter|devices) probed|failed to initialize module)"
+)
 _LOADING = re.compile(r"NVRM: loading NVIDIA UNIX")
 # A shell that looked for nvidia-smi on its PATH: bash "nvidia-smi: command not found", zsh
 # "command not found: nvidia-smi", sudo "sudo: nvidia-smi: command not found".
 _NOT_ON_PATH = re.compile(r"nvidia-smi: command not found|command not found: nvidia-smi")
+_DRIVER_NOT_LOADED = re.compile(
+    r"NVML: Driver Not Loaded|NVMLError_DriverNotLoaded|nvml error: driver not loaded", re.IGNORECASE
+)
 _CONTAINER_CGROUP = re.compile(r"docker|kubepods|containerd|libpod")
 _BLOCKED_WORDS = "GPU access blocked by the operating system"
+# NVML_ERROR_OPERATING_SYSTEM as nvidia-ml-py words it itself (pynvml.py NVMLError._errcode_to_string),
+# in NVML's detail and in a Python program's traceback.
+_BLOCKED_PYNVML = "The operating system has blocked the request"
 
 
 def _state(
@@ -171,10 +185,18 @@ def _kernel_log(ctx: ProbeContext) -> str:
 
 
 def _smi_not_loaded(ctx: ProbeContext) -> str:
-    """nvidia-smi's own words for NVML_ERROR_DRIVER_NOT_LOADED (any apostrophe, any line break)."""
-    text = re.sub(r"\s+", " ", _smi_text(ctx))
-    hit = re.search(r"couldn.t communicate with the NVIDIA driver", text, re.IGNORECASE)
-    return _line_with(_smi_text(ctx), re.compile(r"couldn.t communicate", re.IGNORECASE)) if hit else ""
+    """NVML_ERROR_DRIVER_NOT_LOADED in the words of the tool that met it: nvidia-smi's "couldn't
+    communicate with the NVIDIA driver" (any apostrophe, any line break), NVML's own string
+    ("Failed to initialize NVML: Driver Not Loaded"), nvidia-ml-py's NVMLError_DriverNotLoaded,
+    nvidia-container-cli's "nvml error: driver not loaded"."""
+    text = _smi_text(ctx)
+    found = _seen_command(ctx, "container_cli")
+    if found and not found[1].missing:
+        text += "\n" + found[1].stdout + "\n" + found[1].stderr
+    hit = re.search(r"couldn.t communicate with the NVIDIA driver", re.sub(r"\s+", " ", text), re.IGNORECASE)
+    if hit:
+        return _line_with(text, re.compile(r"couldn.t communicate", re.IGNORECASE))
+    return _line_with(text, _DRIVER_NOT_LOADED)
 
 
 def _library_versions(ctx: ProbeContext, name: str) -> dict[str, str]:
@@ -335,9 +357,10 @@ def _linux_smi(ctx: ProbeContext) -> str:
 def _gpu_blocked(ctx: ProbeContext) -> list[LayerState]:
     nvml = ctx.seen.get("nvml", {})
     text = _smi_text(ctx) + "\n" + str(nvml.get("detail", ""))
-    if _BLOCKED_WORDS.lower() not in text.lower():
+    words = re.compile(f"{re.escape(_BLOCKED_WORDS)}|{re.escape(_BLOCKED_PYNVML)}", re.IGNORECASE)
+    line = _line_with(text, words)
+    if not line:
         return []
-    line = _line_with(text, re.compile(re.escape(_BLOCKED_WORDS), re.IGNORECASE))
     return [_state("wsl", BLOCKED, "wsl-gpu-blocked", [Evidence("nvidia-smi / nvmlInit", None, line)])]
 
 
@@ -411,7 +434,7 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     # NVRM's own lines in this boot's log: the module is loaded, so the words mean something else,
     # unless it says another driver took the GPU before it ("probe routine was not called").
     held = _held_by_another_driver(_kernel_log(ctx)) if said else ""
-    if said and not held and "NVRM:" in _kernel_log(ctx):
+    if said and not held and "NVRM:" in _kernel_log(ctx) and not _gave_up_at_load(_kernel_log(ctx)):
         said = ""
     nouveau = _nouveau_in_use(ctx) if km.nvidia_loaded is None else None
     if nouveau:
@@ -498,6 +521,12 @@ def _held_by_another_driver(log: str) -> str:
     return "" if re.search(r"vfio[-_]pci", log) else _line_with(log, _NOT_PROBED)
 
 
+def _gave_up_at_load(log: str) -> str:
+    """The module's last init this boot gave up (no later NVRM loading line): its line, else ""."""
+    lines = [x for x in log.splitlines() if _INIT_GAVE_UP.search(x) or _LOADING.search(x)]
+    return lines[-1].strip() if lines and _INIT_GAVE_UP.search(lines[-1]) else ""
+
+
 def _refused_at_load(log: str) -> str:
     """The held line where the module then gave up ("No NVIDIA graphics adapter probed!") and no
     later NVRM loading line shows it loaded after all."""
@@ -557,15 +586,26 @@ def _libraries(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     said = _line_with(text, "mismatch")
     said_lib = _MISMATCH_LIB.search(text)
     module = p.kernel.loaded_version or ""
+    # The module's own words for the same refusal, with both versions, where no tool answered.
+    kernel = api_mismatch(_kernel_log(ctx)) if p.driver is None and not p.gpus else None
+    if kernel and module and kernel[2] != module:
+        kernel = None  # a module loaded since: the line is about another one
+    if kernel and not said:
+        ev = [*_log_ev(ctx, kernel[0]), *[file_evidence(x, v) for x, v in sorted(libs.items())[:4]]]
+        return [_state("libraries", FAILING, "version-mismatch", ev, module=kernel[2], library=kernel[1])]
     if said and not (module and library_known(versions, said_lib) == module):
         # NVML's own words decide it ("Driver/library version mismatch"); both versions where read.
         library = said_lib.group(1) if said_lib else (versions[-1] if versions else "")
         ev = [Evidence("nvidia-smi / nvmlInit", None, said)]
         if said_lib:
             ev.append(Evidence("nvidia-smi", None, said_lib.group(0)))
+        elif kernel:
+            library = kernel[1]
+        ev += _log_ev(ctx, kernel[0]) if kernel else []
         ev += [file_evidence(path, version) for path, version in sorted(libs.items())[:4]]
         if module:
             ev.append(file_evidence("/sys/module/nvidia/version", module))
+        module = module or (kernel[2] if kernel else "")
         return [_state("libraries", FAILING, "version-mismatch", ev, module=module, library=library)]
     if not versions and not said_lib:
         return [
@@ -698,7 +738,8 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
 
 
 LAYER_PROBES = (_container, _wsl, _pci, _module, _libraries, _nvml, _cuda, _gpus)
-_NVML_UNKNOWN = re.compile(r"Failed to initialize NVML: Unknown Error", re.IGNORECASE)
+# NVML_ERROR_UNKNOWN or NVML_ERROR_GPU_IS_LOST as NVML starts (nvmlErrorString's words).
+_NVML_UNKNOWN = re.compile(r"Failed to initialize NVML: (?:Unknown Error|GPU is lost)", re.IGNORECASE)
 
 
 def _unreachable_at_init(ctx: ProbeContext, p: MachineProfile, states: list[LayerState]) -> list[LayerState]:
@@ -715,7 +756,12 @@ def _unreachable_at_init(ctx: ProbeContext, p: MachineProfile, states: list[Laye
     ev = [Evidence("nvidia-smi", _smi_exit(ctx), line)]
     # The same reading as one GPU's failure line: the kernel's words decide lost or not started
     # (those the layers above name first), else it stays unreachable.
-    return [_state("gpu", FAILING, unreachable_gpu_reason(line, "", _kernel_log(ctx)), ev)]
+    log = _kernel_log(ctx)
+    reason = unreachable_gpu_reason(line, "", log)
+    said = kernel_line_for(reason, "", log)
+    fallen = fallen_off_bus(log) if reason == "gpu-lost" else None
+    bus = fallen[1] if fallen else named_bus(said)
+    return [_state("gpu", FAILING, reason, [*ev, *_log_ev(ctx, said)], bus=bus)]
 
 
 def probe_states(ctx: ProbeContext, profile: MachineProfile) -> str:
