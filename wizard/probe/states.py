@@ -60,8 +60,24 @@ _DMESG_SIGNATURE = re.compile(
 # (gdm3, systemd-modules-load, a udev worker): "modprobe: ERROR: could not insert 'nvidia': Key was
 # rejected by service". The kernel logs no line of its own for a rejected key.
 _MODPROBE_REJECTED = re.compile(
-    r"could not insert '?nvidia[a-z_-]*'?: (?:Key was rejected by service|Required key not available)",
+    r"could not insert (?:module )?'?[^\s':]*nvidia[a-z_-]*(?:\.ko(?:\.[a-z]+)?)?'?: "
+    r"(?:Key was rejected by service|Required key not available)",
     re.IGNORECASE,
+)
+# The module on disk was built for another kernel: the kernel's module loader (kernel/module/main.c
+# "%s: version magic '%s' should be '%s'", kernel/module/version.c "%s: disagrees about version of
+# symbol %s") or modprobe's strerror(ENOEXEC) as the program that ran it logged it ("modprobe: ERROR:
+# could not insert 'nvidia': Exec format error").
+_BUILT_FOR_ANOTHER_KERNEL = re.compile(
+    r"\bnvidia[a-z_-]*: (?:version magic '[^']*' should be|disagrees about version of symbol)|"
+    r"could not insert (?:module )?'?[^\s':]*nvidia[a-z_-]*(?:\.ko)?'?: Exec format error",
+)
+# `dkms status` (dkms.in do_status): "nvidia/535.183.01: added", "nvidia/535.183.01, 6.8.0-45-generic,
+# x86_64: installed" (and "built", "installed-weak from K"); dkms 2.x writes "nvidia, 470.57.02, ...".
+DKMS_STATUS = ["dkms", "status"]
+_DKMS_LINE = re.compile(
+    r"^(nvidia(?:-(?:current|open|tesla|legacy|[0-9])[\w.-]*)?)[/,]\s*([0-9]+(?:\.[0-9]+)+)"
+    r"(?:,\s*([^,\s]+),\s*([^:\s]+))?:\s*([a-z-]+)"
 )
 # This boot's journal, only the lines that name nvidia (journalctl's --grep is case-insensitive for a
 # lower-case pattern), the last few hundred, without host names: bounded in time and size, and the
@@ -456,6 +472,21 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev = [*_smi_failure_lines(ctx), file_evidence(built_failed, "present")]
         ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel is False else []
         return [_state("module", FAILING, "module-not-built", ev, kernel=p.os.kernel)]
+    other_kernel = _built_for_another_kernel(ctx) if not km.nvidia_loaded else None
+    if other_kernel:
+        ev = [*_smi_failure_lines(ctx), other_kernel, *_seen_evidence(ctx, "modinfo")]
+        return [
+            _state(
+                "module", FAILING, "module-not-built", ev, version=km.module_version or "", kernel=p.os.kernel
+            )
+        ]
+    dkms = (
+        _dkms_not_built(ctx, p.os.kernel) if km.module_for_kernel is False and not km.nvidia_loaded else None
+    )
+    if dkms:
+        # DKMS holds the driver's module source and built it for no running kernel; modinfo finds none.
+        ev = [*_smi_failure_lines(ctx), dkms[0], *_seen_evidence(ctx, "modinfo")]
+        return [_state("module", FAILING, "module-not-built", ev, version=dkms[1], kernel=p.os.kernel)]
     if km.nvidia_loaded is None and not said:
         return [
             _state("module", UNREADABLE, "", [file_evidence("/proc/modules", "unreadable")], blocks=False)
@@ -490,7 +521,7 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev.append(file_evidence(next(iter(sorted(libs))), lib_version))
         ev += _seen_evidence(ctx, "modinfo")
         return [_state("module", FAILING, "module-not-built", ev, version=lib_version, kernel=p.os.kernel)]
-    not_found = first_line(_smi_text(ctx), MODULE_NOT_FOUND)
+    not_found = first_line(_smi_text(ctx), MODULE_NOT_FOUND) or _journal_not_found(ctx)
     failed_build = akmods_failed_log(ctx.system, p.os.kernel) if not km.module_for_kernel else ""
     if said and (not_found or failed_build or km.module_for_kernel is False):
         # nvidia-smi is installed; modprobe/modinfo find no nvidia module for the running kernel,
@@ -512,6 +543,53 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if km.nouveau_loaded:
         ev.append(file_evidence("/proc/modules", "nouveau loaded"))
     return [_state("module", ABSENT, "", ev)]
+
+
+def _built_for_another_kernel(ctx: ProbeContext) -> Evidence | None:
+    """The kernel's (or modprobe's, in this boot's journal) words that the nvidia module on disk
+    does not match the running kernel."""
+    said = _log_ev(ctx, _line_with(_kernel_log(ctx), _BUILT_FOR_ANOTHER_KERNEL))
+    if said:
+        return said[0]
+    journal = _boot_journal(ctx)
+    if journal is None or journal[1].missing or journal[1].timed_out:
+        return None
+    line = _line_with(journal[1].stdout, _BUILT_FOR_ANOTHER_KERNEL)
+    return command_evidence(journal[0], journal[1], line) if line else None
+
+
+# systemd-modules-load's words where modprobe finds no such module ("Failed to find module 'nvidia'"),
+# beside modprobe's own, as the boot journal keeps them.
+_JOURNAL_NOT_FOUND = re.compile(r"Failed to find module '?nvidia'?(?![a-z_-])|" + MODULE_NOT_FOUND.pattern)
+
+
+def _journal_not_found(ctx: ProbeContext) -> str:
+    journal = _boot_journal(ctx)
+    if journal is None or journal[1].missing or journal[1].timed_out:
+        return ""
+    return _line_with(journal[1].stdout, _JOURNAL_NOT_FOUND)
+
+
+def _dkms_not_built(ctx: ProbeContext, kernel: str) -> tuple[Evidence, str] | None:
+    """(dkms status's line, the driver's version) where DKMS holds an NVIDIA driver's module and has
+    it built or installed for no running kernel; None where it has, or shows none, or the kernel is
+    not known."""
+    if not kernel or kernel == "unknown":
+        return None
+    if "dkms" not in ctx.seen:
+        ctx.seen["dkms"] = (DKMS_STATUS, ctx.system.run(DKMS_STATUS, timeout=10.0))
+    found = _seen_command(ctx, "dkms")
+    if found is None or found[1].missing or found[1].timed_out:
+        return None
+    rows = [
+        (m, line.strip()) for line in found[1].stdout.splitlines() if (m := _DKMS_LINE.match(line.strip()))
+    ]
+    if not rows or any(
+        m.group(3) == kernel and m.group(5).startswith(("built", "installed")) for m, _ in rows
+    ):
+        return None
+    newest = max(rows, key=lambda r: [int(x) for x in r[0].group(2).split(".")])
+    return command_evidence(found[0], found[1], newest[1]), newest[0].group(2)
 
 
 def _held_by_another_driver(log: str) -> str:
