@@ -472,7 +472,9 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev = [*_smi_failure_lines(ctx), file_evidence(built_failed, "present")]
         ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel is False else []
         return [_state("module", FAILING, "module-not-built", ev, kernel=p.os.kernel)]
-    other_kernel = _built_for_another_kernel(ctx) if not km.nvidia_loaded else None
+    # Read further (the journal, dkms) only where a GPU or a driver is seen: not on every machine.
+    nvidia_here = bool(said or p.nvidia_pci_devices or p.driver is not None)
+    other_kernel = _built_for_another_kernel(ctx) if not km.nvidia_loaded and nvidia_here else None
     if other_kernel:
         ev = [*_smi_failure_lines(ctx), other_kernel, *_seen_evidence(ctx, "modinfo")]
         return [
@@ -480,9 +482,9 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
                 "module", FAILING, "module-not-built", ev, version=km.module_version or "", kernel=p.os.kernel
             )
         ]
-    dkms = (
-        _dkms_not_built(ctx, p.os.kernel) if km.module_for_kernel is False and not km.nvidia_loaded else None
-    )
+    dkms = None
+    if km.module_for_kernel is False and not km.nvidia_loaded and nvidia_here:
+        dkms = _dkms_not_built(ctx, p.os.kernel)
     if dkms:
         # DKMS holds the driver's module source and built it for no running kernel; modinfo finds none.
         ev = [*_smi_failure_lines(ctx), dkms[0], *_seen_evidence(ctx, "modinfo")]
