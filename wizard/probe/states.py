@@ -745,9 +745,19 @@ def _cuda(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if isinstance(shown, dict):
         ev = [Evidence("nvidia-smi", _smi_exit(ctx), str(shown.get("line", "")))]
         return [_state("cuda", FAILING, "cuda-err", ev, shown=str(shown.get("value", "")))]
-    if p.platform in ("linux", "wsl2") and not p.libcuda and ctx.seen.get("ldconfig_read"):
-        ev = [Evidence("ldconfig -p", 0, "no libcuda.so.1")]
-        return [_state("cuda", FAILING, "no-libcuda", ev)]
+    if (
+        p.platform in ("linux", "wsl2")
+        and ctx.seen.get("ldconfig_read")
+        and not ctx.seen.get("ldconfig_libcuda")
+    ):
+        # The linker cache has no libcuda.so.1 (CUDA programs open it by that name): where no folder
+        # of LD_LIBRARY_PATH holds it either, CUDA cannot start. A libcuda file elsewhere is kept as
+        # evidence (`sudo ldconfig` makes its libcuda.so.1 link and caches it).
+        in_path = any(ctx.system.exists(f"{d.rstrip('/')}/libcuda.so.1") for d in p.ld_library_path)
+        if not in_path:
+            ev = [Evidence("ldconfig -p", ctx.seen.get("ldconfig_exit"), "no libcuda.so.1")]
+            ev += [file_evidence(lib.path, "present, not in the linker cache") for lib in p.libcuda[:3]]
+            return [_state("cuda", FAILING, "no-libcuda", ev)]
     if p.driver.cuda not in ("", "unknown"):
         source = "nvmlSystemGetCudaDriverVersion" if p.driver.source == "nvml" else "nvidia-smi"
         return [_state("cuda", WORKS, "", [Evidence(source, None, p.driver.cuda)], version=p.driver.cuda)]
