@@ -854,6 +854,22 @@ def _unreachable_at_init(ctx: ProbeContext, p: MachineProfile, states: list[Laye
     return [_state("gpu", FAILING, reason, [*ev, *_log_ev(ctx, said)], bus=bus)]
 
 
+def _name_failed_gpus(p: MachineProfile, states: list[LayerState]) -> None:
+    """A failed GPU whose evidence names no bus: the bus id and name the probe read for that index,
+    or those of the one NVIDIA GPU on the PCI bus (it is that one), so it is never "GPU ?"."""
+    for s in states:
+        if s.layer != "gpu" or s.state == WORKS:
+            continue
+        gpu = next((g for g in p.gpus if s.index is not None and g.index == s.index), None)
+        pci = p.pci_gpus[0] if len(p.pci_gpus) == 1 and len(p.gpus) <= 1 else None
+        bus = (gpu.pci_bus_id if gpu else None) or (pci.bus_id if pci else "")
+        name = gpu.name if gpu else (pci.name if pci else "")
+        if not s.facts.get("bus") and bus and bus != "unknown":
+            s.facts["bus"] = bus
+        if not s.facts.get("name") and name and name not in ("unknown", ERR_NAME):
+            s.facts["name"] = name
+
+
 def probe_states(ctx: ProbeContext, profile: MachineProfile) -> str:
     if profile.platform in ("macos", "windows", "wsl1"):
         return "none"
@@ -861,5 +877,6 @@ def probe_states(ctx: ProbeContext, profile: MachineProfile) -> str:
     for layer in LAYER_PROBES:
         states += layer(ctx, profile)
     states += _unreachable_at_init(ctx, profile, states)
+    _name_failed_gpus(profile, states)
     profile.states = states
     return "evidence"
