@@ -535,3 +535,17 @@ def test_no_real_dump_names_a_gpu_by_a_question_mark(tmp_path: Path, path: Path 
         for s in p.failed_states:
             said = words(s, p)
             assert "GPU ?" not in said.title + said.fix, (case["slug"], said.title)
+
+
+def test_an_xid_79_of_another_gpu_does_not_make_this_one_lost(tmp_path: Path) -> None:
+    """Two GPUs: the kernel's Xid 79 names 0a:00 (kernel_rc.c: "PCI:%04x:%02x:%02x", no function);
+    the handle of 03:00.0 failed with Unknown Error: that one stays unreachable."""
+    said = "Unable to determine the device handle for GPU0000:03:00.0: Unknown Error\n"
+    xid = "NVRM: Xid (PCI:0000:0a:00): 79, pid=1911, name=python3, GPU has fallen off the bus."
+    p = replay(tmp_path, NATIVE, [cmd(["nvidia-smi"], said), *dmesg([xid])])
+    by_bus = {s.facts.get("bus"): s.reason for s in p.failed_states if s.layer == "gpu"}
+    assert by_bus.get("0000:03:00.0") == "gpu-unreachable"
+    same = replay(
+        tmp_path / "same", NATIVE, [cmd(["nvidia-smi"], said.replace("03:00", "0a:00")), *dmesg([xid])]
+    )
+    assert "gpu-lost" in reasons(same)

@@ -34,10 +34,19 @@ def first_line(text: str, pattern: re.Pattern[str]) -> str:
     return next((line.strip() for line in text.splitlines() if pattern.search(line)), "")
 
 
+# An Xid names the device without its function ("NVRM: Xid (PCI:0000:0a:00): 79, ...").
+_XID_DEVICE = re.compile(r"\(PCI:(?:[0-9A-Fa-f]{4,8}:)?([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})[ )]")
+
+
 def _same_gpu(bus: str, line: str) -> bool:
     """A kernel line about this GPU, or one that names no GPU (old drivers print none)."""
     found = _BUS.findall(line)
-    return not found or not bus or any(b.lower() == bus[-7:].lower() for b in found)
+    devices = _XID_DEVICE.findall(line)
+    if not bus or not (found or devices):
+        return True
+    return any(b.lower() == bus[-7:].lower() for b in found) or any(
+        d.lower() == bus[-7:-2].lower() for d in devices
+    )
 
 
 def unreachable_gpu_reason(line: str, bus: str, kernel_log: str) -> str:
