@@ -480,6 +480,14 @@ def test_no_libcuda_in_the_linker_cache(tmp_path: Path, exit: int | None) -> Non
     assert "no-libcuda" not in reasons(ok)
 
 
+def test_a_filtered_ldconfig_paste_decides_nothing_missing(tmp_path: Path) -> None:
+    # `ldconfig -p | grep cudnn` pasted: no count line, so what it lacks is the filter's doing
+    cudnn = "\tlibcudnn.so.9 (libc6,x86-64) => /lib/x86_64-linux-gnu/libcudnn.so.9\n"
+    p = replay(tmp_path, NATIVE, [cmd(["nvidia-smi"], TABLE, exit=0), cmd(["ldconfig", "-p"], cudnn)])
+    assert "no-libcuda" not in reasons(p)
+    assert [c.version for c in p.cudnn] == ["9"]  # what it shows is still read
+
+
 def test_libcuda_on_ld_library_path_is_not_missing(tmp_path: Path) -> None:
     files = {**NATIVE, "/opt/nvidia/lib64/libcuda.so.1": ""}
     ld = cmd(["ldconfig", "-p"], LDCONFIG_HEAD + LDCONFIG_ML, exit=0)
@@ -549,3 +557,21 @@ def test_an_xid_79_of_another_gpu_does_not_make_this_one_lost(tmp_path: Path) ->
         tmp_path / "same", NATIVE, [cmd(["nvidia-smi"], said.replace("03:00", "0a:00")), *dmesg([xid])]
     )
     assert "gpu-lost" in reasons(same)
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+@pytest.mark.parametrize(
+    "line",
+    [
+        # kernel/module/signing.c module_sig_check: "Loading of %s is rejected" (the key not enrolled)
+        "Loading of module with unavailable key is rejected",
+        # security/lockdown/lockdown.c: "Lockdown: %s: %s is restricted; see man kernel_lockdown.7"
+        "Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7",
+    ],
+)
+def test_the_kernels_refusal_of_the_modules_key_is_read_in_every_format(
+    tmp_path: Path, fmt: str, line: str
+) -> None:
+    files, commands = FORMATS[fmt]([line])
+    p = replay(tmp_path, {**NATIVE, **files}, [*commands, SMI_GONE, ON_BUS])
+    assert reasons(p) == {"secure-boot"}

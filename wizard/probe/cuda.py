@@ -97,6 +97,7 @@ def _cudnn(ctx: ProbeContext, profile: MachineProfile, ldconfig: str) -> None:
 
 
 # `ldconfig -p`'s line for it: "\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1".
+_CACHE_HEAD = re.compile(r"^\s*[0-9]+ libs found in cache", re.MULTILINE)
 _CACHED_LIBCUDA = re.compile(r"^\s*libcuda\.so\.1\s+\([^)]*\)\s*=>", re.MULTILINE)
 
 
@@ -134,8 +135,10 @@ def probe_cuda(ctx: ProbeContext, profile: MachineProfile) -> str:
     pasted = (
         result.returncode == -1 and not result.missing and not result.timed_out and not result.stderr.strip()
     )
-    read = result.ok or pasted
-    ldconfig = result.stdout if read else ""
+    ldconfig = result.stdout if result.ok or pasted else ""
+    # What the cache lacks is read only from the whole cache: a paste of `ldconfig -p | grep cudnn`
+    # lacks libcuda by its filter. ldconfig -p prints its count line first (glibc elf/cache.c).
+    read = result.ok or (pasted and _CACHE_HEAD.search(ldconfig) is not None)
     ctx.seen["ldconfig_read"] = read
     ctx.seen["ldconfig_exit"] = None if pasted else result.returncode
     # glibc's loader finds libcuda.so.1 (what CUDA programs open) through this cache.
