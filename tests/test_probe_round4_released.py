@@ -575,3 +575,15 @@ def test_the_kernels_refusal_of_the_modules_key_is_read_in_every_format(
     files, commands = FORMATS[fmt]([line])
     p = replay(tmp_path, {**NATIVE, **files}, [*commands, SMI_GONE, ON_BUS])
     assert reasons(p) == {"secure-boot"}
+
+
+def test_the_container_toolkits_driver_not_loaded_is_not_loaded(tmp_path: Path) -> None:
+    """`nvidia-container-cli info` (read-only) on a host whose module is not loaded: libnvidia-container
+    reports NVML's NVML_ERROR_DRIVER_NOT_LOADED in its own lower-case words."""
+    said = "nvidia-container-cli: initialization error: nvml error: driver not loaded\n"
+    p = replay(tmp_path, NATIVE, [cmd(["nvidia-container-cli", "info"], "", said, 1)])
+    assert reasons(p) == {"not-loaded"}
+    inside = replay(
+        tmp_path / "in", {**NATIVE, "/.dockerenv": ""}, [cmd(["nvidia-container-cli", "info"], "", said, 1)]
+    )
+    assert "not-loaded" not in reasons(inside)  # in a container the host's module is not this machine's
