@@ -587,3 +587,22 @@ def test_the_container_toolkits_driver_not_loaded_is_not_loaded(tmp_path: Path) 
         tmp_path / "in", {**NATIVE, "/.dockerenv": ""}, [cmd(["nvidia-container-cli", "info"], "", said, 1)]
     )
     assert "not-loaded" not in reasons(inside)  # in a container the host's module is not this machine's
+
+
+def test_a_gpu_that_did_not_start_beside_working_ones_is_a_warning(tmp_path: Path) -> None:
+    """nvidia-smi lists only the GPUs it opened (the table's 01:00.0); NVRM names 0a:00.0 as not
+    started this boot: a warning beside the working GPU, not a machine without a GPU."""
+    p = replay(tmp_path, NATIVE, [cmd(["nvidia-smi"], TABLE, exit=0), *dmesg(INIT)])
+    init = state(p, "gpu-init-failed")
+    assert init.facts["bus"] == "0000:0a:00.0" and not init.blocks
+    assert p.blocking_state is None and p.driver is not None
+    # the GPU that failed once and then started is in the table: nothing to say
+    again = [x.replace("0a:00.0", "01:00.0") for x in INIT]
+    assert "gpu-init-failed" not in reasons(
+        replay(tmp_path / "a", NATIVE, [cmd(["nvidia-smi"], TABLE, exit=0), *dmesg(again)])
+    )
+    # a container reads the host's kernel log: the host's other GPUs are not its own
+    inside = {**NATIVE, "/.dockerenv": "", "/dev/nvidiactl": "", "/dev/nvidia0": ""}
+    assert "gpu-init-failed" not in reasons(
+        replay(tmp_path / "c", inside, [cmd(["nvidia-smi"], TABLE, exit=0), *dmesg(INIT)])
+    )

@@ -129,6 +129,25 @@ def api_mismatch(kernel_log: str) -> tuple[str, str, str] | None:
     return m.group(0), m.group(1), m.group(2)
 
 
+def failed_gpus(kernel_log: str) -> dict[str, tuple[str, str]]:
+    """bus id (its last 7 characters, lower case) -> (reason, the kernel's line) for each GPU the log
+    names as fallen off the bus (gpu-lost, which wins) or not started (gpu-init-failed)."""
+    found: dict[str, tuple[str, str]] = {}
+    joined = re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", kernel_log)
+    for old in _FALLEN_OLD.finditer(joined):
+        found.setdefault(old.group(1)[-7:].lower(), ("gpu-lost", old.group(0)))
+    for line in kernel_log.splitlines():
+        for pattern in (_FALLEN_NEW, _FALLEN_AT):
+            if said := pattern.search(line):
+                found.setdefault(said.group(1)[-7:].lower(), ("gpu-lost", line.strip()))
+        if xid := _XID_79.search(line):
+            found.setdefault((xid.group(1) + (xid.group(2) or ".0"))[-7:].lower(), ("gpu-lost", line.strip()))
+    for line in kernel_log.splitlines():
+        if INIT_FAILED.search(line) and (bus := named_bus(line)):
+            found.setdefault(bus[-7:].lower(), ("gpu-init-failed", line.strip()))
+    return found
+
+
 def kernel_line_for(reason: str, bus: str, kernel_log: str) -> str:
     pattern = {"gpu-lost": _FALLEN, "gpu-init-failed": INIT_FAILED}.get(reason)
     if pattern is None:

@@ -23,6 +23,7 @@ from wizard.probe.failure_words import (
     NOUVEAU_BOUND,
     akmods_failed_log,
     api_mismatch,
+    failed_gpus,
     fallen_off_bus,
     first_line,
     kernel_line_for,
@@ -796,6 +797,8 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             said = kernel_line_for(reason, bus, log)
             ev = [*ev, *_log_ev(ctx, said)]
         out.append(_state("gpu", FAILING, reason, ev, blocks=not working, index=idx, bus=bus))
+    if working:
+        out += _failed_beside_working(ctx, p, lost)
     # NVRM's lines come from the loaded nvidia module: where /proc/modules is unread they show it.
     # A driver read only from the module (/proc, the kernel log) read no GPU either.
     module_only = p.driver is None or (p.driver.source in ("proc", "kernel-log") and not p.gpus)
@@ -824,6 +827,26 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             elif init:
                 ev += _log_ev(ctx, init)
             out.append(_state("gpu", FAILING, "gpu-init-failed", ev, bus=named_bus(init)))
+    return out
+
+
+def _failed_beside_working(ctx: ProbeContext, p: MachineProfile, lost: list[dict]) -> list[LayerState]:
+    """A GPU the kernel names as fallen off the bus or not started this boot, on a machine whose
+    other GPUs work, that the driver's tools do not list (nvidia-smi shows only the GPUs it opened):
+    a warning beside them. Only where every working GPU's bus id is known, and not in a container
+    (its kernel log is the host's, whose other GPUs are not passed to it)."""
+    if p.platform != "linux" or _in_container(ctx):
+        return []
+    known = {(g.pci_bus_id or "")[-7:].lower() for g in p.gpus}
+    known |= {str(x.get("bus", ""))[-7:].lower() for x in lost}
+    if not p.gpus or any(not (g.pci_bus_id or "") for g in p.gpus):
+        return []
+    out = []
+    for short, (reason, line) in failed_gpus(_kernel_log(ctx)).items():
+        if short in known:
+            continue
+        bus = named_bus(line) or next((g.bus_id for g in p.pci_gpus if g.bus_id[-7:].lower() == short), short)
+        out.append(_state("gpu", FAILING, reason, _log_ev(ctx, line), blocks=False, bus=bus))
     return out
 
 
