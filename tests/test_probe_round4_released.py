@@ -436,13 +436,15 @@ def test_wsl_path_from_the_recorded_path(tmp_path: Path) -> None:
     assert any("/usr/bin" in e.line for e in path.evidence)
 
 
-def test_wsl_path_from_sudos_command_not_found(tmp_path: Path) -> None:
+@pytest.mark.parametrize("argv", [["nvidia-smi"], ["sudo", "nvidia-smi"]])
+def test_wsl_path_from_sudos_command_not_found(tmp_path: Path, argv: list[str]) -> None:
     # sudo's own words (plugins/sudoers/sudoers.c: "%s: command not found") for a program not on its PATH
-    p = replay(
-        tmp_path, {**WSL, **WSL_DRIVER}, [cmd(["nvidia-smi"], "", "sudo: nvidia-smi: command not found\n")]
-    )
+    said = cmd(argv, "", "sudo: nvidia-smi: command not found\n")
+    p = replay(tmp_path, {**WSL, **WSL_DRIVER}, [said])
     assert "wsl-path" in reasons(p)
     assert "basic-render-only" not in reasons(p)
+    # the library folder not listed: sudo's words alone decide neither wsl-path nor a missing driver
+    assert reasons(replay(tmp_path / "bare", WSL, [said])) == set()
 
 
 def test_basic_render_only_from_lspci(tmp_path: Path) -> None:

@@ -325,7 +325,10 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             _smi_text(ctx), re.compile(r"NVML Shared Library Not Found", re.IGNORECASE)
         )
         lspci_denies = not result.missing and not result.timed_out and result.stdout.strip() and not line
-        if not nvml_answered and not lspci_denies and p.driver is None:
+        # sudo's "command not found" comes from a pasted run under sudo, whose PATH may lack the
+        # folder (wsl-path): there the folder's listing alone does not decide, lspci's line must.
+        under_sudo = bool(re.search(r"^sudo: \S*nvidia-smi: command not found", _smi_text(ctx), re.MULTILINE))
+        if not nvml_answered and not lspci_denies and p.driver is None and (line or not under_sudo):
             ev = [file_evidence(WSL_LIB, " ".join(libs[:12]) or "empty")]
             if line:
                 ev.append(command_evidence(lspci, result, line))
