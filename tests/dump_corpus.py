@@ -73,6 +73,11 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
             if not any((x.get("argv") or []) == argv[1:] for x in commands):
                 out.append({**c, "argv": argv[1:]})
     commands = list(out)
+    for c in commands:  # `modinfo nvidia` holds `modinfo -F version nvidia`'s answer: its version field
+        if (c.get("argv") or []) == ["modinfo", "nvidia"]:
+            version = re.search(r"^version:\s*(\S+)\s*$", str(c.get("stdout", "")), re.MULTILINE)
+            stdout = version.group(1) + "\n" if version else ""
+            out.append({**c, "argv": ["modinfo", "-F", "version", "nvidia"], "stdout": stdout})
     for c in commands:  # `nvidia-smi -a` is `nvidia-smi -q` (the same report)
         if (c.get("argv") or [""])[0].endswith("nvidia-smi") and (c.get("argv") or [])[1:] == ["-a"]:
             out.append({**c, "argv": [c["argv"][0], "-q"]})

@@ -608,3 +608,23 @@ def test_a_gpu_that_did_not_start_beside_working_ones_is_a_warning(tmp_path: Pat
     assert "gpu-init-failed" not in reasons(
         replay(tmp_path / "c", inside, [cmd(["nvidia-smi"], TABLE, exit=0), *dmesg(INIT)])
     )
+
+
+def test_a_pasted_modinfo_with_secure_boot_on_is_not_loaded_secure_boot(tmp_path: Path) -> None:
+    """`modinfo nvidia` (kmod tools/modinfo.c: "%-16s%s" per field) finds the module for the running
+    kernel; mokutil says Secure Boot is on; nvidia-smi cannot reach the driver: likely the key, not
+    decided (restart first)."""
+    modinfo = (
+        f"filename:       /lib/modules/{KERNEL}/updates/dkms/nvidia.ko.zst\n"
+        "version:        550.120\n"
+        "supported:      external\n"
+        "license:        NVIDIA\n"
+    )
+    commands = [
+        SMI_GONE,
+        cmd(["modinfo", "nvidia"], modinfo),
+        cmd(["mokutil", "--sb-state"], "SecureBoot enabled\n"),
+    ]
+    p = replay(tmp_path, NATIVE, commands)
+    said = state(p, "not-loaded-secure-boot")
+    assert said.facts["version"] == "550.120"
