@@ -412,11 +412,18 @@ BOOT_JOURNAL = ["journalctl", "-b", "-q", "--no-pager", "-o", "cat", "-n", "400"
 @pytest.mark.parametrize(
     ("line", "reason"),
     [
-        # kmod tools/modprobe.c: "could not insert '%s': %s" with strerror(ENOEXEC)
+        # kmod tools/modprobe.c:637: "could not insert '%s': %s" with strerror(ENOEXEC)
         ("modprobe: ERROR: could not insert 'nvidia': Exec format error", "module-not-built"),
+        # kmod tools/insmod.c:147 "could not insert module %s: %s" with mod_strerror(ENOEXEC)
+        ("insmod: ERROR: could not insert module nvidia.ko: Invalid module format", "module-not-built"),
+        # kmod tools/modprobe.c:632: a symbol or parameter the kernel lacks: the cause stays open
+        (
+            "modprobe: ERROR: could not insert 'nvidia': Unknown symbol in module, or unknown parameter (see dmesg)",
+            "not-loaded",
+        ),
         # systemd src/shared/module-util.c: "Failed to find module '%s'"
         ("Failed to find module 'nvidia'", "module-not-built"),
-        # kmod tools/insmod.c: "could not insert module %s: %s" with strerror(EKEYREJECTED)
+        # kmod tools/insmod.c:147: "could not insert module %s: %s", strerror(EKEYREJECTED) (mod_strerror's default)
         ("insmod: ERROR: could not insert module nvidia.ko: Key was rejected by service", "secure-boot"),
     ],
 )

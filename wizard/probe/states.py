@@ -68,10 +68,12 @@ _MODPROBE_REJECTED = re.compile(
 # The module on disk was built for another kernel: the kernel's module loader (kernel/module/main.c
 # "%s: version magic '%s' should be '%s'", kernel/module/version.c "%s: disagrees about version of
 # symbol %s") or modprobe's strerror(ENOEXEC) as the program that ran it logged it ("modprobe: ERROR:
-# could not insert 'nvidia': Exec format error").
+# could not insert 'nvidia': Exec format error", kmod tools/modprobe.c:637; insmod's own words,
+# tools/insmod.c mod_strerror: "Invalid module format", "Module has wrong symbol version").
 _BUILT_FOR_ANOTHER_KERNEL = re.compile(
     r"\bnvidia[a-z_-]*: (?:version magic '[^']*' should be|disagrees about version of symbol)|"
-    r"could not insert (?:module )?'?[^\s':]*nvidia[a-z_-]*(?:\.ko)?'?: Exec format error",
+    r"could not insert (?:module )?'?[^\s':]*nvidia[a-z_-]*(?:\.ko(?:\.[a-z]+)?)?'?: "
+    r"(?:Exec format error|Invalid module format|Module has wrong symbol version)",
 )
 # `dkms status` (dkms.in do_status): "nvidia/535.183.01: added", "nvidia/535.183.01, 6.8.0-45-generic,
 # x86_64: installed" (and "built", "installed-weak from K"); dkms 2.x writes "nvidia, 470.57.02, ...".
