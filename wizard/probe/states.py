@@ -96,6 +96,13 @@ _NOT_STARTED = re.compile(
 _NOT_PROBED = re.compile(r"NVIDIA probe routine was not called")
 # The module's init giving up after it: no GPU left to drive, it does not load (-ENODEV).
 _NONE_PROBED = re.compile(r"NVRM: No NVIDIA (?:graphics adapter|devices) probed")
+# A GPU this driver does not drive (osapi.c print_unsupported and the open module's GSP message),
+# continued on NVRM: lines (joined first).
+_UNSUPPORTED = re.compile(
+    r"NVRM: The NVIDIA v?GPU \S+ \(PCI ID: [0-9a-fA-F:]+\) installed in this (?:vGPU host )?system is "
+    r"not supported by (?:the NVIDIA \S+ driver release|open nvidia\.ko(?: because it does not include the "
+    r"required GPU System Processor \(GSP\))?)\."
+)
 # The module's init giving up (kernel-open/nvidia/nv.c nvidia_init_module: "No NVIDIA GPU found."
 # with no GPU on the bus for it, "No NVIDIA devices probed." after its probe took none, "failed to
 # initialize module."): it is not loaded unless a later "NVRM: loading" line (printed last, on
@@ -547,6 +554,13 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev += log
         return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
     if said:
+        # No cause decided; the module's own last words at load this boot (no GPU found, a GPU this
+        # driver does not support) go with it for the person who reads on.
+        log = _kernel_log(ctx)
+        joined = re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", log)
+        unsupported = _UNSUPPORTED.search(joined)
+        ev += _log_ev(ctx, unsupported.group(0)) if unsupported else []
+        ev += _log_ev(ctx, _gave_up_at_load(log))
         return [_state("module", FAILING, "not-loaded", ev)]
     if km.nouveau_loaded:
         ev.append(file_evidence("/proc/modules", "nouveau loaded"))
