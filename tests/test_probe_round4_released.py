@@ -638,3 +638,59 @@ def test_a_pasted_modinfo_with_secure_boot_on_is_not_loaded_secure_boot(tmp_path
     p = replay(tmp_path, NATIVE, commands)
     said = state(p, "not-loaded-secure-boot")
     assert said.facts["version"] == "550.120"
+
+
+# ---- bbswitch's own words, where /proc/acpi/bbswitch was not read -------------------------------
+# Bumblebee-Project/bbswitch bbswitch.c: :428 "Found discrete VGA device %s: %s", :479 "Succesfully
+# loaded. Discrete card %s is %s", :253 "disabling discrete graphics", :256 "Optimus ACPI call failed,
+# the device is not disabled", :287 "enabling discrete graphics" (its outcome unsaid).
+BB_FOUND = "bbswitch: Found discrete VGA device 0000:01:00.0: \\_SB_.PCI0.PEG_.VID_"
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+@pytest.mark.parametrize(
+    ("lines", "off"),
+    [
+        ([BB_FOUND, "bbswitch: Succesfully loaded. Discrete card 0000:01:00.0 is off"], True),
+        ([BB_FOUND, "bbswitch: Succesfully loaded. Discrete card 0000:01:00.0 is on"], False),
+        (
+            [
+                BB_FOUND,
+                "bbswitch: Succesfully loaded. Discrete card 0000:01:00.0 is on",
+                "bbswitch: disabling discrete graphics",
+            ],
+            True,
+        ),
+        (
+            [
+                BB_FOUND,
+                "bbswitch: Succesfully loaded. Discrete card 0000:01:00.0 is on",
+                "bbswitch: disabling discrete graphics",
+                "bbswitch: Optimus ACPI call failed, the device is not disabled",
+            ],
+            False,
+        ),
+        # switched on after: whether it came on is not said (round 3's Bumblebee case)
+        (
+            [
+                BB_FOUND,
+                "bbswitch: Succesfully loaded. Discrete card 0000:01:00.0 is off",
+                "bbswitch: enabling discrete graphics",
+            ],
+            False,
+        ),
+    ],
+    ids=["loaded-off", "loaded-on", "disabled", "disable-refused", "enabling"],
+)
+def test_bbswitchs_last_word_decides_a_switched_off_gpu(
+    tmp_path: Path, fmt: str, lines: list[str], off: bool
+) -> None:
+    files, commands = FORMATS[fmt](lines)
+    p = replay(tmp_path, {**NATIVE, **files}, [*commands, SMI_GONE])
+    assert ("gpu-switched-off" in reasons(p)) is off
+    assert reasons(p) == ({"gpu-switched-off"} if off else {"not-loaded"})  # one cause, one fix
+    if off:
+        assert state(p, "gpu-switched-off").facts["bus"] == "0000:01:00.0"
+    # a driver that answers has its card on, whatever the log said before
+    works = replay(tmp_path / "w", {**NATIVE, **files}, [*commands, cmd(["nvidia-smi"], TABLE, exit=0)])
+    assert "gpu-switched-off" not in reasons(works)

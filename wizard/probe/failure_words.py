@@ -179,3 +179,33 @@ def akmods_failed_log(system: System, kernel: str) -> str:
         for path in system.glob(f"{AKMODS_CACHE}/{name}", f"*-for-{kernel}.failed.log"):
             return path
     return ""
+
+
+# bbswitch's own kernel lines (Bumblebee-Project/bbswitch bbswitch.c): at load "Succesfully loaded.
+# Discrete card %s is %s" (:479), at unload "Unloaded. Discrete card %s is %s" (:499); switching off
+# "disabling discrete graphics" (:253), refused by "Optimus ACPI call failed, the device is not
+# disabled" (:256) or "device %s is in use by driver '%s', refusing OFF" (:248); switching on
+# "enabling discrete graphics" (:287), which says nothing of whether it came on.
+_BB_STATE = re.compile(r"bbswitch: (?:Succesfully loaded|Unloaded)\. Discrete card (\S+) is (on|off)")
+_BB_OFF = re.compile(r"bbswitch: disabling discrete graphics")
+_BB_NOT_OFF = re.compile(r"bbswitch: (?:Optimus ACPI call failed, the device is not disabled|.*refusing OFF)")
+_BB_ON = re.compile(r"bbswitch: enabling discrete graphics")
+_BB_FOUND = re.compile(r"bbswitch: Found discrete VGA device (\S+?):")
+
+
+def bbswitch_off(kernel_log: str) -> tuple[str, str] | None:
+    """(bbswitch's line, the card's bus id or "") where its last word this boot leaves the discrete
+    card off; None where it leaves it on, says nothing, or an "enabling" has no outcome in the log."""
+    state: tuple[str, str] | None = None
+    bus = ""
+    for line in kernel_log.splitlines():
+        if found := _BB_FOUND.search(line):
+            bus = found.group(1)
+        if said := _BB_STATE.search(line):
+            bus = said.group(1)
+            state = (line.strip(), bus) if said.group(2) == "off" else None
+        elif _BB_OFF.search(line):
+            state = (line.strip(), bus)
+        elif _BB_NOT_OFF.search(line) or _BB_ON.search(line):
+            state = None
+    return state

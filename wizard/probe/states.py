@@ -23,6 +23,7 @@ from wizard.probe.failure_words import (
     NOUVEAU_BOUND,
     akmods_failed_log,
     api_mismatch,
+    bbswitch_off,
     failed_gpus,
     fallen_off_bus,
     first_line,
@@ -416,7 +417,14 @@ def _pci(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     # bbswitch prints "<bus id> ON|OFF": the last word is the card's state.
     if switched and switched.split()[-1:] == ["OFF"]:
         line = switched.strip().splitlines()[0]
+        ctx.seen["gpu_switched_off"] = True
         return [_state("pci", BLOCKED, "gpu-switched-off", [file_evidence("/proc/acpi/bbswitch", line)])]
+    # /proc/acpi/bbswitch unread (a pasted log): bbswitch's own last word this boot, where no driver
+    # answers (a card that is off answers nothing).
+    off = bbswitch_off(_kernel_log(ctx)) if switched is None and p.driver is None else None
+    if off and (said := _log_ev(ctx, off[0])):
+        ctx.seen["gpu_switched_off"] = True
+        return [_state("pci", BLOCKED, "gpu-switched-off", said, bus=off[1])]
     if not ctx.system.is_dir("/sys/bus/pci/devices"):
         argv = ["lspci"]
         result = ctx.system.run(argv, timeout=3.0)
@@ -556,12 +564,14 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if said:
         # No cause decided; the module's own last words at load this boot (no GPU found, a GPU this
         # driver does not support) go with it for the person who reads on.
-        log = _kernel_log(ctx)
-        joined = re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", log)
-        unsupported = _UNSUPPORTED.search(joined)
+        klog = _kernel_log(ctx)
+        unsupported = _UNSUPPORTED.search(re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", klog))
         ev += _log_ev(ctx, unsupported.group(0)) if unsupported else []
-        ev += _log_ev(ctx, _gave_up_at_load(log))
-        return [_state("module", FAILING, "not-loaded", ev)]
+        ev += _log_ev(ctx, _gave_up_at_load(klog))
+        # A GPU switched off (the PCI layer's cause) leaves its module nothing to load onto: no
+        # cause of the module's own, and no second fix.
+        reason = "" if ctx.seen.get("gpu_switched_off") else "not-loaded"
+        return [_state("module", FAILING, reason, ev)]
     if km.nouveau_loaded:
         ev.append(file_evidence("/proc/modules", "nouveau loaded"))
     return [_state("module", ABSENT, "", ev)]
