@@ -694,3 +694,16 @@ def test_bbswitchs_last_word_decides_a_switched_off_gpu(
     # a driver that answers has its card on, whatever the log said before
     works = replay(tmp_path / "w", {**NATIVE, **files}, [*commands, cmd(["nvidia-smi"], TABLE, exit=0)])
     assert "gpu-switched-off" not in reasons(works)
+
+
+def test_secure_boot_whose_validation_shim_disabled_is_not_the_cause(tmp_path: Path) -> None:
+    """mokutil (mokutil.c, --sb-state) adds "SecureBoot validation is disabled in shim" where MokSBState
+    is set: the kernel does not enforce module signatures, so Secure Boot is not the likely cause."""
+    modinfo = cmd(["modinfo", "-F", "version", "nvidia"], "550.120\n")
+    sb = "SecureBoot enabled\nSecureBoot validation is disabled in shim\n"
+    p = replay(tmp_path, NATIVE, [SMI_GONE, modinfo, cmd(["mokutil", "--sb-state"], sb)])
+    assert reasons(p) == {"not-loaded"}
+    on = replay(
+        tmp_path / "on", NATIVE, [SMI_GONE, modinfo, cmd(["mokutil", "--sb-state"], "SecureBoot enabled\n")]
+    )
+    assert reasons(on) == {"not-loaded-secure-boot"}
