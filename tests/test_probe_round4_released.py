@@ -707,3 +707,34 @@ def test_secure_boot_whose_validation_shim_disabled_is_not_the_cause(tmp_path: P
         tmp_path / "on", NATIVE, [SMI_GONE, modinfo, cmd(["mokutil", "--sb-state"], "SecureBoot enabled\n")]
     )
     assert reasons(on) == {"not-loaded-secure-boot"}
+
+
+@pytest.mark.parametrize(
+    ("files", "commands"),
+    [
+        (
+            {
+                f"/var/cache/akmods/nvidia/550.120-1-for-{KERNEL}.failed.log": "make: *** [Makefile:82] Error 2\n"
+            },
+            [],
+        ),
+        ({}, [MODINFO_NONE, cmd(["dkms", "status"], "nvidia/550.120: added\n")]),
+        (
+            {},
+            dmesg(
+                [
+                    "nvidia: version magic '6.8.0-41-generic SMP mod_unload ' should be '6.8.0-45-generic SMP mod_unload '"
+                ]
+            ),
+        ),
+        ({}, [ON_BUS, cmd(BOOT_JOURNAL, "modprobe: ERROR: could not insert 'nvidia': Exec format error\n")]),
+        ({}, dmesg([BB_FOUND, "bbswitch: Succesfully loaded. Discrete card 0000:01:00.0 is off"])),
+    ],
+    ids=["akmods-failed-log", "dkms-added", "version-magic", "exec-format-error", "bbswitch-off"],
+)
+def test_a_driver_that_answers_outweighs_an_earlier_failures_words(
+    tmp_path: Path, files: dict[str, str], commands: list[dict]
+) -> None:
+    """nvidia-smi's table shows the module loaded this boot: an earlier attempt's log names no failure."""
+    p = replay(tmp_path, {**NATIVE, **files}, [cmd(["nvidia-smi"], TABLE, exit=0), *commands])
+    assert p.driver is not None and reasons(p) == set()

@@ -485,7 +485,8 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev = [*_smi_failure_lines(ctx), *log]
         return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
     built_failed = ""
-    if not said and not km.nvidia_loaded and km.module_for_kernel is not True:
+    # Not where a driver answered (its module is loaded): an old failed build's log says nothing then.
+    if not said and not km.nvidia_loaded and km.module_for_kernel is not True and p.driver is None:
         built_failed = akmods_failed_log(ctx.system, p.os.kernel)
     if built_failed:
         # akmods (installed with the driver's akmod package) failed to build the module for the
@@ -493,8 +494,10 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev = [*_smi_failure_lines(ctx), file_evidence(built_failed, "present")]
         ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel is False else []
         return [_state("module", FAILING, "module-not-built", ev, kernel=p.os.kernel)]
-    # Read further (the journal, dkms) only where a GPU or a driver is seen: not on every machine.
-    nvidia_here = bool(said or p.nvidia_pci_devices or p.driver is not None)
+    # Read further (the journal, dkms) only where a GPU or the driver's words are seen (not on every
+    # machine), and only where no driver answered: a driver read at all (NVML, nvidia-smi, /proc, its
+    # loading line) shows its module loaded this boot, whatever an earlier attempt logged.
+    nvidia_here = bool(said or p.nvidia_pci_devices) and p.driver is None
     other_kernel = _built_for_another_kernel(ctx) if not km.nvidia_loaded and nvidia_here else None
     if other_kernel:
         ev = [*_smi_failure_lines(ctx), other_kernel, *_seen_evidence(ctx, "modinfo")]
