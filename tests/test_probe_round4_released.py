@@ -729,8 +729,37 @@ def test_secure_boot_whose_validation_shim_disabled_is_not_the_cause(tmp_path: P
         ),
         ({}, [ON_BUS, cmd(BOOT_JOURNAL, "modprobe: ERROR: could not insert 'nvidia': Exec format error\n")]),
         ({}, dmesg([BB_FOUND, "bbswitch: Succesfully loaded. Discrete card 0000:01:00.0 is off"])),
+        # kernel-open/nvidia/nv.c:946 and :961, an earlier load that gave up
+        (
+            {},
+            dmesg(
+                [
+                    "NVRM: The NVIDIA probe routine was not called for 1 device(s).",
+                    "NVRM: No NVIDIA devices probed.",
+                ]
+            ),
+        ),
+        # a second NVIDIA GPU on nouveau beside the one the driver drives
+        (
+            {},
+            [
+                cmd(
+                    ["lspci", "-k"],
+                    "02:00.0 VGA compatible controller: NVIDIA Corporation GP107 [GeForce GTX 1050] (rev a1)\n"
+                    "\tKernel driver in use: nouveau\n\tKernel modules: nvidiafb, nouveau, nvidia_drm, nvidia\n",
+                )
+            ],
+        ),
     ],
-    ids=["akmods-failed-log", "dkms-added", "version-magic", "exec-format-error", "bbswitch-off"],
+    ids=[
+        "akmods-failed-log",
+        "dkms-added",
+        "version-magic",
+        "exec-format-error",
+        "bbswitch-off",
+        "probe-routine-not-called",
+        "lspci-nouveau-in-use",
+    ],
 )
 def test_a_driver_that_answers_outweighs_an_earlier_failures_words(
     tmp_path: Path, files: dict[str, str], commands: list[dict]

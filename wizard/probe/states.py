@@ -473,12 +473,15 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     held = _held_by_another_driver(_kernel_log(ctx)) if said else ""
     if said and not held and "NVRM:" in _kernel_log(ctx) and not _gave_up_at_load(_kernel_log(ctx)):
         said = ""
-    nouveau = _nouveau_in_use(ctx) if km.nvidia_loaded is None else None
+    # A driver that answered has its module loaded: another driver's hold on a GPU is no cause then.
+    nouveau = _nouveau_in_use(ctx) if km.nvidia_loaded is None and p.driver is None else None
     if nouveau:
         # lspci: nouveau drives the NVIDIA device and the nvidia module is there for it.
         ev = [*_smi_failure_lines(ctx), command_evidence(*nouveau)]
         return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
-    refused = _refused_at_load(_kernel_log(ctx)) if km.nvidia_loaded is None and not said else ""
+    refused = (
+        _refused_at_load(_kernel_log(ctx)) if km.nvidia_loaded is None and not said and not p.driver else ""
+    )
     if refused and not _in_container(ctx) and (log := _log_ev(ctx, refused)):
         # /proc/modules unread: the module's own lines say it tried this boot, found its GPU held by
         # another driver and gave up (nothing loaded it since).
