@@ -767,3 +767,29 @@ def test_a_driver_that_answers_outweighs_an_earlier_failures_words(
     """nvidia-smi's table shows the module loaded this boot: an earlier attempt's log names no failure."""
     p = replay(tmp_path, {**NATIVE, **files}, [cmd(["nvidia-smi"], TABLE, exit=0), *commands])
     assert p.driver is not None and reasons(p) == set()
+
+
+@pytest.mark.parametrize(
+    "commands",
+    [
+        dmesg(INIT),
+        dmesg(FALLEN),
+        dmesg(API_MISMATCH),
+        dmesg([BB_FOUND, "bbswitch: Succesfully loaded. Discrete card 0000:01:00.0 is off"]),
+        [
+            cmd(
+                ["lspci", "-k"],
+                LSPCI_GPU
+                + "\tKernel driver in use: nouveau\n\tKernel modules: nvidiafb, nouveau, nvidia_drm, nvidia\n",
+            )
+        ],
+    ],
+    ids=["rm-init-adapter", "fallen-off", "api-mismatch", "bbswitch-off", "lspci-nouveau"],
+)
+def test_a_container_given_no_gpu_reads_the_hosts_log_as_the_hosts(
+    tmp_path: Path, commands: list[dict]
+) -> None:
+    """dmesg and lspci inside a container show the host's kernel and bus: with no NVIDIA device passed
+    in, the one failure that is the container's is that no GPU was passed."""
+    p = replay(tmp_path, {**NATIVE, "/.dockerenv": ""}, [SMI_GONE, *commands])
+    assert reasons(p) == {"container-no-gpu"}

@@ -243,6 +243,14 @@ def _in_container(ctx: ProbeContext) -> bool:
     return marker or bool(_line_with(ctx.system.read_text("/proc/1/cgroup") or "", _CONTAINER_CGROUP))
 
 
+def _host_only(ctx: ProbeContext) -> bool:
+    """A container given no NVIDIA device: the kernel log and the PCI bus it reads are the host's,
+    and none of the host's GPUs is its own, so nothing there is this container's failure (the
+    container layer says what is: no GPU passed)."""
+    passed = ctx.system.exists("/dev/nvidiactl") or ctx.system.exists("/dev/nvidia0")
+    return _in_container(ctx) and not passed
+
+
 _DEVICES_LIST = "/sys/fs/cgroup/devices/devices.list"
 
 
@@ -421,7 +429,9 @@ def _pci(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         return [_state("pci", BLOCKED, "gpu-switched-off", [file_evidence("/proc/acpi/bbswitch", line)])]
     # /proc/acpi/bbswitch unread (a pasted log): bbswitch's own last word this boot, where no driver
     # answers (a card that is off answers nothing).
-    off = bbswitch_off(_kernel_log(ctx)) if switched is None and p.driver is None else None
+    off = None
+    if switched is None and p.driver is None and not _host_only(ctx):
+        off = bbswitch_off(_kernel_log(ctx))
     if off and (said := _log_ev(ctx, off[0])):
         ctx.seen["gpu_switched_off"] = True
         return [_state("pci", BLOCKED, "gpu-switched-off", said, bus=off[1])]
@@ -474,7 +484,11 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if said and not held and "NVRM:" in _kernel_log(ctx) and not _gave_up_at_load(_kernel_log(ctx)):
         said = ""
     # A driver that answered has its module loaded: another driver's hold on a GPU is no cause then.
-    nouveau = _nouveau_in_use(ctx) if km.nvidia_loaded is None and p.driver is None else None
+    nouveau = (
+        _nouveau_in_use(ctx)
+        if km.nvidia_loaded is None and p.driver is None and not _host_only(ctx)
+        else None
+    )
     if nouveau:
         # lspci: nouveau drives the NVIDIA device and the nvidia module is there for it.
         ev = [*_smi_failure_lines(ctx), command_evidence(*nouveau)]
@@ -703,7 +717,10 @@ def _libraries(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     said_lib = _MISMATCH_LIB.search(text)
     module = p.kernel.loaded_version or ""
     # The module's own words for the same refusal, with both versions, where no tool answered.
-    kernel = api_mismatch(_kernel_log(ctx)) if p.driver is None and not p.gpus else None
+    # (not where the module is seen unloaded, nor in a container given no GPU: the host's log)
+    kernel = None
+    if p.driver is None and not p.gpus and p.kernel.nvidia_loaded is not False and not _host_only(ctx):
+        kernel = api_mismatch(_kernel_log(ctx))
     if kernel and module and kernel[2] != module:
         kernel = None  # a module loaded since: the line is about another one
     if kernel and not said:
@@ -837,7 +854,7 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     # NVRM's lines come from the loaded nvidia module: where /proc/modules is unread they show it.
     # A driver read only from the module (/proc, the kernel log) read no GPU either.
     module_only = p.driver is None or (p.driver.source in ("proc", "kernel-log") and not p.gpus)
-    if module_only and p.platform == "linux" and p.kernel.nvidia_loaded is not False:
+    if module_only and p.platform == "linux" and p.kernel.nvidia_loaded is not False and not _host_only(ctx):
         text = _smi_text(ctx)
         # NVML started (the module is loaded) and offers no GPU while the bus shows one: the driver
         # did not take it up. Inside a container it means only that no GPU was passed.
