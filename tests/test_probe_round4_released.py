@@ -283,6 +283,14 @@ def test_a_saved_log_older_boot_is_not_this_boot(tmp_path: Path) -> None:
     assert "gpu-init-failed" not in reasons(p)
 
 
+def test_a_saved_log_longer_than_is_read_is_not_this_boot(tmp_path: Path) -> None:
+    # the read stops before the end: the boot it ends on is not the file's last
+    filler = "Dec  1 09:00:00 h CRON[1]: (root) CMD (run-parts /etc/cron.hourly)\n" * 16000
+    log = "".join(syslog(INIT).values()) + filler
+    p = replay(tmp_path, {**NATIVE, "/var/log/syslog": log}, [])
+    assert len(log) > 1 << 20 and "gpu-init-failed" not in reasons(p)
+
+
 def test_a_saved_log_is_not_read_where_dmesg_answers(tmp_path: Path) -> None:
     files = {**NATIVE, **syslog(INIT)}
     p = replay(tmp_path, files, [cmd(["dmesg"], "[    1.000000] Linux version 6.8.0-45-generic\n", exit=0)])

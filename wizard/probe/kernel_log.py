@@ -44,6 +44,7 @@ def _live_text(ctx: ProbeContext) -> str:
 # (dmesg_restrict, no journal, a pasted log), its last boot is this boot's log: a running logger
 # writes this boot last.
 SAVED_KERNEL_LOGS = ("/var/log/kern.log", "/var/log/syslog", "/var/log/messages")
+_SAVED_LIMIT = 1 << 20  # the most read (and kept by --dump) of one log
 _KERNEL_LINE = re.compile(r"\bkernel: ")
 _STAMP = re.compile(r"kernel: \[\s*([0-9]+\.[0-9]+)\]")
 _BOOT = re.compile(r"kernel: (?:\[\s*0\.0+\] )?Linux version ")
@@ -73,7 +74,9 @@ def saved_kernel_log(ctx: ProbeContext) -> tuple[str, str] | None:
         found: tuple[str, str] | None = None
         if not _live_text(ctx).strip():
             for path in SAVED_KERNEL_LOGS:
-                text = last_boot(ctx.system.read_text(path) or "")
+                whole = ctx.system.read_text(path, _SAVED_LIMIT) or ""
+                # Read from its start: a file longer than what was read has its last boot unread.
+                text = last_boot(whole) if len(whole) < _SAVED_LIMIT else ""
                 if text.strip():
                     found = (path, text)
                     break
