@@ -801,3 +801,9 @@ def test_a_container_given_no_gpu_reads_the_hosts_log_as_the_hosts(
     in, the one failure that is the container's is that no GPU was passed."""
     p = replay(tmp_path, {**NATIVE, "/.dockerenv": ""}, [SMI_GONE, *commands])
     assert reasons(p) == {"container-no-gpu"}
+
+
+def test_a_title_that_begins_with_a_program_keeps_its_case(tmp_path: Path) -> None:
+    table = TABLE.replace("CUDA Version: 12.2", "CUDA Version: ERR!")
+    p = replay(tmp_path, NATIVE, [cmd(["nvidia-smi"], table, exit=0)])
+    assert words(state(p, "cuda-err"), p).title.startswith("nvidia-smi works")

@@ -141,7 +141,8 @@ def words(state: LayerState, profile: MachineProfile | None = None) -> StateWord
         fix = t("states.no_fix")
         manual = ""
     title, fix, manual = _without_unread(title), _without_unread(fix), _without_unread(manual)
-    title = title[:1].upper() + title[1:]  # "the NVIDIA GPU fell off the bus" begins a line
+    if title.startswith(facts["gpu"]):  # "the NVIDIA GPU fell off the bus" begins a line
+        title = title[:1].upper() + title[1:]
     where = _WHERE.get(reason, "root")
     if reason == "wsl-path":
         where = "user"
