@@ -807,3 +807,16 @@ def test_a_title_that_begins_with_a_program_keeps_its_case(tmp_path: Path) -> No
     table = TABLE.replace("CUDA Version: 12.2", "CUDA Version: ERR!")
     p = replay(tmp_path, NATIVE, [cmd(["nvidia-smi"], table, exit=0)])
     assert words(state(p, "cuda-err"), p).title.startswith("nvidia-smi works")
+
+
+def test_dkms_built_for_the_running_kernel_stands_for_modinfo(tmp_path: Path) -> None:
+    """A paste without modinfo: dkms's "installed" row for the running kernel shows the module there;
+    with Secure Boot on and nvidia-smi not reaching the driver, the key is the likely cause."""
+    status = cmd(["dkms", "status"], f"nvidia/550.120, {KERNEL}, x86_64: installed\n")
+    sb = cmd(["mokutil", "--sb-state"], "SecureBoot enabled\n")
+    p = replay(tmp_path, NATIVE, [SMI_GONE, status, sb])
+    said = state(p, "not-loaded-secure-boot")
+    assert said.facts["version"] == "550.120" and any(e.source == "dkms status" for e in said.evidence)
+    # built for another kernel only: the running kernel has none
+    other = cmd(["dkms", "status"], "nvidia/550.120, 6.8.0-41-generic, x86_64: installed\n")
+    assert "not-loaded-secure-boot" not in reasons(replay(tmp_path / "o", NATIVE, [SMI_GONE, other, sb]))

@@ -551,6 +551,10 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel else []
         ev += _secure_boot_evidence(ctx)
         return [_state("module", BLOCKED, "secure-boot", ev, version=km.module_version or "")]
+    if km.module_for_kernel is None and nvidia_here and (here := _dkms_module_here(ctx, p.os.kernel)):
+        # modinfo not read (a paste): dkms shows the module built for the running kernel instead.
+        km.module_for_kernel, km.module_version = True, km.module_version or here[1]
+        ev.append(here[0])
     if km.module_for_kernel:
         ev += _seen_evidence(ctx, "modinfo")
         if km.secure_boot:  # likely, not decided: a restart first, then the key
@@ -622,26 +626,45 @@ def _journal_not_found(ctx: ProbeContext) -> str:
     return _line_with(journal[1].stdout, _JOURNAL_NOT_FOUND)
 
 
+def _dkms_rows(ctx: ProbeContext) -> tuple[list[tuple[re.Match[str], str]], Evidence | None]:
+    """`dkms status`'s rows for an NVIDIA driver's module (read once), and the command as evidence."""
+    if "dkms" not in ctx.seen:
+        ctx.seen["dkms"] = (DKMS_STATUS, ctx.system.run(DKMS_STATUS, timeout=10.0))
+    found = _seen_command(ctx, "dkms")
+    if found is None or found[1].missing or found[1].timed_out:
+        return [], None
+    rows = [(m, x.strip()) for x in found[1].stdout.splitlines() if (m := _DKMS_LINE.match(x.strip()))]
+    return rows, command_evidence(found[0], found[1])
+
+
 def _dkms_not_built(ctx: ProbeContext, kernel: str) -> tuple[Evidence, str] | None:
     """(dkms status's line, the driver's version) where DKMS holds an NVIDIA driver's module and has
     it built or installed for no running kernel; None where it has, or shows none, or the kernel is
     not known."""
     if not kernel or kernel == "unknown":
         return None
-    if "dkms" not in ctx.seen:
-        ctx.seen["dkms"] = (DKMS_STATUS, ctx.system.run(DKMS_STATUS, timeout=10.0))
-    found = _seen_command(ctx, "dkms")
-    if found is None or found[1].missing or found[1].timed_out:
-        return None
-    rows = [
-        (m, line.strip()) for line in found[1].stdout.splitlines() if (m := _DKMS_LINE.match(line.strip()))
-    ]
-    if not rows or any(
-        m.group(3) == kernel and m.group(5).startswith(("built", "installed")) for m, _ in rows
-    ):
+    rows, ev = _dkms_rows(ctx)
+    if not rows or ev is None or _dkms_built_for(rows, kernel):
         return None
     newest = max(rows, key=lambda r: [int(x) for x in r[0].group(2).split(".")])
-    return command_evidence(found[0], found[1], newest[1]), newest[0].group(2)
+    return Evidence(ev.source, ev.exit, newest[1]), newest[0].group(2)
+
+
+def _dkms_built_for(rows: list[tuple[re.Match[str], str]], kernel: str) -> tuple[re.Match[str], str] | None:
+    return next(
+        (r for r in rows if r[0].group(3) == kernel and r[0].group(5).startswith(("built", "installed"))),
+        None,
+    )
+
+
+def _dkms_module_here(ctx: ProbeContext, kernel: str) -> tuple[Evidence, str] | None:
+    """(dkms status's line, the module's version) where DKMS has the driver's module built or
+    installed for the running kernel: a module for it is there, as modinfo would say."""
+    if not kernel or kernel == "unknown":
+        return None
+    rows, ev = _dkms_rows(ctx)
+    row = _dkms_built_for(rows, kernel) if ev is not None else None
+    return (Evidence(ev.source, ev.exit, row[1]), row[0].group(2)) if row and ev else None
 
 
 def _held_by_another_driver(log: str) -> str:
