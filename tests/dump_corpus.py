@@ -67,6 +67,17 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
     """The commands as the probe runs them: a bare name the shell found on PATH is also recorded
     under the path the case's files hold it at (WSL's /usr/lib/wsl/lib/nvidia-smi)."""
     out = list(commands)
+    for c in commands:  # `sudo CMD` printed what CMD prints (as root, on sudo's PATH): CMD's output
+        argv = c.get("argv") or []
+        if argv[:1] == ["sudo"] and len(argv) > 1 and not argv[1].startswith("-"):
+            if not any((x.get("argv") or []) == argv[1:] for x in commands):
+                out.append({**c, "argv": argv[1:]})
+    commands = list(out)
+    for c in commands:  # `modinfo nvidia` holds `modinfo -F version nvidia`'s answer: its version field
+        if (c.get("argv") or []) == ["modinfo", "nvidia"]:
+            version = re.search(r"^version:\s*(\S+)\s*$", str(c.get("stdout", "")), re.MULTILINE)
+            stdout = version.group(1) + "\n" if version else ""
+            out.append({**c, "argv": ["modinfo", "-F", "version", "nvidia"], "stdout": stdout})
     for c in commands:  # `nvidia-smi -a` is `nvidia-smi -q` (the same report)
         if (c.get("argv") or [""])[0].endswith("nvidia-smi") and (c.get("argv") or [])[1:] == ["-a"]:
             out.append({**c, "argv": [c["argv"][0], "-q"]})

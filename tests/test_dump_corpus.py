@@ -138,9 +138,9 @@ ROUND4_UNREAD = {
 
 @pytest.mark.parametrize("case", ROUND4_CASES, ids=[c["slug"] for c in ROUND4_CASES])
 def test_round4_no_dump_is_read_wrong(tmp_path: Path, case: dict) -> None:
-    """Both sides, the held-out 10 included (scored, never given to a rule writer): nothing the text
-    contradicts is said. Which held-out cases are read fully is measured (SCORES_round4.txt), not
-    asserted, so the held-out side stays a measure."""
+    """Both sides, the held-out 10 included (scored blind, then released: SCORES_round4.txt, section
+    3): nothing the text contradicts is said. The held-out side read fully is asserted in
+    tests/test_probe_round4_released.py."""
     verdict = _replay(tmp_path, case)
     assert not verdict.wrong, verdict.wrong
 

@@ -96,6 +96,11 @@ def _cudnn(ctx: ProbeContext, profile: MachineProfile, ldconfig: str) -> None:
             profile.cudnn.append(CudnnInfo(version=match.group(1), path=match.group(2)))
 
 
+# `ldconfig -p`'s line for it: "\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1".
+_CACHE_HEAD = re.compile(r"^\s*[0-9]+ libs found in cache", re.MULTILINE)
+_CACHED_LIBCUDA = re.compile(r"^\s*libcuda\.so\.1\s+\([^)]*\)\s*=>", re.MULTILINE)
+
+
 def _libcuda(ctx: ProbeContext, profile: MachineProfile, ldconfig: str) -> None:
     paths: list[str] = []
     for line in ldconfig.splitlines():
@@ -126,8 +131,18 @@ def probe_cuda(ctx: ProbeContext, profile: MachineProfile) -> str:
     result = ctx.system.run(["ldconfig", "-p"], timeout=3.0)
     if result.missing:
         result = ctx.system.run(["/sbin/ldconfig", "-p"], timeout=3.0)
-    ldconfig = result.stdout if result.ok else ""
-    ctx.seen["ldconfig_read"] = result.ok
+    # A pasted `ldconfig -p` shows no exit code (-1): its cache lines are the cache all the same.
+    pasted = (
+        result.returncode == -1 and not result.missing and not result.timed_out and not result.stderr.strip()
+    )
+    ldconfig = result.stdout if result.ok or pasted else ""
+    # What the cache lacks is read only from the whole cache: a paste of `ldconfig -p | grep cudnn`
+    # lacks libcuda by its filter. ldconfig -p prints its count line first (glibc elf/cache.c).
+    read = result.ok or (pasted and _CACHE_HEAD.search(ldconfig) is not None)
+    ctx.seen["ldconfig_read"] = read
+    ctx.seen["ldconfig_exit"] = None if pasted else result.returncode
+    # glibc's loader finds libcuda.so.1 (what CUDA programs open) through this cache.
+    ctx.seen["ldconfig_libcuda"] = _CACHED_LIBCUDA.search(ldconfig) is not None
     _cudnn(ctx, profile, ldconfig)
     _libcuda(ctx, profile, ldconfig)
     return "files"

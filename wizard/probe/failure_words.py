@@ -34,10 +34,19 @@ def first_line(text: str, pattern: re.Pattern[str]) -> str:
     return next((line.strip() for line in text.splitlines() if pattern.search(line)), "")
 
 
+# An Xid names the device without its function ("NVRM: Xid (PCI:0000:0a:00): 79, ...").
+_XID_DEVICE = re.compile(r"\(PCI:(?:[0-9A-Fa-f]{4,8}:)?([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})[ )]")
+
+
 def _same_gpu(bus: str, line: str) -> bool:
     """A kernel line about this GPU, or one that names no GPU (old drivers print none)."""
     found = _BUS.findall(line)
-    return not found or not bus or any(b.lower() == bus[-7:].lower() for b in found)
+    devices = _XID_DEVICE.findall(line)
+    if not bus or not (found or devices):
+        return True
+    return any(b.lower() == bus[-7:].lower() for b in found) or any(
+        d.lower() == bus[-7:-2].lower() for d in devices
+    )
 
 
 def unreachable_gpu_reason(line: str, bus: str, kernel_log: str) -> str:
@@ -66,7 +75,19 @@ _FALLEN_OLD = re.compile(rf"NVIDIA GPU ({_PCI_BUS}\.[0-9])[^\n]*?fallen off the 
 _FALLEN_NEW = re.compile(rf"NVRM: GPU ({_PCI_BUS}\.[0-9]): GPU has fallen off the bus")
 # Older drivers (the 3xx branches) while they run: "NVRM: GPU at 0000:01:00.0 has fallen off the bus."
 _FALLEN_AT = re.compile(rf"NVRM: GPU at ({_PCI_BUS}\.[0-9]) has fallen off the bus")
-_XID_79 = re.compile(rf"NVRM: Xid \(PCI:({_PCI_BUS})(\.[0-9])?\): 79\b")
+# Under MIG the Xid names the GPU instance too (kernel_rc.c XID_PRINT_WITH_ATTR: "PCI:%04x:%02x:%02x
+# GPU-I:%02u GPU-CI:%02u").
+_XID_79 = re.compile(rf"NVRM: Xid \(PCI:({_PCI_BUS})(\.[0-9])?(?: GPU-I:[0-9]+)?(?: GPU-CI:[0-9]+)?\): 79\b")
+
+
+# NV_DEV_PRINTF's prefix (kernel-open/common/inc/os-interface.h:270): "NVRM: GPU 0000:0a:00.0: ".
+_DEV_PREFIX = re.compile(rf"NVRM: GPU ({_PCI_BUS}\.[0-9]):")
+
+
+def named_bus(line: str) -> str:
+    """The bus id NVRM's per-GPU prefix names in a kernel line ("" where it names none)."""
+    m = _DEV_PREFIX.search(line)
+    return m.group(1) if m else ""
 
 
 def fallen_off_bus(kernel_log: str) -> tuple[str, str] | None:
@@ -82,6 +103,49 @@ def fallen_off_bus(kernel_log: str) -> tuple[str, str] | None:
     if xid := next((m for line in lines if (m := _XID_79.search(line))), None):
         return xid.string.strip(), xid.group(1) + (xid.group(2) or ".0")
     return None
+
+
+# The module refusing a client of another version (src/nvidia/arch/nvalloc/unix/src/osapi.c: "NVRM: API
+# mismatch: the client '%s' (pid %u)\nNVRM: has the version %s, but this kernel module has\nNVRM: the
+# version %s.  Please make sure ..."; before R515 without the client's name: "the client has the
+# version %s, but\nNVRM: this kernel module has the version %s."), continued on NVRM: lines.
+_API_MISMATCH = re.compile(
+    r"NVRM: API mismatch: the client (?:'[^']*' \(pid [0-9]+\) )?has the version ([0-9]+(?:\.[0-9]+)+),? "
+    r"but this kernel module has the version ([0-9]+(?:\.[0-9]+)+)"
+)
+_LOADING_LINE = re.compile(r"NVRM: loading NVIDIA UNIX")
+
+
+def api_mismatch(kernel_log: str) -> tuple[str, str, str] | None:
+    """(the kernel's sentence, the client's version, the module's version) of the last API mismatch
+    this log shows after the module's last load, else None."""
+    lines = kernel_log.splitlines()
+    last_load = max((i for i, x in enumerate(lines) if _LOADING_LINE.search(x)), default=-1)
+    joined = re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", "\n".join(lines[last_load + 1 :]))
+    found = list(_API_MISMATCH.finditer(re.sub(r"[ \t]+", " ", joined)))
+    if not found:
+        return None
+    m = found[-1]
+    return m.group(0), m.group(1), m.group(2)
+
+
+def failed_gpus(kernel_log: str) -> dict[str, tuple[str, str]]:
+    """bus id (its last 7 characters, lower case) -> (reason, the kernel's line) for each GPU the log
+    names as fallen off the bus (gpu-lost, which wins) or not started (gpu-init-failed)."""
+    found: dict[str, tuple[str, str]] = {}
+    joined = re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", kernel_log)
+    for old in _FALLEN_OLD.finditer(joined):
+        found.setdefault(old.group(1)[-7:].lower(), ("gpu-lost", old.group(0)))
+    for line in kernel_log.splitlines():
+        for pattern in (_FALLEN_NEW, _FALLEN_AT):
+            if said := pattern.search(line):
+                found.setdefault(said.group(1)[-7:].lower(), ("gpu-lost", line.strip()))
+        if xid := _XID_79.search(line):
+            found.setdefault((xid.group(1) + (xid.group(2) or ".0"))[-7:].lower(), ("gpu-lost", line.strip()))
+    for line in kernel_log.splitlines():
+        if INIT_FAILED.search(line) and (bus := named_bus(line)):
+            found.setdefault(bus[-7:].lower(), ("gpu-init-failed", line.strip()))
+    return found
 
 
 def kernel_line_for(reason: str, bus: str, kernel_log: str) -> str:
@@ -115,3 +179,33 @@ def akmods_failed_log(system: System, kernel: str) -> str:
         for path in system.glob(f"{AKMODS_CACHE}/{name}", f"*-for-{kernel}.failed.log"):
             return path
     return ""
+
+
+# bbswitch's own kernel lines (Bumblebee-Project/bbswitch bbswitch.c): at load "Succesfully loaded.
+# Discrete card %s is %s" (:479), at unload "Unloaded. Discrete card %s is %s" (:499); switching off
+# "disabling discrete graphics" (:253), refused by "Optimus ACPI call failed, the device is not
+# disabled" (:256) or "device %s is in use by driver '%s', refusing OFF" (:248); switching on
+# "enabling discrete graphics" (:287), which says nothing of whether it came on.
+_BB_STATE = re.compile(r"bbswitch: (?:Succesfully loaded|Unloaded)\. Discrete card (\S+) is (on|off)")
+_BB_OFF = re.compile(r"bbswitch: disabling discrete graphics")
+_BB_NOT_OFF = re.compile(r"bbswitch: (?:Optimus ACPI call failed, the device is not disabled|.*refusing OFF)")
+_BB_ON = re.compile(r"bbswitch: enabling discrete graphics")
+_BB_FOUND = re.compile(r"bbswitch: Found discrete VGA device (\S+?):")
+
+
+def bbswitch_off(kernel_log: str) -> tuple[str, str] | None:
+    """(bbswitch's line, the card's bus id or "") where its last word this boot leaves the discrete
+    card off; None where it leaves it on, says nothing, or an "enabling" has no outcome in the log."""
+    state: tuple[str, str] | None = None
+    bus = ""
+    for line in kernel_log.splitlines():
+        if found := _BB_FOUND.search(line):
+            bus = found.group(1)
+        if said := _BB_STATE.search(line):
+            bus = said.group(1)
+            state = (line.strip(), bus) if said.group(2) == "off" else None
+        elif _BB_OFF.search(line):
+            state = (line.strip(), bus)
+        elif _BB_NOT_OFF.search(line) or _BB_ON.search(line):
+            state = None
+    return state

@@ -55,7 +55,11 @@ def probe_kernel(ctx: ProbeContext, profile: MachineProfile) -> str:
     ctx.seen["mokutil"] = (["mokutil", "--sb-state"], result)
     if result.ok or result.stdout:
         text = (result.stdout + result.stderr).lower()
-        if "secureboot enabled" in text:
+        # mokutil prints "SecureBoot validation is disabled in shim" under "SecureBoot enabled" where
+        # MokSBState is set: shim then tells the kernel not to enforce module signatures.
+        if "secureboot enabled" in text and "validation is disabled in shim" in text:
+            km.secure_boot = False
+        elif "secureboot enabled" in text:
             km.secure_boot = True
         elif "secureboot disabled" in text:
             km.secure_boot = False

@@ -366,10 +366,10 @@ def _from_container_cli(ctx: ProbeContext, profile: MachineProfile) -> bool:
     if result.missing or result.timed_out:
         return False
     found = parse_container_cli_info(result.stdout)
+    ctx.seen["container_cli"] = (CONTAINER_CLI_INFO, result)  # its error words are evidence too
     if found is None:
         return False
     profile.driver, profile.gpus = found
-    ctx.seen["container_cli"] = (CONTAINER_CLI_INFO, result)
     return True
 
 

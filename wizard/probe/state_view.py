@@ -71,6 +71,7 @@ def _facts(state: LayerState, profile: MachineProfile | None) -> dict[str, str]:
     facts.setdefault("version", _UNREAD)
     facts.setdefault("module", "?")
     facts.setdefault("library", "?")
+    facts["gpu"] = _gpu_label(state)
     facts.setdefault("bus", "?")
     facts.setdefault("path", "?")
     facts.setdefault("shown", "?")
@@ -79,6 +80,21 @@ def _facts(state: LayerState, profile: MachineProfile | None) -> dict[str, str]:
     facts["headers"] = shlex.join(["sudo", "apt", "install", f"linux-headers-{kernel}"])
     facts["branch"] = facts["version"].split(".")[0]
     return facts
+
+
+def _gpu_label(state: LayerState) -> str:
+    """The GPU a state is about, as a person knows it: its bus id (and name) where the probe read
+    them, else its index, else its name, else "the NVIDIA GPU" (never "GPU ?"). From the state
+    alone, so every view words it alike."""
+    bus, name = state.facts.get("bus", ""), state.facts.get("name", "")
+    name = safe(name, 80) if name not in ("", "unknown", "ERR!") else ""
+    if bus:
+        key = "bus_name" if name else "bus"
+        return t(f"states.gpu-label.{key}", bus=safe(bus, 40), name=name)
+    if state.index is not None:
+        key = "index_name" if name else "index"
+        return t(f"states.gpu-label.{key}", index=state.index, name=name)
+    return t("states.gpu-label.name", name=name) if name else t("states.gpu-label.unnamed")
 
 
 # A version the evidence does not show (a pasted nvidia-smi, no modinfo): left out of the words,
@@ -125,6 +141,8 @@ def words(state: LayerState, profile: MachineProfile | None = None) -> StateWord
         fix = t("states.no_fix")
         manual = ""
     title, fix, manual = _without_unread(title), _without_unread(fix), _without_unread(manual)
+    if title.startswith(facts["gpu"]):  # "the NVIDIA GPU fell off the bus" begins a line
+        title = title[:1].upper() + title[1:]
     where = _WHERE.get(reason, "root")
     if reason == "wsl-path":
         where = "user"

@@ -22,13 +22,17 @@ from wizard.probe.failure_words import (
     NO_PERMISSION,
     NOUVEAU_BOUND,
     akmods_failed_log,
+    api_mismatch,
+    bbswitch_off,
+    failed_gpus,
     fallen_off_bus,
     first_line,
     kernel_line_for,
+    named_bus,
     saved_log_line,
     unreachable_gpu_reason,
 )
-from wizard.probe.kernel_log import kernel_log, kernel_log_text
+from wizard.probe.kernel_log import kernel_evidence, kernel_log_text
 from wizard.probe.os_platform import WSL_LIB
 from wizard.profile import (
     ABSENT,
@@ -58,8 +62,26 @@ _DMESG_SIGNATURE = re.compile(
 # (gdm3, systemd-modules-load, a udev worker): "modprobe: ERROR: could not insert 'nvidia': Key was
 # rejected by service". The kernel logs no line of its own for a rejected key.
 _MODPROBE_REJECTED = re.compile(
-    r"could not insert '?nvidia[a-z_-]*'?: (?:Key was rejected by service|Required key not available)",
+    r"could not insert (?:module )?'?[^\s':]*nvidia[a-z_-]*(?:\.ko(?:\.[a-z]+)?)?'?: "
+    r"(?:Key was rejected by service|Required key not available)",
     re.IGNORECASE,
+)
+# The module on disk was built for another kernel: the kernel's module loader (kernel/module/main.c
+# "%s: version magic '%s' should be '%s'", kernel/module/version.c "%s: disagrees about version of
+# symbol %s") or modprobe's strerror(ENOEXEC) as the program that ran it logged it ("modprobe: ERROR:
+# could not insert 'nvidia': Exec format error", kmod tools/modprobe.c:637; insmod's own words,
+# tools/insmod.c mod_strerror: "Invalid module format", "Module has wrong symbol version").
+_BUILT_FOR_ANOTHER_KERNEL = re.compile(
+    r"\bnvidia[a-z_-]*: (?:version magic '[^']*' should be|disagrees about version of symbol)|"
+    r"could not insert (?:module )?'?[^\s':]*nvidia[a-z_-]*(?:\.ko(?:\.[a-z]+)?)?'?: "
+    r"(?:Exec format error|Invalid module format|Module has wrong symbol version)",
+)
+# `dkms status` (dkms.in do_status): "nvidia/535.183.01: added", "nvidia/535.183.01, 6.8.0-45-generic,
+# x86_64: installed" (and "built", "installed-weak from K"); dkms 2.x writes "nvidia, 470.57.02, ...".
+DKMS_STATUS = ["dkms", "status"]
+_DKMS_LINE = re.compile(
+    r"^(nvidia(?:-(?:current|open|tesla|legacy|[0-9])[\w.-]*)?)[/,]\s*([0-9]+(?:\.[0-9]+)+)"
+    r"(?:,\s*([^,\s]+),\s*([^:\s]+))?:\s*([a-z-]+)"
 )
 # This boot's journal, only the lines that name nvidia (journalctl's --grep is case-insensitive for a
 # lower-case pattern), the last few hundred, without host names: bounded in time and size, and the
@@ -75,12 +97,32 @@ _NOT_STARTED = re.compile(
 _NOT_PROBED = re.compile(r"NVIDIA probe routine was not called")
 # The module's init giving up after it: no GPU left to drive, it does not load (-ENODEV).
 _NONE_PROBED = re.compile(r"NVRM: No NVIDIA (?:graphics adapter|devices) probed")
+# A GPU this driver does not drive (osapi.c print_unsupported and the open module's GSP message),
+# continued on NVRM: lines (joined first).
+_UNSUPPORTED = re.compile(
+    r"NVRM: The NVIDIA v?GPU \S+ \(PCI ID: [0-9a-fA-F:]+\) installed in this (?:vGPU host )?system is "
+    r"not supported by (?:the NVIDIA \S+ driver release|open nvidia\.ko(?: because it does not include the "
+    r"required GPU System Processor \(GSP\))?)\."
+)
+# The module's init giving up (kernel-open/nvidia/nv.c nvidia_init_module: "No NVIDIA GPU found."
+# with no GPU on the bus for it, "No NVIDIA devices probed." after its probe took none, "failed to
+# initialize module."): it is not loaded unless a later "NVRM: loading" line (printed last, on
+# success) shows a later load.
+_INIT_GAVE_UP = re.compile(
+    r"NVRM: (?:No NVIDIA GPU found|No NVIDIA (?:graphics adapter|devices) probed|failed to initialize module)"
+)
 _LOADING = re.compile(r"NVRM: loading NVIDIA UNIX")
 # A shell that looked for nvidia-smi on its PATH: bash "nvidia-smi: command not found", zsh
 # "command not found: nvidia-smi", sudo "sudo: nvidia-smi: command not found".
 _NOT_ON_PATH = re.compile(r"nvidia-smi: command not found|command not found: nvidia-smi")
+_DRIVER_NOT_LOADED = re.compile(
+    r"NVML: Driver Not Loaded|NVMLError_DriverNotLoaded|nvml error: driver not loaded", re.IGNORECASE
+)
 _CONTAINER_CGROUP = re.compile(r"docker|kubepods|containerd|libpod")
 _BLOCKED_WORDS = "GPU access blocked by the operating system"
+# NVML_ERROR_OPERATING_SYSTEM as nvidia-ml-py words it itself (pynvml.py NVMLError._errcode_to_string),
+# in NVML's detail and in a Python program's traceback.
+_BLOCKED_PYNVML = "The operating system has blocked the request"
 
 
 def _state(
@@ -140,8 +182,9 @@ def _seen_evidence(ctx: ProbeContext, key: str) -> list[Evidence]:
     return [command_evidence(found[0], found[1])] if found else []
 
 
-def _dmesg(ctx: ProbeContext) -> tuple[list[str], CommandResult] | None:
-    return kernel_log(ctx)
+def _log_ev(ctx: ProbeContext, line: str) -> list[Evidence]:
+    """This boot's kernel line as evidence (dmesg, the journal, or a saved log's last boot)."""
+    return kernel_evidence(ctx, line)
 
 
 def _boot_journal(ctx: ProbeContext) -> tuple[list[str], CommandResult] | None:
@@ -151,18 +194,17 @@ def _boot_journal(ctx: ProbeContext) -> tuple[list[str], CommandResult] | None:
     return _seen_command(ctx, "boot_journal")
 
 
-def _key_rejected(ctx: ProbeContext) -> tuple[list[str], CommandResult, str] | None:
+def _key_rejected(ctx: ProbeContext) -> Evidence | None:
     """The line that decides Secure Boot (module signature enforcement) refused the module: the
     kernel's own words in its log, else modprobe's error for the nvidia module in the boot journal."""
-    dmesg = _dmesg(ctx)
-    line = _line_with(_kernel_log(ctx), _DMESG_SIGNATURE)
-    if dmesg and line:
-        return dmesg[0], dmesg[1], line
+    said = _log_ev(ctx, _line_with(_kernel_log(ctx), _DMESG_SIGNATURE))
+    if said:
+        return said[0]
     journal = _boot_journal(ctx)
     if journal is None or journal[1].missing or journal[1].timed_out:
         return None
     line = _line_with(journal[1].stdout, _MODPROBE_REJECTED)
-    return (journal[0], journal[1], line) if line else None
+    return command_evidence(journal[0], journal[1], line) if line else None
 
 
 def _kernel_log(ctx: ProbeContext) -> str:
@@ -170,10 +212,18 @@ def _kernel_log(ctx: ProbeContext) -> str:
 
 
 def _smi_not_loaded(ctx: ProbeContext) -> str:
-    """nvidia-smi's own words for NVML_ERROR_DRIVER_NOT_LOADED (any apostrophe, any line break)."""
-    text = re.sub(r"\s+", " ", _smi_text(ctx))
-    hit = re.search(r"couldn.t communicate with the NVIDIA driver", text, re.IGNORECASE)
-    return _line_with(_smi_text(ctx), re.compile(r"couldn.t communicate", re.IGNORECASE)) if hit else ""
+    """NVML_ERROR_DRIVER_NOT_LOADED in the words of the tool that met it: nvidia-smi's "couldn't
+    communicate with the NVIDIA driver" (any apostrophe, any line break), NVML's own string
+    ("Failed to initialize NVML: Driver Not Loaded"), nvidia-ml-py's NVMLError_DriverNotLoaded,
+    nvidia-container-cli's "nvml error: driver not loaded"."""
+    text = _smi_text(ctx)
+    found = _seen_command(ctx, "container_cli")
+    if found and not found[1].missing:
+        text += "\n" + found[1].stdout + "\n" + found[1].stderr
+    hit = re.search(r"couldn.t communicate with the NVIDIA driver", re.sub(r"\s+", " ", text), re.IGNORECASE)
+    if hit:
+        return _line_with(text, re.compile(r"couldn.t communicate", re.IGNORECASE))
+    return _line_with(text, _DRIVER_NOT_LOADED)
 
 
 def _library_versions(ctx: ProbeContext, name: str) -> dict[str, str]:
@@ -191,6 +241,14 @@ def _library_versions(ctx: ProbeContext, name: str) -> dict[str, str]:
 def _in_container(ctx: ProbeContext) -> bool:
     marker = any(ctx.system.exists(f) for f in ("/.dockerenv", "/run/.containerenv"))
     return marker or bool(_line_with(ctx.system.read_text("/proc/1/cgroup") or "", _CONTAINER_CGROUP))
+
+
+def _host_only(ctx: ProbeContext) -> bool:
+    """A container given no NVIDIA device: the kernel log and the PCI bus it reads are the host's,
+    and none of the host's GPUs is its own, so nothing there is this container's failure (the
+    container layer says what is: no GPU passed)."""
+    passed = ctx.system.exists("/dev/nvidiactl") or ctx.system.exists("/dev/nvidia0")
+    return _in_container(ctx) and not passed
 
 
 _DEVICES_LIST = "/sys/fs/cgroup/devices/devices.list"
@@ -285,7 +343,10 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             _smi_text(ctx), re.compile(r"NVML Shared Library Not Found", re.IGNORECASE)
         )
         lspci_denies = not result.missing and not result.timed_out and result.stdout.strip() and not line
-        if not nvml_answered and not lspci_denies and p.driver is None:
+        # sudo's "command not found" comes from a pasted run under sudo, whose PATH may lack the
+        # folder (wsl-path): there the folder's listing alone does not decide, lspci's line must.
+        under_sudo = bool(re.search(r"^sudo: \S*nvidia-smi: command not found", _smi_text(ctx), re.MULTILINE))
+        if not nvml_answered and not lspci_denies and p.driver is None and (line or not under_sudo):
             ev = [file_evidence(WSL_LIB, " ".join(libs[:12]) or "empty")]
             if line:
                 ev.append(command_evidence(lspci, result, line))
@@ -334,9 +395,10 @@ def _linux_smi(ctx: ProbeContext) -> str:
 def _gpu_blocked(ctx: ProbeContext) -> list[LayerState]:
     nvml = ctx.seen.get("nvml", {})
     text = _smi_text(ctx) + "\n" + str(nvml.get("detail", ""))
-    if _BLOCKED_WORDS.lower() not in text.lower():
+    words = re.compile(f"{re.escape(_BLOCKED_WORDS)}|{re.escape(_BLOCKED_PYNVML)}", re.IGNORECASE)
+    line = _line_with(text, words)
+    if not line:
         return []
-    line = _line_with(text, re.compile(re.escape(_BLOCKED_WORDS), re.IGNORECASE))
     return [_state("wsl", BLOCKED, "wsl-gpu-blocked", [Evidence("nvidia-smi / nvmlInit", None, line)])]
 
 
@@ -363,7 +425,16 @@ def _pci(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     # bbswitch prints "<bus id> ON|OFF": the last word is the card's state.
     if switched and switched.split()[-1:] == ["OFF"]:
         line = switched.strip().splitlines()[0]
+        ctx.seen["gpu_switched_off"] = True
         return [_state("pci", BLOCKED, "gpu-switched-off", [file_evidence("/proc/acpi/bbswitch", line)])]
+    # /proc/acpi/bbswitch unread (a pasted log): bbswitch's own last word this boot, where no driver
+    # answers (a card that is off answers nothing).
+    off = None
+    if switched is None and p.driver is None and not _host_only(ctx):
+        off = bbswitch_off(_kernel_log(ctx))
+    if off and (said := _log_ev(ctx, off[0])):
+        ctx.seen["gpu_switched_off"] = True
+        return [_state("pci", BLOCKED, "gpu-switched-off", said, bus=off[1])]
     if not ctx.system.is_dir("/sys/bus/pci/devices"):
         argv = ["lspci"]
         result = ctx.system.run(argv, timeout=3.0)
@@ -410,21 +481,29 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     # NVRM's own lines in this boot's log: the module is loaded, so the words mean something else,
     # unless it says another driver took the GPU before it ("probe routine was not called").
     held = _held_by_another_driver(_kernel_log(ctx)) if said else ""
-    if said and not held and "NVRM:" in _kernel_log(ctx):
+    if said and not held and "NVRM:" in _kernel_log(ctx) and not _gave_up_at_load(_kernel_log(ctx)):
         said = ""
-    nouveau = _nouveau_in_use(ctx) if km.nvidia_loaded is None else None
+    # A driver that answered has its module loaded: another driver's hold on a GPU is no cause then.
+    nouveau = (
+        _nouveau_in_use(ctx)
+        if km.nvidia_loaded is None and p.driver is None and not _host_only(ctx)
+        else None
+    )
     if nouveau:
         # lspci: nouveau drives the NVIDIA device and the nvidia module is there for it.
         ev = [*_smi_failure_lines(ctx), command_evidence(*nouveau)]
         return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
-    refused = _refused_at_load(_kernel_log(ctx)) if km.nvidia_loaded is None and not said else ""
-    if refused and not _in_container(ctx) and (log := _dmesg(ctx)):
+    refused = (
+        _refused_at_load(_kernel_log(ctx)) if km.nvidia_loaded is None and not said and not p.driver else ""
+    )
+    if refused and not _in_container(ctx) and (log := _log_ev(ctx, refused)):
         # /proc/modules unread: the module's own lines say it tried this boot, found its GPU held by
         # another driver and gave up (nothing loaded it since).
-        ev = [*_smi_failure_lines(ctx), command_evidence(log[0], log[1], refused)]
+        ev = [*_smi_failure_lines(ctx), *log]
         return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
     built_failed = ""
-    if not said and not km.nvidia_loaded and km.module_for_kernel is not True:
+    # Not where a driver answered (its module is loaded): an old failed build's log says nothing then.
+    if not said and not km.nvidia_loaded and km.module_for_kernel is not True and p.driver is None:
         built_failed = akmods_failed_log(ctx.system, p.os.kernel)
     if built_failed:
         # akmods (installed with the driver's akmod package) failed to build the module for the
@@ -432,6 +511,25 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev = [*_smi_failure_lines(ctx), file_evidence(built_failed, "present")]
         ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel is False else []
         return [_state("module", FAILING, "module-not-built", ev, kernel=p.os.kernel)]
+    # Read further (the journal, dkms) only where a GPU or the driver's words are seen (not on every
+    # machine), and only where no driver answered: a driver read at all (NVML, nvidia-smi, /proc, its
+    # loading line) shows its module loaded this boot, whatever an earlier attempt logged.
+    nvidia_here = bool(said or p.nvidia_pci_devices) and p.driver is None
+    other_kernel = _built_for_another_kernel(ctx) if not km.nvidia_loaded and nvidia_here else None
+    if other_kernel:
+        ev = [*_smi_failure_lines(ctx), other_kernel, *_seen_evidence(ctx, "modinfo")]
+        return [
+            _state(
+                "module", FAILING, "module-not-built", ev, version=km.module_version or "", kernel=p.os.kernel
+            )
+        ]
+    dkms = None
+    if km.module_for_kernel is False and not km.nvidia_loaded and nvidia_here:
+        dkms = _dkms_not_built(ctx, p.os.kernel)
+    if dkms:
+        # DKMS holds the driver's module source and built it for no running kernel; modinfo finds none.
+        ev = [*_smi_failure_lines(ctx), dkms[0], *_seen_evidence(ctx, "modinfo")]
+        return [_state("module", FAILING, "module-not-built", ev, version=dkms[1], kernel=p.os.kernel)]
     if km.nvidia_loaded is None and not said:
         return [
             _state("module", UNREADABLE, "", [file_evidence("/proc/modules", "unreadable")], blocks=False)
@@ -444,16 +542,19 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     ev += _smi_failure_lines(ctx)
     libs = _library_versions(ctx, "libcuda") or _library_versions(ctx, "libnvidia-ml")
     lib_version = next(iter(sorted(set(libs.values()))), "")
-    dmesg = _dmesg(ctx)
     rejected = _key_rejected(ctx)
     if rejected:
-        ev.append(command_evidence(*rejected))
+        ev.append(rejected)
     if rejected and km.module_for_kernel is not False:
         # The key's rejection decides it, and shows the module is there (modprobe found a file to
         # insert) where modinfo was not read.
         ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel else []
         ev += _secure_boot_evidence(ctx)
         return [_state("module", BLOCKED, "secure-boot", ev, version=km.module_version or "")]
+    if km.module_for_kernel is None and nvidia_here and (here := _dkms_module_here(ctx, p.os.kernel)):
+        # modinfo not read (a paste): dkms shows the module built for the running kernel instead.
+        km.module_for_kernel, km.module_version = True, km.module_version or here[1]
+        ev.append(here[0])
     if km.module_for_kernel:
         ev += _seen_evidence(ctx, "modinfo")
         if km.secure_boot:  # likely, not decided: a restart first, then the key
@@ -467,7 +568,7 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev.append(file_evidence(next(iter(sorted(libs))), lib_version))
         ev += _seen_evidence(ctx, "modinfo")
         return [_state("module", FAILING, "module-not-built", ev, version=lib_version, kernel=p.os.kernel)]
-    not_found = first_line(_smi_text(ctx), MODULE_NOT_FOUND)
+    not_found = first_line(_smi_text(ctx), MODULE_NOT_FOUND) or _journal_not_found(ctx)
     failed_build = akmods_failed_log(ctx.system, p.os.kernel) if not km.module_for_kernel else ""
     if said and (not_found or failed_build or km.module_for_kernel is False):
         # nvidia-smi is installed; modprobe/modinfo find no nvidia module for the running kernel,
@@ -475,19 +576,95 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel is False else []
         ev += [file_evidence(failed_build, "present")] if failed_build else []
         return [_state("module", FAILING, "module-not-built", ev, kernel=p.os.kernel)]
-    if held and dmesg:
+    if held and (log := _log_ev(ctx, held)):
         # NVIDIA's message names nouveau first of the drivers that can hold the GPU before it.
-        ev.append(command_evidence(dmesg[0], dmesg[1], held))
+        ev += log
         return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
     bound = _line_with(_kernel_log(ctx), NOUVEAU_BOUND) if said else ""
-    if bound and dmesg:  # the driver is installed (nvidia-smi's words) and nouveau has the GPU
-        ev.append(command_evidence(dmesg[0], dmesg[1], bound))
+    if bound and (log := _log_ev(ctx, bound)):  # the driver is installed (nvidia-smi's words), nouveau
+        # has the GPU
+        ev += log
         return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
     if said:
-        return [_state("module", FAILING, "not-loaded", ev)]
+        # No cause decided; the module's own last words at load this boot (no GPU found, a GPU this
+        # driver does not support) go with it for the person who reads on.
+        klog = _kernel_log(ctx)
+        unsupported = _UNSUPPORTED.search(re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", klog))
+        ev += _log_ev(ctx, unsupported.group(0)) if unsupported else []
+        ev += _log_ev(ctx, _gave_up_at_load(klog))
+        # A GPU switched off (the PCI layer's cause) leaves its module nothing to load onto: no
+        # cause of the module's own, and no second fix.
+        reason = "" if ctx.seen.get("gpu_switched_off") else "not-loaded"
+        return [_state("module", FAILING, reason, ev)]
     if km.nouveau_loaded:
         ev.append(file_evidence("/proc/modules", "nouveau loaded"))
     return [_state("module", ABSENT, "", ev)]
+
+
+def _built_for_another_kernel(ctx: ProbeContext) -> Evidence | None:
+    """The kernel's (or modprobe's, in this boot's journal) words that the nvidia module on disk
+    does not match the running kernel."""
+    said = _log_ev(ctx, _line_with(_kernel_log(ctx), _BUILT_FOR_ANOTHER_KERNEL))
+    if said:
+        return said[0]
+    journal = _boot_journal(ctx)
+    if journal is None or journal[1].missing or journal[1].timed_out:
+        return None
+    line = _line_with(journal[1].stdout, _BUILT_FOR_ANOTHER_KERNEL)
+    return command_evidence(journal[0], journal[1], line) if line else None
+
+
+# systemd-modules-load's words where modprobe finds no such module ("Failed to find module 'nvidia'"),
+# beside modprobe's own, as the boot journal keeps them.
+_JOURNAL_NOT_FOUND = re.compile(r"Failed to find module '?nvidia'?(?![a-z_-])|" + MODULE_NOT_FOUND.pattern)
+
+
+def _journal_not_found(ctx: ProbeContext) -> str:
+    journal = _boot_journal(ctx)
+    if journal is None or journal[1].missing or journal[1].timed_out:
+        return ""
+    return _line_with(journal[1].stdout, _JOURNAL_NOT_FOUND)
+
+
+def _dkms_rows(ctx: ProbeContext) -> tuple[list[tuple[re.Match[str], str]], Evidence | None]:
+    """`dkms status`'s rows for an NVIDIA driver's module (read once), and the command as evidence."""
+    if "dkms" not in ctx.seen:
+        ctx.seen["dkms"] = (DKMS_STATUS, ctx.system.run(DKMS_STATUS, timeout=10.0))
+    found = _seen_command(ctx, "dkms")
+    if found is None or found[1].missing or found[1].timed_out:
+        return [], None
+    rows = [(m, x.strip()) for x in found[1].stdout.splitlines() if (m := _DKMS_LINE.match(x.strip()))]
+    return rows, command_evidence(found[0], found[1])
+
+
+def _dkms_not_built(ctx: ProbeContext, kernel: str) -> tuple[Evidence, str] | None:
+    """(dkms status's line, the driver's version) where DKMS holds an NVIDIA driver's module and has
+    it built or installed for no running kernel; None where it has, or shows none, or the kernel is
+    not known."""
+    if not kernel or kernel == "unknown":
+        return None
+    rows, ev = _dkms_rows(ctx)
+    if not rows or ev is None or _dkms_built_for(rows, kernel):
+        return None
+    newest = max(rows, key=lambda r: [int(x) for x in r[0].group(2).split(".")])
+    return Evidence(ev.source, ev.exit, newest[1]), newest[0].group(2)
+
+
+def _dkms_built_for(rows: list[tuple[re.Match[str], str]], kernel: str) -> tuple[re.Match[str], str] | None:
+    return next(
+        (r for r in rows if r[0].group(3) == kernel and r[0].group(5).startswith(("built", "installed"))),
+        None,
+    )
+
+
+def _dkms_module_here(ctx: ProbeContext, kernel: str) -> tuple[Evidence, str] | None:
+    """(dkms status's line, the module's version) where DKMS has the driver's module built or
+    installed for the running kernel: a module for it is there, as modinfo would say."""
+    if not kernel or kernel == "unknown":
+        return None
+    rows, ev = _dkms_rows(ctx)
+    row = _dkms_built_for(rows, kernel) if ev is not None else None
+    return (Evidence(ev.source, ev.exit, row[1]), row[0].group(2)) if row and ev else None
 
 
 def _held_by_another_driver(log: str) -> str:
@@ -495,6 +672,12 @@ def _held_by_another_driver(log: str) -> str:
     (the message names nouveau first). Not where vfio-pci is in the log: a passthrough host hands
     GPUs to vfio-pci on purpose."""
     return "" if re.search(r"vfio[-_]pci", log) else _line_with(log, _NOT_PROBED)
+
+
+def _gave_up_at_load(log: str) -> str:
+    """The module's last init this boot gave up (no later NVRM loading line): its line, else ""."""
+    lines = [x for x in log.splitlines() if _INIT_GAVE_UP.search(x) or _LOADING.search(x)]
+    return lines[-1].strip() if lines and _INIT_GAVE_UP.search(lines[-1]) else ""
 
 
 def _refused_at_load(log: str) -> str:
@@ -556,15 +739,29 @@ def _libraries(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     said = _line_with(text, "mismatch")
     said_lib = _MISMATCH_LIB.search(text)
     module = p.kernel.loaded_version or ""
+    # The module's own words for the same refusal, with both versions, where no tool answered.
+    # (not where the module is seen unloaded, nor in a container given no GPU: the host's log)
+    kernel = None
+    if p.driver is None and not p.gpus and p.kernel.nvidia_loaded is not False and not _host_only(ctx):
+        kernel = api_mismatch(_kernel_log(ctx))
+    if kernel and module and kernel[2] != module:
+        kernel = None  # a module loaded since: the line is about another one
+    if kernel and not said:
+        ev = [*_log_ev(ctx, kernel[0]), *[file_evidence(x, v) for x, v in sorted(libs.items())[:4]]]
+        return [_state("libraries", FAILING, "version-mismatch", ev, module=kernel[2], library=kernel[1])]
     if said and not (module and library_known(versions, said_lib) == module):
         # NVML's own words decide it ("Driver/library version mismatch"); both versions where read.
         library = said_lib.group(1) if said_lib else (versions[-1] if versions else "")
         ev = [Evidence("nvidia-smi / nvmlInit", None, said)]
         if said_lib:
             ev.append(Evidence("nvidia-smi", None, said_lib.group(0)))
+        elif kernel:
+            library = kernel[1]
+        ev += _log_ev(ctx, kernel[0]) if kernel else []
         ev += [file_evidence(path, version) for path, version in sorted(libs.items())[:4]]
         if module:
             ev.append(file_evidence("/sys/module/nvidia/version", module))
+        module = module or (kernel[2] if kernel else "")
         return [_state("libraries", FAILING, "version-mismatch", ev, module=module, library=library)]
     if not versions and not said_lib:
         return [
@@ -624,9 +821,19 @@ def _cuda(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if isinstance(shown, dict):
         ev = [Evidence("nvidia-smi", _smi_exit(ctx), str(shown.get("line", "")))]
         return [_state("cuda", FAILING, "cuda-err", ev, shown=str(shown.get("value", "")))]
-    if p.platform in ("linux", "wsl2") and not p.libcuda and ctx.seen.get("ldconfig_read"):
-        ev = [Evidence("ldconfig -p", 0, "no libcuda.so.1")]
-        return [_state("cuda", FAILING, "no-libcuda", ev)]
+    if (
+        p.platform in ("linux", "wsl2")
+        and ctx.seen.get("ldconfig_read")
+        and not ctx.seen.get("ldconfig_libcuda")
+    ):
+        # The linker cache has no libcuda.so.1 (CUDA programs open it by that name): where no folder
+        # of LD_LIBRARY_PATH holds it either, CUDA cannot start. A libcuda file elsewhere is kept as
+        # evidence (`sudo ldconfig` makes its libcuda.so.1 link and caches it).
+        in_path = any(ctx.system.exists(f"{d.rstrip('/')}/libcuda.so.1") for d in p.ld_library_path)
+        if not in_path:
+            ev = [Evidence("ldconfig -p", ctx.seen.get("ldconfig_exit"), "no libcuda.so.1")]
+            ev += [file_evidence(lib.path, "present, not in the linker cache") for lib in p.libcuda[:3]]
+            return [_state("cuda", FAILING, "no-libcuda", ev)]
     if p.driver.cuda not in ("", "unknown"):
         source = "nvmlSystemGetCudaDriverVersion" if p.driver.source == "nvml" else "nvidia-smi"
         return [_state("cuda", WORKS, "", [Evidence(source, None, p.driver.cuda)], version=p.driver.cuda)]
@@ -663,24 +870,23 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         if "index" not in x or x.get("err"):  # nvidia-smi's words, not NVML_ERROR_GPU_IS_LOST
             reason = unreachable_gpu_reason(str(x.get("line", "")), bus, log)
             said = kernel_line_for(reason, bus, log)
-            dmesg = _dmesg(ctx)
-            if said and dmesg:
-                ev = [*ev, command_evidence(dmesg[0], dmesg[1], said)]
+            ev = [*ev, *_log_ev(ctx, said)]
         out.append(_state("gpu", FAILING, reason, ev, blocks=not working, index=idx, bus=bus))
+    if working:
+        out += _failed_beside_working(ctx, p, lost)
     # NVRM's lines come from the loaded nvidia module: where /proc/modules is unread they show it.
     # A driver read only from the module (/proc, the kernel log) read no GPU either.
     module_only = p.driver is None or (p.driver.source in ("proc", "kernel-log") and not p.gpus)
-    if module_only and p.platform == "linux" and p.kernel.nvidia_loaded is not False:
+    if module_only and p.platform == "linux" and p.kernel.nvidia_loaded is not False and not _host_only(ctx):
         text = _smi_text(ctx)
         # NVML started (the module is loaded) and offers no GPU while the bus shows one: the driver
         # did not take it up. Inside a container it means only that no GPU was passed.
         on_bus = bool(p.nvidia_pci_devices) and not _in_container(ctx)
         line = _line_with(text, _NOT_STARTED) if p.kernel.nvidia_loaded or on_bus else ""
-        dmesg = _dmesg(ctx)
         log = _kernel_log(ctx)
         fallen = fallen_off_bus(log)
-        if fallen and not lost and dmesg:
-            ev = [*_smi_failure_lines(ctx), command_evidence(dmesg[0], dmesg[1], fallen[0])]
+        if fallen and not lost and _log_ev(ctx, fallen[0]):
+            ev = [*_smi_failure_lines(ctx), *_log_ev(ctx, fallen[0])]
             out.append(_state("gpu", FAILING, "gpu-lost", ev, bus=fallen[1]))
             return out
         init = _line_with(log, _DMESG_INIT)
@@ -693,14 +899,35 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             ev = _smi_failure_lines(ctx)
             if init and logged:
                 ev.append(file_evidence(logged, init))
-            elif init and dmesg:
-                ev.append(command_evidence(dmesg[0], dmesg[1], init))
-            out.append(_state("gpu", FAILING, "gpu-init-failed", ev))
+            elif init:
+                ev += _log_ev(ctx, init)
+            out.append(_state("gpu", FAILING, "gpu-init-failed", ev, bus=named_bus(init)))
+    return out
+
+
+def _failed_beside_working(ctx: ProbeContext, p: MachineProfile, lost: list[dict]) -> list[LayerState]:
+    """A GPU the kernel names as fallen off the bus or not started this boot, on a machine whose
+    other GPUs work, that the driver's tools do not list (nvidia-smi shows only the GPUs it opened):
+    a warning beside them. Only where every working GPU's bus id is known, and not in a container
+    (its kernel log is the host's, whose other GPUs are not passed to it)."""
+    if p.platform != "linux" or _in_container(ctx):
+        return []
+    known = {(g.pci_bus_id or "")[-7:].lower() for g in p.gpus}
+    known |= {str(x.get("bus", ""))[-7:].lower() for x in lost}
+    if not p.gpus or any(not (g.pci_bus_id or "") for g in p.gpus):
+        return []
+    out = []
+    for short, (reason, line) in failed_gpus(_kernel_log(ctx)).items():
+        if short in known:
+            continue
+        bus = named_bus(line) or next((g.bus_id for g in p.pci_gpus if g.bus_id[-7:].lower() == short), short)
+        out.append(_state("gpu", FAILING, reason, _log_ev(ctx, line), blocks=False, bus=bus))
     return out
 
 
 LAYER_PROBES = (_container, _wsl, _pci, _module, _libraries, _nvml, _cuda, _gpus)
-_NVML_UNKNOWN = re.compile(r"Failed to initialize NVML: Unknown Error", re.IGNORECASE)
+# NVML_ERROR_UNKNOWN or NVML_ERROR_GPU_IS_LOST as NVML starts (nvmlErrorString's words).
+_NVML_UNKNOWN = re.compile(r"Failed to initialize NVML: (?:Unknown Error|GPU is lost)", re.IGNORECASE)
 
 
 def _unreachable_at_init(ctx: ProbeContext, p: MachineProfile, states: list[LayerState]) -> list[LayerState]:
@@ -717,7 +944,28 @@ def _unreachable_at_init(ctx: ProbeContext, p: MachineProfile, states: list[Laye
     ev = [Evidence("nvidia-smi", _smi_exit(ctx), line)]
     # The same reading as one GPU's failure line: the kernel's words decide lost or not started
     # (those the layers above name first), else it stays unreachable.
-    return [_state("gpu", FAILING, unreachable_gpu_reason(line, "", _kernel_log(ctx)), ev)]
+    log = _kernel_log(ctx)
+    reason = unreachable_gpu_reason(line, "", log)
+    said = kernel_line_for(reason, "", log)
+    fallen = fallen_off_bus(log) if reason == "gpu-lost" else None
+    bus = fallen[1] if fallen else named_bus(said)
+    return [_state("gpu", FAILING, reason, [*ev, *_log_ev(ctx, said)], bus=bus)]
+
+
+def _name_failed_gpus(p: MachineProfile, states: list[LayerState]) -> None:
+    """A failed GPU whose evidence names no bus: the bus id and name the probe read for that index,
+    or those of the one NVIDIA GPU on the PCI bus (it is that one), so it is never "GPU ?"."""
+    for s in states:
+        if s.layer != "gpu" or s.state == WORKS:
+            continue
+        gpu = next((g for g in p.gpus if s.index is not None and g.index == s.index), None)
+        pci = p.pci_gpus[0] if len(p.pci_gpus) == 1 and len(p.gpus) <= 1 else None
+        bus = (gpu.pci_bus_id if gpu else None) or (pci.bus_id if pci else "")
+        name = gpu.name if gpu else (pci.name if pci else "")
+        if not s.facts.get("bus") and bus and bus != "unknown":
+            s.facts["bus"] = bus
+        if not s.facts.get("name") and name and name not in ("unknown", ERR_NAME):
+            s.facts["name"] = name
 
 
 def probe_states(ctx: ProbeContext, profile: MachineProfile) -> str:
@@ -727,5 +975,6 @@ def probe_states(ctx: ProbeContext, profile: MachineProfile) -> str:
     for layer in LAYER_PROBES:
         states += layer(ctx, profile)
     states += _unreachable_at_init(ctx, profile, states)
+    _name_failed_gpus(profile, states)
     profile.states = states
     return "evidence"
