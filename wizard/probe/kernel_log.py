@@ -67,6 +67,16 @@ def last_boot(text: str) -> str:
     return "".join(x + "\n" for x in lines[start:]) if booted else ""
 
 
+_RELEASE = re.compile(r"Linux version (\S+)")
+
+
+def _other_kernel(text: str, running: str) -> bool:
+    """True where the saved boot names its kernel and that is not the running one (/proc/version):
+    a logger that stopped writing left an older boot last, and its lines are not this boot's."""
+    saved, now = _RELEASE.search(text), _RELEASE.search(running)
+    return bool(saved and now and saved.group(1) != now.group(1))
+
+
 def saved_kernel_log(ctx: ProbeContext) -> tuple[str, str] | None:
     """(path, the last boot's kernel lines) of the first saved system log that holds any, read once
     and only where dmesg and the journal show nothing."""
@@ -77,6 +87,8 @@ def saved_kernel_log(ctx: ProbeContext) -> tuple[str, str] | None:
                 whole = ctx.system.read_text(path, _SAVED_LIMIT) or ""
                 # Read from its start: a file longer than what was read has its last boot unread.
                 text = last_boot(whole) if len(whole) < _SAVED_LIMIT else ""
+                if _other_kernel(text, ctx.system.read_text("/proc/version", 4096) or ""):
+                    text = ""
                 if text.strip():
                     found = (path, text)
                     break
