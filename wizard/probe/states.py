@@ -30,6 +30,13 @@ from wizard.probe.failure_words import (
 )
 from wizard.probe.kernel_log import kernel_log, kernel_log_text
 from wizard.probe.os_platform import WSL_LIB
+from wizard.probe.wsl_files import (
+    COMPUTE_LIBS,
+    UTILITY_LIBS,
+    first_in_lib_dirs,
+    linux_driver_libraries,
+    windows_folder_read,
+)
 from wizard.profile import (
     ABSENT,
     BLOCKED,
@@ -220,9 +227,14 @@ def _container(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if not marker and not line:
         return []
     ev = [file_evidence(marker, "present")] if marker else [file_evidence("/proc/1/cgroup", line)]
+    # In WSL2 the runtime passes the GPU as /dev/dxg (there is no /dev/nvidiactl).
+    device_path = next((d for d in _gpu_device_nodes(p) if ctx.system.exists(d)), "")
+    left_out = _compute_libs_left_out(ctx, p, device_path)
+    if left_out:
+        return [_state("container", BLOCKED, "container-no-libs", [*ev, *left_out])]
     if p.driver is not None:
         return [_state("container", WORKS, "", ev)]
-    device = ctx.system.exists("/dev/nvidiactl") or ctx.system.exists("/dev/nvidia0")
+    device = bool(device_path)
     nvml = ctx.seen.get("nvml", {})
     mismatch = _line_with(_smi_text(ctx) + "\n" + str(nvml.get("detail", "")), "mismatch")
     if not device and mismatch:
@@ -261,6 +273,29 @@ def _container(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     return [_state("container", WORKS, "", ev)]
 
 
+def _gpu_device_nodes(p: MachineProfile) -> tuple[str, ...]:
+    return (
+        ("/dev/nvidiactl", "/dev/nvidia0", "/dev/dxg")
+        if p.platform == "wsl2"
+        else ("/dev/nvidiactl", "/dev/nvidia0")
+    )
+
+
+def _compute_libs_left_out(ctx: ProbeContext, p: MachineProfile, device: str) -> list[Evidence]:
+    """A container given the GPU and the runtime's utility libraries (libnvidia-ml.so.1) but no
+    libcuda: its capabilities left "compute" out (wsl_files). The evidence, or [] where not shown."""
+    if not device:
+        return []
+    utility = first_in_lib_dirs(ctx.system, UTILITY_LIBS)
+    if not utility or first_in_lib_dirs(ctx.system, COMPUTE_LIBS) or p.libcuda:
+        return []
+    return [
+        file_evidence(device, "present"),
+        file_evidence(utility, "present"),
+        file_evidence("libcuda.so.1", "missing"),
+    ]
+
+
 def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if p.platform == "linux" and ctx.system.exists("/dev/dxg"):
         # A Hyper-V guest with GPU paravirtualisation (dxgkrnl): Windows' answer decides, as in WSL.
@@ -273,7 +308,10 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         return out + _wsl_shadow(ctx)
     libs = ctx.system.listdir(WSL_LIB)
     blocked = _gpu_blocked(ctx)
-    if "libcuda.so.1" not in libs and "libcuda.so" not in libs and not blocked:
+    # Only Windows' own folder, there and holding files, shows what Windows maps in; a container's
+    # folders are its runtime's (the container layer says what it left out).
+    decides = bool(windows_folder_read(ctx.system)) and not _in_container(ctx)
+    if "libcuda.so.1" not in libs and "libcuda.so" not in libs and not blocked and decides:
         # No Windows driver library mapped in. Not where something contradicts it: nvidia-smi's
         # "Failed to initialize NVML: ..." shows an NVML library loaded and answered (Windows' own
         # "GPU access blocked" is its own cause, said above), and an lspci that answered must show
@@ -308,13 +346,22 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
 
 
 def _wsl_shadow(ctx: ProbeContext) -> list[LayerState]:
-    shadow = _shadowing(ctx)
+    # In a container the runtime mounts the Windows driver's libnvidia-ml.so.1 and libcuda.so.1 into
+    # the usual folders: only a Linux driver's versioned files are not its.
+    shadow = {} if _in_container(ctx) else _shadowing(ctx)
+    # The Linux driver's own versioned libraries (wsl_files): that driver, installed inside WSL.
+    versioned = linux_driver_libraries(ctx.system)
+    shadow.update(
+        {path: f"{version} (a Linux driver's, outside {WSL_LIB})" for path, version in versioned.items()}
+    )
     if not shadow:
         return []
     paths = sorted(shadow)
     smi = _linux_smi(ctx)
     # A versioned libcuda, or the Linux driver's own nvidia-smi beside the library: a Linux driver.
-    driver = bool(smi) or any("libcuda.so." in path and _VERSION.search(path) for path in paths)
+    driver = (
+        bool(smi) or bool(versioned) or any("libcuda.so." in path and _VERSION.search(path) for path in paths)
+    )
     reason = "wsl-linux-driver" if driver else "wsl-shadowing-lib"
     ev = [file_evidence(path, shadow[path]) for path in paths[:8]]
     if smi:
