@@ -63,6 +63,18 @@ def opened_paths(commands: list[dict]) -> list[str]:
     return sorted({m.group(1) for m in _OPENED.finditer(text)})
 
 
+def journal_entries(text: str) -> list[str]:
+    """journalctl's entries, each with its continuation lines: the short format indents the further
+    lines of a message that spans several (`-g` matches the message as a whole)."""
+    entries: list[str] = []
+    for line in text.splitlines(keepends=True):
+        if entries and line[:1].isspace() and line.strip():
+            entries[-1] += line
+        else:
+            entries.append(line)
+    return entries
+
+
 def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
     """The commands as the probe runs them: a bare name the shell found on PATH is also recorded
     under the path the case's files hold it at (WSL's /usr/lib/wsl/lib/nvidia-smi)."""
@@ -77,8 +89,13 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
             out.append({**c, "argv": ["nvidia-container-cli", "info"]})
     for c in commands:  # a pasted `journalctl -b` holds what the probe's filtered read prints
         if (c.get("argv") or []) == ["journalctl", "-b"]:
-            lines = [x for x in str(c.get("stdout", "")).splitlines(keepends=True) if "nvidia" in x.lower()]
+            entries = journal_entries(str(c.get("stdout", "")))
+            lines = [x for x in entries if "nvidia" in x.lower()]
             out.append({**c, "argv": list(BOOT_JOURNAL), "stdout": "".join(lines)})
+            # `journalctl -k` prints this boot's kernel entries: those of `-b` from "kernel:"
+            kernel = [x for x in entries if " kernel: " in x.split("\n", 1)[0]]
+            if kernel and not any((x.get("argv") or []) in (["dmesg"], ["journalctl", "-k"]) for x in commands):
+                out.append({**c, "argv": ["journalctl", "-k"], "stdout": "".join(kernel)})
         if (c.get("argv") or [""])[0] == "lspci" and "-v" in " ".join(c["argv"][1:]):
             # `lspci -v`/`-vv` holds `lspci -k`'s lines: each device, its drivers in use and modules.
             keep = ("Subsystem:", "Kernel driver in use:", "Kernel modules:")

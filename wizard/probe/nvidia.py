@@ -19,6 +19,7 @@ from wizard.probe.kernel_log import kernel_log_text, loaded_module_line
 from wizard.probe.os_platform import WSL_LIB
 from wizard.probe.pci_cc import fill_cc
 from wizard.probe.pci_gpus import read_pci_gpus
+from wizard.probe.api_mismatch import api_mismatch
 from wizard.probe.smi_formats import parse_smi_list, parse_smi_xml
 from wizard.profile import DriverInfo, GpuInfo, MachineProfile
 from wizard.sysio import CommandResult
@@ -350,6 +351,9 @@ def _from_kernel_log(ctx: ProbeContext, profile: MachineProfile) -> bool:
     }:
         return False
     found = loaded_module_line(kernel_log_text(ctx))
+    if not found and (said := api_mismatch(ctx)):
+        # The loaded module's own "API mismatch" message names its version (wizard.probe.api_mismatch).
+        found = (said.line, said.module)
     if not found:
         return False
     profile.driver = DriverInfo(version=found[1], source="kernel-log")

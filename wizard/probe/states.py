@@ -13,6 +13,7 @@ import re
 from pathlib import PurePosixPath
 
 from wizard.nvml import ErrorKind
+from wizard.probe.api_mismatch import api_mismatch
 from wizard.probe.context import ProbeContext, command_evidence, file_evidence
 from wizard.probe.cuda import LIB_DIRS
 from wizard.probe.failure_words import (
@@ -613,6 +614,13 @@ def _libraries(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         if module:
             ev.append(file_evidence("/sys/module/nvidia/version", module))
         return [_state("libraries", FAILING, "version-mismatch", ev, module=module, library=library)]
+    logged = api_mismatch(ctx) if not said else None
+    if logged is not None:
+        # The loaded module's own words: a client of another version opened it (both versions).
+        ev = [Evidence(logged.source, None, logged.line)]
+        ev += [file_evidence(path, version) for path, version in sorted(libs.items())[:4]]
+        module = module or logged.module
+        return [_state("libraries", FAILING, "version-mismatch", ev, module=module, library=logged.library)]
     if not versions and not said_lib:
         return [
             _state(
