@@ -94,7 +94,9 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
             out.append({**c, "argv": list(BOOT_JOURNAL), "stdout": "".join(lines)})
             # `journalctl -k` prints this boot's kernel entries: those of `-b` from "kernel:"
             kernel = [x for x in entries if " kernel: " in x.split("\n", 1)[0]]
-            if kernel and not any((x.get("argv") or []) in (["dmesg"], ["journalctl", "-k"]) for x in commands):
+            if kernel and not any(
+                (x.get("argv") or []) in (["dmesg"], ["journalctl", "-k"]) for x in commands
+            ):
                 out.append({**c, "argv": ["journalctl", "-k"], "stdout": "".join(kernel)})
         if (c.get("argv") or [""])[0] == "lspci" and "-v" in " ".join(c["argv"][1:]):
             # `lspci -v`/`-vv` holds `lspci -k`'s lines: each device, its drivers in use and modules.

@@ -305,6 +305,10 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
         else:
             ctx.note("probe.smi_failed", detail=first[0] if first else f"exit {result.returncode}")
         return False
+    if not gpus and header_argv == [smi] and banner:
+        # A table with its banner and no GPU row (cut where it was pasted): the GPU list says them.
+        listed = ctx.system.run([smi, "-L"], timeout=5.0)
+        gpus = parse_smi_list(listed.stdout) if not listed.missing and not listed.timed_out else []
     profile.driver = DriverInfo(version=driver_version or head_driver or "unknown", source="nvidia-smi")
     if re.fullmatch(r"[0-9]+\.[0-9]+", report_cuda):
         profile.driver.cuda = report_cuda
@@ -399,6 +403,12 @@ def probe_nvidia(ctx: ProbeContext, profile: MachineProfile) -> str:
             break
     if layer == "none" and profile.nvidia_pci_devices:
         layer = "pci"
+    if profile.driver is not None and profile.driver.version == "unknown":
+        # nvidia-smi answered without a version (its GPU list prints none): the loaded module's
+        # version file names the driver.
+        profile.driver.version = (
+            parse_proc_version(ctx.system.read_text("/proc/driver/nvidia/version") or "") or "unknown"
+        )
     fill_cc(ctx, profile)  # drivers before R510 do not report it: the PCI device id does
     if profile.driver is None:
         if profile.nvidia_pci_devices:
