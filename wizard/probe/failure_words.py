@@ -25,7 +25,14 @@ NOUVEAU_BOUND = re.compile(
     r"\[drm\] Initialized nouveau"
 )
 _BUS = re.compile(r"([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])\b")
-INIT_FAILED = re.compile(r"RmInitAdapter failed|rm_init_adapter failed", re.IGNORECASE)
+# RmInitAdapter's own failure line, and the lines after which it always gives up (osinit.c: a GSP or
+# DCE firmware RM that does not boot goes to its "RmInitAdapter failed!"; kernel_gsp.c's last boot
+# attempt comes before that), which a log cut short may show alone.
+INIT_FAILED = re.compile(
+    r"RmInitAdapter failed|rm_init_adapter failed|Cannot initialize (?:GSP|DCE) firmware RM|"
+    r"Max GSP-RM boot attempts exceeded",
+    re.IGNORECASE,
+)
 _FALLEN = re.compile(r"fallen off the bus", re.IGNORECASE)
 ERR_NAME = "ERR!"
 

@@ -75,7 +75,7 @@ _MODPROBE_REJECTED = re.compile(
 BOOT_JOURNAL = ["journalctl", "-b", "-q", "--no-pager", "-o", "cat", "-n", "400", "-g", "nvidia"]
 # The GPU did not start. Not "NVRM: GPU ...: GPU has fallen off the bus": that GPU is lost
 # (failure_words.fallen_off_bus), whether it ever started or not.
-_DMESG_INIT = re.compile(r"RmInitAdapter failed|rm_init_adapter failed")
+_DMESG_INIT = INIT_FAILED
 # nvidia-smi where the loaded module could not start or open the GPU it was given.
 _NOT_STARTED = re.compile(
     r"No devices were found|Unable to determine the device handle for GPU\s*\S+:\s*Not Found", re.IGNORECASE
