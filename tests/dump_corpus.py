@@ -57,6 +57,31 @@ def written_logs(commands: list[dict]) -> list[str]:
     return sorted({m.group(1) for m in _AKMODS_LOG.finditer(text)})
 
 
+# DKMS's "Error! Bad return status for module build on kernel: K (ARCH)" / "Consult
+# /var/lib/dkms/M/V/build/make.log for more information.": the log it left, whose first line DKMS
+# writes as "DKMS make.log for M-V for kernel K (ARCH)".
+_DKMS_FAILED = re.compile(
+    r"Bad return status for module build on kernel: (\S+) \(([^)]+)\)\s*\n"
+    r"Consult (/var/lib/dkms/([^/\s]+)/([^/\s]+)/build/make\.log)"
+)
+# nvidia-installer's "ERROR: ... See /var/log/nvidia-installer.log for details.": it writes every
+# message it prints to that log too.
+_INSTALLER_LOG = re.compile(r"See (/var/log/nvidia-installer\.log) for details")
+
+
+def written_build_logs(commands: list[dict]) -> dict[str, str]:
+    """Build logs a pasted DKMS or nvidia-installer output names as written, with what the text
+    shows of them."""
+    text = "\n".join(str(c.get("stdout", "")) + "\n" + str(c.get("stderr", "")) for c in commands)
+    logs = {
+        m.group(3): f"DKMS make.log for {m.group(4)}-{m.group(5)} for kernel {m.group(1)} ({m.group(2)})\n"
+        for m in _DKMS_FAILED.finditer(text)
+    }
+    for m in _INSTALLER_LOG.finditer(text):
+        logs[m.group(1)] = "".join(x.strip() + "\n" for x in text.splitlines() if x.startswith("ERROR: "))
+    return logs
+
+
 def opened_paths(commands: list[dict]) -> list[str]:
     """Device nodes a pasted strace shows to exist (a case's files list only what its context says)."""
     text = "\n".join(str(c.get("stdout", "")) + "\n" + str(c.get("stderr", "")) for c in commands)
@@ -164,6 +189,11 @@ def materialize(case: dict, directory: Path) -> Path:
         target = out / "root" / "proc" / "acpi" / "bbswitch"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(state, encoding="utf-8")
+    for path, text in written_build_logs(case["commands"]).items():
+        target = out / "root" / path.lstrip("/")
+        if path not in case["files"]:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
     for path in opened_paths(case["commands"]) + written_logs(case["commands"]):
         target = out / "root" / path.lstrip("/")
         target.parent.mkdir(parents=True, exist_ok=True)

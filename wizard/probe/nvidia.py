@@ -13,13 +13,13 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from wizard.nvml import ErrorKind, NvmlBackend, NvmlError, cuda_version_text
+from wizard.probe.api_mismatch import api_mismatch
 from wizard.probe.container_cli import CONTAINER_CLI_INFO, parse_container_cli_info
 from wizard.probe.context import ProbeContext
 from wizard.probe.kernel_log import kernel_log_text, loaded_module_line
 from wizard.probe.os_platform import WSL_LIB
 from wizard.probe.pci_cc import fill_cc
 from wizard.probe.pci_gpus import read_pci_gpus
-from wizard.probe.api_mismatch import api_mismatch
 from wizard.probe.smi_formats import parse_smi_list, parse_smi_xml
 from wizard.profile import DriverInfo, GpuInfo, MachineProfile
 from wizard.sysio import CommandResult

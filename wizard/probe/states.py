@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 
 from wizard.nvml import ErrorKind
 from wizard.probe.api_mismatch import api_mismatch
+from wizard.probe.build_logs import failed_module_build
 from wizard.probe.context import ProbeContext, command_evidence, file_evidence
 from wizard.probe.cuda import LIB_DIRS
 from wizard.probe.failure_words import (
@@ -22,7 +23,6 @@ from wizard.probe.failure_words import (
     MODULE_NOT_FOUND,
     NO_PERMISSION,
     NOUVEAU_BOUND,
-    akmods_failed_log,
     fallen_off_bus,
     first_line,
     kernel_line_for,
@@ -471,13 +471,13 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         # another driver and gave up (nothing loaded it since).
         ev = [*_smi_failure_lines(ctx), command_evidence(log[0], log[1], refused)]
         return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
-    built_failed = ""
+    built_failed = None
     if not said and not km.nvidia_loaded and km.module_for_kernel is not True:
-        built_failed = akmods_failed_log(ctx.system, p.os.kernel)
+        built_failed = failed_module_build(ctx, p.os.kernel)
     if built_failed:
-        # akmods (installed with the driver's akmod package) failed to build the module for the
-        # running kernel, and no module for it is found: the driver is there, its module is not.
-        ev = [*_smi_failure_lines(ctx), file_evidence(built_failed, "present")]
+        # akmods, DKMS or the installer failed to build the module for the running kernel, and no
+        # module for it is found (wizard.probe.build_logs): the driver is there, its module is not.
+        ev = [*_smi_failure_lines(ctx), built_failed]
         ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel is False else []
         return [_state("module", FAILING, "module-not-built", ev, kernel=p.os.kernel)]
     if km.nvidia_loaded is None and not said:
@@ -516,12 +516,12 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev += _seen_evidence(ctx, "modinfo")
         return [_state("module", FAILING, "module-not-built", ev, version=lib_version, kernel=p.os.kernel)]
     not_found = first_line(_smi_text(ctx), MODULE_NOT_FOUND)
-    failed_build = akmods_failed_log(ctx.system, p.os.kernel) if not km.module_for_kernel else ""
+    failed_build = failed_module_build(ctx, p.os.kernel) if not km.module_for_kernel else None
     if said and (not_found or failed_build or km.module_for_kernel is False):
         # nvidia-smi is installed; modprobe/modinfo find no nvidia module for the running kernel,
         # or akmods failed to build it for this kernel.
         ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel is False else []
-        ev += [file_evidence(failed_build, "present")] if failed_build else []
+        ev += [failed_build] if failed_build else []
         return [_state("module", FAILING, "module-not-built", ev, kernel=p.os.kernel)]
     if held and dmesg:
         # NVIDIA's message names nouveau first of the drivers that can hold the GPU before it.
