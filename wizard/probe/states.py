@@ -614,7 +614,9 @@ def _libraries(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         if module:
             ev.append(file_evidence("/sys/module/nvidia/version", module))
         return [_state("libraries", FAILING, "version-mismatch", ev, module=module, library=library)]
-    logged = api_mismatch(ctx) if not said else None
+    # Where nvidia-smi or NVML answered with a driver there is no mismatch to find in a log.
+    unanswered = p.driver is None or p.driver.source in ("proc", "kernel-log")
+    logged = api_mismatch(ctx) if not said and unanswered else None
     if logged is not None:
         # The loaded module's own words: a client of another version opened it (both versions).
         ev = [Evidence(logged.source, None, logged.line)]
