@@ -64,9 +64,29 @@ _DKMS_FAILED = re.compile(
     r"Bad return status for module build on kernel: (\S+) \(([^)]+)\)\s*\n"
     r"Consult (/var/lib/dkms/([^/\s]+)/([^/\s]+)/build/make\.log)"
 )
+# The same failure where the paste ends before "Consult": the module and version are the
+# `dkms install|build -m M -v V` (or `M/V`) command's own.
+_DKMS_BAD_STATUS = re.compile(r"Bad return status for module build on kernel: (\S+) \(([^)]+)\)")
+# Void's xbps DKMS trigger: "Building DKMS module 'nvidia-367.35' for kernel-4.7.2_1... FAILED!"
+# ("please check /var/lib/dkms for errors in the log file"): the same build directory's make.log.
+_XBPS_DKMS_FAILED = re.compile(r"Building DKMS module '([^'\s]+)-([^'\s-]+)' for kernel-(\S+?)\.\.\. FAILED!")
 # nvidia-installer's "ERROR: ... See /var/log/nvidia-installer.log for details.": it writes every
 # message it prints to that log too.
 _INSTALLER_LOG = re.compile(r"See (/var/log/nvidia-installer\.log) for details")
+
+
+def _dkms_argv_module(argv: list[str]) -> tuple[str, str] | None:
+    if argv[:1] != ["dkms"] or len(argv) < 3 or argv[1] not in ("install", "build", "autoinstall"):
+        return None
+    if (
+        "-m" in argv
+        and "-v" in argv
+        and argv.index("-m") + 1 < len(argv)
+        and argv.index("-v") + 1 < len(argv)
+    ):
+        return argv[argv.index("-m") + 1], argv[argv.index("-v") + 1]
+    named = next((a for a in argv[2:] if "/" in a and not a.startswith("-")), "")
+    return (named.split("/", 1)[0], named.split("/", 1)[1]) if named else None
 
 
 def written_build_logs(commands: list[dict]) -> dict[str, str]:
@@ -77,6 +97,17 @@ def written_build_logs(commands: list[dict]) -> dict[str, str]:
         m.group(3): f"DKMS make.log for {m.group(4)}-{m.group(5)} for kernel {m.group(1)} ({m.group(2)})\n"
         for m in _DKMS_FAILED.finditer(text)
     }
+    for c in commands:
+        said = str(c.get("stdout", "")) + "\n" + str(c.get("stderr", ""))
+        named = _dkms_argv_module(list(c.get("argv") or []))
+        if named is not None:
+            module, version = named
+            for m in _DKMS_BAD_STATUS.finditer(said):
+                header = f"DKMS make.log for {module}-{version} for kernel {m.group(1)} ({m.group(2)})\n"
+                logs.setdefault(f"/var/lib/dkms/{module}/{version}/build/make.log", header)
+        for m in _XBPS_DKMS_FAILED.finditer(said):
+            path = f"/var/lib/dkms/{m.group(1)}/{m.group(2)}/build/make.log"
+            logs.setdefault(path, f"DKMS make.log for {m.group(1)}-{m.group(2)} for kernel {m.group(3)}\n")
     for m in _INSTALLER_LOG.finditer(text):
         logs[m.group(1)] = "".join(x.strip() + "\n" for x in text.splitlines() if x.startswith("ERROR: "))
     return logs

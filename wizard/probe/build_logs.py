@@ -32,7 +32,7 @@ DKMS_STATUS = ["dkms", "status"]
 NVIDIA_INSTALLER_LOG = "/var/log/nvidia-installer.log"
 _NAMES = ("nvidia", "nvidia-open")
 _DKMS_HEADER = re.compile(
-    r"^#?\s*DKMS make\.log for (?:nvidia|nvidia-open)-\S+ for kernel (\S+) \(", re.MULTILINE
+    r"^#?\s*DKMS make\.log for (?:nvidia|nvidia-open)-\S+ for kernel (\S+)", re.MULTILINE
 )
 # "nvidia/580.95.05, 6.17.9-arch1-1, x86_64: installed", "nvidia, 390.157: added"
 _DKMS_ROW = re.compile(
