@@ -327,3 +327,21 @@ def test_the_replay_keeps_a_journal_entry_whole_and_writes_the_build_logs_a_past
     assert logs == {
         "/var/lib/dkms/nvidia/390.157/build/make.log": "DKMS make.log for nvidia-390.157 for kernel 6.4.1-zen1-1-zen (x86_64)\n"
     }
+
+
+def test_the_replay_reads_dkms_failures_pasted_in_other_words() -> None:
+    from tests.dump_corpus import written_build_logs
+
+    # a `dkms install -m M -v V` cut before its "Consult" line
+    cut = "Error! Bad return status for module build on kernel: 5.13.18-21.09.16.amdgpu.ubuntu (x86_64)\n"
+    argv = ["dkms", "install", "-m", "nvidia", "-v", "470.86"]
+    assert written_build_logs([{"argv": argv, "stdout": cut}]) == {
+        "/var/lib/dkms/nvidia/470.86/build/make.log": (
+            "DKMS make.log for nvidia-470.86 for kernel 5.13.18-21.09.16.amdgpu.ubuntu (x86_64)\n"
+        )
+    }
+    # Void's xbps trigger
+    void = "Building DKMS module 'nvidia-367.35' for kernel-4.7.2_1... FAILED!\n"
+    assert written_build_logs([{"argv": ["xbps-install", "nvidia-dkms"], "stdout": void}]) == {
+        "/var/lib/dkms/nvidia/367.35/build/make.log": "DKMS make.log for nvidia-367.35 for kernel 4.7.2_1\n"
+    }
