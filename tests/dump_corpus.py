@@ -113,6 +113,15 @@ def written_build_logs(commands: list[dict]) -> dict[str, str]:
     return logs
 
 
+def x_server_log(commands: list[dict]) -> dict[str, str]:
+    """A pasted `startx`/`xinit`/`Xorg`: the X server writes what it prints to /var/log/Xorg.0.log."""
+    for c in commands:
+        argv = [a for a in (c.get("argv") or []) if a != "sudo"]
+        if argv[:1] and argv[0].rsplit("/", 1)[-1] in ("startx", "xinit", "Xorg", "X"):
+            return {"/var/log/Xorg.0.log": str(c.get("stdout", "")) + str(c.get("stderr", ""))}
+    return {}
+
+
 def opened_paths(commands: list[dict]) -> list[str]:
     """Device nodes a pasted strace shows to exist (a case's files list only what its context says)."""
     text = "\n".join(str(c.get("stdout", "")) + "\n" + str(c.get("stderr", "")) for c in commands)
@@ -220,7 +229,7 @@ def materialize(case: dict, directory: Path) -> Path:
         target = out / "root" / "proc" / "acpi" / "bbswitch"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(state, encoding="utf-8")
-    for path, text in written_build_logs(case["commands"]).items():
+    for path, text in {**x_server_log(case["commands"]), **written_build_logs(case["commands"])}.items():
         target = out / "root" / path.lstrip("/")
         if path not in case["files"]:
             target.parent.mkdir(parents=True, exist_ok=True)

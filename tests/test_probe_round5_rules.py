@@ -345,3 +345,31 @@ def test_the_replay_reads_dkms_failures_pasted_in_other_words() -> None:
     assert written_build_logs([{"argv": ["xbps-install", "nvidia-dkms"], "stdout": void}]) == {
         "/var/lib/dkms/nvidia/367.35/build/make.log": "DKMS make.log for nvidia-367.35 for kernel 4.7.2_1\n"
     }
+
+
+# The user-space side of the same refusal (the X driver, libGL), as `startx` and the X server's log
+# print it (public Ubuntu forum posts quote it so): the module's version first.
+CLIENT_WORDING = (
+    "[    12.104] (EE) NVIDIA: API mismatch: the NVIDIA kernel module has version 304.88,\n"
+    "[    12.104] (EE) NVIDIA:     but this NVIDIA driver component has version 319.32.  Please make\n"
+    "[    12.104] (EE) NVIDIA:     sure that the kernel module and all NVIDIA driver components\n"
+    "[    12.104] (EE) NVIDIA:     have the same version.\n"
+)
+
+
+def test_the_client_side_wording_gives_the_versions_the_other_way_round(tmp_path: Path) -> None:
+    said = read_api_mismatch(CLIENT_WORDING)
+    assert said is not None and said[1:] == ("319.32", "304.88")  # (libraries, module)
+    p = probe(tmp_path, {**NATIVE, "/var/log/Xorg.0.log": CLIENT_WORDING}, {})
+    mismatch = state(p, "version-mismatch")
+    assert (mismatch.facts["module"], mismatch.facts["library"]) == ("304.88", "319.32")
+    assert mismatch.evidence[0].source == "/var/log/Xorg.0.log"
+
+
+def test_the_replay_gives_a_pasted_startx_as_the_x_server_s_log() -> None:
+    from tests.dump_corpus import x_server_log
+
+    assert x_server_log([{"argv": ["sudo", "startx"], "stdout": CLIENT_WORDING}]) == {
+        "/var/log/Xorg.0.log": CLIENT_WORDING
+    }
+    assert x_server_log([{"argv": ["nvidia-smi"], "stdout": "x"}]) == {}

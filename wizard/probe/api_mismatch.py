@@ -13,7 +13,9 @@ Older drivers print the same facts without the client's name ("NVRM: API mismatc
 the version %s, but / NVRM: this kernel module has the version %s.  Please ..."). The first version
 is the libraries' (the client's), the second the loaded module's. The message spans lines, each
 behind its own prefix as the log shows it (dmesg's timestamp, the journal's "kernel:", rsyslog's
-#012 for the line breaks), so the lines are joined before they are read.
+#012 for the line breaks), so the lines are joined before they are read. The user-space side words
+the same refusal "NVIDIA: API mismatch: the NVIDIA kernel module has version %s, but this NVIDIA
+driver component has version %s." (the X server's log, a GL program's stderr).
 
 A log may be older than the machine's state: a later "NVRM: loading" line (the module loaded again),
 a module loaded now of another version, or library files none of which has the client's version
@@ -35,6 +37,14 @@ _SAID = re.compile(
     rf"API mismatch: the client(?: '.*?' \(pid [0-9]+\))? has the version ({_VERSION}),? but "
     rf"this kernel module has the version ({_VERSION})"
 )
+# The same refusal as the user-space component (the X driver, libGL) words it on its side, on stderr
+# and in the X server's log ("(EE) NVIDIA: API mismatch: ..."): the module's version first.
+_CLIENT_SAID = re.compile(
+    rf"API mismatch: the NVIDIA kernel module has (?:the )?version ({_VERSION}),? but "
+    rf"th(?:is|e) NVIDIA driver component has (?:the )?version ({_VERSION})",
+    re.IGNORECASE,
+)
+XORG_LOG = "/var/log/Xorg.0.log"
 _LIB_VERSION = re.compile(r"\.so\.([0-9]+\.[0-9]+(?:\.[0-9]+)?)$")
 
 
@@ -54,11 +64,19 @@ def read_api_mismatch(text: str) -> tuple[str, str, str] | None:
     found = None
     for start in (m.start() for m in re.finditer("API mismatch", text)):
         # Each continuation line's prefix (timestamp, host, indentation) up to its "NVRM:" goes.
-        piece = re.sub(r"\n[^\n]*?NVRM:", " ", text[start : start + 600])
+        piece = re.sub(r"\n[^\n]*?(?:NVRM|NVIDIA):", " ", text[start : start + 600])
         joined = " ".join(piece.split())
         if m := _SAID.match(joined):
             end = joined.find(".", m.end())
             found = (start, "NVRM: " + (joined[: end + 1] if end > 0 else m.group(0)), m.group(1), m.group(2))
+        elif m := _CLIENT_SAID.match(joined):
+            end = joined.find(".", m.end())
+            found = (
+                start,
+                "NVIDIA: " + (joined[: end + 1] if end > 0 else m.group(0)),
+                m.group(2),
+                m.group(1),
+            )
     if found is None:
         return None
     start, line, library, module = found
@@ -101,8 +119,8 @@ def api_mismatch(ctx: ProbeContext) -> ApiMismatch | None:
     if log and read:
         if said := read_api_mismatch(log[1].stdout):
             result = ApiMismatch(" ".join(log[0]), *said, argv=tuple(log[0]))
-    else:  # this boot's log unread: a saved one, older boots too (the guards below)
-        for path in SAVED_LOGS:
+    else:  # this boot's log unread: the X server's, a saved one, older boots too (the guards below)
+        for path in (XORG_LOG, *SAVED_LOGS):
             if said := read_api_mismatch(ctx.system.read_text(path) or ""):
                 result = ApiMismatch(path, *said)
                 break
