@@ -373,3 +373,9 @@ def test_the_replay_gives_a_pasted_startx_as_the_x_server_s_log() -> None:
         "/var/log/Xorg.0.log": CLIENT_WORDING
     }
     assert x_server_log([{"argv": ["nvidia-smi"], "stdout": "x"}]) == {}
+
+
+def test_a_windows_folder_with_any_nvidia_file_is_not_basic_render_only(tmp_path: Path) -> None:
+    # the NVIDIA driver's nvidia-smi and libnvidia-ml.so.1 are there (a text that did not list libcuda)
+    files = {**WSL, "/usr/lib/wsl/lib/nvidia-smi": "", "/usr/lib/wsl/lib/libnvidia-ml.so.1": ""}
+    assert "basic-render-only" not in reasons(probe(tmp_path, files, {}))

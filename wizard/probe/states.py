@@ -36,7 +36,7 @@ from wizard.probe.wsl_files import (
     UTILITY_LIBS,
     first_in_lib_dirs,
     linux_driver_libraries,
-    windows_folder_read,
+    windows_folder_without_nvidia,
 )
 from wizard.profile import (
     ABSENT,
@@ -311,7 +311,7 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     blocked = _gpu_blocked(ctx)
     # Only Windows' own folder, there and holding files, shows what Windows maps in; a container's
     # folders are its runtime's (the container layer says what it left out).
-    decides = bool(windows_folder_read(ctx.system)) and not _in_container(ctx)
+    decides = bool(windows_folder_without_nvidia(ctx.system)) and not _in_container(ctx)
     if "libcuda.so.1" not in libs and "libcuda.so" not in libs and not blocked and decides:
         # No Windows driver library mapped in. Not where something contradicts it: nvidia-smi's
         # "Failed to initialize NVML: ..." shows an NVML library loaded and answered (Windows' own

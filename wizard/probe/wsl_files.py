@@ -38,6 +38,14 @@ def windows_folder_read(system: System) -> list[str]:
     return [name for name in system.listdir(WSL_LIB) if name]
 
 
+def windows_folder_without_nvidia(system: System) -> list[str]:
+    """Windows' folder where it holds files and none of the NVIDIA driver's (libcuda, libnvidia-ml,
+    nvidia-smi, libnvwgf2umx...): the Windows side has no NVIDIA driver. [] where it does not show it."""
+    names = windows_folder_read(system)
+    nvidia = [n for n in names if re.search(r"cuda|nvidia|^libnv", n, re.IGNORECASE)]
+    return [] if nvidia else names
+
+
 def linux_driver_libraries(system: System) -> dict[str, str]:
     """path -> version of each Linux NVIDIA driver library outside /usr/lib/wsl/lib."""
     found: dict[str, str] = {}
