@@ -379,3 +379,11 @@ def test_a_windows_folder_with_any_nvidia_file_is_not_basic_render_only(tmp_path
     # the NVIDIA driver's nvidia-smi and libnvidia-ml.so.1 are there (a text that did not list libcuda)
     files = {**WSL, "/usr/lib/wsl/lib/nvidia-smi": "", "/usr/lib/wsl/lib/libnvidia-ml.so.1": ""}
     assert "basic-render-only" not in reasons(probe(tmp_path, files, {}))
+
+
+def test_nvml_s_mismatch_takes_both_versions_from_the_module_s_message(tmp_path: Path) -> None:
+    smi = fail(UNSHOWN, "Failed to initialize NVML: Driver/library version mismatch\n")
+    p = probe(tmp_path, NATIVE, {("nvidia-smi",): smi, ("dmesg",): ok(OLD_WORDING)})
+    mismatch = state(p, "version-mismatch")
+    assert (mismatch.facts["module"], mismatch.facts["library"]) == ("390.12", "390.25")
+    assert p.driver is not None and p.driver.version == "390.12"

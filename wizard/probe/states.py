@@ -613,6 +613,11 @@ def _libraries(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev += [file_evidence(path, version) for path, version in sorted(libs.items())[:4]]
         if module:
             ev.append(file_evidence("/sys/module/nvidia/version", module))
+        # The module's own message, where the log holds it, gives the versions NVML's words leave out.
+        logged = api_mismatch(ctx) if not (module and said_lib) else None
+        if logged is not None:
+            ev.append(Evidence(logged.source, None, logged.line))
+            module, library = module or logged.module, (said_lib.group(1) if said_lib else logged.library)
         return [_state("libraries", FAILING, "version-mismatch", ev, module=module, library=library)]
     # Where nvidia-smi or NVML answered with a driver there is no mismatch to find in a log.
     unanswered = p.driver is None or p.driver.source in ("proc", "kernel-log")
