@@ -387,3 +387,14 @@ def test_nvml_s_mismatch_takes_both_versions_from_the_module_s_message(tmp_path:
     mismatch = state(p, "version-mismatch")
     assert (mismatch.facts["module"], mismatch.facts["library"]) == ("390.12", "390.25")
     assert p.driver is not None and p.driver.version == "390.12"
+
+
+def test_a_failed_build_on_a_machine_without_an_nvidia_gpu_blocks_nothing(tmp_path: Path) -> None:
+    added = {("dkms", "status"): ok("nvidia/390.157: added\n")}
+    # the PCI bus read, an Intel display controller only (no vendor 0x10de)
+    files = {
+        **NATIVE,
+        "/sys/bus/pci/devices/0000:00:02.0/vendor": "0x8086\n",
+        "/sys/bus/pci/devices/0000:00:02.0/class": "0x030000\n",
+    }
+    assert "module-not-built" not in reasons(probe(tmp_path, files, added))

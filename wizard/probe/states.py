@@ -472,7 +472,9 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev = [*_smi_failure_lines(ctx), command_evidence(log[0], log[1], refused)]
         return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
     built_failed = None
-    if not said and not km.nvidia_loaded and km.module_for_kernel is not True:
+    # Not on a machine whose PCI bus shows no NVIDIA GPU: a build left over there blocks nothing.
+    gpu_possible = bool(p.nvidia_pci_devices) or not ctx.system.is_dir("/sys/bus/pci/devices")
+    if not said and not km.nvidia_loaded and km.module_for_kernel is not True and gpu_possible:
         built_failed = failed_module_build(ctx, p.os.kernel)
     if built_failed:
         # akmods, DKMS or the installer failed to build the module for the running kernel, and no
