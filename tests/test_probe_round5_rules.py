@@ -398,3 +398,24 @@ def test_a_failed_build_on_a_machine_without_an_nvidia_gpu_blocks_nothing(tmp_pa
         "/sys/bus/pci/devices/0000:00:02.0/class": "0x030000\n",
     }
     assert "module-not-built" not in reasons(probe(tmp_path, files, added))
+
+
+def test_a_wsl2_container_s_words_never_send_the_user_to_the_windows_driver(tmp_path: Path) -> None:
+    from wizard.doctor.findings import find_problems
+
+    files = {
+        **WSL,
+        "/.dockerenv": "",
+        "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1": "",
+        "/usr/lib/x86_64-linux-gnu/libdxcore.so": "",
+    }
+    p = probe(tmp_path, files, {})
+    keys = [f.key for f in find_problems(p)]
+    assert "state-container-no-libs" in keys and "no-driver-wsl2" not in keys
+    assert not any("on Windows" in n for n in p.notes)
+
+
+def test_a_driver_read_from_the_mismatch_message_says_so(tmp_path: Path) -> None:
+    p = probe(tmp_path, NATIVE, {("dmesg",): ok(OLD_WORDING)})
+    assert any("API mismatch" in n and "390.12" in n for n in p.notes)
+    assert not any("loading line" in n for n in p.notes)

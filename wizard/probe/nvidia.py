@@ -357,7 +357,9 @@ def _from_kernel_log(ctx: ProbeContext, profile: MachineProfile) -> bool:
     found = loaded_module_line(kernel_log_text(ctx))
     if not found and (said := api_mismatch(ctx)):
         # The loaded module's own "API mismatch" message names its version (wizard.probe.api_mismatch).
-        found = (said.line, said.module)
+        profile.driver = DriverInfo(version=said.module, source="kernel-log")
+        ctx.note("probe.kernel_log_mismatch_only", version=said.module, source=said.source)
+        return True
     if not found:
         return False
     profile.driver = DriverInfo(version=found[1], source="kernel-log")
@@ -379,6 +381,9 @@ def _from_container_cli(ctx: ProbeContext, profile: MachineProfile) -> bool:
     profile.driver, profile.gpus = found
     ctx.seen["container_cli"] = (CONTAINER_CLI_INFO, result)
     return True
+
+
+CONTAINER_MARKERS = ("/.dockerenv", "/run/.containerenv")
 
 
 # ---- layer 4: the PCI bus (wizard.probe.pci_gpus), read whether a layer above answers or not ---
@@ -413,7 +418,8 @@ def probe_nvidia(ctx: ProbeContext, profile: MachineProfile) -> str:
     if profile.driver is None:
         if profile.nvidia_pci_devices:
             ctx.note("probe.gpu_without_driver", count=profile.nvidia_pci_devices)
-        elif profile.platform == "wsl2":
+        elif profile.platform == "wsl2" and not any(ctx.system.exists(f) for f in CONTAINER_MARKERS):
+            # Inside a container the runtime, not the Windows driver, decides (states: the container).
             ctx.note("probe.no_driver_wsl2")
         else:
             ctx.note("probe.no_driver")
