@@ -419,3 +419,15 @@ def test_a_driver_read_from_the_mismatch_message_says_so(tmp_path: Path) -> None
     p = probe(tmp_path, NATIVE, {("dmesg",): ok(OLD_WORDING)})
     assert any("API mismatch" in n and "390.12" in n for n in p.notes)
     assert not any("loading line" in n for n in p.notes)
+
+
+def test_nvidia_smi_printing_the_user_space_side_s_words_is_the_mismatch(tmp_path: Path) -> None:
+    said = (
+        "NVIDIA: API mismatch: the NVIDIA kernel module has version 304.116,\n"
+        "but this NVIDIA driver component has version 319.76.  Please make\n"
+        "sure that the kernel module and all NVIDIA driver components\nhave the same version.\n"
+    )
+    p = probe(tmp_path, NATIVE, {("nvidia-smi",): fail(UNSHOWN, said)})
+    mismatch = state(p, "version-mismatch")
+    assert (mismatch.facts["module"], mismatch.facts["library"]) == ("304.116", "319.76")
+    assert p.driver is not None and p.driver.version == "304.116"

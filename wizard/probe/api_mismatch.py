@@ -108,12 +108,20 @@ def _past(ctx: ProbeContext, library: str, module: str) -> bool:
 
 
 def api_mismatch(ctx: ProbeContext) -> ApiMismatch | None:
-    """This boot's kernel log (dmesg, else journalctl -k), else a saved system log, where it holds
-    an API mismatch the machine as read now does not contradict (memoised on the context)."""
+    """nvidia-smi's own output, else this boot's kernel log (dmesg, else journalctl -k), else a saved
+    log, where it holds an API mismatch the machine as read now does not contradict (memoised)."""
     if "api_mismatch" in ctx.seen:
         found = ctx.seen["api_mismatch"]
         return found if isinstance(found, ApiMismatch) else None
     result: ApiMismatch | None = None
+    for key in ("smi_query", "smi"):  # a program that printed the user-space side's words just now
+        found = ctx.seen.get(key)
+        if result is None and isinstance(found, tuple):
+            if said := read_api_mismatch(found[1].stdout + "\n" + found[1].stderr):
+                result = ApiMismatch(" ".join(found[0]), *said, argv=tuple(found[0]))
+    if result is not None:
+        ctx.seen["api_mismatch"] = result
+        return result
     log = kernel_log(ctx)
     read = bool(log and not log[1].missing and not log[1].timed_out and log[1].stdout.strip())
     if log and read:

@@ -617,6 +617,8 @@ def _libraries(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             ev.append(file_evidence("/sys/module/nvidia/version", module))
         # The module's own message, where the log holds it, gives the versions NVML's words leave out.
         logged = api_mismatch(ctx) if not (module and said_lib) else None
+        if logged is not None and logged.argv and said in logged.line:
+            ev = [e for e in ev if e.line != said]  # the same line, said once with its source
         if logged is not None:
             ev.append(Evidence(logged.source, None, logged.line))
             module, library = module or logged.module, (said_lib.group(1) if said_lib else logged.library)
