@@ -431,3 +431,18 @@ def test_nvidia_smi_printing_the_user_space_side_s_words_is_the_mismatch(tmp_pat
     mismatch = state(p, "version-mismatch")
     assert (mismatch.facts["module"], mismatch.facts["library"]) == ("304.116", "319.76")
     assert p.driver is not None and p.driver.version == "304.116"
+
+
+def test_the_kernel_s_secure_boot_line_decides_secure_boot_where_nothing_else_answered(
+    tmp_path: Path,
+) -> None:
+    # arch/x86/kernel/setup.c prints "secureboot: Secure boot enabled" at boot.
+    log = ok("[    0.000000] secureboot: Secure boot enabled\n")
+    smi = fail(UNSHOWN, NOT_COMMUNICATE)
+    found = {("modinfo", "-F", "version", "nvidia"): ok("535.183.01\n")}
+    p = probe(tmp_path / "a", NATIVE, {("dmesg",): log, ("nvidia-smi",): smi, **found})
+    assert p.kernel.secure_boot is True
+    assert "not-loaded-secure-boot" in reasons(p)
+    off = ok("[    0.000000] secureboot: Secure boot disabled\n")
+    q = probe(tmp_path / "b", NATIVE, {("dmesg",): off, ("nvidia-smi",): smi, **found})
+    assert q.kernel.secure_boot is False and reasons(q) == {"not-loaded"}
