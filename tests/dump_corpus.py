@@ -57,10 +57,87 @@ def written_logs(commands: list[dict]) -> list[str]:
     return sorted({m.group(1) for m in _AKMODS_LOG.finditer(text)})
 
 
+# DKMS's "Error! Bad return status for module build on kernel: K (ARCH)" / "Consult
+# /var/lib/dkms/M/V/build/make.log for more information.": the log it left, whose first line DKMS
+# writes as "DKMS make.log for M-V for kernel K (ARCH)".
+_DKMS_FAILED = re.compile(
+    r"Bad return status for module build on kernel: (\S+) \(([^)]+)\)\s*\n"
+    r"Consult (/var/lib/dkms/([^/\s]+)/([^/\s]+)/build/make\.log)"
+)
+# The same failure where the paste ends before "Consult": the module and version are the
+# `dkms install|build -m M -v V` (or `M/V`) command's own.
+_DKMS_BAD_STATUS = re.compile(r"Bad return status for module build on kernel: (\S+) \(([^)]+)\)")
+# Void's xbps DKMS trigger: "Building DKMS module 'nvidia-367.35' for kernel-4.7.2_1... FAILED!"
+# ("please check /var/lib/dkms for errors in the log file"): the same build directory's make.log.
+_XBPS_DKMS_FAILED = re.compile(r"Building DKMS module '([^'\s]+)-([^'\s-]+)' for kernel-(\S+?)\.\.\. FAILED!")
+# nvidia-installer's "ERROR: ... See /var/log/nvidia-installer.log for details.": it writes every
+# message it prints to that log too.
+_INSTALLER_LOG = re.compile(r"See (/var/log/nvidia-installer\.log) for details")
+
+
+def _dkms_argv_module(argv: list[str]) -> tuple[str, str] | None:
+    if argv[:1] != ["dkms"] or len(argv) < 3 or argv[1] not in ("install", "build", "autoinstall"):
+        return None
+    if (
+        "-m" in argv
+        and "-v" in argv
+        and argv.index("-m") + 1 < len(argv)
+        and argv.index("-v") + 1 < len(argv)
+    ):
+        return argv[argv.index("-m") + 1], argv[argv.index("-v") + 1]
+    named = next((a for a in argv[2:] if "/" in a and not a.startswith("-")), "")
+    return (named.split("/", 1)[0], named.split("/", 1)[1]) if named else None
+
+
+def written_build_logs(commands: list[dict]) -> dict[str, str]:
+    """Build logs a pasted DKMS or nvidia-installer output names as written, with what the text
+    shows of them."""
+    text = "\n".join(str(c.get("stdout", "")) + "\n" + str(c.get("stderr", "")) for c in commands)
+    logs = {
+        m.group(3): f"DKMS make.log for {m.group(4)}-{m.group(5)} for kernel {m.group(1)} ({m.group(2)})\n"
+        for m in _DKMS_FAILED.finditer(text)
+    }
+    for c in commands:
+        said = str(c.get("stdout", "")) + "\n" + str(c.get("stderr", ""))
+        named = _dkms_argv_module(list(c.get("argv") or []))
+        if named is not None:
+            module, version = named
+            for m in _DKMS_BAD_STATUS.finditer(said):
+                header = f"DKMS make.log for {module}-{version} for kernel {m.group(1)} ({m.group(2)})\n"
+                logs.setdefault(f"/var/lib/dkms/{module}/{version}/build/make.log", header)
+        for m in _XBPS_DKMS_FAILED.finditer(said):
+            path = f"/var/lib/dkms/{m.group(1)}/{m.group(2)}/build/make.log"
+            logs.setdefault(path, f"DKMS make.log for {m.group(1)}-{m.group(2)} for kernel {m.group(3)}\n")
+    for m in _INSTALLER_LOG.finditer(text):
+        logs[m.group(1)] = "".join(x.strip() + "\n" for x in text.splitlines() if x.startswith("ERROR: "))
+    return logs
+
+
+def x_server_log(commands: list[dict]) -> dict[str, str]:
+    """A pasted `startx`/`xinit`/`Xorg`: the X server writes what it prints to /var/log/Xorg.0.log."""
+    for c in commands:
+        argv = [a for a in (c.get("argv") or []) if a != "sudo"]
+        if argv[:1] and argv[0].rsplit("/", 1)[-1] in ("startx", "xinit", "Xorg", "X"):
+            return {"/var/log/Xorg.0.log": str(c.get("stdout", "")) + str(c.get("stderr", ""))}
+    return {}
+
+
 def opened_paths(commands: list[dict]) -> list[str]:
     """Device nodes a pasted strace shows to exist (a case's files list only what its context says)."""
     text = "\n".join(str(c.get("stdout", "")) + "\n" + str(c.get("stderr", "")) for c in commands)
     return sorted({m.group(1) for m in _OPENED.finditer(text)})
+
+
+def journal_entries(text: str) -> list[str]:
+    """journalctl's entries, each with its continuation lines: the short format indents the further
+    lines of a message that spans several (`-g` matches the message as a whole)."""
+    entries: list[str] = []
+    for line in text.splitlines(keepends=True):
+        if entries and line[:1].isspace() and line.strip():
+            entries[-1] += line
+        else:
+            entries.append(line)
+    return entries
 
 
 def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
@@ -88,8 +165,15 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
             out.append({**c, "argv": ["nvidia-container-cli", "info"]})
     for c in commands:  # a pasted `journalctl -b` holds what the probe's filtered read prints
         if (c.get("argv") or []) == ["journalctl", "-b"]:
-            lines = [x for x in str(c.get("stdout", "")).splitlines(keepends=True) if "nvidia" in x.lower()]
+            entries = journal_entries(str(c.get("stdout", "")))
+            lines = [x for x in entries if "nvidia" in x.lower()]
             out.append({**c, "argv": list(BOOT_JOURNAL), "stdout": "".join(lines)})
+            # `journalctl -k` prints this boot's kernel entries: those of `-b` from "kernel:"
+            kernel = [x for x in entries if " kernel: " in x.split("\n", 1)[0]]
+            if kernel and not any(
+                (x.get("argv") or []) in (["dmesg"], ["journalctl", "-k"]) for x in commands
+            ):
+                out.append({**c, "argv": ["journalctl", "-k"], "stdout": "".join(kernel)})
         if (c.get("argv") or [""])[0] == "lspci" and "-v" in " ".join(c["argv"][1:]):
             # `lspci -v`/`-vv` holds `lspci -k`'s lines: each device, its drivers in use and modules.
             keep = ("Subsystem:", "Kernel driver in use:", "Kernel modules:")
@@ -156,6 +240,11 @@ def materialize(case: dict, directory: Path) -> Path:
         target = out / "root" / "proc" / "acpi" / "bbswitch"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(state, encoding="utf-8")
+    for path, text in {**x_server_log(case["commands"]), **written_build_logs(case["commands"])}.items():
+        target = out / "root" / path.lstrip("/")
+        if path not in case["files"]:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
     for path in opened_paths(case["commands"]) + written_logs(case["commands"]):
         target = out / "root" / path.lstrip("/")
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -78,8 +78,6 @@ ROUND3_WRONG: dict[str, str] = {}
 ROUND3_UNREAD = {
     "ubuntu2204-535-key-rejected": "'Key was rejected by service' only in a pasted `modprobe nvidia` "
     "(it inserts the module); no kernel log or boot journal shown: not-loaded, the cause undecided",
-    "amdgpu-kernel-dkms-build-fails": "the failed build only in a pasted `dkms install` (it builds and "
-    "installs); no dkms status, modinfo or build log shown: not-loaded, the cause undecided",
     "nvdocker-failed-gpu-unknown-error": "the handle line only in `nvidia-smi -a -i 0`, one GPU's "
     "report; the probe's `nvidia-smi -q` covers every GPU, so the part is not replayed as the whole",
     "nixos-nouveau-took-gpu": "nouveau bound to the GPU is all the text shows; nothing shows the nvidia "
@@ -127,8 +125,6 @@ ROUND4_CASES = cases(ROUND4)
 # The training side's cases not read fully, and left so (misses, never wrong names): the text holds no
 # output of a command the probe runs that decides the cause.
 ROUND4_UNREAD = {
-    "void-linux472-nvidia-dkms-367-failed": "the failed DKMS build only in an xbps-install transcript; "
-    "no dkms status, modinfo or build log a read-only command would print",
     "aws-ami-681-module-nvidia-not-found": "modprobe's 'Module nvidia not found' alone: nothing in the "
     "text shows a driver installed, so 'no module built' could tell a machine without one to rebuild",
     "dgx-spark-startos-secureboot-mok-not-staged": "Secure Boot on and an empty lsmod; nvidia-smi only "

@@ -273,6 +273,7 @@ def nvml_timeout(tmp_path: Path) -> MachineProfile:
 
 def basic_render_only(tmp_path: Path) -> MachineProfile:
     files = {"/proc/version": WSL2_PROC_VERSION, "/etc/os-release": UBUNTU_2204, "/dev/dxg": ""}
+    files["/usr/lib/wsl/lib/libd3d12.so"] = ""  # Windows' own folder, without the NVIDIA driver's libcuda
     lspci = ok("1a3b:00:00.0 3D controller: Microsoft Corporation Basic Render Driver\n")
     return machine(tmp_path, files, {("lspci",): lspci}, NO_LIB, env={"WSL_DISTRO_NAME": "Ubuntu"})
 

@@ -88,7 +88,9 @@ def test_wsl2_linux_driver_inside_is_flagged(tmp_path: Path) -> None:
 
 
 def test_wsl2_without_windows_driver_says_where_the_driver_lives(tmp_path: Path) -> None:
-    root = tree(tmp_path, {"/proc/version": WSL2_PROC_VERSION, "/dev/dxg": ""})
+    # Windows maps its own DirectX libraries into /usr/lib/wsl/lib with or without a GPU driver.
+    files = {"/proc/version": WSL2_PROC_VERSION, "/dev/dxg": "", "/usr/lib/wsl/lib/libd3d12.so": ""}
+    root = tree(tmp_path, files)
     p = detect(context=context(root), nvml=NO_NVML)
     assert p.driver is None
     assert any("Windows NVIDIA driver" in n for n in p.notes)

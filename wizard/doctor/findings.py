@@ -54,7 +54,8 @@ EXPLAINED_BY_STATE = {
     "module": ("gpu-without-driver", "no-nvidia-gpu", "secure-boot", "nouveau", "reboot-needed"),
     "libraries": ("reboot-needed", "driver-no-gpus"),
     "wsl": ("no-driver-wsl2", "linux-driver-in-wsl"),
-    "container": ("no-nvidia-gpu", "gpu-without-driver"),
+    # Inside a container under WSL2 the runtime decides, not the Windows driver.
+    "container": ("no-nvidia-gpu", "gpu-without-driver", "no-driver-wsl2"),
     # A GPU switched off, lost or not started is a GPU: never "No NVIDIA GPU found".
     "pci": ("gpu-without-driver", "no-nvidia-gpu"),
     "gpu": ("driver-no-gpus", "gpu-without-driver", "no-nvidia-gpu"),

@@ -25,7 +25,14 @@ NOUVEAU_BOUND = re.compile(
     r"\[drm\] Initialized nouveau"
 )
 _BUS = re.compile(r"([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])\b")
-INIT_FAILED = re.compile(r"RmInitAdapter failed|rm_init_adapter failed", re.IGNORECASE)
+# RmInitAdapter's own failure line, and the lines after which it always gives up (osinit.c: a GSP or
+# DCE firmware RM that does not boot goes to its "RmInitAdapter failed!"; kernel_gsp.c's last boot
+# attempt comes before that), which a log cut short may show alone.
+INIT_FAILED = re.compile(
+    r"RmInitAdapter failed|rm_init_adapter failed|Cannot initialize (?:GSP|DCE) firmware RM|"
+    r"Max GSP-RM boot attempts exceeded",
+    re.IGNORECASE,
+)
 _FALLEN = re.compile(r"fallen off the bus", re.IGNORECASE)
 ERR_NAME = "ERR!"
 
@@ -103,30 +110,6 @@ def fallen_off_bus(kernel_log: str) -> tuple[str, str] | None:
     if xid := next((m for line in lines if (m := _XID_79.search(line))), None):
         return xid.string.strip(), xid.group(1) + (xid.group(2) or ".0")
     return None
-
-
-# The module refusing a client of another version (src/nvidia/arch/nvalloc/unix/src/osapi.c: "NVRM: API
-# mismatch: the client '%s' (pid %u)\nNVRM: has the version %s, but this kernel module has\nNVRM: the
-# version %s.  Please make sure ..."; before R515 without the client's name: "the client has the
-# version %s, but\nNVRM: this kernel module has the version %s."), continued on NVRM: lines.
-_API_MISMATCH = re.compile(
-    r"NVRM: API mismatch: the client (?:'[^']*' \(pid [0-9]+\) )?has the version ([0-9]+(?:\.[0-9]+)+),? "
-    r"but this kernel module has the version ([0-9]+(?:\.[0-9]+)+)"
-)
-_LOADING_LINE = re.compile(r"NVRM: loading NVIDIA UNIX")
-
-
-def api_mismatch(kernel_log: str) -> tuple[str, str, str] | None:
-    """(the kernel's sentence, the client's version, the module's version) of the last API mismatch
-    this log shows after the module's last load, else None."""
-    lines = kernel_log.splitlines()
-    last_load = max((i for i, x in enumerate(lines) if _LOADING_LINE.search(x)), default=-1)
-    joined = re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", "\n".join(lines[last_load + 1 :]))
-    found = list(_API_MISMATCH.finditer(re.sub(r"[ \t]+", " ", joined)))
-    if not found:
-        return None
-    m = found[-1]
-    return m.group(0), m.group(1), m.group(2)
 
 
 def failed_gpus(kernel_log: str) -> dict[str, tuple[str, str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from wizard.probe.context import ProbeContext
+from wizard.probe.kernel_log import kernel_log
 from wizard.profile import MachineProfile
 
 
@@ -25,6 +26,22 @@ def _efi_secure_boot(ctx: ProbeContext, profile: MachineProfile) -> None:
         profile.kernel.secure_boot = text[4] == "\x01"
         ctx.seen["efi_secure_boot"] = (path, "SecureBoot " + ("enabled" if text[4] == "\x01" else "disabled"))
         return
+
+
+# The kernel's own line at boot (arch/x86/kernel/setup.c, pr_fmt "secureboot: "): "Secure boot
+# enabled", "Secure boot disabled" ("could not be determined" decides nothing).
+_KERNEL_SECURE_BOOT = re.compile(r"secureboot: Secure boot (enabled|disabled)")
+
+
+def _kernel_says_secure_boot(ctx: ProbeContext, profile: MachineProfile) -> None:
+    """Where neither mokutil nor the firmware variable answered: this boot's kernel log."""
+    log = kernel_log(ctx)
+    if not log or log[1].missing or log[1].timed_out:
+        return
+    line = next((x.strip() for x in log[1].stdout.splitlines() if _KERNEL_SECURE_BOOT.search(x)), "")
+    if line:
+        profile.kernel.secure_boot = "enabled" in line
+        ctx.seen["efi_secure_boot"] = (" ".join(log[0]), line)
 
 
 def probe_kernel(ctx: ProbeContext, profile: MachineProfile) -> str:
@@ -65,6 +82,8 @@ def probe_kernel(ctx: ProbeContext, profile: MachineProfile) -> str:
             km.secure_boot = False
     if km.secure_boot is None:
         _efi_secure_boot(ctx, profile)
+    if km.secure_boot is None:
+        _kernel_says_secure_boot(ctx, profile)
     if profile.nvidia_pci_devices and km.nvidia_loaded is False and profile.driver is None:
         if km.nouveau_loaded:
             ctx.note("probe.nouveau_loaded")

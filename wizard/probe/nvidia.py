@@ -13,7 +13,9 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from wizard.nvml import ErrorKind, NvmlBackend, NvmlError, cuda_version_text
+from wizard.probe.api_mismatch import api_mismatch
 from wizard.probe.container_cli import CONTAINER_CLI_INFO, parse_container_cli_info
+from wizard.probe.container_marks import CONTAINER_MARKERS
 from wizard.probe.context import ProbeContext
 from wizard.probe.kernel_log import kernel_log_text, loaded_module_line
 from wizard.probe.os_platform import WSL_LIB
@@ -304,6 +306,10 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
         else:
             ctx.note("probe.smi_failed", detail=first[0] if first else f"exit {result.returncode}")
         return False
+    if not gpus and header_argv == [smi] and banner:
+        # A table with its banner and no GPU row (cut where it was pasted): the GPU list says them.
+        listed = ctx.system.run([smi, "-L"], timeout=5.0)
+        gpus = parse_smi_list(listed.stdout) if not listed.missing and not listed.timed_out else []
     profile.driver = DriverInfo(version=driver_version or head_driver or "unknown", source="nvidia-smi")
     if re.fullmatch(r"[0-9]+\.[0-9]+", report_cuda):
         profile.driver.cuda = report_cuda
@@ -350,6 +356,11 @@ def _from_kernel_log(ctx: ProbeContext, profile: MachineProfile) -> bool:
     }:
         return False
     found = loaded_module_line(kernel_log_text(ctx))
+    if not found and (said := api_mismatch(ctx)):
+        # The loaded module's own "API mismatch" message names its version (wizard.probe.api_mismatch).
+        profile.driver = DriverInfo(version=said.module, source="kernel-log")
+        ctx.note("probe.kernel_log_mismatch_only", version=said.module, source=said.source)
+        return True
     if not found:
         return False
     profile.driver = DriverInfo(version=found[1], source="kernel-log")
@@ -395,11 +406,18 @@ def probe_nvidia(ctx: ProbeContext, profile: MachineProfile) -> str:
             break
     if layer == "none" and profile.nvidia_pci_devices:
         layer = "pci"
+    if profile.driver is not None and profile.driver.version == "unknown":
+        # nvidia-smi answered without a version (its GPU list prints none): the loaded module's
+        # version file names the driver.
+        profile.driver.version = (
+            parse_proc_version(ctx.system.read_text("/proc/driver/nvidia/version") or "") or "unknown"
+        )
     fill_cc(ctx, profile)  # drivers before R510 do not report it: the PCI device id does
     if profile.driver is None:
         if profile.nvidia_pci_devices:
             ctx.note("probe.gpu_without_driver", count=profile.nvidia_pci_devices)
-        elif profile.platform == "wsl2":
+        elif profile.platform == "wsl2" and not any(ctx.system.exists(f) for f in CONTAINER_MARKERS):
+            # Inside a container the runtime, not the Windows driver, decides (states: the container).
             ctx.note("probe.no_driver_wsl2")
         else:
             ctx.note("probe.no_driver")

@@ -17,10 +17,18 @@ from wizard.profile import GpuInfo
 _LIST_ROW = re.compile(r"^GPU ([0-9]+): (.+?)(?: \(UUID: (GPU-[0-9A-Za-z-]+)\))?\s*$")
 
 
+# Several rows pasted onto one line (a form's one-line field): each whole "GPU N: NAME (UUID: GPU-...)".
+_JOINED_ROW = re.compile(r"(?:^|,\s*|\s)GPU ([0-9]+): (.+?) \(UUID: (GPU-[0-9A-Za-z-]+)\)")
+
+
 def parse_smi_list(text: str) -> list[GpuInfo]:
     """`nvidia-smi -L`: one GPU per unindented "GPU N: NAME (UUID: ...)" line."""
     gpus: list[GpuInfo] = []
     for line in text.splitlines():
+        joined = list(_JOINED_ROW.finditer(line)) if line.startswith("GPU ") else []
+        if len(joined) > 1:
+            gpus += [GpuInfo(index=int(m.group(1)), name=m.group(2).strip(), uuid=m.group(3)) for m in joined]
+            continue
         m = _LIST_ROW.match(line)
         if m:
             gpus.append(GpuInfo(index=int(m.group(1)), name=m.group(2).strip(), uuid=m.group(3)))

@@ -13,6 +13,9 @@ import re
 from pathlib import PurePosixPath
 
 from wizard.nvml import ErrorKind
+from wizard.probe.api_mismatch import api_mismatch
+from wizard.probe.build_logs import DKMS_STATUS, failed_module_build
+from wizard.probe.container_marks import CONTAINER_CGROUP, host_only, in_container
 from wizard.probe.context import ProbeContext, command_evidence, file_evidence
 from wizard.probe.cuda import LIB_DIRS
 from wizard.probe.failure_words import (
@@ -21,8 +24,6 @@ from wizard.probe.failure_words import (
     MODULE_NOT_FOUND,
     NO_PERMISSION,
     NOUVEAU_BOUND,
-    akmods_failed_log,
-    api_mismatch,
     bbswitch_off,
     failed_gpus,
     fallen_off_bus,
@@ -34,6 +35,13 @@ from wizard.probe.failure_words import (
 )
 from wizard.probe.kernel_log import kernel_evidence, kernel_log_text
 from wizard.probe.os_platform import WSL_LIB
+from wizard.probe.wsl_files import (
+    COMPUTE_LIBS,
+    UTILITY_LIBS,
+    first_in_lib_dirs,
+    linux_driver_libraries,
+    windows_folder_without_nvidia,
+)
 from wizard.profile import (
     ABSENT,
     BLOCKED,
@@ -78,7 +86,6 @@ _BUILT_FOR_ANOTHER_KERNEL = re.compile(
 )
 # `dkms status` (dkms.in do_status): "nvidia/535.183.01: added", "nvidia/535.183.01, 6.8.0-45-generic,
 # x86_64: installed" (and "built", "installed-weak from K"); dkms 2.x writes "nvidia, 470.57.02, ...".
-DKMS_STATUS = ["dkms", "status"]
 _DKMS_LINE = re.compile(
     r"^(nvidia(?:-(?:current|open|tesla|legacy|[0-9])[\w.-]*)?)[/,]\s*([0-9]+(?:\.[0-9]+)+)"
     r"(?:,\s*([^,\s]+),\s*([^:\s]+))?:\s*([a-z-]+)"
@@ -89,7 +96,7 @@ _DKMS_LINE = re.compile(
 BOOT_JOURNAL = ["journalctl", "-b", "-q", "--no-pager", "-o", "cat", "-n", "400", "-g", "nvidia"]
 # The GPU did not start. Not "NVRM: GPU ...: GPU has fallen off the bus": that GPU is lost
 # (failure_words.fallen_off_bus), whether it ever started or not.
-_DMESG_INIT = re.compile(r"RmInitAdapter failed|rm_init_adapter failed")
+_DMESG_INIT = INIT_FAILED
 # nvidia-smi where the loaded module could not start or open the GPU it was given.
 _NOT_STARTED = re.compile(
     r"No devices were found|Unable to determine the device handle for GPU\s*\S+:\s*Not Found", re.IGNORECASE
@@ -118,7 +125,6 @@ _NOT_ON_PATH = re.compile(r"nvidia-smi: command not found|command not found: nvi
 _DRIVER_NOT_LOADED = re.compile(
     r"NVML: Driver Not Loaded|NVMLError_DriverNotLoaded|nvml error: driver not loaded", re.IGNORECASE
 )
-_CONTAINER_CGROUP = re.compile(r"docker|kubepods|containerd|libpod")
 _BLOCKED_WORDS = "GPU access blocked by the operating system"
 # NVML_ERROR_OPERATING_SYSTEM as nvidia-ml-py words it itself (pynvml.py NVMLError._errcode_to_string),
 # in NVML's detail and in a Python program's traceback.
@@ -238,17 +244,8 @@ def _library_versions(ctx: ProbeContext, name: str) -> dict[str, str]:
 
 
 # ---- the layers -------------------------------------------------------------------------
-def _in_container(ctx: ProbeContext) -> bool:
-    marker = any(ctx.system.exists(f) for f in ("/.dockerenv", "/run/.containerenv"))
-    return marker or bool(_line_with(ctx.system.read_text("/proc/1/cgroup") or "", _CONTAINER_CGROUP))
-
-
-def _host_only(ctx: ProbeContext) -> bool:
-    """A container given no NVIDIA device: the kernel log and the PCI bus it reads are the host's,
-    and none of the host's GPUs is its own, so nothing there is this container's failure (the
-    container layer says what is: no GPU passed)."""
-    passed = ctx.system.exists("/dev/nvidiactl") or ctx.system.exists("/dev/nvidia0")
-    return _in_container(ctx) and not passed
+_in_container = in_container
+_host_only = host_only
 
 
 _DEVICES_LIST = "/sys/fs/cgroup/devices/devices.list"
@@ -274,13 +271,18 @@ def _cgroup_denies_nvidia(ctx: ProbeContext) -> str:
 def _container(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     marker = next((f for f in ("/.dockerenv", "/run/.containerenv") if ctx.system.exists(f)), "")
     cgroup = ctx.system.read_text("/proc/1/cgroup") or ""
-    line = _line_with(cgroup, _CONTAINER_CGROUP)
+    line = _line_with(cgroup, CONTAINER_CGROUP)
     if not marker and not line:
         return []
     ev = [file_evidence(marker, "present")] if marker else [file_evidence("/proc/1/cgroup", line)]
+    # In WSL2 the runtime passes the GPU as /dev/dxg (there is no /dev/nvidiactl).
+    device_path = next((d for d in _gpu_device_nodes(p) if ctx.system.exists(d)), "")
+    left_out = _compute_libs_left_out(ctx, p, device_path)
+    if left_out:
+        return [_state("container", BLOCKED, "container-no-libs", [*ev, *left_out])]
     if p.driver is not None:
         return [_state("container", WORKS, "", ev)]
-    device = ctx.system.exists("/dev/nvidiactl") or ctx.system.exists("/dev/nvidia0")
+    device = bool(device_path)
     nvml = ctx.seen.get("nvml", {})
     mismatch = _line_with(_smi_text(ctx) + "\n" + str(nvml.get("detail", "")), "mismatch")
     if not device and mismatch:
@@ -319,6 +321,29 @@ def _container(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     return [_state("container", WORKS, "", ev)]
 
 
+def _gpu_device_nodes(p: MachineProfile) -> tuple[str, ...]:
+    return (
+        ("/dev/nvidiactl", "/dev/nvidia0", "/dev/dxg")
+        if p.platform == "wsl2"
+        else ("/dev/nvidiactl", "/dev/nvidia0")
+    )
+
+
+def _compute_libs_left_out(ctx: ProbeContext, p: MachineProfile, device: str) -> list[Evidence]:
+    """A container given the GPU and the runtime's utility libraries (libnvidia-ml.so.1) but no
+    libcuda: its capabilities left "compute" out (wsl_files). The evidence, or [] where not shown."""
+    if not device:
+        return []
+    utility = first_in_lib_dirs(ctx.system, UTILITY_LIBS)
+    if not utility or first_in_lib_dirs(ctx.system, COMPUTE_LIBS) or p.libcuda:
+        return []
+    return [
+        file_evidence(device, "present"),
+        file_evidence(utility, "present"),
+        file_evidence("libcuda.so.1", "missing"),
+    ]
+
+
 def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if p.platform == "linux" and ctx.system.exists("/dev/dxg"):
         # A Hyper-V guest with GPU paravirtualisation (dxgkrnl): Windows' answer decides, as in WSL.
@@ -331,7 +356,10 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         return out + _wsl_shadow(ctx)
     libs = ctx.system.listdir(WSL_LIB)
     blocked = _gpu_blocked(ctx)
-    if "libcuda.so.1" not in libs and "libcuda.so" not in libs and not blocked:
+    # Only Windows' own folder, there and holding files, shows what Windows maps in; a container's
+    # folders are its runtime's (the container layer says what it left out).
+    decides = bool(windows_folder_without_nvidia(ctx.system)) and not _in_container(ctx)
+    if "libcuda.so.1" not in libs and "libcuda.so" not in libs and not blocked and decides:
         # No Windows driver library mapped in. Not where something contradicts it: nvidia-smi's
         # "Failed to initialize NVML: ..." shows an NVML library loaded and answered (Windows' own
         # "GPU access blocked" is its own cause, said above), and an lspci that answered must show
@@ -369,13 +397,22 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
 
 
 def _wsl_shadow(ctx: ProbeContext) -> list[LayerState]:
-    shadow = _shadowing(ctx)
+    # In a container the runtime mounts the Windows driver's libnvidia-ml.so.1 and libcuda.so.1 into
+    # the usual folders: only a Linux driver's versioned files are not its.
+    shadow = {} if _in_container(ctx) else _shadowing(ctx)
+    # The Linux driver's own versioned libraries (wsl_files): that driver, installed inside WSL.
+    versioned = linux_driver_libraries(ctx.system)
+    shadow.update(
+        {path: f"{version} (a Linux driver's, outside {WSL_LIB})" for path, version in versioned.items()}
+    )
     if not shadow:
         return []
     paths = sorted(shadow)
     smi = _linux_smi(ctx)
     # A versioned libcuda, or the Linux driver's own nvidia-smi beside the library: a Linux driver.
-    driver = bool(smi) or any("libcuda.so." in path and _VERSION.search(path) for path in paths)
+    driver = (
+        bool(smi) or bool(versioned) or any("libcuda.so." in path and _VERSION.search(path) for path in paths)
+    )
     reason = "wsl-linux-driver" if driver else "wsl-shadowing-lib"
     ev = [file_evidence(path, shadow[path]) for path in paths[:8]]
     if smi:
@@ -501,14 +538,17 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         # another driver and gave up (nothing loaded it since).
         ev = [*_smi_failure_lines(ctx), *log]
         return [_state("module", FAILING, "not-loaded-nouveau", ev, version=km.module_version or "")]
-    built_failed = ""
-    # Not where a driver answered (its module is loaded): an old failed build's log says nothing then.
-    if not said and not km.nvidia_loaded and km.module_for_kernel is not True and p.driver is None:
-        built_failed = akmods_failed_log(ctx.system, p.os.kernel)
+    built_failed = None
+    # Not where a driver answered (its module is loaded: an old failed build's log says nothing then),
+    # nor on a machine whose PCI bus shows no NVIDIA GPU (a build left over there blocks nothing).
+    gpu_possible = bool(p.nvidia_pci_devices) or not ctx.system.is_dir("/sys/bus/pci/devices")
+    unbuilt_possible = not said and not km.nvidia_loaded and km.module_for_kernel is not True
+    if unbuilt_possible and p.driver is None and gpu_possible:
+        built_failed = failed_module_build(ctx, p.os.kernel)
     if built_failed:
-        # akmods (installed with the driver's akmod package) failed to build the module for the
-        # running kernel, and no module for it is found: the driver is there, its module is not.
-        ev = [*_smi_failure_lines(ctx), file_evidence(built_failed, "present")]
+        # akmods, DKMS or the installer failed to build the module for the running kernel, and no
+        # module for it is found (wizard.probe.build_logs): the driver is there, its module is not.
+        ev = [*_smi_failure_lines(ctx), built_failed]
         ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel is False else []
         return [_state("module", FAILING, "module-not-built", ev, kernel=p.os.kernel)]
     # Read further (the journal, dkms) only where a GPU or the driver's words are seen (not on every
@@ -569,12 +609,12 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev += _seen_evidence(ctx, "modinfo")
         return [_state("module", FAILING, "module-not-built", ev, version=lib_version, kernel=p.os.kernel)]
     not_found = first_line(_smi_text(ctx), MODULE_NOT_FOUND) or _journal_not_found(ctx)
-    failed_build = akmods_failed_log(ctx.system, p.os.kernel) if not km.module_for_kernel else ""
+    failed_build = failed_module_build(ctx, p.os.kernel) if not km.module_for_kernel else None
     if said and (not_found or failed_build or km.module_for_kernel is False):
         # nvidia-smi is installed; modprobe/modinfo find no nvidia module for the running kernel,
         # or akmods failed to build it for this kernel.
         ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel is False else []
-        ev += [file_evidence(failed_build, "present")] if failed_build else []
+        ev += [failed_build] if failed_build else []
         return [_state("module", FAILING, "module-not-built", ev, kernel=p.os.kernel)]
     if held and (log := _log_ev(ctx, held)):
         # NVIDIA's message names nouveau first of the drivers that can hold the GPU before it.
@@ -739,30 +779,37 @@ def _libraries(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     said = _line_with(text, "mismatch")
     said_lib = _MISMATCH_LIB.search(text)
     module = p.kernel.loaded_version or ""
-    # The module's own words for the same refusal, with both versions, where no tool answered.
-    # (not where the module is seen unloaded, nor in a container given no GPU: the host's log)
-    kernel = None
-    if p.driver is None and not p.gpus and p.kernel.nvidia_loaded is not False and not _host_only(ctx):
-        kernel = api_mismatch(_kernel_log(ctx))
-    if kernel and module and kernel[2] != module:
-        kernel = None  # a module loaded since: the line is about another one
-    if kernel and not said:
-        ev = [*_log_ev(ctx, kernel[0]), *[file_evidence(x, v) for x, v in sorted(libs.items())[:4]]]
-        return [_state("libraries", FAILING, "version-mismatch", ev, module=kernel[2], library=kernel[1])]
+    # The module's own words for the same refusal (wizard.probe.api_mismatch), not where the module
+    # is seen unloaded, nor in a container given no GPU (the log is the host's).
+    log_is_ours = p.kernel.nvidia_loaded is not False and not _host_only(ctx)
     if said and not (module and library_known(versions, said_lib) == module):
         # NVML's own words decide it ("Driver/library version mismatch"); both versions where read.
         library = said_lib.group(1) if said_lib else (versions[-1] if versions else "")
         ev = [Evidence("nvidia-smi / nvmlInit", None, said)]
         if said_lib:
             ev.append(Evidence("nvidia-smi", None, said_lib.group(0)))
-        elif kernel:
-            library = kernel[1]
-        ev += _log_ev(ctx, kernel[0]) if kernel else []
         ev += [file_evidence(path, version) for path, version in sorted(libs.items())[:4]]
         if module:
             ev.append(file_evidence("/sys/module/nvidia/version", module))
-        module = module or (kernel[2] if kernel else "")
+        # The module's own message, where the log holds it, gives the versions NVML's words leave out.
+        logged = api_mismatch(ctx) if log_is_ours and not (module and said_lib) else None
+        if logged is not None and logged.argv and said in logged.line:
+            ev = [e for e in ev if e.line != said]  # the same line, said once with its source
+        if logged is not None:
+            ev.append(Evidence(logged.source, None, logged.line))
+            module, library = module or logged.module, (said_lib.group(1) if said_lib else logged.library)
         return [_state("libraries", FAILING, "version-mismatch", ev, module=module, library=library)]
+    # Where nvidia-smi or NVML answered with a driver there is no mismatch to find in a log.
+    unanswered = p.driver is None or p.driver.source in ("proc", "kernel-log")
+    logged = api_mismatch(ctx) if not said and unanswered and log_is_ours else None
+    if logged is not None and module and logged.module != module:
+        logged = None  # a module loaded since: the line is about another one
+    if logged is not None:
+        # The loaded module's own words: a client of another version opened it (both versions).
+        ev = [Evidence(logged.source, None, logged.line)]
+        ev += [file_evidence(path, version) for path, version in sorted(libs.items())[:4]]
+        module = module or logged.module
+        return [_state("libraries", FAILING, "version-mismatch", ev, module=module, library=logged.library)]
     if not versions and not said_lib:
         return [
             _state(

@@ -1,0 +1,104 @@
+"""What the NVIDIA module's build tools left behind for the running kernel: a failed build.
+
+Each tool keeps its own record, read as it writes it:
+- akmods (Fedora): /var/cache/akmods/nvidia/<version>-for-<kernel>.failed.log
+  (failure_words.akmods_failed_log).
+- DKMS: a failed build leaves /var/lib/dkms/nvidia/<version>/build/make.log ("Consult ... for more
+  information"), whose first line names the kernel it was for: "DKMS make.log for nvidia-<version>
+  for kernel <kernel> (<arch>)"; a build that worked moves its log under <version>/<kernel>/<arch>/log.
+  `dkms status` lists "nvidia/<version>, <kernel>, <arch>: installed" (before DKMS 3: "nvidia,
+  <version>, <kernel>, <arch>: installed") for each kernel it built for, and "nvidia/<version>: added"
+  where it built for none; other modules' rows show the kernels DKMS builds for.
+- nvidia-installer (the .run file): /var/log/nvidia-installer.log holds its last run; a failed build
+  says `An error occurred while performing the step: "Building kernel modules"` (kernel.c run_make),
+  with --dkms `"Checking to see whether the nvidia kernel module was successfully built"`, or "The
+  nvidia kernel module was not created."; it builds for the running kernel unless its
+  "Kernel source path: '/lib/modules/<kernel>/build'" names another.
+
+Each proves only that this tool did not build the module for this kernel; the caller names
+module-not-built only where no module for the running kernel is found either (modinfo).
+"""
+
+from __future__ import annotations
+
+import re
+
+from wizard.probe.context import ProbeContext, command_evidence, file_evidence
+from wizard.probe.failure_words import akmods_failed_log
+from wizard.profile import Evidence
+
+DKMS_TREE = "/var/lib/dkms"
+DKMS_STATUS = ["dkms", "status"]
+NVIDIA_INSTALLER_LOG = "/var/log/nvidia-installer.log"
+_NAMES = ("nvidia", "nvidia-open")
+_DKMS_HEADER = re.compile(
+    r"^#?\s*DKMS make\.log for (?:nvidia|nvidia-open)-\S+ for kernel (\S+)", re.MULTILINE
+)
+# "nvidia/580.95.05, 6.17.9-arch1-1, x86_64: installed", "nvidia, 390.157: added"
+_DKMS_ROW = re.compile(
+    r"^(nvidia(?:-open)?)[/,]\s*([^,:\s]+)(?:,\s*([^,:\s]+))?(?:,\s*([^,:\s]+))?:\s*([a-z]+)", re.MULTILINE
+)
+_INSTALLER_FAILED = re.compile(
+    r'An error occurred while performing the step: "(?:Building kernel modules|'
+    r'Checking to see whether the nvidia kernel module was successfully built)"|'
+    r"The nvidia kernel module was not created|Unable to build the NVIDIA kernel module"
+)
+_INSTALLER_KERNEL = re.compile(
+    r"Kernel (?:source|output) path: '(?:/lib/modules/([^/']+)/|/usr/src/(?:linux-headers-|kernels/)([^/']+))"
+)
+
+
+def dkms_failed_log(ctx: ProbeContext, kernel: str) -> Evidence | None:
+    for name in _NAMES:
+        for path in ctx.system.glob(f"{DKMS_TREE}/{name}", "*/build/make.log"):
+            text = ctx.system.read_text(path, 4096) or ""
+            m = _DKMS_HEADER.search(text)
+            if m and m.group(1) == kernel:
+                return file_evidence(path, m.group(0).lstrip("# "))
+    return None
+
+
+def dkms_status_unbuilt(ctx: ProbeContext, kernel: str) -> Evidence | None:
+    """`dkms status` where it shows the nvidia module built for no kernel ("added" only), or DKMS
+    built other modules for the running kernel and not nvidia. Rows for other kernels alone decide
+    nothing: the running kernel's module may come from elsewhere (a distribution's prebuilt one)."""
+    if "dkms" not in ctx.seen:  # one run of `dkms status` per probe (states reads it too)
+        ctx.seen["dkms"] = (DKMS_STATUS, ctx.system.run(DKMS_STATUS, timeout=10.0))
+    result = ctx.seen["dkms"][1]
+    if result.missing or result.timed_out:
+        return None
+    rows = list(_DKMS_ROW.finditer(result.stdout))
+    if not rows:
+        return None
+    built = [r for r in rows if r.group(5) in ("built", "installed")]
+    if any(kernel in (r.group(3), r.group(4)) for r in built):
+        return None
+    others = [line for line in result.stdout.splitlines() if f", {kernel}," in line and ": " in line]
+    if built and not others:
+        return None
+    return command_evidence(DKMS_STATUS, result, rows[0].group(0))
+
+
+def installer_failed_build(ctx: ProbeContext, kernel: str) -> Evidence | None:
+    text = ctx.system.read_text(NVIDIA_INSTALLER_LOG) or ""
+    said = _INSTALLER_FAILED.search(text)
+    if not said:
+        return None
+    named = {m.group(1) or m.group(2) for m in _INSTALLER_KERNEL.finditer(text)}
+    if named and kernel not in named:
+        return None
+    return file_evidence(NVIDIA_INSTALLER_LOG, said.group(0))
+
+
+def failed_module_build(ctx: ProbeContext, kernel: str) -> Evidence | None:
+    """The record of a build of the nvidia module that failed for the running kernel, or None."""
+    if not kernel or kernel == "unknown":
+        return None
+    akmods = akmods_failed_log(ctx.system, kernel)
+    if akmods:
+        return file_evidence(akmods, "present")
+    return (
+        dkms_failed_log(ctx, kernel)
+        or dkms_status_unbuilt(ctx, kernel)
+        or installer_failed_build(ctx, kernel)
+    )
