@@ -30,6 +30,8 @@ ROUND2 = CORPUS.with_name("round2.json")
 ROUND3 = CORPUS.with_name("round3.json")
 # Round 4: collected blind; scored blind, then after rules from its training side only (SCORES_round4.txt).
 ROUND4 = CORPUS.with_name("round4.json")
+# Round 5: collected blind; scored blind, then after rules from its training side only (SCORES_round5.txt).
+ROUND5 = CORPUS.with_name("round5.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
