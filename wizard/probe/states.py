@@ -930,6 +930,8 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         # did not take it up. Inside a container it means only that no GPU was passed.
         on_bus = bool(p.nvidia_pci_devices) and not _in_container(ctx)
         line = _line_with(text, _NOT_STARTED) if p.kernel.nvidia_loaded or on_bus else ""
+        if not line and not _in_container(ctx):
+            line = _started_without_gpus(text)
         log = _kernel_log(ctx)
         fallen = fallen_off_bus(log)
         if fallen and not lost and _log_ev(ctx, fallen[0]):
@@ -950,6 +952,19 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
                 ev += _log_ev(ctx, init)
             out.append(_state("gpu", FAILING, "gpu-init-failed", ev, bus=named_bus(init)))
     return out
+
+
+# nvidia-smi's "No devices were found" comes after NVML started (nvidia-smi(1) RETURN VALUE: 6, "a query
+# to find an object was unsuccessful"; a driver that is not loaded is 9, "couldn't communicate"), and NVML
+# starts only on the loaded module's /dev/nvidiactl. The module loads only with a GPU it probed
+# (kernel-open/nvidia/nv.c nvidia_init_module: "No NVIDIA GPU found." / "No NVIDIA devices probed.", -ENODEV).
+# So, off a container, the GPU the module took did not start, whether /proc/modules or the bus was read or
+# not; in a container the same words mean only that no GPU was passed (NVIDIA_VISIBLE_DEVICES=none).
+_NO_DEVICES = re.compile(r"^\s*No devices were found\s*$", re.IGNORECASE)
+
+
+def _started_without_gpus(text: str) -> str:
+    return _line_with(text, _NO_DEVICES)
 
 
 def _failed_beside_working(ctx: ProbeContext, p: MachineProfile, lost: list[dict]) -> list[LayerState]:
