@@ -210,3 +210,22 @@ def test_a_pasted_query_that_failed_is_the_probe_s_query(tmp_path: Path) -> None
     )
     assert not verdict.wrong
     assert any(s.layer == "gpu" and s.reason == "" for s in p.failed_states)
+
+
+def test_no_devices_alone_is_never_no_nvidia_gpu_in_the_doctor(tmp_path: Path) -> None:
+    from wizard.doctor.findings import find_problems
+    from wizard.text import set_language
+
+    p = probe(tmp_path, NATIVE, {("nvidia-smi",): fail(6, NO_DEVICES)})
+    found = {f.key: f for f in find_problems(p)}
+    # the driver is loaded and gives no GPU: neither "No NVIDIA GPU on this machine" nor a cause
+    assert "no-nvidia-gpu" not in found and "state-gpu-init-failed" not in found
+    said = found["state-gpu-no-usable"]
+    assert "No devices were found" in said.title and "vfio-pci" in said.fix and "RmInitAdapter" in said.fix
+    assert any("No devices were found" in e for e in said.evidence)
+    set_language("zh")
+    try:
+        zh = {f.key: f for f in find_problems(p)}["state-gpu-no-usable"]
+    finally:
+        set_language(None)
+    assert "驱动已加载" in zh.title and "vfio-pci" in zh.fix
