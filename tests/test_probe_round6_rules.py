@@ -168,7 +168,9 @@ def test_no_devices_with_the_gpu_bound_to_vfio_pci_names_no_failure_of_the_gpu(t
     p = probe(tmp_path / "a", sysfs, smi, {f"{bus}/driver": "../../drivers/vfio-pci"})
     assert "gpu-init-failed" not in reasons(p)
     gpu = next(s for s in p.failed_states if s.layer == "gpu")
-    assert gpu.reason == "" and any("vfio-pci" in e.line for e in gpu.evidence)
+    assert gpu.reason == "" and ("/sys/bus/pci/devices", "0000:01:00.0: vfio-pci") in [
+        (e.source, e.line) for e in gpu.evidence
+    ]
     # the same from a pasted `lspci -k` (pciutils' "Kernel driver in use:")
     lspci_k = (
         "01:00.0 VGA compatible controller: NVIDIA Corporation AD106 [GeForce RTX 4060 Ti] (rev a1)\n"
@@ -229,3 +231,46 @@ def test_no_devices_alone_is_never_no_nvidia_gpu_in_the_doctor(tmp_path: Path) -
     finally:
         set_language(None)
     assert "驱动已加载" in zh.title and "vfio-pci" in zh.fix
+
+
+def test_a_gpu_on_vfio_pci_replays_exactly_from_a_dump(tmp_path: Path) -> None:
+    # detect --dump keeps the driver link it read (a link in root/), so --from reads the same binding
+    from tests.machines import LINUX_PY
+    from wizard.probe.dump import Mask, recording_context, write_dump
+    from wizard.sysio import CannedCommands, System
+
+    bus = "/sys/bus/pci/devices/0000:01:00.0"
+    files = {
+        **NATIVE,
+        "/proc/modules": "nvidia 56717312 0 - Live 0x0\n",
+        f"{bus}/vendor": "0x10de\n",
+        f"{bus}/class": "0x030000\n",
+        f"{bus}/device": "0x2803\n",
+        "/sys/bus/pci/drivers/vfio-pci/new_id": "",
+    }
+    root = tree(tmp_path / "machine", files, {f"{bus}/driver": "../../drivers/vfio-pci"})
+    runner = CannedCommands({("nvidia-smi",): fail(6, NO_DEVICES)})
+    system = System(root=root, runner=runner, environ={"HOME": "/home/u"}, home=Path("/home/u"))
+    ctx, rec = recording_context(system=system, nvml_factory=lambda: NO_LIB, python=LINUX_PY)
+    original = detect(context=ctx)
+    write_dump(tmp_path / "dump", ctx, rec)
+    replayed = detect_dump(tmp_path / "dump")
+    assert replayed.to_dict() == Mask.here(Path("/home/u")).value(original.to_dict())
+    gpu = next(s for s in replayed.failed_states if s.layer == "gpu")
+    assert gpu.reason == "" and any("vfio-pci" in e.line for e in gpu.evidence)
+
+
+def test_a_gpu_bound_to_no_driver_is_not_bound_elsewhere(tmp_path: Path) -> None:
+    # sysfs's device folder is itself a link (/sys/bus/pci/devices/X -> /sys/devices/pci.../X);
+    # with no driver bound its "driver" resolves to a path named "driver": no other driver holds it
+    real = "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0"
+    files = {
+        **NATIVE,
+        "/proc/modules": "nvidia 1 0 - Live 0x0\n",
+        f"{real}/vendor": "0x10de\n",
+        f"{real}/class": "0x030000\n",
+        f"{real}/device": "0x2803\n",
+    }
+    links = {"/sys/bus/pci/devices/0000:01:00.0": "../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0"}
+    p = probe(tmp_path, files, {("nvidia-smi",): fail(6, NO_DEVICES)}, links)
+    assert "gpu-init-failed" in reasons(p)

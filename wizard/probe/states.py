@@ -961,7 +961,8 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             # not shown: the GPU layer fails with no cause named.
             ev = _smi_failure_lines(ctx)
             if held := _bus_gpu_bound_elsewhere(ctx):
-                ev.append(Evidence(" ".join(LSPCI_DRIVERS), None, held))
+                source = _SYSFS_PCI if ctx.system.is_dir(_SYSFS_PCI) else " ".join(LSPCI_DRIVERS)
+                ev.append(Evidence(source, None, held))
             out.append(_state("gpu", FAILING, "", ev))
     return out
 
@@ -977,10 +978,12 @@ def _bus_gpu_bound_elsewhere(ctx: ProbeContext) -> str:
             base = f"{_SYSFS_PCI}/{dev}"
             vendor = (ctx.system.read_text(f"{base}/vendor") or "").strip().lower()
             klass = (ctx.system.read_text(f"{base}/class") or "").strip().lower()
-            if vendor != "0x10de" or not klass.startswith("0x03") or not ctx.system.exists(f"{base}/driver"):
+            if vendor != "0x10de" or not klass.startswith("0x03"):
                 continue
+            # the driver link's target names the driver; with none bound the path resolves to the
+            # device's own folder's "driver" (/sys/bus/pci/devices/X is itself a link)
             driver = PurePosixPath(ctx.system.realpath(f"{base}/driver")).name
-            if driver and driver != "driver" and not driver.startswith("nvidia"):
+            if driver != "driver" and not driver.startswith("nvidia"):
                 return f"{dev}: {driver}"
         return ""
     if "lspci_k" not in ctx.seen:
