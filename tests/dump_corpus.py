@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wizard.probe.dump import detect_dump
+from wizard.probe.nvidia import SMI_FIELDS
 from wizard.probe.states import BOOT_JOURNAL, LSPCI_DRIVERS
 from wizard.profile import MachineProfile
 
@@ -142,6 +143,24 @@ def journal_entries(text: str) -> list[str]:
     return entries
 
 
+# nvidia-smi's own failures before any field is read: NVML found no GPU, did not start, or no driver
+_SMI_FAILED = re.compile(
+    r"(?:No devices were found|Failed to initialize NVML: [^\n]+|"
+    r"NVIDIA-SMI has failed because it couldn.t communicate with the NVIDIA driver[^\n]*)$"
+)
+
+
+def _failed_query(argv: list[str], said: str) -> bool:
+    if not argv or not argv[0].endswith("nvidia-smi") or not any(a.startswith("--query-gpu=") for a in argv):
+        return False
+    ids = [a.split("=", 1)[1] for a in argv if a.startswith(("--id=", "-i="))]
+    ids += [argv[i + 1] for i, a in enumerate(argv[:-1]) if a in ("--id", "-i")]
+    return all(x == "0" for x in ids) and bool(_SMI_FAILED.match(said.strip()))
+
+
+_DMESG_STAMP_ONLY = {"-T", "--ctime"}
+
+
 def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
     """The commands as the probe runs them: a bare name the shell found on PATH is also recorded
     under the path the case's files hold it at (WSL's /usr/lib/wsl/lib/nvidia-smi)."""
@@ -160,6 +179,21 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
     for c in commands:  # `nvidia-smi -a` is `nvidia-smi -q` (the same report)
         if (c.get("argv") or [""])[0].endswith("nvidia-smi") and (c.get("argv") or [])[1:] == ["-a"]:
             out.append({**c, "argv": [c["argv"][0], "-q"]})
+    for c in commands:  # `dmesg -T` (--ctime) prints dmesg's lines with a wall-clock stamp in place
+        # of the uptime: the same kernel lines (util-linux dmesg(1)), where no plain dmesg was pasted
+        argv = c.get("argv") or []
+        if argv[:1] == ["dmesg"] and len(argv) > 1 and set(argv[1:]) <= _DMESG_STAMP_ONLY:
+            if not any((x.get("argv") or []) == ["dmesg"] for x in commands):
+                out.append({**c, "argv": ["dmesg"]})
+    for c in commands:  # a pasted `nvidia-smi --query-gpu=FIELDS` that failed before any row: nvidia-smi
+        # starts NVML and finds the GPUs before it reads a field, so the probe's own query (other
+        # fields) prints the same failure; only for every GPU or GPU 0 (`--id=5` finds none where
+        # there are two)
+        argv = c.get("argv") or []
+        if _failed_query(argv, str(c.get("stdout", "")) + str(c.get("stderr", ""))):
+            own = [argv[0], f"--query-gpu={SMI_FIELDS}", "--format=csv,noheader,nounits"]
+            if not any((x.get("argv") or []) == own for x in commands):
+                out.append({**c, "argv": own})
     for c in commands:  # `nvidia-container-cli [-k] [-d FILE] info`: the global options load the
         # modules first or send the debug log elsewhere; `info`'s report on stdout is the same
         argv = c.get("argv") or []
@@ -282,6 +316,7 @@ class Verdict:
 
 
 _MODULE_CAUSES = {"secure-boot", "not-loaded-secure-boot", "module-not-built", "not-loaded-nouveau"}
+_UNLOADS_THE_MODULE = {"gpu-switched-off"}
 
 
 def judge(case: dict, p: MachineProfile) -> Verdict:
@@ -315,7 +350,11 @@ def judge(case: dict, p: MachineProfile) -> Verdict:
         missed.append(f"not named: {reason}")
     # "not-loaded" decides no cause (its fix is restart once, then the command whose words decide):
     # where the text's cause is one of the module's named causes it is a miss, never a wrong name.
-    undecided = {"not-loaded"} if expected & _MODULE_CAUSES else set()
+    # The same where the text's cause is a GPU switched off: the module does not load without a GPU
+    # on the bus for it (kernel-open/nvidia/nv.c nvidia_init_module: "No NVIDIA GPU found.", -ENODEV),
+    # and bbswitch switches none off while a driver holds it ("refusing OFF"), so nvidia-smi's
+    # "couldn't communicate" (NVML_ERROR_DRIVER_NOT_LOADED) is true of that machine and says no why.
+    undecided = {"not-loaded"} if expected & (_MODULE_CAUSES | _UNLOADS_THE_MODULE) else set()
     for reason in sorted(named - expected - undecided):
         if not (reason == "secure-boot" and "not-loaded-secure-boot" in expected):
             wrong.append(f"named {reason}, which the text does not show")

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 from wizard.choose.choice import Recommendation
 from wizard.doctor.newest import newest_tf_problems, restart_loads
-from wizard.profile import MachineProfile
+from wizard.profile import FAILING, LayerState, MachineProfile
 from wizard.profile_view import wsl1_command
 from wizard.text import t
 
@@ -69,18 +69,26 @@ def state_findings(p: MachineProfile) -> list[Finding]:
 
     out: list[Finding] = []
     for state in p.failed_states:
-        if not state.reason:
+        if not state.reason and not _no_usable_gpu(state):
             continue
         w = words(state, p)
         # The first line is the title, the why its fix; the evidence rides apart (one key away).
         why = w.fix + (f" {w.manual}" if w.manual else "")
         fix = why
-        key = f"state-{state.reason}"
+        key = f"state-{state.reason or NO_USABLE_GPU}"
         if any(f.key == key for f in out):
             continue  # the same failure on a second layer or GPU: said once
         severity = "error" if state.blocks else "warning"
         out.append(Finding(key, severity, w.title, why, fix=fix, evidence=w.evidence))
     return out
+
+
+# A GPU layer that fails with no cause decided: the driver is loaded and gives no GPU (not "no GPU").
+NO_USABLE_GPU = "gpu-no-usable"
+
+
+def _no_usable_gpu(state: LayerState) -> bool:
+    return state.layer == "gpu" and state.state == FAILING and not state.reason
 
 
 def find_problems(p: MachineProfile) -> list[Finding]:
@@ -90,7 +98,10 @@ def find_problems(p: MachineProfile) -> list[Finding]:
         return out
     shown = {f.key.removeprefix("state-") for f in states}
     hidden = {
-        key for s in p.failed_states if s.reason in shown for key in EXPLAINED_BY_STATE.get(s.layer, ())
+        key
+        for s in p.failed_states
+        if (s.reason or (NO_USABLE_GPU if _no_usable_gpu(s) else "")) in shown
+        for key in EXPLAINED_BY_STATE.get(s.layer, ())
     }
     return states + [f for f in out if f.key not in hidden]
 

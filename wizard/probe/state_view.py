@@ -12,7 +12,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from wizard.profile import LayerState, MachineProfile
+from wizard.profile import FAILING, LayerState, MachineProfile
 from wizard.safe.display import safe
 from wizard.text import has, language, t
 
@@ -127,6 +127,12 @@ def words(state: LayerState, profile: MachineProfile | None = None) -> StateWord
         facts["library"] = f", NVML {safe(shown, 40)}" if shown else ""
         title = t(f"states.{reason}.title_unread", **facts)
         fix = t(f"states.{reason}.fix_unread", **facts)
+        manual = ""
+    elif not reason and state.layer == "gpu" and state.state == FAILING:
+        # The driver gives NVML no GPU ("No devices were found") and nothing read says why: no cause
+        # named, but the next reads that would tell (wizard.probe.states).
+        title = t("states.gpu-no-usable.title", **facts)
+        fix = t("states.gpu-no-usable.fix", **facts)
         manual = ""
     elif reason and has(f"states.{reason}.title"):
         title = t(f"states.{reason}.title", **facts)

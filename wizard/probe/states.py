@@ -928,8 +928,13 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         text = _smi_text(ctx)
         # NVML started (the module is loaded) and offers no GPU while the bus shows one: the driver
         # did not take it up. Inside a container it means only that no GPU was passed.
-        on_bus = bool(p.nvidia_pci_devices) and not _in_container(ctx)
-        line = _line_with(text, _NOT_STARTED) if p.kernel.nvidia_loaded or on_bus else ""
+        # (/proc/modules there is the host's: its module is loaded whether a GPU was passed or not.)
+        # Nor where the bus shows the GPU held by another driver: vfio-pci took it for a VM (libvirt
+        # unbinds it from nvidia as the VM starts, the module stays loaded), or nouveau has it.
+        off_container = not _in_container(ctx)
+        decides = off_container and not _bus_gpu_bound_elsewhere(ctx)
+        on_bus = bool(p.nvidia_pci_devices) and decides
+        line = _line_with(text, _NOT_STARTED) if (p.kernel.nvidia_loaded and decides) or on_bus else ""
         log = _kernel_log(ctx)
         fallen = fallen_off_bus(log)
         if fallen and not lost and _log_ev(ctx, fallen[0]):
@@ -949,7 +954,52 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             elif init:
                 ev += _log_ev(ctx, init)
             out.append(_state("gpu", FAILING, "gpu-init-failed", ev, bus=named_bus(init)))
+        elif no_devices and off_container:
+            # nvidia-smi's exit 6 (nvidia-smi(1): "a query to find an object was unsuccessful"), not
+            # 9 (driver not loaded): NVML started on the loaded module and was given no GPU it can
+            # use. Whether that GPU failed to start, went to vfio-pci for a VM or was unbound is
+            # not shown: the GPU layer fails with no cause named.
+            ev = _smi_failure_lines(ctx)
+            if held := _bus_gpu_bound_elsewhere(ctx):
+                source = _SYSFS_PCI if ctx.system.is_dir(_SYSFS_PCI) else " ".join(LSPCI_DRIVERS)
+                ev.append(Evidence(source, None, held))
+            out.append(_state("gpu", FAILING, "", ev))
     return out
+
+
+_SYSFS_PCI = "/sys/bus/pci/devices"
+
+
+def _bus_gpu_bound_elsewhere(ctx: ProbeContext) -> str:
+    """An NVIDIA display GPU the bus shows bound to a driver other than nvidia ("BUS: DRIVER"), from
+    sysfs's driver link, else `lspci -k`'s "Kernel driver in use" (a pasted output); "" where none."""
+    if ctx.system.is_dir(_SYSFS_PCI):
+        for dev in sorted(ctx.system.listdir(_SYSFS_PCI)):
+            base = f"{_SYSFS_PCI}/{dev}"
+            vendor = (ctx.system.read_text(f"{base}/vendor") or "").strip().lower()
+            klass = (ctx.system.read_text(f"{base}/class") or "").strip().lower()
+            if vendor != "0x10de" or not klass.startswith("0x03"):
+                continue
+            # the driver link's target names the driver; with none bound the path resolves to the
+            # device's own folder's "driver" (/sys/bus/pci/devices/X is itself a link)
+            driver = PurePosixPath(ctx.system.realpath(f"{base}/driver")).name
+            if driver != "driver" and not driver.startswith("nvidia"):
+                return f"{dev}: {driver}"
+        return ""
+    if "lspci_k" not in ctx.seen:
+        ctx.seen["lspci_k"] = ctx.system.run(LSPCI_DRIVERS, timeout=3.0)
+    result = ctx.seen["lspci_k"]
+    if not isinstance(result, CommandResult) or result.missing or result.timed_out:
+        return ""
+    device = ""
+    for line in result.stdout.splitlines():
+        if line and not line[0].isspace():
+            device = line.split()[0] if "NVIDIA" in line and re.search(r"VGA|3D|Display", line) else ""
+        elif device and line.strip().startswith("Kernel driver in use:"):
+            driver = line.split(":", 1)[1].strip()
+            if driver and not driver.startswith("nvidia"):
+                return f"{device}: {driver}"
+    return ""
 
 
 def _failed_beside_working(ctx: ProbeContext, p: MachineProfile, lost: list[dict]) -> list[LayerState]:
