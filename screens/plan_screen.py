@@ -47,6 +47,8 @@ class PlanScreen(WizardScreen):
         Binding("r", "run", t("app.key.run")),
         Binding("d", "details", t("app.key.details")),
         Binding("c", "copy", t("app.key.copy")),  # the step's commands, whole
+        # The check, whole (a bash -c script is one argument wider than 80 columns): its hint says so.
+        Binding("k", "copy_check", t("wide.key_copy_check"), show=False),
     ]
 
     class Built(Message):
@@ -70,9 +72,9 @@ class PlanScreen(WizardScreen):
                 # Prose wraps between words; the commands between their arguments only, never
                 # inside a path (PathText): the box scrolls sideways to an argument wider than it.
                 yield Static("", id="plan-detail")
-                yield PathText(id="plan-commands")
+                yield PathText(id="plan-commands", hint=t("wide.commands_hint"))
                 yield Static("", id="plan-detail-rest")
-                yield PathText(id="plan-check")
+                yield PathText(id="plan-check", hint=t("wide.check_hint"))
                 yield Static("", id="plan-restart")
         with Horizontal(classes="button-row"):
             yield Button(t("app.plan.run"), id="run", variant="primary", compact=True, disabled=True)
@@ -288,6 +290,13 @@ class PlanScreen(WizardScreen):
             self.app.copy_to_clipboard("\n".join(lines))
             self.notify(t("keys.copied", count=len(lines)), markup=False)
 
+    def action_copy_check(self) -> None:
+        """The highlighted step's check, whole, as the shell it runs in reads it."""
+        step = self.query_one(PlanStepTable).highlighted()
+        if step is not None:
+            self.app.copy_to_clipboard(check_command(step, self.session.plan))
+            self.notify(t("keys.copied", count=1), markup=False)
+
     def action_details(self) -> None:
         """The selected step's detail on the whole screen, and back (d or Escape)."""
         toggle_details(self, "#plan-detail-box")
@@ -377,7 +386,7 @@ def _off_text(off: int) -> str:
     return t("app.plan.summary_off", off=off) if off else ""
 
 
-def _check_line(step: Any, plan: Any) -> str:
+def check_command(step: Any, plan: Any) -> str:
     """The check as the shell it runs in would read it: on native Windows, PowerShell's quoting
     (its checks run in the Windows Python); elsewhere, bash's (a WSL2 plan's Windows steps are
     checked from inside WSL)."""
@@ -385,8 +394,14 @@ def _check_line(step: Any, plan: Any) -> str:
 
     check = step.before_check  # the one that runs first (the verify's kept proof); after, the last command
     if plan is not None and plan.platform == "windows":
-        return "PS> " + safe(powershell_join(check.argv), None, multiline=True)
-    return "$ " + safe(check.shell(), None, multiline=True)
+        return powershell_join(check.argv)
+    return str(check.shell())
+
+
+def _check_line(step: Any, plan: Any) -> str:
+    """check_command with its shell's prompt, display-safe."""
+    prompt = "PS> " if plan is not None and plan.platform == "windows" else "$ "
+    return prompt + safe(check_command(step, plan), None, multiline=True)
 
 
 SHORT_ADVICE = 100  # cells: about two lines of a toast at 80x24
