@@ -268,7 +268,7 @@ class PlanScreen(WizardScreen):
             )
         )
         rest.update(Content("\n").join(tail))
-        check.set_text("  " + _check_line(step, self.session.plan))
+        check.set_text("  " + _check_line(step))
         restart = "" if there else step.restart  # a step not run has no restart after it
         if restart == "reboot":
             restart_line.update(Content.from_markup("[$warning]⟳ $r[/]", r=t(p + "reboot")))
@@ -294,7 +294,7 @@ class PlanScreen(WizardScreen):
         """The highlighted step's check, whole, as the shell it runs in reads it."""
         step = self.query_one(PlanStepTable).highlighted()
         if step is not None:
-            self.app.copy_to_clipboard(check_command(step, self.session.plan))
+            self.app.copy_to_clipboard(step.check_line())
             self.notify(t("keys.copied", count=1), markup=False)
 
     def action_details(self) -> None:
@@ -386,22 +386,10 @@ def _off_text(off: int) -> str:
     return t("app.plan.summary_off", off=off) if off else ""
 
 
-def check_command(step: Any, plan: Any) -> str:
-    """The check as the shell it runs in would read it: on native Windows, PowerShell's quoting
-    (its checks run in the Windows Python); elsewhere, bash's (a WSL2 plan's Windows steps are
-    checked from inside WSL)."""
-    from wizard.plan.model import powershell_join
-
-    check = step.before_check  # the one that runs first (the verify's kept proof); after, the last command
-    if plan is not None and plan.platform == "windows":
-        return powershell_join(check.argv)
-    return str(check.shell())
-
-
-def _check_line(step: Any, plan: Any) -> str:
-    """check_command with its shell's prompt, display-safe."""
-    prompt = "PS> " if plan is not None and plan.platform == "windows" else "$ "
-    return prompt + safe(check_command(step, plan), None, multiline=True)
+def _check_line(step: Any) -> str:
+    """The check's one line (Step.check_line) with its shell's prompt, display-safe."""
+    prompt = "PS> " if step.check_console == "powershell" else "$ "
+    return prompt + safe(step.check_line(), None, multiline=True)
 
 
 SHORT_ADVICE = 100  # cells: about two lines of a toast at 80x24
