@@ -64,3 +64,17 @@ def test_detect_cli_says_the_state_once_under_fix_first(
     captured = capsys.readouterr()
     block = _fix_first_block(captured.out + captured.err)
     assert block.count(_flat(_state_title(name))) == 1, block
+
+
+@pytest.mark.parametrize("name", STOPPED)
+def test_the_plans_fix_step_names_the_state_in_its_title_only(name: str, lang: str) -> None:
+    from wizard.plan.build import build_plan
+
+    profile = load_demo(name)
+    rec = recommend(profile)
+    assert rec.recommended is not None
+    step = build_plan(profile, rec.recommended).steps[0]
+    title = _state_title(name)
+    assert title in step.title and title not in step.why
+    assert rec.recommended.driver is not None and rec.recommended.driver.fix is not None
+    assert rec.recommended.driver.fix.fix in step.why  # the fix is the why
