@@ -289,6 +289,8 @@ class PlanScreen(WizardScreen):
         if lines:
             self.app.copy_to_clipboard("\n".join(lines))
             self.notify(t("keys.copied", count=len(lines)), markup=False)
+        elif step is not None:  # a key that does nothing says why, and what it can copy instead
+            self.notify(t("wide.no_commands"), markup=False)
 
     def action_copy_check(self) -> None:
         """The highlighted step's check, whole, as the shell it runs in reads it."""

@@ -90,3 +90,18 @@ async def test_every_too_wide_line_in_a_plan_has_its_hint_at_80x24() -> None:
             await pilot.press("down")
             await pilot.pause()
         assert table.cursor_row > 0 and hinted >= 1
+
+
+async def test_c_on_a_step_done_by_hand_says_so_and_k_copies_its_check() -> None:
+    app = build_app("ubuntu-22.04-rtx3060-secure-boot")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_plan(pilot)
+        step = app.screen.query_one(PlanStepTable).highlighted()
+        assert step is not None and not step.command_lines() and step.manual  # Secure Boot's MOK
+        await pilot.press("c")
+        await pilot.pause()
+        assert t("wide.no_commands") in [str(n.message) for n in app._notifications]
+        assert app.clipboard == ""
+        await pilot.press("k")
+        await pilot.pause()
+        assert app.clipboard == step.check_line()
