@@ -125,6 +125,9 @@ class ChooseScreen(WizardScreen):
         """Measure again from the stylesheet's detail height (a resize, a new summary)."""
         self.query_one("#choose-detail-box", DetailBox).styles.max_height = None
         self.call_after_refresh(self._fit_detail)
+        # Once more after the layout pass: a longer summary is laid out after the refresh above, so
+        # that measure can be the old layout's (the options then sat below the footer at 80x24).
+        self.set_timer(0.1, self._fit_detail)
 
     def _fit_detail(self) -> None:
         """The screen itself never scrolls: that put the options below the footer and cut the
