@@ -51,7 +51,8 @@ class Zh:
 
 
 @pytest.fixture
-def zh(monkeypatch: pytest.MonkeyPatch) -> Iterator[Zh]:
+def zh(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Zh]:
+    monkeypatch.chdir(tmp_path)  # the run's log (LOG, relative) in the test's own folder, never the checkout
     monkeypatch.setenv(LANG_ENV, "zh")
     monkeypatch.setenv("HOME", "/home/student")
     monkeypatch.setenv("USER", "student")
