@@ -33,6 +33,10 @@ class WizardScreen(Screen[Any]):
     # The regions the scroll keys move when the focus is not in one, in order of preference:
     # the first that has something to scroll. Empty: the largest that has.
     SCROLL_REGIONS: tuple[str, ...] = ()
+    # `d` shows a detail on the whole screen: a demo's banner stays over it (a demo must never
+    # look like this machine, on any view), and the footer keeps saying how to go back.
+    ALLOW_IN_MAXIMIZED_VIEW = "SimulatedBanner, Footer"
+    DEFAULT_CSS = "WizardScreen.-maximized-view > SimulatedBanner { dock: top; }"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -125,6 +125,9 @@ class ChooseScreen(WizardScreen):
         """Measure again from the stylesheet's detail height (a resize, a new summary)."""
         self.query_one("#choose-detail-box", DetailBox).styles.max_height = None
         self.call_after_refresh(self._fit_detail)
+        # Once more after the layout pass: a longer summary is laid out after the refresh above, so
+        # that measure can be the old layout's (the options then sat below the footer at 80x24).
+        self.set_timer(0.1, self._fit_detail)
 
     def _fit_detail(self) -> None:
         """The screen itself never scrolls: that put the options below the footer and cut the
@@ -161,8 +164,25 @@ class ChooseScreen(WizardScreen):
         rec = self.session.recommendation
         if rec is not None:
             self._show(rec)
+            self._highlight_choice(rec)
         else:
             self.refresh_recommendation()
+
+    def _highlight_choice(self, rec: Any) -> None:
+        """Back on Choose (from Detect after Plan, or a new Choose screen): the row the student
+        chose is highlighted again, not the recommended one; "all rows" where only they hold it."""
+        from wizard.choose.resolver import useful_candidates
+
+        chosen = self.session.candidate
+        if chosen is None or not any(c is chosen for c in rec.candidates):
+            return
+        if not self.show_all and not any(c is chosen for c in useful_candidates(rec, False)):
+            self.show_all = True
+            self._show(rec)
+        table = self.query_one(CandidateTable)
+        row = next((i for i, c in enumerate(table.candidates) if c is chosen), None)
+        if row is not None and row != table.cursor_row:
+            table.move_cursor(row=row, animate=False, scroll=True)
 
     # ---- the resolver, in a worker ----------------------------------------
     def refresh_recommendation(self) -> None:

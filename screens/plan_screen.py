@@ -47,6 +47,8 @@ class PlanScreen(WizardScreen):
         Binding("r", "run", t("app.key.run")),
         Binding("d", "details", t("app.key.details")),
         Binding("c", "copy", t("app.key.copy")),  # the step's commands, whole
+        # The check, whole (a bash -c script is one argument wider than 80 columns): its hint says so.
+        Binding("k", "copy_check", t("wide.key_copy_check"), show=False),
     ]
 
     class Built(Message):
@@ -70,9 +72,9 @@ class PlanScreen(WizardScreen):
                 # Prose wraps between words; the commands between their arguments only, never
                 # inside a path (PathText): the box scrolls sideways to an argument wider than it.
                 yield Static("", id="plan-detail")
-                yield PathText(id="plan-commands")
+                yield PathText(id="plan-commands", hint=t("wide.commands_hint"))
                 yield Static("", id="plan-detail-rest")
-                yield PathText(id="plan-check")
+                yield PathText(id="plan-check", hint=t("wide.check_hint"))
                 yield Static("", id="plan-restart")
         with Horizontal(classes="button-row"):
             yield Button(t("app.plan.run"), id="run", variant="primary", compact=True, disabled=True)
@@ -266,7 +268,7 @@ class PlanScreen(WizardScreen):
             )
         )
         rest.update(Content("\n").join(tail))
-        check.set_text("  " + _check_line(step, self.session.plan))
+        check.set_text("  " + _check_line(step))
         restart = "" if there else step.restart  # a step not run has no restart after it
         if restart == "reboot":
             restart_line.update(Content.from_markup("[$warning]⟳ $r[/]", r=t(p + "reboot")))
@@ -287,6 +289,15 @@ class PlanScreen(WizardScreen):
         if lines:
             self.app.copy_to_clipboard("\n".join(lines))
             self.notify(t("keys.copied", count=len(lines)), markup=False)
+        elif step is not None:  # a key that does nothing says why, and what it can copy instead
+            self.notify(t("wide.no_commands"), markup=False)
+
+    def action_copy_check(self) -> None:
+        """The highlighted step's check, whole, as the shell it runs in reads it."""
+        step = self.query_one(PlanStepTable).highlighted()
+        if step is not None:
+            self.app.copy_to_clipboard(step.check_line())
+            self.notify(t("keys.copied", count=1), markup=False)
 
     def action_details(self) -> None:
         """The selected step's detail on the whole screen, and back (d or Escape)."""
@@ -377,16 +388,10 @@ def _off_text(off: int) -> str:
     return t("app.plan.summary_off", off=off) if off else ""
 
 
-def _check_line(step: Any, plan: Any) -> str:
-    """The check as the shell it runs in would read it: on native Windows, PowerShell's quoting
-    (its checks run in the Windows Python); elsewhere, bash's (a WSL2 plan's Windows steps are
-    checked from inside WSL)."""
-    from wizard.plan.model import powershell_join
-
-    check = step.before_check  # the one that runs first (the verify's kept proof); after, the last command
-    if plan is not None and plan.platform == "windows":
-        return "PS> " + safe(powershell_join(check.argv), None, multiline=True)
-    return "$ " + safe(check.shell(), None, multiline=True)
+def _check_line(step: Any) -> str:
+    """The check's one line (Step.check_line) with its shell's prompt, display-safe."""
+    prompt = "PS> " if step.check_console == "powershell" else "$ "
+    return prompt + safe(step.check_line(), None, multiline=True)
 
 
 SHORT_ADVICE = 100  # cells: about two lines of a toast at 80x24

@@ -407,6 +407,7 @@ class RunScreen(WizardScreen):
 
     def _finished_text(self) -> str:
         """The finish: what was proven, then how to use the environment (wizard.plan.next_steps)."""
+        from wizard.demo import gpu_only_simulated
         from wizard.plan.next_steps import next_steps
 
         exists = None if self.plan.simulated else os.path.exists
@@ -421,6 +422,8 @@ class RunScreen(WizardScreen):
         # A short terminal keeps every line for the "how to use it" words (a profile session's hints
         # are longer by their --profile): no blank line between the two parts there.
         gap = [] if self.has_class("-short") else [""]
+        if self.plan.simulated and not self._cpu_plan and gpu_only_simulated(self.session.profile):
+            head += "\n" + t("demogpu.finish_note")  # as the monitor and the benchmark will show it
         return "\n".join([head, *gap, *next_steps(self.plan, exists=exists)])
 
     def _set_notice(self, text: str | None, kind: str = "warning") -> None:

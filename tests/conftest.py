@@ -61,10 +61,12 @@ def _wizard_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 
 
 @pytest.fixture
-def fixed_snapshot_home(monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Snapshots show the plan's programs by path: one folder on every checkout and every run, so a
-    snapshot never holds a temp name. Only that folder is shared (the programs are the same bytes for
-    every test); each test keeps its own wizard home, so no run's journal reaches another test."""
-    folder = Path(tempfile.gettempdir()) / "tf-gpu-wizard-snapshots" / "programs"
+def fixed_snapshot_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """The programs a snapshot test's plan writes, in the test's own folder: a demo plan names them
+    under the demo user's home (never this folder), so no snapshot holds a temp name, and two runs at
+    once (two checkouts, a walk beside the tests) never write or read each other's programs."""
+    folder = tmp_path / "programs"
     monkeypatch.setenv("TF_GPU_WIZARD_PROGRAMS", str(folder))
+    # The run's log (the snapshots' LOG, a relative name the Run screen shows as it is) lands here too.
+    monkeypatch.chdir(tmp_path)
     return folder

@@ -8,7 +8,6 @@ clock, a fixed log path. Update with `pytest tests/test_app_snapshots.py
 from __future__ import annotations
 
 import functools
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +36,9 @@ pytestmark = pytest.mark.usefixtures("fixed_snapshot_home")
 
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
-LOG = Path(tempfile.gettempdir()) / "tf-gpu-wizard-snapshots" / "apply.log"
+# Relative: in each test's own folder (conftest.fixed_snapshot_home makes it the working folder),
+# so two runs at once never share a log, and every snapshot names it the same way.
+LOG = Path("apply.log")
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import importlib
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -28,7 +27,9 @@ pytestmark = pytest.mark.usefixtures("fixed_snapshot_home")
 
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
-LOG = Path(tempfile.gettempdir()) / "tf-gpu-wizard-snapshots" / "apply.log"
+# Relative: in each test's own folder (conftest.fixed_snapshot_home makes it the working folder),
+# so two runs at once never share a log, and every snapshot names it the same way.
+LOG = Path("apply.log")
 FRESH = ("screens", "tests.apps")
 
 
@@ -50,7 +51,8 @@ class Zh:
 
 
 @pytest.fixture
-def zh(monkeypatch: pytest.MonkeyPatch) -> Iterator[Zh]:
+def zh(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Zh]:
+    monkeypatch.chdir(tmp_path)  # the run's log (LOG, relative) in the test's own folder, never the checkout
     monkeypatch.setenv(LANG_ENV, "zh")
     monkeypatch.setenv("HOME", "/home/student")
     monkeypatch.setenv("USER", "student")

@@ -95,3 +95,12 @@ def load_profile(ref: str) -> MachineProfile:
             raise ProfileError(t("keys.profile.no_facts", path=safe(str(path), 400)))
         return profile
     return load_demo(ref)
+
+
+def gpu_only_simulated(profile: MachineProfile | None) -> bool:
+    """An NVIDIA card the driver does not reach on the machine as detected (no driver yet, or a
+    stopped one: Secure Boot, a mismatch after an update), on a profile replayed in simulation.
+    Its plan's driver steps run only in simulation: the simulated GPU check passes after them, while
+    the monitor and the benchmark show the machine as detected (no GPU, the CPU). The Run's finish,
+    the monitor and the benchmark all ask this one question, so they say the same."""
+    return profile is not None and profile.has_nvidia_gpu and not profile.gpus

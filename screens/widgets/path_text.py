@@ -2,7 +2,8 @@
 words, a command (an indented line) between its arguments, and never inside a word, a path or an
 argument (path_wrap.wrap_whole): a command copied from the screen must be whole. A line that still
 does not fit (one argument wider than the box) makes the text that much wider, and the box scrolls
-sideways to it (its box has `overflow-x: auto`); `c` copies the commands whole.
+sideways to it (its box has `overflow-x: auto`), and a hint under it says so and how to copy it
+whole (`hint`): nothing cut at the edge reads as the whole command.
 
 Display only: the text itself (what the runner and the CLI print) is left as it is.
 """
@@ -17,6 +18,7 @@ from textual.events import Resize
 from textual.widget import Widget
 from textual.widgets import Static
 
+from screens.widgets.fit import wrap_words
 from screens.widgets.path_wrap import wrap_whole
 
 
@@ -26,9 +28,11 @@ class PathText(Static):
 
     DEFAULT_CSS = "PathText { text-wrap: nowrap; }"
 
-    def __init__(self, text: str = "", **kwargs: Any) -> None:
+    def __init__(self, text: str = "", *, hint: str = "", **kwargs: Any) -> None:
         super().__init__("", **kwargs)
         self.text = text
+        self.hint = hint  # said under the text when a line is wider than the box
+        self.too_wide = False
         self._wrapped_at = -1
 
     def set_text(self, text: str) -> None:
@@ -59,7 +63,10 @@ class PathText(Static):
         wrapped = wrap_whole(self.text, width)
         widest = max((cell_len(line) for line in wrapped.split("\n")), default=0)
         # Wider than the box only for an argument that cannot be broken: the box scrolls to it.
-        self.styles.min_width = widest + self.styles.gutter.width if width > 0 and widest > width else None
+        self.too_wide = width > 0 and widest > width
+        self.styles.min_width = widest + self.styles.gutter.width if self.too_wide else None
+        if self.too_wide and self.hint:  # at the box's width: read without scrolling
+            wrapped += "\n" + "\n".join(wrap_words(self.hint, width))
         self.update(Content(wrapped))
 
     @property

@@ -89,6 +89,13 @@ class RunStepList(Vertical):
             self.took.pop(step_id, None)
         self.status[step_id] = status
         self.redraw()
+        if status in ("running", "waiting", "restart", "failed"):
+            # The step the student must act on or read about stays in sight on a short terminal
+            # (a WSL restart once left the list scrolled to the steps after it).
+            n = next((i for i, s in enumerate(self.steps, start=1) if s.id == step_id), None)
+            if n is not None:
+                row = self.query_one(f"#step-{n}", Horizontal)
+                self.call_after_refresh(row.scroll_visible, animate=False)
 
     def redraw(self) -> None:
         now = self.clock()

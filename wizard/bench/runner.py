@@ -34,6 +34,7 @@ from wizard.bench.events import BenchEvent, BenchEventError, parse_event, valida
 from wizard.bench.phase_summary import done_fields
 from wizard.bench.report import DTYPES, BenchReport, published_peak
 from wizard.bench.sim import mark_xla_limit, simulated_events
+from wizard.demo import gpu_only_simulated
 from wizard.profile import MachineProfile
 from wizard.text import t
 
@@ -204,8 +205,8 @@ class SimulatedBenchRun:
         self._clock = clock  # a test's fixed clock keeps a snapshot's durations still
         gpu = profile.gpus[0].name if profile.gpus else None
         self.report = BenchReport(simulated=True, gpu_name=gpu)
-        if gpu is None and profile.has_nvidia_gpu:
-            # An NVIDIA card with no driver (its plan installs one, in simulation only).
+        if gpu_only_simulated(profile):
+            # An NVIDIA card the driver does not reach (its plan's driver steps: in simulation only).
             self.report.cpu_why = t("bench.demo_driver.cpu_only")
         peaks = {d: p for d in DTYPES if gpu and (p := published_peak(gpu, d))}
         # The run happens in the environment the plan builds: the chosen set, else the recommended.

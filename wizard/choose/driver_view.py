@@ -28,19 +28,7 @@ from wizard.text import t
 def need_sentence(need: DriverNeed, *, fix: bool = True) -> str:
     """ "TF 2.21 uses CUDA 12.5; on Windows a CUDA 12.0 driver runs it from 528.33 on (CUDA
     minor-version compatibility); yours is 527.41: update the Windows driver"."""
-    side = t(f"recommend.need_side_{need.side}")
-    key = "need_minor" if need.basis == MINOR else "need_toolkit" if need.basis == TOOLKIT else "need_ptx"
-    area = "recommend"
-    if need.basis == GPU_GENERATION:  # the GPU's own floor (RTX 50: the 570 branch)
-        area, key = "gpuroute", "need_gpu"
-    what = t(
-        f"{area}.{key}",
-        tf=need.tf,
-        cuda=need.cuda,
-        basis_cuda=need.basis_cuda,
-        floor=need.floor,
-        side=side,
-    )
+    what = need_floor_words(need)
     if need.fix is not None:  # a stopped machine: the state's fix, never an install
         if not fix:
             return t("recommend.need_state_nothing", title=need.fix.title, need=what)
@@ -58,6 +46,25 @@ def need_sentence(need: DriverNeed, *, fix: bool = True) -> str:
     if need.have is None:
         return t("recommend.need_have_none", need=what, none=t(f"recommend.need_none_{need.side}"), fix=how)
     return t("recommend.need_have_old", need=what, have=need.have, fix=how)
+
+
+def need_floor_words(need: DriverNeed) -> str:
+    """The floor and why, nothing about this machine: "TF 2.21 uses CUDA 12.5; on Linux a CUDA
+    12.0 driver runs it from 525.60.13 on (CUDA minor-version compatibility)". A finding headed by
+    the machine's state says this after it, not the state's title again."""
+    side = t(f"recommend.need_side_{need.side}")
+    key = "need_minor" if need.basis == MINOR else "need_toolkit" if need.basis == TOOLKIT else "need_ptx"
+    area = "recommend"
+    if need.basis == GPU_GENERATION:  # the GPU's own floor (RTX 50: the 570 branch)
+        area, key = "gpuroute", "need_gpu"
+    return t(
+        f"{area}.{key}",
+        tf=need.tf,
+        cuda=need.cuda,
+        basis_cuda=need.basis_cuda,
+        floor=need.floor,
+        side=side,
+    )
 
 
 def need_paragraph(need: DriverNeed) -> str:

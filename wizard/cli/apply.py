@@ -326,6 +326,11 @@ def _apply(args: argparse.Namespace, profile: MachineProfile | None) -> int:
         print()
         lines = next_steps(plan, exists=None if plan.simulated else os.path.exists)
         print("\n".join(safe(line, 2000) for line in lines))  # a HOME path is data, OSC 52 and all
+        from wizard.demo import gpu_only_simulated
+
+        if plan.simulated and plan.set.method != "cpu" and gpu_only_simulated(profile):
+            print()
+            print(t("demogpu.finish_note"))  # what `monitor` and `bench` will show on this demo
     elif result.outcome == "failed" and result.failed_step == "verify":
         _print_next_route(plan, profile, events.failed_output)
     return {"finished": 0, "restart": 0, "cancelled": 130}.get(result.outcome, 1)

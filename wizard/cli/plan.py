@@ -156,8 +156,9 @@ def run(args: argparse.Namespace) -> int:
         print(advice, file=sys.stderr)
     if args.json:
         from wizard.cli.common import print_json
+        from wizard.plan.view import plan_json
 
-        print_json(plan.to_dict())
+        print_json(plan_json(plan))
     elif args.script:
         sys.stdout.write(script)
     else:

@@ -13,7 +13,7 @@ import shlex
 from packaging.version import Version
 
 from wizard.choose.choice import Recommendation
-from wizard.choose.driver_view import need_sentence, reported_text, step_title
+from wizard.choose.driver_view import need_floor_words, need_sentence, reported_text, step_title
 from wizard.choose.knowledge import KnowledgeBase, Release, load_knowledge
 from wizard.choose.resolver import GPU_METHODS, Facts, evaluate, read_facts, recommend
 from wizard.plan.linux import driver_install_commands
@@ -75,7 +75,9 @@ def _problems(p: MachineProfile, rec: Recommendation | None) -> list[Problem]:
         fields = {
             "step": step_title(need),
             "tf": best.set.tensorflow,
-            "sentence": need_sentence(need, fix=False),
+            # A stopped machine: the title says the state ("Fix first: Secure Boot blocks..."),
+            # the sentence only the floor it stands in the way of, never the state's title again.
+            "sentence": need_sentence(need, fix=False) if need.fix is None else need_floor_words(need),
             "fix": fix(need.floor, "findings.next_z18.in_plan", need.tf, need.restart_only)
             if need.fix is None
             else need.fix.fix,  # a stopped machine: the state's fix, never an install

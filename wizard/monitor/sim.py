@@ -15,6 +15,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from wizard.demo import gpu_only_simulated
 from wizard.monitor.gpu_class import board, gpu_class, laptop_gpu
 from wizard.monitor.model import GpuSample, HostSample, SourceInfo
 from wizard.monitor.nvml_source import NvmlSource
@@ -207,7 +208,7 @@ class SimulatedSource:
         elif not self.profile.has_nvidia_gpu:
             # No NVIDIA hardware at all (a Mac, Intel graphics): no driver to blame.
             info.no_gpu_reason = t("monitor.no_gpu.no_nvidia")
-        elif self.fake.init_error is not None:
+        elif gpu_only_simulated(self.profile):
             # The demo's run installed the driver only in simulation: say so, not "reboot".
             info.no_gpu_reason = t("monitor.demo_driver.no_gpu")
         info.notes.insert(0, t("monitor.sim.label", name=sim_machine_name(self.profile)))
@@ -223,7 +224,7 @@ class SimulatedSource:
             reason = t("keys.monitor.wsl1")
         elif reason and not self.profile.has_nvidia_gpu:
             reason = t("monitor.no_gpu.no_nvidia")
-        elif reason and self.fake.init_error is not None:
+        elif reason and gpu_only_simulated(self.profile):
             reason = t("monitor.demo_driver.no_gpu")
         return gpus, reason
 

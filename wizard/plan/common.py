@@ -15,7 +15,7 @@ from packaging.version import InvalidVersion, Version
 
 from wizard.choose.choice import Candidate, DriverNeed
 from wizard.choose.driver_floors import DRIVER_FLOOR_LINUX, DRIVER_FLOOR_WSL, driver_at_least
-from wizard.choose.driver_view import need_paragraph, step_title
+from wizard.choose.driver_view import need_floor_words, step_title
 from wizard.choose.resolver import required_driver
 from wizard.plan.gpucheck import check_args, check_script
 from wizard.plan.installer import PIP, Installer, choose_installer
@@ -409,8 +409,8 @@ def machine_fix_step(step_id: str, need: DriverNeed, check: Check) -> Step:
     where = fix.where if fix.where in ("user", "root", "windows-host") else "user"
     return Step(
         id=step_id,
-        title=step_title(need),
-        why=need_paragraph(need),
+        title=step_title(need),  # "Fix first: <the state>": the why does not say the state again
+        why=t("fixstep.why", fix=fix.fix, need=need_floor_words(need)),
         where=where,
         commands=(),
         check=check,

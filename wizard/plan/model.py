@@ -150,6 +150,18 @@ class Step:
         prefix = ("sudo",) if self.where == "root" else ()
         return [shlex.join(prefix + c) for c in self.commands]
 
+    @property
+    def check_console(self) -> str:
+        """The shell the check runs in: PowerShell on a native Windows plan (its checks run in the
+        Windows Python), bash elsewhere (a WSL2 plan's Windows steps are checked inside WSL)."""
+        return "powershell" if self.console == "powershell" else "posix"
+
+    def check_line(self) -> str:
+        """The check the runner runs first (before_check), whole, as its shell reads it: the one
+        line the Plan screen, `plan`, `plan --json` and `apply --dry-run` show and copy."""
+        argv = self.before_check.argv
+        return powershell_join(argv) if self.check_console == "powershell" else shlex.join(argv)
+
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["commands"] = [list(c) for c in self.commands]

@@ -64,6 +64,8 @@ def format_step(step: Step, number: int | None, width: int = 100, status: str | 
     if step.confirm:
         lines += _wrap(t("plan.view.confirm", text=step.confirm), ind, width)
     lines += _wrap(t("plan.view.check", proves=step.check.proves), ind, width)
+    # The check's exact command on a line of its own, never wrapped: a terminal copies it whole.
+    lines.append(f"{ind}  {'PS> ' if step.check_console == 'powershell' else '$ '}{step.check_line()}")
     return lines
 
 
@@ -86,3 +88,12 @@ def format_plan(plan: Plan, width: int = 100, statuses: dict[str, str] | None = 
         for note in plan.notes:
             lines += _wrap(note, "* ", width)
     return "\n".join(lines) + "\n"
+
+
+def plan_json(plan: Plan) -> dict[str, object]:
+    """`plan --json`: the plan's own dict (its id unchanged) and each step's check as one line,
+    whole, as the Plan screen and `plan` show it."""
+    data = plan.to_dict()
+    for step, step_data in zip(plan.steps, data["steps"], strict=True):
+        step_data["check_line"] = step.check_line()
+    return data

@@ -1,0 +1,107 @@
+"""A check or a command wider than the screen (a `bash -c '...'` script is one argument: it cannot
+wrap) never scrolls out of sight unsaid: at 80x24 a hint under it says how to read it (d, then →)
+and how to copy it whole (k: the check, c: the commands), in English and Chinese; `k` copies the
+check exactly as the runner runs it; where everything fits, no hint."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+import pytest
+from rich.cells import cell_len
+
+from screens.plan_screen import PlanScreen
+from screens.widgets.path_text import PathText
+from screens.widgets.plan_step_table import PlanStepTable
+from tests.apps.screen_text import screen_text
+from tests.apps.wizard_app import build_app, to_plan
+from wizard.text import set_language, t
+
+
+@pytest.fixture(params=["en", "zh"])
+def lang(request: pytest.FixtureRequest) -> Any:
+    set_language(request.param)
+    yield request.param
+    set_language("en")
+
+
+def _flat(text: str) -> str:
+    return "".join(text.split())
+
+
+async def test_a_check_wider_than_80_columns_says_so_and_k_copies_it_whole(lang: str) -> None:
+    app = build_app("ubuntu-24.04-rtx4090-fresh")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_plan(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlanScreen)
+        step = screen.query_one(PlanStepTable).highlighted()
+        assert step is not None and step.id.startswith("driver")
+        check = screen.query_one("#plan-check", PathText)
+        whole = step.before_check.shell()
+        assert cell_len(whole) > 80 and check.too_wide
+        await pilot.press("d")  # the detail on the whole screen: the hint is in sight, whole
+        await pilot.pause()
+        assert _flat(t("wide.check_hint")) in _flat(screen_text(app))
+        await pilot.press("k")
+        await pilot.pause()
+        assert app.clipboard == whole
+        assert shlex.split(app.clipboard) == list(step.before_check.argv)
+        await pilot.press("c")  # c still copies the step's commands, whole
+        await pilot.pause()
+        assert app.clipboard == "\n".join(step.command_lines())
+
+
+async def test_no_hint_where_every_line_fits() -> None:
+    app = build_app("ubuntu-24.04-rtx4090-fresh")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_plan(pilot)
+        screen = app.screen
+        table = screen.query_one(PlanStepTable)
+        check = screen.query_one("#plan-check", PathText)
+        seen = 0
+        for _ in range(len(app.session.plan.steps)):
+            step = table.highlighted()
+            room = check.parent.scrollable_content_region.width  # type: ignore[union-attr]
+            if all(cell_len(shlex.quote(a)) + 4 <= room for a in step.before_check.argv):  # "  $ " + it
+                seen += 1
+                assert not check.too_wide
+                assert _flat(t("wide.check_hint")) not in _flat(str(check.render()))
+            await pilot.press("down")
+            await pilot.pause()
+        assert seen >= 1
+
+
+async def test_every_too_wide_line_in_a_plan_has_its_hint_at_80x24() -> None:
+    app = build_app("wsl2-rtx4070-shadowing-library")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_plan(pilot)
+        screen = app.screen
+        table = screen.query_one(PlanStepTable)
+        hinted = 0
+        for _ in range(len(app.session.plan.steps)):
+            for part in screen.query(PathText).results(PathText):
+                room = part.parent.scrollable_content_region.width  # type: ignore[union-attr]
+                lines = str(part.render()).split("\n")
+                if any(cell_len(line) > room for line in lines):
+                    assert part.too_wide and _flat(part.hint) in _flat("".join(lines))
+                    hinted += 1
+            await pilot.press("down")
+            await pilot.pause()
+        assert table.cursor_row > 0 and hinted >= 1
+
+
+async def test_c_on_a_step_done_by_hand_says_so_and_k_copies_its_check() -> None:
+    app = build_app("ubuntu-22.04-rtx3060-secure-boot")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_plan(pilot)
+        step = app.screen.query_one(PlanStepTable).highlighted()
+        assert step is not None and not step.command_lines() and step.manual  # Secure Boot's MOK
+        await pilot.press("c")
+        await pilot.pause()
+        assert t("wide.no_commands") in [str(n.message) for n in app._notifications]
+        assert app.clipboard == ""
+        await pilot.press("k")
+        await pilot.pause()
+        assert app.clipboard == step.check_line()
