@@ -66,6 +66,27 @@ _GPU_WORDS = re.compile(
     r"Quadro\s+\w+|RTX\s+A?[0-9]{4}(?:\s+Ada)?|TITAN\s+\w+|[AHB][0-9]{2,3}(?:-SXM\w*|-PCIE\w*)?(?:-[0-9]+GB)?))\b"
 )
 _COMPUTE_MODE = re.compile(r"\b(E\.\s+Process|E\.\s+Thread|Prohibited|Exclusive_Process|Exclusive_Thread)\b")
+# The compute mode said in words ("the GPUs are in compute exclusive mode", "set to exclusive process
+# mode", "prohibited mode"): a statement, not a question, and not negated.
+_MODE_WORDS = re.compile(
+    r"(?<!not )(?<!n't )\b(?:in|into|to|uses?|using|runs? in|running in|set to)\s+(?:the\s+)?"
+    r"(?P<mode>(?:compute[- ])?(?:exclusive|prohibited)(?:[- _](?:process|thread))?[- ]"
+    r"(?:compute[- ])?mode)\b"
+    r"(?![^.\n]{0,40}\?)",
+    re.I,
+)
+# CUDA failing to create or bind a context (what an exclusive compute mode refuses to a second one):
+# a program's words ("Error initializing Context", "failed to create CUDA context") or the driver
+# calls that make or bind one. Not an invalid device ordinal (101's other meaning).
+_CONTEXT_FAILURE = re.compile(
+    r"\b(?:error|errors|fail\w*|unable to|could not|cannot|can't)\b[^\n]{0,40}?\b"
+    r"(?:initiali[sz]\w*|creat\w*|bind\w*|mak\w*|retain\w*)\s+(?:an?\s+|the\s+)?(?:CUDA\s+|GPU\s+|device\s+|primary\s+)*"
+    r"context\b"
+    r"|\bcu(?:Ctx(?:Create|SetCurrent|PushCurrent)|DevicePrimaryCtxRetain)\w*\b[^\n]{0,80}?"
+    r"\b(?:fail\w*|error|CUDA_ERROR_\w+|[1-9][0-9]{1,3})\b",
+    re.I,
+)
+_ORDINAL = re.compile(r"invalid device ordinal", re.I)
 _MIG = re.compile(
     r"\bMIG[- ](?:GPU-|[0-9a-f]{8}-)|\bMIG\s+[0-9]g\.[0-9]+gb\b|\bMIG mode is enabled\b|-MIG-[0-9]g\."
     # A data-centre GPU said to be partitioned: MIG is how an A100/A30/H100/H200/B200 is partitioned.
@@ -100,7 +121,16 @@ _FAILURE = re.compile(
 # A GPU row of Windows' nvidia-smi in TCC mode (its TCC/WDDM column; a reply may quote it with '> '),
 # or the mode said in words.
 _TCC = re.compile(
-    r"^(?:>\s?)*\|\s+[0-9]+\s+[^|]*\bTCC\s+\||\bin\s+TCC\s+mode\b|\bdriver model[^\n]{0,20}\bTCC\b",
+    r"^(?:>\s?)*\|\s+[0-9]+\s+[^|]*\bTCC\s+\||(?<!not )(?<!n't )\bin\s+TCC\s+mode\b"
+    r"|\bdriver model[^\n]{0,20}\bTCC\b"
+    # nvidia-smi -q's block ("Driver Model" then "Current : TCC" on the next line)
+    r"|\bDriver Model\s*\n\s*Current\s*:\s*TCC\b"
+    # a GPU said to run (or support) TCC only, or no WDDM: Tesla/data-centre boards (H100 PCIe) have no WDDM
+    r"|(?<!not )\b(?:only|supports?|runs?|running|uses?|using)\s+(?:in\s+)?(?:the\s+)?TCC(?:\s+driver)?"
+    r"\s+(?:mode|model)\b"
+    r"|\bTCC(?:\s+driver)?\s+(?:mode|model)\s+only\b"
+    r"|\b(?:do|does|can) ?(?:n.?t|not)\s+support\s+(?:the\s+)?WDDM\b"
+    r"|\bWDDM\s+(?:mode\s+)?(?:is\s+)?not\s+supported\b",
     re.I | re.M,
 )
 # The CUDA major a program loads or was built for: its runtime's file name, a wheel's local tag.
@@ -221,6 +251,8 @@ class Facts:
     compute_capabilities: list[str] = field(default_factory=list)
     platforms: list[str] = field(default_factory=list)
     compute_mode: str = ""
+    mode_words: tuple[int, str] | None = None  # the compute mode said in words: (line, its phrase)
+    context_failure: tuple[int, str] | None = None  # CUDA failing to create or bind a context
     mig: bool = False
     tcc: bool = False  # a GPU in TCC mode (Windows), which WSL2 cannot see
     cuda_major: int | None = None  # the CUDA major the program loads or was built for
@@ -260,6 +292,15 @@ class Facts:
             return ""
         return self.driver_smi if _WINDOWS_DRIVER.match(self.driver_smi) else ""
 
+    @property
+    def exclusive(self) -> str:
+        """The exclusive compute mode the text shows (nvidia-smi's name, or the words said), or ""."""
+        if self.compute_mode and self.compute_mode not in ("Prohibited",):
+            return self.compute_mode
+        if self.mode_words and "exclusive" in self.mode_words[1].lower():
+            return self.mode_words[1]
+        return ""
+
     def mismatch(self) -> int:
         """+1 the libraries are newer than the running kernel module, -1 older, 0 equal or unknown."""
         lib, kernel = self.library_version, self.kernel_version
@@ -286,7 +327,7 @@ class Facts:
             ("gpus", ", ".join(self.gpus)),
             ("cc", ", ".join(self.compute_capabilities)),
             ("platform", ", ".join(self.platforms)),
-            ("compute_mode", self.compute_mode),
+            ("compute_mode", self.compute_mode or (self.mode_words[1] if self.mode_words else "")),
             ("mig", "yes" if self.mig else ""),
             ("tcc", "TCC" if self.tcc else ""),
             ("visible", self.visible_devices if self.visible_devices is not None else ""),
@@ -407,6 +448,10 @@ def read_facts(text: str) -> Facts:
             f.mismatch_line = (number, cut(line.strip(), 200))
         if f.failure_line is None and _FAILURE.search(line):
             f.failure_line = (number, cut(line.strip(), 200))
+        if f.mode_words is None and (w := _MODE_WORDS.search(line)):
+            f.mode_words = (number, _cut(w.group("mode")))
+        if f.context_failure is None and _CONTEXT_FAILURE.search(line) and not _ORDINAL.search(line):
+            f.context_failure = (number, cut(line.strip(), 200))
         if f.no_kernel_line is None and _NO_KERNEL.search(line):
             f.no_kernel_line = (number, cut(line.strip(), 200))
         if f.libcuda_missing is None and _LIBCUDA_MISSING.search(line):

@@ -26,6 +26,8 @@ names the ids it rules out (`drop`), and codes that name different causes are no
   * Inside a container of a GPU image, the driver's libcuda not found and nothing that gives the
     container a GPU: the container was given none (ahead of a CUDA library missing beside it).
   * WSL2 and a Windows driver below the oldest CUDA's WSL2 floor beside a GPU not seen: too old.
+  * A GPU in an exclusive compute mode (nvidia-smi's or said in words) beside CUDA failing to create
+    or bind a context: the mode refused a second context (gpu-busy).
 """
 
 from __future__ import annotations
@@ -279,6 +281,34 @@ def _mode_alone(facts: Facts, causes: list[str]) -> Decision | None:
     return Decision("gpu-busy", key, {"mode": facts.compute_mode}, evidence=facts.failure_line)
 
 
+# Codes a context refused by an exclusive compute mode comes back as: 101's "the action requested is
+# invalid for the specified device" (older drivers), 46 (busy or unavailable), 216 (bound to another
+# thread).
+MODE_CONTEXT_CODES = frozenset({101, 46, 216})
+
+
+def _mode_context(facts: Facts, causes: list[str]) -> Decision | None:
+    """A GPU in an exclusive compute mode (nvidia-smi's, or said in words) beside CUDA failing to
+    create or bind a context: that mode lets one context use the GPU at a time (cuda.h's
+    CU_COMPUTEMODE_EXCLUSIVE_PROCESS: "Only one context used by a single process can be present on this
+    device at a time"), so a second one, of another process or of
+    the same program, is refused; the code it comes back with (101, 46, 216) says no more than that.
+    Not where a code on that line names another cause, nor an invalid ordinal (101's other meaning)."""
+    if not facts.exclusive or facts.context_failure is None:
+        return None
+    if causes and causes[0] != "gpu-busy":
+        return None
+    number, _ = facts.context_failure
+    on_line = [c for c, n, _ in facts.codes if n == number]
+    if any(c.number not in MODE_CONTEXT_CODES for c in on_line):
+        return None
+    if any(c.decides and c.decides != "gpu-busy" for c, _, _ in facts.codes):
+        return None
+    return Decision(
+        "gpu-busy", "doctor.reason.mode_context", {"mode": facts.exclusive}, evidence=facts.context_failure
+    )
+
+
 def _platform(facts: Facts, symptoms: set[str]) -> Decision | None:
     """A device CUDA cannot see, explained by the platform the text shows: a GPU in TCC mode under
     WSL2 (WSL2 reaches only WDDM GPUs), MIG mode with no instance given to the program."""
@@ -346,6 +376,10 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
     if setup is not None:
         d = setup
         out.decisions.append(Decision(d.id, d.key, d.fields, line=d.line, drop=d.drop, said=d.said))
+        return out
+    held = _mode_context(facts, causes)
+    if held is not None:
+        out.decisions.append(held)
         return out
     mode = _mode_alone(facts, causes)
     if mode is not None and not any(c.decides for c, _, _ in facts.codes):
