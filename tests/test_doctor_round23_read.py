@@ -49,7 +49,7 @@ def test_nvidia_smis_exclusive_process_beside_a_context_not_created_is_the_gpu_h
 def test_the_mode_or_the_refused_context_alone_decides_nothing() -> None:
     alone = match_output(REFUSED)
     assert alone[0].id == "not-sure"  # 101 has two meanings: the note names the command that decides
-    assert "nvidia-smi -L" in alone[0].fix
+    assert "nvidia-smi -q -d COMPUTE" in alone[0].fix  # the mode decides between its meanings
     said = "\nThe GPUs are in compute exclusive mode.\n"
     assert first("the build failed with an error\n" + said) != "gpu-busy"  # no context refused
     assert first(REFUSED + "\nAre the GPUs in exclusive process mode?\n") != "gpu-busy"  # a question

@@ -90,10 +90,17 @@ _ORDINAL = re.compile(r"invalid device ordinal", re.I)
 _MIG = re.compile(
     r"\bMIG[- ](?:GPU-|[0-9a-f]{8}-)|\bMIG\s+[0-9]g\.[0-9]+gb\b|\bMIG mode is enabled\b|-MIG-[0-9]g\."
     # A data-centre GPU said to be partitioned: MIG is how an A100/A30/H100/H200/B200 is partitioned.
-    r"|\bpartitioned\s+(?:\w+\s+){0,2}?(?:A100|A30|H100|H200|GH200|B200)\b",
+    r"|\bpartitioned\s+(?:\w+\s+){0,2}?(?:A100|A30|H100|H200|GH200|B200)\b"
+    # nvidia-smi's "MIG devices:" table, printed only where MIG mode is on, with no instance in it
+    # ("No MIG-enabled devices found" is the opposite: MIG off), and nvidia-smi -q's MIG Mode block.
+    r"|\bNo MIG devices found\b|\bMIG Mode\s*\n\s*Current\s*:\s*Enabled\b",
     re.I,
 )
-_VISIBLE = re.compile(r"\bCUDA_VISIBLE_DEVICES\s*[=:]\s*(\"[^\"]*\"|'[^']*'|\S*)")
+# The value on its own line: "CUDA_VISIBLE_DEVICES=" with nothing after it is empty, not the next line.
+_VISIBLE = re.compile(r"\bCUDA_VISIBLE_DEVICES[ \t]*[=:][ \t]*(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"']*)")
+# SLURM's own value for a job given no GPU (its gres plugin sets CUDA_VISIBLE_DEVICES=NoDevFiles), as
+# `echo $CUDA_VISIBLE_DEVICES` prints it too.
+_NODEVFILES = re.compile(r"^\W{0,4}NoDevFiles\W{0,4}$", re.M)
 _PLATFORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("WSL2", re.compile(r"\bWSL2?\b|microsoft-standard|/usr/lib/wsl\b", re.I)),
     (
@@ -107,7 +114,12 @@ _PLATFORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("Windows", re.compile(r"\b[A-Z]:\\|\.dll\b|\bWindows\b|\bPowerShell\b")),
     (
         "scheduler",
-        re.compile(r"\bSLURM\w*|\bsbatch\b|\bsrun\b|\bbsub\b|\bLSF\b|\bjsrun\b|\bPBS_\w+|\bqsub\b", re.I),
+        re.compile(
+            # LSF's job variables (LSB_JOBID, LSB_HOSTS); SLURM's NoDevFiles value
+            r"\bSLURM\w*|\bsbatch\b|\bsrun\b|\bbsub\b|\bLSF\b|\bjsrun\b|\bPBS_\w+|\bqsub\b|\bLSB_[A-Z]+\b"
+            r"|\bNoDevFiles\b",
+            re.I,
+        ),
     ),
 )
 _MISMATCH_LINE = re.compile(
@@ -258,6 +270,7 @@ class Facts:
     cuda_major: int | None = None  # the CUDA major the program loads or was built for
     fabric_manager_named: bool = False
     visible_devices: str | None = None
+    visible_at: tuple[int, str] | None = None  # the line CUDA_VISIBLE_DEVICES' value was read from
     codes: list[tuple[Code, int, str]] = field(default_factory=list)  # (code, line number, line)
     mismatch_from: str = ""  # "nvrm" (the kernel's log), "dso" (TensorFlow's libcuda check), "nvml"
     mismatch_line: tuple[int, str] | None = None  # where the two driver versions were read
@@ -343,6 +356,13 @@ class Facts:
 
     def empty(self) -> bool:
         return not self.lines()
+
+
+def _line_at(text: str, offset: int) -> tuple[int, str]:
+    """(line number from 1, the line stripped and cut) of the line holding `offset`."""
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    return text.count("\n", 0, offset) + 1, cut(text[start : end if end >= 0 else len(text)].strip(), 200)
 
 
 def read_facts(text: str) -> Facts:
@@ -443,6 +463,10 @@ def read_facts(text: str) -> Facts:
     m = _VISIBLE.search(text)
     if m:
         f.visible_devices = _cut(m.group(1).strip("\"'"))
+        f.visible_at = _line_at(text, m.start())
+    m = _NODEVFILES.search(text)
+    if m and (f.visible_devices is None or f.visible_devices.startswith("$")):
+        f.visible_devices, f.visible_at = "NoDevFiles", _line_at(text, m.start())
     for number, line in enumerate(text.splitlines(), start=1):
         if f.driver_library and f.mismatch_line is None and _MISMATCH_LINE.search(line):
             f.mismatch_line = (number, cut(line.strip(), 200))

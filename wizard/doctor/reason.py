@@ -57,6 +57,10 @@ DECIDE_DEFAULT = (
     "tf-gpu-wizard doctor --run python -c "
     "\"import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))\""
 )
+DECIDE_MODE = "nvidia-smi -q -d COMPUTE"
+DECIDE_HOLDERS = "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"
+# Whether the Fabric Manager runs, and the GPUs' fabric state (nvidia-smi -q's "Fabric" block).
+DECIDE_FABRIC = "systemctl status nvidia-fabricmanager --no-pager; nvidia-smi -q | grep -i -A 3 fabric"
 # A command per symptom family, where the symptom alone leaves the cause open.
 DECIDE_BY_FAMILY = {
     "no-device": "nvidia-smi",
@@ -237,7 +241,12 @@ def _scheduler(facts: Facts, symptoms: set[str]) -> Decision | None:
     )
     if "scheduler" not in facts.platforms or not no_gpu:
         return None
-    return Decision("scheduler-no-gpu", "doctor.reason.scheduler", {"value": facts.visible_devices or '""'})
+    return Decision(
+        "scheduler-no-gpu",
+        "doctor.reason.scheduler",
+        {"value": facts.visible_devices or '""'},
+        evidence=facts.visible_at,
+    )
 
 
 def _no_gpu_seen(facts: Facts, symptoms: set[str]) -> bool:
@@ -408,11 +417,31 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
             key, fields = "doctor.reason.code_mode", {**fields, "mode": facts.compute_mode}
         out.decisions.append(Decision(cause, key, fields, line=number))
         return out
+    shown = facts.compute_mode or (facts.mode_words[1] if facts.mode_words else "")
+    if causes and causes[0] == "gpu-busy" and shown and not decided:
+        # 46's message beside the compute mode the text shows: the answer names that mode.
+        out.decisions.append(Decision("gpu-busy", "doctor.reason.busy_mode", {"mode": shown}))
+        return out
     if causes:
         return out
+    if facts.fabric_manager_named and _no_gpu_seen(facts, symptoms) and not decided:
+        # The Fabric Manager named beside no GPU, with no 802: it is needed only on NVSwitch servers (and
+        # fails to start, harmlessly, elsewhere), so whether it is what stops CUDA is not shown.
+        out.command, out.note = DECIDE_FABRIC, True
+        return out
     undecided = [c for c, _, _ in facts.codes if c.decide_with]
+    refused = facts.context_failure is not None and any(
+        c.number == 101 and n == facts.context_failure[0] for c, n, _ in facts.codes
+    )
     if coverage_undecided(facts, load_knowledge()):
         out.command = DECIDE_CC
+    elif refused and not facts.compute_mode and not facts.mode_words:
+        # 101 where a context was being made, not a device number: the compute mode decides (an
+        # exclusive mode refuses a second context; an ordinal that is not there is 101's other meaning).
+        out.command = DECIDE_MODE
+    elif facts.exclusive and not undecided and not decided:
+        # An exclusive mode beside a failure that is no refused context: who holds the GPU decides.
+        out.command = DECIDE_HOLDERS
     elif undecided:
         out.command = undecided[0].decide_with
     elif len(decided) > 1:  # codes that name different causes: never two contradicting fixes
