@@ -247,3 +247,14 @@ def test_healthy_nvidia_smi_and_tensorflow_lines_name_no_cause() -> None:
         "negative value (-1), but there must be at least one NUMA node, so returning NUMA node zero\n"
     )
     assert harmless_only(numa)
+
+
+def test_exclusive_thread_beside_a_failure_shows_the_mode_row_as_its_evidence() -> None:
+    # The row is what decides (one thread of one process; TensorFlow's runtime uses several).
+    text = (
+        "I get this error with tensorflow on one K40m.\n"
+        "|   0  Tesla K40m          Off  | 0000:08:00.0     Off |                    0 |\n"
+        "| N/A   20C    P8    19W / 235W |     23MiB / 11519MiB |      0%    E. Thread |\n"
+    )
+    found = match_output(text)
+    assert found[0].id == "gpu-busy" and found[0].line == 3 and "E. Thread" in found[0].evidence

@@ -124,3 +124,13 @@ def test_the_new_reason_reads_in_chinese_too() -> None:
         assert found[0].id == "gpu-busy" and "计算模式" in found[0].why and "上下文" in found[0].why
     finally:
         set_language(before)
+
+
+def test_a_quoted_documentation_sentence_about_tcc_is_not_this_gpus_mode() -> None:
+    quoted = (
+        'NVIDIA\'s guide says it "will not be available on Quadro GPUs in TCC mode or Tesla GPUs yet".\n'
+        "My GPU is not recognized in WSL2.\n"
+    )
+    assert first(quoted) != "wsl-tcc"
+    said = quoted + "The card runs in TCC mode, as nvidia-smi shows.\n"
+    assert first(said) == "wsl-tcc"  # this GPU's own mode, said as a fact, decides

@@ -145,6 +145,7 @@ _TCC = re.compile(
     r"|\bWDDM\s+(?:mode\s+)?(?:is\s+)?not\s+supported\b",
     re.I | re.M,
 )
+_QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|“[^”\n]{1,300}”")
 # The CUDA major a program loads or was built for: its runtime's file name, a wheel's local tag.
 _CUDA_NEED = re.compile(
     r"\blibcudart\.so\.([0-9]{2})\b|\bcudart64_([0-9]{2})[0-9]?\.dll\b|\+cu([0-9]{2})[0-9]\b|"
@@ -263,6 +264,7 @@ class Facts:
     compute_capabilities: list[str] = field(default_factory=list)
     platforms: list[str] = field(default_factory=list)
     compute_mode: str = ""
+    compute_mode_at: tuple[int, str] | None = None  # the line nvidia-smi's compute mode was read from
     mode_words: tuple[int, str] | None = None  # the compute mode said in words: (line, its phrase)
     context_failure: tuple[int, str] | None = None  # CUDA failing to create or bind a context
     mig: bool = False
@@ -454,8 +456,11 @@ def read_facts(text: str) -> Facts:
     m = _COMPUTE_MODE.search(text)
     if m:
         f.compute_mode = " ".join(m.group(1).split())  # "E.\nThread" as a narrow paste wraps it
+        f.compute_mode_at = _line_at(text, m.end(1) - 1)
     f.mig = bool(_MIG.search(text))
-    f.tcc = bool(_TCC.search(text))
+    # A documentation sentence quoted in the text ("... not be available on Quadro GPUs in TCC mode")
+    # says what TCC does, not that this GPU is in it.
+    f.tcc = bool(_TCC.search(_QUOTED.sub(" ", text)))
     majors = {int(next(g for g in m.groups() if g)) for m in _CUDA_NEED.finditer(text)}
     if len(majors) == 1:  # one CUDA in the text; two (a stub and a real one) decide nothing
         f.cuda_major = majors.pop()

@@ -287,7 +287,8 @@ def _mode_alone(facts: Facts, causes: list[str]) -> Decision | None:
     key = MODE_KEYS.get(facts.compute_mode)
     if key is None:
         return None
-    return Decision("gpu-busy", key, {"mode": facts.compute_mode}, evidence=facts.failure_line)
+    # The mode's own line is the evidence: the failure said beside it decides nothing alone.
+    return Decision("gpu-busy", key, {"mode": facts.compute_mode}, evidence=facts.compute_mode_at)
 
 
 # Codes a context refused by an exclusive compute mode comes back as: 101's "the action requested is
