@@ -258,3 +258,21 @@ def test_exclusive_thread_beside_a_failure_shows_the_mode_row_as_its_evidence() 
     )
     found = match_output(text)
     assert found[0].id == "gpu-busy" and found[0].line == 3 and "E. Thread" in found[0].evidence
+
+
+def test_device_querys_compute_mode_is_read_and_advice_is_no_state() -> None:
+    # cuda-samples deviceQuery.cpp: printf("     < %s >\n", sComputeMode[deviceProp.computeMode]).
+    dq = (
+        "  Compute Mode:\n"
+        "     < Exclusive Process (many threads in one process is able to use ::cudaSetDevice() with this device) >\n"
+    )
+    refused = "Error creating CUDA context: CUDA_ERROR_INVALID_DEVICE (101)\n"
+    found = match_output(dq + refused)
+    assert found[0].id == "gpu-busy" and "Exclusive_Process" in found[0].why and found[0].line == 3
+    default = (
+        "  Compute Mode:\n"
+        "     < Default (multiple host threads can use ::cudaSetDevice() with device simultaneously) >\n"
+    )
+    assert first(default + refused) != "gpu-busy"
+    advice = refused + "You should set the GPUs to exclusive process mode on a shared server.\n"
+    assert first(advice) != "gpu-busy"

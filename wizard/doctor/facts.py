@@ -66,6 +66,17 @@ _GPU_WORDS = re.compile(
     r"Quadro\s+\w+|RTX\s+A?[0-9]{4}(?:\s+Ada)?|TITAN\s+\w+|[AHB][0-9]{2,3}(?:-SXM\w*|-PCIE\w*)?(?:-[0-9]+GB)?))\b"
 )
 _COMPUTE_MODE = re.compile(r"\b(E\.\s+Process|E\.\s+Thread|Prohibited|Exclusive_Process|Exclusive_Thread)\b")
+# deviceQuery's "Compute Mode:" line (cuda-samples deviceQuery.cpp's sComputeMode), by nvidia-smi's name.
+_DEVICEQUERY_MODE = re.compile(r"<\s*(Exclusive Process|Exclusive|Prohibited) \((?:many|only one|no) ")
+_DEVICEQUERY_NAMES = {
+    "Exclusive Process": "Exclusive_Process",
+    "Exclusive": "Exclusive_Thread",
+    "Prohibited": "Prohibited",
+}
+# Advice or a wish before the words ("you should set it to exclusive process mode") is no state.
+_ADVICE = re.compile(
+    r"\b(?:should|must|need|needs|could|can|try|trying|want|wants|how|if|whether|please)\b[^.\n]*$", re.I
+)
 # The compute mode said in words ("the GPUs are in compute exclusive mode", "set to exclusive process
 # mode", "prohibited mode"): a statement, not a question, and not negated.
 _MODE_WORDS = re.compile(
@@ -457,6 +468,8 @@ def read_facts(text: str) -> Facts:
     if m:
         f.compute_mode = " ".join(m.group(1).split())  # "E.\nThread" as a narrow paste wraps it
         f.compute_mode_at = _line_at(text, m.end(1) - 1)
+    elif m := _DEVICEQUERY_MODE.search(text):
+        f.compute_mode, f.compute_mode_at = _DEVICEQUERY_NAMES[m.group(1)], _line_at(text, m.start())
     f.mig = bool(_MIG.search(text))
     # A documentation sentence quoted in the text ("... not be available on Quadro GPUs in TCC mode")
     # says what TCC does, not that this GPU is in it.
@@ -477,7 +490,8 @@ def read_facts(text: str) -> Facts:
             f.mismatch_line = (number, cut(line.strip(), 200))
         if f.failure_line is None and _FAILURE.search(line):
             f.failure_line = (number, cut(line.strip(), 200))
-        if f.mode_words is None and (w := _MODE_WORDS.search(line)):
+        w = _MODE_WORDS.search(line) if f.mode_words is None else None
+        if w is not None and not _ADVICE.search(line[: w.start()]):
             f.mode_words = (number, _cut(w.group("mode")))
         if f.context_failure is None and _CONTEXT_FAILURE.search(line) and not _ORDINAL.search(line):
             f.context_failure = (number, cut(line.strip(), 200))
