@@ -124,6 +124,19 @@ def test_nvml_blocked_in_wsl_is_a_linux_driver_only_where_one_was_installed() ->
     assert first_harmful.id == "no-device"  # a symptom: no cause named without the second fact
 
 
+def test_cudas_unknown_error_in_wsl2_with_the_windows_driver_named_in_words_is_that_driver() -> None:
+    # cuda.h CUDA_ERROR_UNKNOWN (999), as PyTorch words it; in WSL2 CUDA is the Windows driver's.
+    text = (
+        "UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up "
+        "environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start.\n"
+        "WSL2 Ubuntu 22.04, Windows driver 572.16\n"
+    )
+    found = match_output(text)
+    assert found[0].id == "wsl-windows-driver" and "572.16" in found[0].fix
+    assert [d.id for d in found].count("cuinit-failed") == 0  # its symptom's fix leaves the report
+    assert first(text.replace(", Windows driver 572.16", "")) != "wsl-windows-driver"  # no version: not sure
+
+
 # ---- (c) containers -------------------------------------------------------------------------------
 
 

@@ -217,10 +217,12 @@ def _wsl_windows_driver(facts: Facts, causes: list[str]) -> Decision | None:
     Windows (roll it back or take another branch), never a Linux driver inside WSL2."""
     if "WSL2" not in facts.platforms or facts.tcc or not (facts.cuda_unknown or facts.smi_cuda_err):
         return None
-    if (causes and causes[0] not in GENERIC) or not facts.windows_driver:
+    # nvidia-smi's driver in Windows' form, or the Windows driver the text names in words.
+    windows = facts.windows_driver or facts.setup.windows_driver
+    if (causes and causes[0] not in GENERIC) or not windows:
         return None
     line = next(((n, ln) for c, n, ln in facts.codes if c.number == 999), None) or facts.failure_line
-    fields = {"driver": facts.windows_driver, "what": "CUDA Version: ERR!" if facts.smi_cuda_err else "999"}
+    fields = {"driver": windows, "what": "CUDA Version: ERR!" if facts.smi_cuda_err else "999"}
     # "No CUDA device" and cuInit's symptom words say "update the driver" or "check detect": the
     # Windows driver's own release is the cause, so their fixes leave the report.
     return Decision(
