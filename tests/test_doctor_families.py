@@ -190,7 +190,22 @@ def test_the_fabric_manager_named_beside_no_gpu_without_802_is_not_sure() -> Non
     )
     note = unsure(match_output(text))
     assert first(text) != "fabric-manager"
-    assert note is not None and "systemctl status nvidia-fabricmanager --no-pager" in note.fix
+    assert note is not None and "nvidia-smi -q -i 0 | grep -i -A 2 Fabric" in note.fix
+
+
+def test_the_fabric_state_in_progress_beside_no_gpu_is_the_fabric_manager() -> None:
+    # nvidia-smi -q's Fabric block; NVIDIA's Fabric Manager user guide: "In Progress" is a GPU not yet
+    # registered with the NVLink fabric (the Fabric Manager not running), "Completed" once it is.
+    q = (
+        "    Fabric\n"
+        "        State                             : In Progress\n"
+        "        Status                            : N/A\n"
+        "RuntimeError: No CUDA GPUs are available\n"
+    )
+    found = match_output(q)
+    assert found[0].id == "fabric-manager" and found[0].line == 2 and "In Progress" in found[0].evidence
+    assert first(q.replace("In Progress", "Completed")) != "fabric-manager"
+    assert first(q.replace("RuntimeError: No CUDA GPUs are available\n", "")) != "fabric-manager"
 
 
 MIG_TABLE = (

@@ -164,6 +164,10 @@ _CUDA_NEED = re.compile(
     re.I,
 )
 _FABRIC = re.compile(r"fabric\s*manager|nv-fabricmanager|nvidia-fabricmanager", re.I)
+# nvidia-smi -q's Fabric block: "State : In Progress" is a GPU not yet registered with the NVLink fabric,
+# which the Fabric Manager does (NVIDIA's Fabric Manager user guide: nvidia-smi -q -i 0 | grep -i -A 2 Fabric;
+# "Completed" once registered).
+_FABRIC_IN_PROGRESS = re.compile(r"\bFabric\s*\n\s*State\s*:\s*In Progress\b")
 # /proc/driver/nvidia/version: the running kernel module's version (the other side of a mismatch).
 _PROC_MODULE = re.compile(
     r"NVRM version:[^\n]{0,60}?\bKernel Module(?:\s+for\s+[\w-]+)?\s+" + _V + r"(?![.0-9])", re.I
@@ -282,6 +286,7 @@ class Facts:
     tcc: bool = False  # a GPU in TCC mode (Windows), which WSL2 cannot see
     cuda_major: int | None = None  # the CUDA major the program loads or was built for
     fabric_manager_named: bool = False
+    fabric_in_progress: tuple[int, str] | None = None  # nvidia-smi -q's "Fabric / State : In Progress"
     visible_devices: str | None = None
     visible_at: tuple[int, str] | None = None  # the line CUDA_VISIBLE_DEVICES' value was read from
     codes: list[tuple[Code, int, str]] = field(default_factory=list)  # (code, line number, line)
@@ -478,6 +483,9 @@ def read_facts(text: str) -> Facts:
     if len(majors) == 1:  # one CUDA in the text; two (a stub and a real one) decide nothing
         f.cuda_major = majors.pop()
     f.fabric_manager_named = bool(_FABRIC.search(text))
+    m = _FABRIC_IN_PROGRESS.search(text)
+    if m:
+        f.fabric_in_progress = _line_at(text, m.end() - 1)
     m = _VISIBLE.search(text)
     if m:
         f.visible_devices = _cut(m.group(1).strip("\"'"))

@@ -59,8 +59,8 @@ DECIDE_DEFAULT = (
 )
 DECIDE_MODE = "nvidia-smi -q -d COMPUTE"
 DECIDE_HOLDERS = "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"
-# Whether the Fabric Manager runs, and the GPUs' fabric state (nvidia-smi -q's "Fabric" block).
-DECIDE_FABRIC = "systemctl status nvidia-fabricmanager --no-pager; nvidia-smi -q | grep -i -A 3 fabric"
+# The GPU's registration with the NVLink fabric (nvidia-smi -q's "Fabric" block: In Progress, Completed).
+DECIDE_FABRIC = "nvidia-smi -q -i 0 | grep -i -A 2 Fabric"  # NVIDIA's Fabric Manager user guide
 # A command per symptom family, where the symptom alone leaves the cause open.
 DECIDE_BY_FAMILY = {
     "no-device": "nvidia-smi",
@@ -321,6 +321,17 @@ def _mode_context(facts: Facts, causes: list[str]) -> Decision | None:
     )
 
 
+def _fabric_state(facts: Facts, causes: list[str], symptoms: set[str]) -> Decision | None:
+    """nvidia-smi -q's fabric state "In Progress" beside CUDA finding no GPU: the GPU is not yet
+    registered with the NVLink fabric, which the Fabric Manager does; CUDA starts only after it
+    (NVIDIA's Fabric Manager user guide)."""
+    if facts.fabric_in_progress is None or (causes and causes[0] != "fabric-manager"):
+        return None
+    if not _no_gpu_seen(facts, symptoms) and facts.failure_line is None:
+        return None
+    return Decision("fabric-manager", "doctor.reason.fabric_state", {}, evidence=facts.fabric_in_progress)
+
+
 def _platform(facts: Facts, symptoms: set[str]) -> Decision | None:
     """A device CUDA cannot see, explained by the platform the text shows: a GPU in TCC mode under
     WSL2 (WSL2 reaches only WDDM GPUs), MIG mode with no instance given to the program."""
@@ -388,6 +399,10 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
     if setup is not None:
         d = setup
         out.decisions.append(Decision(d.id, d.key, d.fields, line=d.line, drop=d.drop, said=d.said))
+        return out
+    fabric = _fabric_state(facts, causes, symptoms)
+    if fabric is not None:
+        out.decisions.append(fabric)
         return out
     held = _mode_context(facts, causes)
     if held is not None:
