@@ -26,8 +26,13 @@ names the ids it rules out (`drop`), and codes that name different causes are no
   * Inside a container of a GPU image, the driver's libcuda not found and nothing that gives the
     container a GPU: the container was given none (ahead of a CUDA library missing beside it).
   * WSL2 and a Windows driver below the oldest CUDA's WSL2 floor beside a GPU not seen: too old.
-  * A GPU in an exclusive compute mode (nvidia-smi's or said in words) beside CUDA failing to create
-    or bind a context: the mode refused a second context (gpu-busy).
+  * A GPU in an exclusive compute mode (nvidia-smi's, deviceQuery's or said in words) beside CUDA
+    failing to create or bind a context: the mode refused a second context (gpu-busy); 101 while a
+    context was made, with no mode shown: not sure, `nvidia-smi -q -d COMPUTE`; an exclusive mode
+    beside another failure: not sure, the query of who holds the GPU.
+  * nvidia-smi -q's fabric state "In Progress" beside no GPU: the Fabric Manager; the Fabric Manager
+    only named beside no GPU (it fails harmlessly where there is no NVSwitch): not sure, with the
+    Fabric Manager user guide's command.
 """
 
 from __future__ import annotations
