@@ -304,3 +304,14 @@ def test_device_querys_compute_mode_is_read_and_advice_is_no_state() -> None:
     assert first(default + refused) != "gpu-busy"
     advice = refused + "You should set the GPUs to exclusive process mode on a shared server.\n"
     assert first(advice) != "gpu-busy"
+
+
+def test_an_empty_cuda_visible_devices_set_by_the_texts_own_command_is_not_the_schedulers() -> None:
+    # export / os.environ / a prefix: the person's own setting hides the GPU, whatever the scheduler gave.
+    for line in (
+        'export CUDA_VISIBLE_DEVICES=""',
+        'os.environ["CUDA_VISIBLE_DEVICES"] = ""',
+        "CUDA_VISIBLE_DEVICES= python train.py",
+    ):
+        text = f"#SBATCH --gres=gpu:1\n{line}\nRuntimeError: No CUDA GPUs are available\n"
+        assert first(text) != "scheduler-no-gpu", line

@@ -112,6 +112,13 @@ _VISIBLE = re.compile(r"\bCUDA_VISIBLE_DEVICES[ \t]*[=:][ \t]*(\"[^\"\n]*\"|'[^'
 # SLURM's own value for a job given no GPU (its gres plugin sets CUDA_VISIBLE_DEVICES=NoDevFiles), as
 # `echo $CUDA_VISIBLE_DEVICES` prints it too.
 _NODEVFILES = re.compile(r"^\W{0,4}NoDevFiles\W{0,4}$", re.M)
+# The variable set by the text's own command (export, os.environ, a prefix before the program): the
+# person's (or the program's) choice, not what a scheduler gave the job.
+_VISIBLE_SET = re.compile(
+    r"\b(?:export|setenv|set|%env)\s+CUDA_VISIBLE_DEVICES\b|\benviron\W{1,4}CUDA_VISIBLE_DEVICES\b"
+    r"|\bputenv\W{1,4}CUDA_VISIBLE_DEVICES\b|\bCUDA_VISIBLE_DEVICES=\S*\s+(?:python\w*|\./|bash|sh|torchrun|accelerate)\b",
+    re.I,
+)
 _PLATFORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("WSL2", re.compile(r"\bWSL2?\b|microsoft-standard|/usr/lib/wsl\b", re.I)),
     (
@@ -289,6 +296,7 @@ class Facts:
     fabric_in_progress: tuple[int, str] | None = None  # nvidia-smi -q's "Fabric / State : In Progress"
     visible_devices: str | None = None
     visible_at: tuple[int, str] | None = None  # the line CUDA_VISIBLE_DEVICES' value was read from
+    visible_set: bool = False  # the text's own command sets it (export, os.environ, a command prefix)
     codes: list[tuple[Code, int, str]] = field(default_factory=list)  # (code, line number, line)
     mismatch_from: str = ""  # "nvrm" (the kernel's log), "dso" (TensorFlow's libcuda check), "nvml"
     mismatch_line: tuple[int, str] | None = None  # where the two driver versions were read
@@ -490,6 +498,7 @@ def read_facts(text: str) -> Facts:
     if m:
         f.visible_devices = _cut(m.group(1).strip("\"'"))
         f.visible_at = _line_at(text, m.start())
+        f.visible_set = bool(_VISIBLE_SET.search(f.visible_at[1]))
     m = _NODEVFILES.search(text)
     if m and (f.visible_devices is None or f.visible_devices.startswith("$")):
         f.visible_devices, f.visible_at = "NoDevFiles", _line_at(text, m.start())

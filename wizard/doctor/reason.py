@@ -243,6 +243,8 @@ def _wsl_windows_driver(facts: Facts, causes: list[str]) -> Decision | None:
 def _scheduler(facts: Facts, symptoms: set[str]) -> Decision | None:
     if facts.visible_devices is None or not _NO_GPU_VISIBLE.match(facts.visible_devices):
         return None
+    if facts.visible_set:  # set by the text's own command: not what the scheduler gave the job
+        return None
     no_gpu = {"no-device", "gpu-list-empty", "cuinit-failed"} & symptoms or any(
         c.decides == "no-device" for c, _, _ in facts.codes
     )
