@@ -315,3 +315,10 @@ def test_an_empty_cuda_visible_devices_set_by_the_texts_own_command_is_not_the_s
     ):
         text = f"#SBATCH --gres=gpu:1\n{line}\nRuntimeError: No CUDA GPUs are available\n"
         assert first(text) != "scheduler-no-gpu", line
+
+
+def test_lsb_release_is_no_scheduler() -> None:
+    from wizard.doctor.facts import read_facts
+
+    assert "scheduler" not in read_facts("$ lsb_release -a\nLSB Version: core-11.1.0\n").platforms
+    assert "scheduler" in read_facts("LSB_JOBID=5555\n").platforms

@@ -133,8 +133,8 @@ _PLATFORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "scheduler",
         re.compile(
-            # LSF's job variables (LSB_JOBID, LSB_HOSTS); SLURM's NoDevFiles value
-            r"\bSLURM\w*|\bsbatch\b|\bsrun\b|\bbsub\b|\bLSF\b|\bjsrun\b|\bPBS_\w+|\bqsub\b|\bLSB_[A-Z]+\b"
+            # LSF's job variables (LSB_JOBID, LSB_HOSTS; not lsb_release's); SLURM's NoDevFiles value
+            r"\bSLURM\w*|\bsbatch\b|\bsrun\b|\bbsub\b|\bLSF\b|\bjsrun\b|\bPBS_\w+|\bqsub\b|(?-i:\bLSB_(?:JOBID|JOBNAME|HOSTS|MCPU_HOSTS|QUEUE|JOBINDEX|DJOB_\w+)\b)"
             r"|\bNoDevFiles\b",
             re.I,
         ),
