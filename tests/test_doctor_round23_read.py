@@ -134,3 +134,8 @@ def test_a_quoted_documentation_sentence_about_tcc_is_not_this_gpus_mode() -> No
     assert first(quoted) != "wsl-tcc"
     said = quoted + "The card runs in TCC mode, as nvidia-smi shows.\n"
     assert first(said) == "wsl-tcc"  # this GPU's own mode, said as a fact, decides
+
+
+def test_tcc_denied_is_no_tcc() -> None:
+    for said in ("The GeForce card doesn't support TCC mode.", "It does not support TCC mode."):
+        assert first(said + "\nIn WSL2 the GPUs are not recognized.\n") != "wsl-tcc", said

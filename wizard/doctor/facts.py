@@ -156,8 +156,8 @@ _TCC = re.compile(
     # nvidia-smi -q's block ("Driver Model" then "Current : TCC" on the next line)
     r"|\bDriver Model\s*\n\s*Current\s*:\s*TCC\b"
     # a GPU said to run (or support) TCC only, or no WDDM: Tesla/data-centre boards (H100 PCIe) have no WDDM
-    r"|(?<!not )\b(?:only|supports?|runs?|running|uses?|using)\s+(?:in\s+)?(?:the\s+)?TCC(?:\s+driver)?"
-    r"\s+(?:mode|model)\b"
+    r"|(?<!not )(?<!n't )(?<!never )\b(?:only|supports?|runs?|running|uses?|using)\s+(?:in\s+)?(?:the\s+)?"
+    r"TCC(?:\s+driver)?\s+(?:mode|model)\b"
     r"|\bTCC(?:\s+driver)?\s+(?:mode|model)\s+only\b"
     r"|\b(?:do|does|can) ?(?:n.?t|not)\s+support\s+(?:the\s+)?WDDM\b"
     r"|\bWDDM\s+(?:mode\s+)?(?:is\s+)?not\s+supported\b",
