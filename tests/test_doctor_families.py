@@ -322,3 +322,19 @@ def test_lsb_release_is_no_scheduler() -> None:
 
     assert "scheduler" not in read_facts("$ lsb_release -a\nLSB Version: core-11.1.0\n").platforms
     assert "scheduler" in read_facts("LSB_JOBID=5555\n").platforms
+
+
+def test_the_new_reasons_read_in_chinese_too() -> None:
+    from wizard.text import language, set_language
+
+    before = language()
+    set_language("zh")
+    try:
+        fabric = match_output(
+            "    Fabric\n        State          : In Progress\nRuntimeError: No CUDA GPUs are available\n"
+        )
+        assert fabric[0].id == "fabric-manager" and "Fabric 状态" in fabric[0].why
+        busy = match_output(Q_COMPUTE + BUSY_46)
+        assert busy[0].id == "gpu-busy" and "计算模式为 Exclusive_Process" in busy[0].why
+    finally:
+        set_language(before)
