@@ -173,6 +173,24 @@ def test_a_cuda_image_started_without_the_gpu_is_the_container_given_none() -> N
     assert first(daemon) == "container-no-gpu"
 
 
+def test_a_container_given_the_gpu_without_the_compute_capability_has_no_libcuda() -> None:
+    # The toolkit's README (NVIDIA_DRIVER_CAPABILITIES): "compute: required for CUDA and OpenCL
+    # applications", "utility: required for using nvidia-smi and NVML".
+    run = "docker run --gpus all -e NVIDIA_DRIVER_CAPABILITIES=utility -it my/tf-image python train.py\n"
+    missing = (
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
+        "'libcuda.so.1'; dlerror: libcuda.so.1: cannot open shared object file: No such file or directory\n"
+    )
+    found = match_output(run + missing)
+    assert found[0].id == "container-no-gpu" and found[0].line == 1
+    assert "NVIDIA_DRIVER_CAPABILITIES=compute,utility" in found[0].fix and "utility" in found[0].why
+    flag = "docker run --gpus 'all,capabilities=utility' my/tf-image python train.py\n"
+    assert first(flag + missing) == "container-no-gpu"
+    with_compute = run.replace("=utility", "=compute,utility")
+    assert "NVIDIA_DRIVER_CAPABILITIES=compute,utility" not in match_output(with_compute + missing)[0].fix
+    assert first(run) != "container-no-gpu"  # nothing failed
+
+
 # ---- (d) multi-GPU servers: Fabric Manager, MIG ------------------------------------------------------
 
 

@@ -197,6 +197,14 @@ _GPU_ASKED = re.compile(
 _GPU_IMAGE = re.compile(
     r"[\w./-]+:[\w.-]*-gpu\b|[\w./-]+-gpu:[\w.-]+|\bnvidia/cuda:|\bnvcr\.io/nvidia/", re.I
 )
+# The driver capabilities a container is given (the NVIDIA Container Toolkit's NVIDIA_DRIVER_CAPABILITIES,
+# docker's --gpus '...,capabilities=...'): "compute: required for CUDA and OpenCL applications", "utility:
+# nvidia-smi and NVML" (the toolkit's README); a list without compute (or all) mounts no libcuda.
+_CAPABILITIES = re.compile(
+    r"\bNVIDIA_DRIVER_CAPABILITIES[ \t]*[=:][ \t]*[\"']?([a-z0-9_, ]+)"
+    r"|--gpus[= ]\W?[^\s\"']*?\bcapabilities=([a-z0-9_]+(?:[,;][a-z0-9_]+)*)",
+    re.I,
+)
 _SMI_CUDA_ERR = re.compile(r"CUDA Version:\s*ERR!", re.I)
 # The Python a log shows: its banner or version report, a traceback's site-packages, pip's refusal.
 _PYTHON = re.compile(
@@ -314,6 +322,8 @@ class Facts:
     libcuda_missing: tuple[int, str] | None = None  # the driver's libcuda not found
     gpu_asked: bool = False  # the text gives (or tried to give) a container the GPU
     gpu_image: bool = False  # the text names a container image built for the GPU
+    no_compute: str = ""  # driver capabilities given to a container without compute ("utility")
+    no_compute_at: tuple[int, str] | None = None  # the line they were read from
 
     @property
     def library_version(self) -> Version | None:
@@ -520,6 +530,12 @@ def read_facts(text: str) -> Facts:
             f.codes += [(code, number, cut(line.strip(), 200)) for code in codes_in(line[:4000])]
     f.gpu_asked = bool(_GPU_ASKED.search(text))
     f.gpu_image = bool(_GPU_IMAGE.search(text))
+    for m in _CAPABILITIES.finditer(text):
+        value = (m.group(1) or m.group(2) or "").strip().lower()
+        wanted = {w.strip() for w in re.split(r"[,; ]+", value) if w.strip()}
+        if wanted and not wanted & {"compute", "all"}:
+            f.no_compute, f.no_compute_at = _cut(value), _line_at(text, m.start())
+            break
     f.setup = read_setup(text)
     return f
 

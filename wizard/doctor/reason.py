@@ -266,6 +266,26 @@ def _no_gpu_seen(facts: Facts, symptoms: set[str]) -> bool:
     )
 
 
+def _container_no_compute(facts: Facts, causes: list[str], symptoms: set[str]) -> Decision | None:
+    """A container given the GPU with driver capabilities that leave out compute (the NVIDIA Container
+    Toolkit's README: "compute: required for CUDA and OpenCL applications"; "utility" brings nvidia-smi
+    and NVML only) where CUDA then finds no driver or no GPU: the toolkit mounted no libcuda."""
+    if not facts.no_compute or facts.no_compute_at is None or "WSL2" in facts.platforms:
+        return None
+    if not set(causes) <= CONTAINER_BESIDE:
+        return None
+    if facts.libcuda_missing is None and not _no_gpu_seen(facts, symptoms) and not causes:
+        return None
+    return Decision(
+        "container-no-gpu",
+        "doctor.reason.no_compute",
+        {"value": facts.no_compute},
+        drop=("driver-too-old", "no-device"),
+        texts="container-no-compute",
+        evidence=facts.no_compute_at,
+    )
+
+
 def _container_libcuda(facts: Facts, causes: list[str]) -> Decision | None:
     """Inside a container of an image built for the GPU (the text names it), the driver's own libcuda
     not found and nothing in the text that gives the container a GPU: the NVIDIA Container Toolkit
@@ -382,7 +402,8 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         out.command, out.on_host = "nvidia-smi", True
         return out
     judged = (
-        _container_libcuda(facts, causes)
+        _container_no_compute(facts, causes, symptoms)
+        or _container_libcuda(facts, causes)
         or _mismatch_one_side(facts, causes)
         or _coverage(facts, causes)
         or _coverage_open(facts, causes)
