@@ -226,6 +226,19 @@ def test_the_fabric_state_in_progress_beside_no_gpu_is_the_fabric_manager() -> N
     assert first(q.replace("RuntimeError: No CUDA GPUs are available\n", "")) != "fabric-manager"
 
 
+def test_the_fabric_manager_failing_to_start_alone_is_not_sure_with_the_fabric_state() -> None:
+    # nv-fabricmanager's own line where there is no NVSwitch to manage (PCIe GPUs, an NVLink bridge).
+    text = (
+        "nv-fabricmanager[4177]: request to query NVSwitch device information from NVSwitch driver failed "
+        "with error:WARNING Nothing to do [NV_WARN_NOTHING_TO_DO]\n"
+        "systemd[1]: nvidia-fabricmanager.service: Control process exited, code=exited, status=1/FAILURE\n"
+    )
+    found = match_output(text)
+    assert not recognised_in_output(found)
+    note = unsure(found)
+    assert note is not None and "nvidia-smi -q -i 0 | grep -i -A 2 Fabric" in note.fix
+
+
 MIG_TABLE = (
     "| MIG devices:                                                                |\n"
     "|  No MIG devices found                                                       |\n"

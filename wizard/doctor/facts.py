@@ -380,6 +380,14 @@ class Facts:
             ("mig", "yes" if self.mig else ""),
             ("tcc", "TCC" if self.tcc else ""),
             ("visible", self.visible_devices if self.visible_devices is not None else ""),
+            (
+                "fabric",
+                "State: In Progress"
+                if self.fabric_in_progress
+                else "nvidia-fabricmanager"
+                if self.fabric_manager_named
+                else "",
+            ),
         )
         out += [(k, v) for k, v in pairs if v]
         out += self.setup.lines()

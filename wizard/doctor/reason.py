@@ -485,6 +485,10 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         # 101 where a context was being made, not a device number: the compute mode decides (an
         # exclusive mode refuses a second context; an ordinal that is not there is 101's other meaning).
         out.command = DECIDE_MODE
+    elif facts.fabric_manager_named and not undecided and not decided:
+        # The Fabric Manager failing to start (NV_WARN_NOTHING_TO_DO where there is no NVSwitch to
+        # manage): whether the GPUs need it shows in their fabric state.
+        out.command = DECIDE_FABRIC
     elif facts.exclusive and not undecided and not decided:
         # An exclusive mode beside a failure that is no refused context: who holds the GPU decides.
         out.command = DECIDE_HOLDERS
