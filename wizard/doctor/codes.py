@@ -51,6 +51,26 @@ _NVML_NUMBERS = re.compile(
     r"\bnvml\w*(?:\s+\w+){0,3}?\s+(?:err|error|failure|failed)\s*[:=]?\s*\(?([0-9]{1,3})\b", re.I
 )
 
+# A CHECK on a driver call's CUresult ("Check failed: CUDA_SUCCESS == dynload::cuCtxSetCurrent(context)
+# (0 vs. 216)", TensorFlow's stream executor; glog prints both sides): the number is the driver's
+# CUresult, read in cuda.h's table. The runtime's cudaSuccess forms are read in driver_types.h's.
+_CHECKS = (
+    (
+        "curesult",
+        re.compile(
+            r"\bCUDA_SUCCESS\s*==\s*[^\n]{1,160}?\(0 vs\. ([0-9]{1,5})\)"
+            r"|==\s*CUDA_SUCCESS\s*\(([0-9]{1,5}) vs\. 0\)"
+        ),
+    ),
+    (
+        "cudaerror",
+        re.compile(
+            r"\bcudaSuccess\s*==\s*[^\n]{1,160}?\(0 vs\. ([0-9]{1,5})\)"
+            r"|==\s*cudaSuccess\s*\(([0-9]{1,5}) vs\. 0\)"
+        ),
+    ),
+)
+
 
 @dataclass(frozen=True)
 class Code:
@@ -158,6 +178,13 @@ def codes_in(line: str) -> list[Code]:
         if code is not None and code.number != 0 and code not in found:
             found.append(code)
     numbers = {c.number for c in found if c.table in ("cudaerror", "curesult")}
+    for table, check in _CHECKS:
+        for m in check.finditer(line):
+            number = int(m.group(1) or m.group(2))
+            code = explain_number(number, table)
+            if code is not None and number not in numbers:
+                found.append(code)
+                numbers.add(number)
     for m in _NUMBERS.finditer(_NVML_NUMBERS.sub(" ", line)):
         number = int(m.group(1))
         if number in numbers or number == 0:

@@ -66,13 +66,59 @@ _GPU_WORDS = re.compile(
     r"Quadro\s+\w+|RTX\s+A?[0-9]{4}(?:\s+Ada)?|TITAN\s+\w+|[AHB][0-9]{2,3}(?:-SXM\w*|-PCIE\w*)?(?:-[0-9]+GB)?))\b"
 )
 _COMPUTE_MODE = re.compile(r"\b(E\.\s+Process|E\.\s+Thread|Prohibited|Exclusive_Process|Exclusive_Thread)\b")
+# deviceQuery's "Compute Mode:" line (cuda-samples deviceQuery.cpp's sComputeMode), by nvidia-smi's name.
+_DEVICEQUERY_MODE = re.compile(r"<\s*(Exclusive Process|Exclusive|Prohibited) \((?:many|only one|no) ")
+_DEVICEQUERY_NAMES = {
+    "Exclusive Process": "Exclusive_Process",
+    "Exclusive": "Exclusive_Thread",
+    "Prohibited": "Prohibited",
+}
+# Advice or a wish before the words ("you should set it to exclusive process mode") is no state.
+_ADVICE = re.compile(
+    r"\b(?:should|must|need|needs|could|can|try|trying|want|wants|how|if|whether|please)\b[^.\n]*$", re.I
+)
+# The compute mode said in words ("the GPUs are in compute exclusive mode", "set to exclusive process
+# mode", "prohibited mode"): a statement, not a question, and not negated.
+_MODE_WORDS = re.compile(
+    r"(?<!not )(?<!n't )\b(?:in|into|to|uses?|using|runs? in|running in|set to)\s+(?:the\s+)?"
+    r"(?P<mode>(?:compute[- ])?(?:exclusive|prohibited)(?:[- _](?:process|thread))?[- ]"
+    r"(?:compute[- ])?mode)\b"
+    r"(?![^.\n]{0,40}\?)",
+    re.I,
+)
+# CUDA failing to create or bind a context (what an exclusive compute mode refuses to a second one):
+# a program's words ("Error initializing Context", "failed to create CUDA context") or the driver
+# calls that make or bind one. Not an invalid device ordinal (101's other meaning).
+_CONTEXT_FAILURE = re.compile(
+    r"\b(?:error|errors|fail\w*|unable to|could not|cannot|can't)\b[^\n]{0,40}?\b"
+    r"(?:initiali[sz]\w*|creat\w*|bind\w*|mak\w*|retain\w*)\s+(?:an?\s+|the\s+)?(?:CUDA\s+|GPU\s+|device\s+|primary\s+)*"
+    r"context\b"
+    r"|\bcu(?:Ctx(?:Create|SetCurrent|PushCurrent)|DevicePrimaryCtxRetain)\w*\b[^\n]{0,80}?"
+    r"\b(?:fail\w*|error|CUDA_ERROR_\w+|[1-9][0-9]{1,3})\b",
+    re.I,
+)
+_ORDINAL = re.compile(r"invalid device ordinal", re.I)
 _MIG = re.compile(
     r"\bMIG[- ](?:GPU-|[0-9a-f]{8}-)|\bMIG\s+[0-9]g\.[0-9]+gb\b|\bMIG mode is enabled\b|-MIG-[0-9]g\."
     # A data-centre GPU said to be partitioned: MIG is how an A100/A30/H100/H200/B200 is partitioned.
-    r"|\bpartitioned\s+(?:\w+\s+){0,2}?(?:A100|A30|H100|H200|GH200|B200)\b",
+    r"|\bpartitioned\s+(?:\w+\s+){0,2}?(?:A100|A30|H100|H200|GH200|B200)\b"
+    # nvidia-smi's "MIG devices:" table, printed only where MIG mode is on, with no instance in it
+    # ("No MIG-enabled devices found" is the opposite: MIG off), and nvidia-smi -q's MIG Mode block.
+    r"|\bNo MIG devices found\b|\bMIG Mode\s*\n\s*Current\s*:\s*Enabled\b",
     re.I,
 )
-_VISIBLE = re.compile(r"\bCUDA_VISIBLE_DEVICES\s*[=:]\s*(\"[^\"]*\"|'[^']*'|\S*)")
+# The value on its own line: "CUDA_VISIBLE_DEVICES=" with nothing after it is empty, not the next line.
+_VISIBLE = re.compile(r"\bCUDA_VISIBLE_DEVICES[ \t]*[=:][ \t]*(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"']*)")
+# SLURM's own value for a job given no GPU (its gres plugin sets CUDA_VISIBLE_DEVICES=NoDevFiles), as
+# `echo $CUDA_VISIBLE_DEVICES` prints it too.
+_NODEVFILES = re.compile(r"^\W{0,4}NoDevFiles\W{0,4}$", re.M)
+# The variable set by the text's own command (export, os.environ, a prefix before the program): the
+# person's (or the program's) choice, not what a scheduler gave the job.
+_VISIBLE_SET = re.compile(
+    r"\b(?:export|setenv|set|%env)\s+CUDA_VISIBLE_DEVICES\b|\benviron\W{1,4}CUDA_VISIBLE_DEVICES\b"
+    r"|\bputenv\W{1,4}CUDA_VISIBLE_DEVICES\b|\bCUDA_VISIBLE_DEVICES=\S*\s+(?:python\w*|\./|bash|sh|torchrun|accelerate)\b",
+    re.I,
+)
 _PLATFORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("WSL2", re.compile(r"\bWSL2?\b|microsoft-standard|/usr/lib/wsl\b", re.I)),
     (
@@ -86,7 +132,12 @@ _PLATFORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("Windows", re.compile(r"\b[A-Z]:\\|\.dll\b|\bWindows\b|\bPowerShell\b")),
     (
         "scheduler",
-        re.compile(r"\bSLURM\w*|\bsbatch\b|\bsrun\b|\bbsub\b|\bLSF\b|\bjsrun\b|\bPBS_\w+|\bqsub\b", re.I),
+        re.compile(
+            # LSF's job variables (LSB_JOBID, LSB_HOSTS; not lsb_release's); SLURM's NoDevFiles value
+            r"\bSLURM\w*|\bsbatch\b|\bsrun\b|\bbsub\b|\bLSF\b|\bjsrun\b|\bPBS_\w+|\bqsub\b|(?-i:\bLSB_(?:JOBID|JOBNAME|HOSTS|MCPU_HOSTS|QUEUE|JOBINDEX|DJOB_\w+)\b)"
+            r"|\bNoDevFiles\b",
+            re.I,
+        ),
     ),
 )
 _MISMATCH_LINE = re.compile(
@@ -100,9 +151,19 @@ _FAILURE = re.compile(
 # A GPU row of Windows' nvidia-smi in TCC mode (its TCC/WDDM column; a reply may quote it with '> '),
 # or the mode said in words.
 _TCC = re.compile(
-    r"^(?:>\s?)*\|\s+[0-9]+\s+[^|]*\bTCC\s+\||\bin\s+TCC\s+mode\b|\bdriver model[^\n]{0,20}\bTCC\b",
+    r"^(?:>\s?)*\|\s+[0-9]+\s+[^|]*\bTCC\s+\||(?<!not )(?<!n't )\bin\s+TCC\s+mode\b"
+    r"|\bdriver model[^\n]{0,20}\bTCC\b"
+    # nvidia-smi -q's block ("Driver Model" then "Current : TCC" on the next line)
+    r"|\bDriver Model\s*\n\s*Current\s*:\s*TCC\b"
+    # a GPU said to run (or support) TCC only, or no WDDM: Tesla/data-centre boards (H100 PCIe) have no WDDM
+    r"|(?<!not )(?<!n't )(?<!never )\b(?:only|supports?|runs?|running|uses?|using)\s+(?:in\s+)?(?:the\s+)?"
+    r"TCC(?:\s+driver)?\s+(?:mode|model)\b"
+    r"|\bTCC(?:\s+driver)?\s+(?:mode|model)\s+only\b"
+    r"|\b(?:do|does|can) ?(?:n.?t|not)\s+support\s+(?:the\s+)?WDDM\b"
+    r"|\bWDDM\s+(?:mode\s+)?(?:is\s+)?not\s+supported\b",
     re.I | re.M,
 )
+_QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|“[^”\n]{1,300}”")
 # The CUDA major a program loads or was built for: its runtime's file name, a wheel's local tag.
 _CUDA_NEED = re.compile(
     r"\blibcudart\.so\.([0-9]{2})\b|\bcudart64_([0-9]{2})[0-9]?\.dll\b|\+cu([0-9]{2})[0-9]\b|"
@@ -110,6 +171,10 @@ _CUDA_NEED = re.compile(
     re.I,
 )
 _FABRIC = re.compile(r"fabric\s*manager|nv-fabricmanager|nvidia-fabricmanager", re.I)
+# nvidia-smi -q's Fabric block: "State : In Progress" is a GPU not yet registered with the NVLink fabric,
+# which the Fabric Manager does (NVIDIA's Fabric Manager user guide: nvidia-smi -q -i 0 | grep -i -A 2 Fabric;
+# "Completed" once registered).
+_FABRIC_IN_PROGRESS = re.compile(r"\bFabric\s*\n\s*State\s*:\s*In Progress\b")
 # /proc/driver/nvidia/version: the running kernel module's version (the other side of a mismatch).
 _PROC_MODULE = re.compile(
     r"NVRM version:[^\n]{0,60}?\bKernel Module(?:\s+for\s+[\w-]+)?\s+" + _V + r"(?![.0-9])", re.I
@@ -131,6 +196,14 @@ _GPU_ASKED = re.compile(
 # A container image built for the GPU (TensorFlow's -gpu tags, NVIDIA's CUDA images): meant to use one.
 _GPU_IMAGE = re.compile(
     r"[\w./-]+:[\w.-]*-gpu\b|[\w./-]+-gpu:[\w.-]+|\bnvidia/cuda:|\bnvcr\.io/nvidia/", re.I
+)
+# The driver capabilities a container is given (the NVIDIA Container Toolkit's NVIDIA_DRIVER_CAPABILITIES,
+# docker's --gpus '...,capabilities=...'): "compute: required for CUDA and OpenCL applications", "utility:
+# nvidia-smi and NVML" (the toolkit's README); a list without compute (or all) mounts no libcuda.
+_CAPABILITIES = re.compile(
+    r"\bNVIDIA_DRIVER_CAPABILITIES[ \t]*[=:][ \t]*[\"']?([a-z0-9_, ]+)"
+    r"|--gpus[= ]\W?[^\s\"']*?\bcapabilities=([a-z0-9_]+(?:[,;][a-z0-9_]+)*)",
+    re.I,
 )
 _SMI_CUDA_ERR = re.compile(r"CUDA Version:\s*ERR!", re.I)
 # The Python a log shows: its banner or version report, a traceback's site-packages, pip's refusal.
@@ -221,11 +294,17 @@ class Facts:
     compute_capabilities: list[str] = field(default_factory=list)
     platforms: list[str] = field(default_factory=list)
     compute_mode: str = ""
+    compute_mode_at: tuple[int, str] | None = None  # the line nvidia-smi's compute mode was read from
+    mode_words: tuple[int, str] | None = None  # the compute mode said in words: (line, its phrase)
+    context_failure: tuple[int, str] | None = None  # CUDA failing to create or bind a context
     mig: bool = False
     tcc: bool = False  # a GPU in TCC mode (Windows), which WSL2 cannot see
     cuda_major: int | None = None  # the CUDA major the program loads or was built for
     fabric_manager_named: bool = False
+    fabric_in_progress: tuple[int, str] | None = None  # nvidia-smi -q's "Fabric / State : In Progress"
     visible_devices: str | None = None
+    visible_at: tuple[int, str] | None = None  # the line CUDA_VISIBLE_DEVICES' value was read from
+    visible_set: bool = False  # the text's own command sets it (export, os.environ, a command prefix)
     codes: list[tuple[Code, int, str]] = field(default_factory=list)  # (code, line number, line)
     mismatch_from: str = ""  # "nvrm" (the kernel's log), "dso" (TensorFlow's libcuda check), "nvml"
     mismatch_line: tuple[int, str] | None = None  # where the two driver versions were read
@@ -243,6 +322,8 @@ class Facts:
     libcuda_missing: tuple[int, str] | None = None  # the driver's libcuda not found
     gpu_asked: bool = False  # the text gives (or tried to give) a container the GPU
     gpu_image: bool = False  # the text names a container image built for the GPU
+    no_compute: str = ""  # driver capabilities given to a container without compute ("utility")
+    no_compute_at: tuple[int, str] | None = None  # the line they were read from
 
     @property
     def library_version(self) -> Version | None:
@@ -259,6 +340,15 @@ class Facts:
         if not self.driver_smi or not {"WSL2", "Windows"} & set(self.platforms):
             return ""
         return self.driver_smi if _WINDOWS_DRIVER.match(self.driver_smi) else ""
+
+    @property
+    def exclusive(self) -> str:
+        """The exclusive compute mode the text shows (nvidia-smi's name, or the words said), or ""."""
+        if self.compute_mode and self.compute_mode not in ("Prohibited",):
+            return self.compute_mode
+        if self.mode_words and "exclusive" in self.mode_words[1].lower():
+            return self.mode_words[1]
+        return ""
 
     def mismatch(self) -> int:
         """+1 the libraries are newer than the running kernel module, -1 older, 0 equal or unknown."""
@@ -286,10 +376,18 @@ class Facts:
             ("gpus", ", ".join(self.gpus)),
             ("cc", ", ".join(self.compute_capabilities)),
             ("platform", ", ".join(self.platforms)),
-            ("compute_mode", self.compute_mode),
+            ("compute_mode", self.compute_mode or (self.mode_words[1] if self.mode_words else "")),
             ("mig", "yes" if self.mig else ""),
             ("tcc", "TCC" if self.tcc else ""),
             ("visible", self.visible_devices if self.visible_devices is not None else ""),
+            (
+                "fabric",
+                "State: In Progress"
+                if self.fabric_in_progress
+                else "nvidia-fabricmanager"
+                if self.fabric_manager_named
+                else "",
+            ),
         )
         out += [(k, v) for k, v in pairs if v]
         out += self.setup.lines()
@@ -302,6 +400,13 @@ class Facts:
 
     def empty(self) -> bool:
         return not self.lines()
+
+
+def _line_at(text: str, offset: int) -> tuple[int, str]:
+    """(line number from 1, the line stripped and cut) of the line holding `offset`."""
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    return text.count("\n", 0, offset) + 1, cut(text[start : end if end >= 0 else len(text)].strip(), 200)
 
 
 def read_facts(text: str) -> Facts:
@@ -393,20 +498,38 @@ def read_facts(text: str) -> Facts:
     m = _COMPUTE_MODE.search(text)
     if m:
         f.compute_mode = " ".join(m.group(1).split())  # "E.\nThread" as a narrow paste wraps it
+        f.compute_mode_at = _line_at(text, m.end(1) - 1)
+    elif m := _DEVICEQUERY_MODE.search(text):
+        f.compute_mode, f.compute_mode_at = _DEVICEQUERY_NAMES[m.group(1)], _line_at(text, m.start())
     f.mig = bool(_MIG.search(text))
-    f.tcc = bool(_TCC.search(text))
+    # A documentation sentence quoted in the text ("... not be available on Quadro GPUs in TCC mode")
+    # says what TCC does, not that this GPU is in it.
+    f.tcc = bool(_TCC.search(_QUOTED.sub(" ", text)))
     majors = {int(next(g for g in m.groups() if g)) for m in _CUDA_NEED.finditer(text)}
     if len(majors) == 1:  # one CUDA in the text; two (a stub and a real one) decide nothing
         f.cuda_major = majors.pop()
     f.fabric_manager_named = bool(_FABRIC.search(text))
+    m = _FABRIC_IN_PROGRESS.search(text)
+    if m:
+        f.fabric_in_progress = _line_at(text, m.end() - 1)
     m = _VISIBLE.search(text)
     if m:
         f.visible_devices = _cut(m.group(1).strip("\"'"))
+        f.visible_at = _line_at(text, m.start())
+        f.visible_set = bool(_VISIBLE_SET.search(f.visible_at[1]))
+    m = _NODEVFILES.search(text)
+    if m and (f.visible_devices is None or f.visible_devices.startswith("$")):
+        f.visible_devices, f.visible_at = "NoDevFiles", _line_at(text, m.start())
     for number, line in enumerate(text.splitlines(), start=1):
         if f.driver_library and f.mismatch_line is None and _MISMATCH_LINE.search(line):
             f.mismatch_line = (number, cut(line.strip(), 200))
         if f.failure_line is None and _FAILURE.search(line):
             f.failure_line = (number, cut(line.strip(), 200))
+        w = _MODE_WORDS.search(line) if f.mode_words is None else None
+        if w is not None and not _ADVICE.search(line[: w.start()]):
+            f.mode_words = (number, _cut(w.group("mode")))
+        if f.context_failure is None and _CONTEXT_FAILURE.search(line) and not _ORDINAL.search(line):
+            f.context_failure = (number, cut(line.strip(), 200))
         if f.no_kernel_line is None and _NO_KERNEL.search(line):
             f.no_kernel_line = (number, cut(line.strip(), 200))
         if f.libcuda_missing is None and _LIBCUDA_MISSING.search(line):
@@ -415,6 +538,12 @@ def read_facts(text: str) -> Facts:
             f.codes += [(code, number, cut(line.strip(), 200)) for code in codes_in(line[:4000])]
     f.gpu_asked = bool(_GPU_ASKED.search(text))
     f.gpu_image = bool(_GPU_IMAGE.search(text))
+    for m in _CAPABILITIES.finditer(text):
+        value = (m.group(1) or m.group(2) or "").strip().lower()
+        wanted = {w.strip() for w in re.split(r"[,; ]+", value) if w.strip()}
+        if wanted and not wanted & {"compute", "all"}:
+            f.no_compute, f.no_compute_at = _cut(value), _line_at(text, m.start())
+            break
     f.setup = read_setup(text)
     return f
 

@@ -26,6 +26,13 @@ names the ids it rules out (`drop`), and codes that name different causes are no
   * Inside a container of a GPU image, the driver's libcuda not found and nothing that gives the
     container a GPU: the container was given none (ahead of a CUDA library missing beside it).
   * WSL2 and a Windows driver below the oldest CUDA's WSL2 floor beside a GPU not seen: too old.
+  * A GPU in an exclusive compute mode (nvidia-smi's, deviceQuery's or said in words) beside CUDA
+    failing to create or bind a context: the mode refused a second context (gpu-busy); 101 while a
+    context was made, with no mode shown: not sure, `nvidia-smi -q -d COMPUTE`; an exclusive mode
+    beside another failure: not sure, the query of who holds the GPU.
+  * nvidia-smi -q's fabric state "In Progress" beside no GPU: the Fabric Manager; the Fabric Manager
+    only named beside no GPU (it fails harmlessly where there is no NVSwitch): not sure, with the
+    Fabric Manager user guide's command.
 """
 
 from __future__ import annotations
@@ -55,6 +62,10 @@ DECIDE_DEFAULT = (
     "tf-gpu-wizard doctor --run python -c "
     "\"import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))\""
 )
+DECIDE_MODE = "nvidia-smi -q -d COMPUTE"
+DECIDE_HOLDERS = "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"
+# The GPU's registration with the NVLink fabric (nvidia-smi -q's "Fabric" block: In Progress, Completed).
+DECIDE_FABRIC = "nvidia-smi -q -i 0 | grep -i -A 2 Fabric"  # NVIDIA's Fabric Manager user guide
 # A command per symptom family, where the symptom alone leaves the cause open.
 DECIDE_BY_FAMILY = {
     "no-device": "nvidia-smi",
@@ -211,10 +222,12 @@ def _wsl_windows_driver(facts: Facts, causes: list[str]) -> Decision | None:
     Windows (roll it back or take another branch), never a Linux driver inside WSL2."""
     if "WSL2" not in facts.platforms or facts.tcc or not (facts.cuda_unknown or facts.smi_cuda_err):
         return None
-    if (causes and causes[0] not in GENERIC) or not facts.windows_driver:
+    # nvidia-smi's driver in Windows' form, or the Windows driver the text names in words.
+    windows = facts.windows_driver or facts.setup.windows_driver
+    if (causes and causes[0] not in GENERIC) or not windows:
         return None
     line = next(((n, ln) for c, n, ln in facts.codes if c.number == 999), None) or facts.failure_line
-    fields = {"driver": facts.windows_driver, "what": "CUDA Version: ERR!" if facts.smi_cuda_err else "999"}
+    fields = {"driver": windows, "what": "CUDA Version: ERR!" if facts.smi_cuda_err else "999"}
     # "No CUDA device" and cuInit's symptom words say "update the driver" or "check detect": the
     # Windows driver's own release is the cause, so their fixes leave the report.
     return Decision(
@@ -230,12 +243,19 @@ def _wsl_windows_driver(facts: Facts, causes: list[str]) -> Decision | None:
 def _scheduler(facts: Facts, symptoms: set[str]) -> Decision | None:
     if facts.visible_devices is None or not _NO_GPU_VISIBLE.match(facts.visible_devices):
         return None
+    if facts.visible_set:  # set by the text's own command: not what the scheduler gave the job
+        return None
     no_gpu = {"no-device", "gpu-list-empty", "cuinit-failed"} & symptoms or any(
         c.decides == "no-device" for c, _, _ in facts.codes
     )
     if "scheduler" not in facts.platforms or not no_gpu:
         return None
-    return Decision("scheduler-no-gpu", "doctor.reason.scheduler", {"value": facts.visible_devices or '""'})
+    return Decision(
+        "scheduler-no-gpu",
+        "doctor.reason.scheduler",
+        {"value": facts.visible_devices or '""'},
+        evidence=facts.visible_at,
+    )
 
 
 def _no_gpu_seen(facts: Facts, symptoms: set[str]) -> bool:
@@ -243,6 +263,26 @@ def _no_gpu_seen(facts: Facts, symptoms: set[str]) -> bool:
         bool({"no-device", "gpu-list-empty", "cuinit-failed"} & symptoms)
         or any(c.decides == "no-device" for c, _, _ in facts.codes)
         or facts.setup.gpu_missing is not None
+    )
+
+
+def _container_no_compute(facts: Facts, causes: list[str], symptoms: set[str]) -> Decision | None:
+    """A container given the GPU with driver capabilities that leave out compute (the NVIDIA Container
+    Toolkit's README: "compute: required for CUDA and OpenCL applications"; "utility" brings nvidia-smi
+    and NVML only) where CUDA then finds no driver or no GPU: the toolkit mounted no libcuda."""
+    if not facts.no_compute or facts.no_compute_at is None or "WSL2" in facts.platforms:
+        return None
+    if not set(causes) <= CONTAINER_BESIDE:
+        return None
+    if facts.libcuda_missing is None and not _no_gpu_seen(facts, symptoms) and not causes:
+        return None
+    return Decision(
+        "container-no-gpu",
+        "doctor.reason.no_compute",
+        {"value": facts.no_compute},
+        drop=("driver-too-old", "no-device"),
+        texts="container-no-compute",
+        evidence=facts.no_compute_at,
     )
 
 
@@ -276,7 +316,47 @@ def _mode_alone(facts: Facts, causes: list[str]) -> Decision | None:
     key = MODE_KEYS.get(facts.compute_mode)
     if key is None:
         return None
-    return Decision("gpu-busy", key, {"mode": facts.compute_mode}, evidence=facts.failure_line)
+    # The mode's own line is the evidence: the failure said beside it decides nothing alone.
+    return Decision("gpu-busy", key, {"mode": facts.compute_mode}, evidence=facts.compute_mode_at)
+
+
+# Codes a context refused by an exclusive compute mode comes back as: 101's "the action requested is
+# invalid for the specified device" (older drivers), 46 (busy or unavailable), 216 (bound to another
+# thread).
+MODE_CONTEXT_CODES = frozenset({101, 46, 216})
+
+
+def _mode_context(facts: Facts, causes: list[str]) -> Decision | None:
+    """A GPU in an exclusive compute mode (nvidia-smi's, or said in words) beside CUDA failing to
+    create or bind a context: that mode lets one context use the GPU at a time (cuda.h's
+    CU_COMPUTEMODE_EXCLUSIVE_PROCESS: "Only one context used by a single process can be present on this
+    device at a time"), so a second one, of another process or of
+    the same program, is refused; the code it comes back with (101, 46, 216) says no more than that.
+    Not where a code on that line names another cause, nor an invalid ordinal (101's other meaning)."""
+    if not facts.exclusive or facts.context_failure is None:
+        return None
+    if causes and causes[0] != "gpu-busy":
+        return None
+    number, _ = facts.context_failure
+    on_line = [c for c, n, _ in facts.codes if n == number]
+    if any(c.number not in MODE_CONTEXT_CODES for c in on_line):
+        return None
+    if any(c.decides and c.decides != "gpu-busy" for c, _, _ in facts.codes):
+        return None
+    return Decision(
+        "gpu-busy", "doctor.reason.mode_context", {"mode": facts.exclusive}, evidence=facts.context_failure
+    )
+
+
+def _fabric_state(facts: Facts, causes: list[str], symptoms: set[str]) -> Decision | None:
+    """nvidia-smi -q's fabric state "In Progress" beside CUDA finding no GPU: the GPU is not yet
+    registered with the NVLink fabric, which the Fabric Manager does; CUDA starts only after it
+    (NVIDIA's Fabric Manager user guide)."""
+    if facts.fabric_in_progress is None or (causes and causes[0] != "fabric-manager"):
+        return None
+    if not _no_gpu_seen(facts, symptoms) and facts.failure_line is None:
+        return None
+    return Decision("fabric-manager", "doctor.reason.fabric_state", {}, evidence=facts.fabric_in_progress)
 
 
 def _platform(facts: Facts, symptoms: set[str]) -> Decision | None:
@@ -322,7 +402,8 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         out.command, out.on_host = "nvidia-smi", True
         return out
     judged = (
-        _container_libcuda(facts, causes)
+        _container_no_compute(facts, causes, symptoms)
+        or _container_libcuda(facts, causes)
         or _mismatch_one_side(facts, causes)
         or _coverage(facts, causes)
         or _coverage_open(facts, causes)
@@ -346,6 +427,14 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
     if setup is not None:
         d = setup
         out.decisions.append(Decision(d.id, d.key, d.fields, line=d.line, drop=d.drop, said=d.said))
+        return out
+    fabric = _fabric_state(facts, causes, symptoms)
+    if fabric is not None:
+        out.decisions.append(fabric)
+        return out
+    held = _mode_context(facts, causes)
+    if held is not None:
+        out.decisions.append(held)
         return out
     mode = _mode_alone(facts, causes)
     if mode is not None and not any(c.decides for c, _, _ in facts.codes):
@@ -374,11 +463,35 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
             key, fields = "doctor.reason.code_mode", {**fields, "mode": facts.compute_mode}
         out.decisions.append(Decision(cause, key, fields, line=number))
         return out
+    shown = facts.compute_mode or (facts.mode_words[1] if facts.mode_words else "")
+    if causes and causes[0] == "gpu-busy" and shown and not decided:
+        # 46's message beside the compute mode the text shows: the answer names that mode.
+        out.decisions.append(Decision("gpu-busy", "doctor.reason.busy_mode", {"mode": shown}))
+        return out
     if causes:
         return out
+    if facts.fabric_manager_named and _no_gpu_seen(facts, symptoms) and not decided:
+        # The Fabric Manager named beside no GPU, with no 802: it is needed only on NVSwitch servers (and
+        # fails to start, harmlessly, elsewhere), so whether it is what stops CUDA is not shown.
+        out.command, out.note = DECIDE_FABRIC, True
+        return out
     undecided = [c for c, _, _ in facts.codes if c.decide_with]
+    refused = facts.context_failure is not None and any(
+        c.number == 101 and n == facts.context_failure[0] for c, n, _ in facts.codes
+    )
     if coverage_undecided(facts, load_knowledge()):
         out.command = DECIDE_CC
+    elif refused and not facts.compute_mode and not facts.mode_words:
+        # 101 where a context was being made, not a device number: the compute mode decides (an
+        # exclusive mode refuses a second context; an ordinal that is not there is 101's other meaning).
+        out.command = DECIDE_MODE
+    elif facts.fabric_manager_named and not undecided and not decided:
+        # The Fabric Manager failing to start (NV_WARN_NOTHING_TO_DO where there is no NVSwitch to
+        # manage): whether the GPUs need it shows in their fabric state.
+        out.command = DECIDE_FABRIC
+    elif facts.exclusive and not undecided and not decided:
+        # An exclusive mode beside a failure that is no refused context: who holds the GPU decides.
+        out.command = DECIDE_HOLDERS
     elif undecided:
         out.command = undecided[0].decide_with
     elif len(decided) > 1:  # codes that name different causes: never two contradicting fixes

@@ -70,8 +70,12 @@ _GPU_MISSING = re.compile(
     r"|\bcuda\.is_available\b(?:\(\))?\W{0,3}(?:returns?|is|gives|->|=+|:)?\s*False\b"
     r"|\b(?:can ?not|can.?t|could ?n.?t|does ?n.?t|do ?n.?t|did ?n.?t|never|unable to|fails? to|failed to)\s+"
     r"(?:\w+\s+){0,2}?"
-    r"(?:get|use|see|detect|find|run|access)\b[^.\n]{0,40}\b(?:nvidia-smi|GPUs?|CUDA|graphics card)\b"
-    r"|\b(?:nvidia-smi|GPUs?|CUDA)\b[^.\n]{0,30}\b(?:does ?n.?t|do ?n.?t|won.?t|not|never) work",
+    r"(?:get|use|see|detect|find|run|access|recogni[sz]e)\b[^.\n]{0,40}"
+    r"\b(?:nvidia-smi|GPUs?|CUDA|graphics card)\b"
+    r"|\b(?:nvidia-smi|GPUs?|CUDA)\b[^.\n]{0,30}\b(?:does ?n.?t|do ?n.?t|won.?t|not|never) work"
+    # the GPU said not recognised / detected / visible ("the GPUs are not recognized by WSL")
+    r"|\b(?:GPUs?|graphics cards?)\s+(?:is|are|was|were)\s+(?:still\s+)?(?:not|never)\s+"
+    r"(?:recogni[sz]ed|detected|visible|seen|found|listed)\b(?![^.\n]{0,40}\?)",
     re.I,
 )
 
