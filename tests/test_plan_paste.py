@@ -91,13 +91,16 @@ def test_every_program_compiles(label: str, plan: Plan) -> None:
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 @pytest.mark.parametrize(("label", "plan"), PLANS, ids=[label for label, _ in PLANS])
 def test_printed_commands_parse(label: str, plan: Plan) -> None:
-    """What `plan` prints after `$ `, pasted as it is, is valid bash, one command a line."""
+    """What `plan` prints after `$ `, pasted as it is, is valid bash, one command a line: each
+    step's commands, and its check's command under its sentence (a WSL2 plan's Windows steps are
+    checked inside WSL, so their checks are bash too)."""
     if plan.platform == "windows":
         pytest.skip("native Windows plans are PowerShell")
     text = format_plan(plan)
     commands = [line.strip()[2:] for line in text.splitlines() if line.strip().startswith("$ ")]
     assert commands, "the plan printed no command"
-    assert len(commands) == sum(len(s.commands) for s in plan.steps if s.where != "windows-host")
+    checks = sum(1 for s in plan.steps if s.check_console == "posix")
+    assert len(commands) == sum(len(s.commands) for s in plan.steps if s.where != "windows-host") + checks
     for command in commands:
         out = subprocess.run(["bash", "-n", "-c", command], capture_output=True, text=True)
         assert out.returncode == 0, f"{command[:120]}: {out.stderr}"
