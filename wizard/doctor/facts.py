@@ -19,6 +19,7 @@ from packaging.version import Version
 from wizard.choose.driver_floors import normalize_driver
 from wizard.doctor.codes import Code, codes_in
 from wizard.doctor.setup_facts import SetupFacts, read_setup
+from wizard.doctor.stack_facts import StackFacts, read_stack
 from wizard.safe.display import cut  # a cut line ends in '…', never mid-word as if whole
 
 MAX_TEXT = 4 << 20  # a longer text is read at its tail (the CLI's log reader bounds it already)
@@ -243,6 +244,7 @@ class Facts:
     libcuda_missing: tuple[int, str] | None = None  # the driver's libcuda not found
     gpu_asked: bool = False  # the text gives (or tried to give) a container the GPU
     gpu_image: bool = False  # the text names a container image built for the GPU
+    stack: StackFacts = field(default_factory=StackFacts)  # the driver's files and services, libraries' CUDA
 
     @property
     def library_version(self) -> Version | None:
@@ -293,6 +295,7 @@ class Facts:
         )
         out += [(k, v) for k, v in pairs if v]
         out += self.setup.lines()
+        out += [(f"stack.{k}", v) for k, v in self.stack.lines()]
         seen: set[str] = set()
         for code, _, _ in self.codes:
             if code.name not in seen:
@@ -416,6 +419,7 @@ def read_facts(text: str) -> Facts:
     f.gpu_asked = bool(_GPU_ASKED.search(text))
     f.gpu_image = bool(_GPU_IMAGE.search(text))
     f.setup = read_setup(text)
+    f.stack = read_stack(text)
     return f
 
 

@@ -46,6 +46,7 @@ from wizard.doctor.judge import (
     python_fit,
 )
 from wizard.doctor.setup_reason import decide_setup
+from wizard.doctor.stack_reason import decide_stack
 
 # What each cause's fix would do, to see two that contradict: a reboot, a driver update, ...
 REBOOT_IDS = ("driver-library-mismatch",)
@@ -342,7 +343,7 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
     if sched is not None and (not causes or causes[0] == sched.id):
         out.decisions.append(sched)
         return out
-    setup = decide_setup(facts, causes, symptoms)
+    setup = decide_setup(facts, causes, symptoms) or decide_stack(facts, causes, symptoms)
     if setup is not None:
         d = setup
         out.decisions.append(Decision(d.id, d.key, d.fields, line=d.line, drop=d.drop, said=d.said))
