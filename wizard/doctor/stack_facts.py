@@ -71,6 +71,8 @@ _LIB_FAILURE = re.compile(
     r"|could not create cudnn handle|no kernel image is available",
     re.I,
 )
+# WSL 2 itself (not "WSL", which may be WSL 1 or a word in passing): its name, its kernel, its driver path.
+_WSL2 = re.compile(r"\bWSL\s?2\b|microsoft-standard-WSL2|/usr/lib/wsl/lib\b", re.I)
 # GPU names as people write them, brand or space left out ("RTX3070", "rtx 3090", "GTX1080Ti").
 _GPU_SHORT = re.compile(r"\b(RTX|GTX)\s?([0-9]{4})(\s?Ti|\s?SUPER)?\b", re.I)
 
@@ -88,6 +90,7 @@ class StackFacts:
     lib_cudas: list[int] = field(default_factory=list)  # CUDA majors of the libraries loaded or named
     gpu_names: list[str] = field(default_factory=list)  # "GeForce RTX 3070" from "RTX3070"
     tcc_at: Evidence | None = None  # a GPU in TCC mode
+    wsl2_said: bool = False  # the text names WSL 2 itself
     lib_failure_at: Evidence | None = None  # a GPU library's failure (cuBLAS, cuDNN, no kernel image)
 
     def lines(self) -> list[tuple[str, str]]:
@@ -134,6 +137,7 @@ def read_stack(text: str) -> StackFacts:
             if 7 <= major <= 13:
                 cudas.add(major)
     s.lib_cudas = sorted(cudas)
+    s.wsl2_said = bool(_WSL2.search(text))
     for m in _GPU_SHORT.finditer(text):
         name = f"GeForce {m.group(1).upper()} {m.group(2)}" + (
             " " + m.group(3).strip().replace("ti", "Ti").replace("super", "SUPER").replace("TI", "Ti")

@@ -37,6 +37,8 @@ FM_CAUSES = frozenset({"fabric-manager", "driver-library-mismatch", "driver-too-
 # A GPU library's failure, or "no kernel image": what a GPU newer than its libraries' CUDA shows.
 LIB_FAILURES = frozenset({"gpu-lib-init-failed", "conv-algo-failed", "unsupported-cc", "gpu-too-new"})
 UNKNOWN = 999  # CUDA_ERROR_UNKNOWN / cudaErrorUnknown
+# Which libcuda was loaded, and the driver's version: decides an entry point libcuda lacks.
+DECIDE_LIBCUDA = "ldconfig -p | grep libcuda.so; nvidia-smi"
 
 
 def _decision(
@@ -53,8 +55,7 @@ def _driver_symbol(facts: Facts, causes: list[str], kb: KnowledgeBase) -> SetupD
     fields = {"symbol": s.driver_symbol, "library": s.driver_symbol_lib}
     driver = normalize_driver(s.driver_symbol_version) if s.driver_symbol_version else None
     if driver is None and not s.driver_symbol_lib.lower().endswith(".dll"):
-        # libcuda.so without its version may be a toolkit's stub on the library path, not the driver.
-        return None
+        return None  # libcuda.so(.1) without the driver's version: stack_open says what decides
     key = "driver_symbol"
     if driver is not None:
         cuda = kb.cuda_for_driver(driver, windows=False)
@@ -136,11 +137,26 @@ def _cuda_before_gpu(
     return _decision("gpu-too-new", "cuda_before_gpu", fields, at, drop=("unsupported-cc",))
 
 
-def _tcc_in_wsl(facts: Facts, causes: list[str]) -> SetupDecision | None:
+def _tcc_in_wsl(facts: Facts, causes: list[str], symptoms: set[str]) -> SetupDecision | None:
+    """WSL 2 named and nvidia-smi's row of a GPU in TCC mode, and no message naming another cause or a
+    symptom (those go through wizard.doctor.reason's own TCC decision): the setup alone decides."""
     s = facts.stack
-    if causes or not facts.tcc or s.tcc_at is None or "WSL2" not in facts.platforms:
+    if causes or symptoms or not facts.tcc or s.tcc_at is None or not s.wsl2_said:
         return None
     return _decision("wsl-tcc", "tcc", {}, s.tcc_at)
+
+
+def stack_open(facts: Facts, causes: list[str]) -> tuple[tuple[str, ...], str] | None:
+    """(causes to take out, the command that decides) where the stack's evidence rules the catalogue's
+    cause out without deciding another: an entry point missing from a libcuda.so whose file name
+    carries no driver version is an old driver, or a CUDA toolkit's stub libcuda on the library path
+    (each needs its own fix); it is never two CUDA installs mixed (the toolkit's libraries, not libcuda)."""
+    s = facts.stack
+    if s.driver_symbol_at is None or s.driver_symbol_version or s.driver_symbol_lib.lower().endswith(".dll"):
+        return None
+    if not set(causes) <= SYMBOL_CAUSES:
+        return None
+    return tuple(SYMBOL_CAUSES), DECIDE_LIBCUDA
 
 
 def decide_stack(facts: Facts, causes: list[str], symptoms: set[str]) -> SetupDecision | None:
@@ -151,8 +167,8 @@ def decide_stack(facts: Facts, causes: list[str], symptoms: set[str]) -> SetupDe
         or _fm_refused(facts, causes)
         or _after_suspend(facts, causes)
         or _cuda_before_gpu(facts, causes, symptoms, kb)
-        or _tcc_in_wsl(facts, causes)
+        or _tcc_in_wsl(facts, causes, symptoms)
     )
 
 
-__all__ = ["decide_stack"]
+__all__ = ["DECIDE_LIBCUDA", "decide_stack", "stack_open"]
