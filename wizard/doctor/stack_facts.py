@@ -67,8 +67,8 @@ _SAID_CUDA = re.compile(
 _TCC = re.compile(r"^(?:>\s?)*\|\s+[0-9]+\s+[^|]*\bTCC\s+\||\bin\s+TCC\s+mode\b", re.I)
 # A GPU library failing to run its code (cuBLAS's and cuDNN's statuses, TensorFlow's GEMM launch).
 _LIB_FAILURE = re.compile(
-    r"CUBLAS_STATUS_[A-Z_]+|CUDNN_STATUS_[A-Z_]+|Blas \w*GEM[MV]\w* launch failed|failed to create cublas handle"
-    r"|could not create cudnn handle|no kernel image is available",
+    r"CUBLAS_STATUS_[A-Z_]+|CUDNN_STATUS_[A-Z_]+|Blas \w*GEM[MV]\w* launch failed"
+    r"|failed to create cublas handle|could not create cudnn handle|no kernel image is available",
     re.I,
 )
 # WSL 2 itself (not "WSL", which may be WSL 1 or a word in passing): its name, its kernel, its driver path.
@@ -95,7 +95,10 @@ class StackFacts:
 
     def lines(self) -> list[tuple[str, str]]:
         pairs = (
-            ("driver_symbol", f"{self.driver_symbol} ({self.driver_symbol_lib})" if self.driver_symbol else ""),
+            (
+                "driver_symbol",
+                f"{self.driver_symbol} ({self.driver_symbol_lib})" if self.driver_symbol else "",
+            ),
             ("fm", f"{self.fm_version} / {self.fm_driver}" if self.fm_version else ""),
             ("lib_cuda", ", ".join(str(c) for c in self.lib_cudas)),
         )
