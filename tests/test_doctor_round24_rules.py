@@ -42,6 +42,15 @@ def test_an_entry_point_missing_from_the_drivers_libcuda_is_an_old_driver(text: 
     assert "cuda-libs-mixed" not in [d.id for d in found]  # its fix (one CUDA install) contradicts
 
 
+def test_an_entry_point_nvcuda_dll_lacks_is_an_old_driver_on_windows() -> None:
+    # nvcuda.dll is only ever the Windows driver's own file.
+    text = (
+        "python.exe - Entry Point Not Found: The procedure entry point cuCtxCreate_v3 could not be located "
+        "in the dynamic link library C:\\Windows\\system32\\nvcuda.dll."
+    )
+    assert first(text) == "driver-too-old"
+
+
 def test_the_drivers_cuda_named_is_chooses_own() -> None:
     from packaging.version import Version
 
