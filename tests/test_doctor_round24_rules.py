@@ -89,6 +89,11 @@ def test_the_fabric_manager_refusing_a_driver_of_another_version_is_the_fabric_m
     assert "driver-library-mismatch" not in [d.id for d in found]
 
 
+def test_the_fabric_managers_refusal_wrapped_by_a_narrow_paste_is_read_whole() -> None:
+    wrapped = FM_REFUSED.replace("don't match", "don't\nmatch")
+    assert first(wrapped) == "fabric-manager"
+
+
 def test_the_fabric_manager_of_the_drivers_own_version_decides_nothing() -> None:
     text = "fabric manager NVIDIA GPU driver interface version 580.126.09 don't match with driver version 580.126.09."
     assert first(text) == "nothing"

@@ -113,12 +113,25 @@ def _value(text: str) -> str:
     return cut(" ".join(text.split()), VALUE_CHARS)
 
 
+def _search(rx: re.Pattern[str], line: str, joined: str) -> re.Match[str] | None:
+    """The match on the line itself, else one that starts on it and runs onto the next line."""
+    m = rx.search(line)
+    if m is None and len(joined) > len(line):
+        m = rx.search(joined)
+        if m is not None and m.start() >= len(line):
+            return None  # the next line's own message: read on its own line
+    return m
+
+
 def read_stack(text: str) -> StackFacts:
     s = StackFacts()
     cudas: set[int] = set()
-    for number, line in enumerate(text.splitlines(), start=1):
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
         line = line[:4000]
-        m = _DRIVER_SYMBOL.search(line) if s.driver_symbol_at is None else None
+        # A message wrapped onto the next line (a narrow paste) is read joined to it, as the catalogue does.
+        joined = line + " " + lines[number].strip()[:4000] if number < len(lines) else line
+        m = _search(_DRIVER_SYMBOL, line, joined) if s.driver_symbol_at is None else None
         if m:
             s.driver_symbol = _value(m.group("sym") or m.group("sym2") or m.group("sym3") or "")
             lib = m.group("lib") or m.group("lib2") or m.group("lib3") or ""
@@ -126,7 +139,7 @@ def read_stack(text: str) -> StackFacts:
             v = _LIB_VERSION.search(lib)
             s.driver_symbol_version = v.group(1) if v else ""
             s.driver_symbol_at = _evidence(number, line)
-        m = _FM_VERSION.search(line) if s.fm_at is None else None
+        m = _search(_FM_VERSION, line, joined) if s.fm_at is None else None
         if m:
             s.fm_version, s.fm_driver, s.fm_at = m.group(1), m.group(2), _evidence(number, line)
         if s.lib_failure_at is None and _LIB_FAILURE.search(line):
