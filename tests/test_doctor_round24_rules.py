@@ -67,6 +67,23 @@ def test_an_entry_point_missing_from_a_libcuda_without_its_version_is_not_sure()
     assert not [d for d in found if d.harmful]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "libtorch_cuda.so: undefined symbol: cuGetProcAddress_v2",
+        # tensorflow/tensorflow#23925 (round 4), as its body shows it
+        "ImportError: /usr/local/lib/python3.5/dist-packages/tensorflow/python/libtensorflow_framework.so: "
+        "undefined symbol: cuDevicePrimaryCtxGetState",
+    ],
+)
+def test_a_driver_entry_point_another_library_lacks_is_not_sure_never_mixed_cuda(text: str) -> None:
+    # Only libcuda provides cuX: an old driver's libcuda or a stub was loaded; which is not shown.
+    found = match_output(text)
+    note = unsure(found)
+    assert note is not None and DECIDE_LIBCUDA in note.fix
+    assert "cuda-libs-mixed" not in [d.id for d in found]
+
+
 def test_a_toolkit_library_missing_a_symbol_of_its_partner_stays_mixed_cuda() -> None:
     # The same loader words naming a CUDA library (not the driver's) are still two installs mixed.
     text = "ImportError: /usr/lib/libcublas.so.11: undefined symbol: cublasLtGetStatusString, version libcublasLt.so.11"

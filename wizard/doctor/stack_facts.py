@@ -33,6 +33,9 @@ _DRIVER_SYMBOL = re.compile(
     r"\S*?(?P<lib3>nvcuda\.dll)",
     re.I,
 )
+# Any library lacking a driver API entry point (cu + a capital: cuInit, cuCtx*, cuGetProcAddress; the
+# toolkit's own libraries are cublas*, cudnn*, cufft*, all lower case): only libcuda provides those.
+_DRIVER_API_SYMBOL = re.compile(r"undefined symbol:\s*(?P<sym>cu[A-Z][A-Za-z0-9]*(?:_v[0-9]+)?)\b")
 _LIB_VERSION = re.compile(r"libcuda\.so\.([0-9]{3}\.[0-9]{2,3}(?:\.[0-9]{2})?)$")
 # The Fabric Manager's own check (nv-fabricmanager's log): "fabric manager NVIDIA GPU driver interface
 # version 590.48.01 don't match with driver version 580.126.09".
@@ -83,6 +86,9 @@ class StackFacts:
     driver_symbol_lib: str = ""  # that library ("libcuda.so.418.74")
     driver_symbol_version: str = ""  # the driver version its file name carries ("418.74")
     driver_symbol_at: Evidence | None = None
+    driver_api_symbol_at: Evidence | None = (
+        None  # a driver entry point some library lacks (libcuda or another)
+    )
     fm_version: str = ""  # the Fabric Manager's version
     fm_driver: str = ""  # the driver version it refused
     fm_at: Evidence | None = None
@@ -139,6 +145,8 @@ def read_stack(text: str) -> StackFacts:
             v = _LIB_VERSION.search(lib)
             s.driver_symbol_version = v.group(1) if v else ""
             s.driver_symbol_at = _evidence(number, line)
+        if s.driver_api_symbol_at is None and _DRIVER_API_SYMBOL.search(line):
+            s.driver_api_symbol_at = _evidence(number, line)
         m = _search(_FM_VERSION, line, joined) if s.fm_at is None else None
         if m:
             s.fm_version, s.fm_driver, s.fm_at = m.group(1), m.group(2), _evidence(number, line)

@@ -148,11 +148,15 @@ def _tcc_in_wsl(facts: Facts, causes: list[str], symptoms: set[str]) -> SetupDec
 
 def stack_open(facts: Facts, causes: list[str]) -> tuple[tuple[str, ...], str] | None:
     """(causes to take out, the command that decides) where the stack's evidence rules the catalogue's
-    cause out without deciding another: an entry point missing from a libcuda.so whose file name
-    carries no driver version is an old driver, or a CUDA toolkit's stub libcuda on the library path
-    (each needs its own fix); it is never two CUDA installs mixed (the toolkit's libraries, not libcuda)."""
+    cause out without deciding another: a driver API entry point (cuX) undefined, in a libcuda.so whose
+    file name carries no driver version or in a library that links libcuda, is an old driver or a
+    CUDA toolkit's stub libcuda on the library path (each needs its own fix); never two CUDA installs
+    mixed, since only libcuda provides those entry points, not the toolkit's libraries."""
     s = facts.stack
-    if s.driver_symbol_at is None or s.driver_symbol_version or s.driver_symbol_lib.lower().endswith(".dll"):
+    decided = s.driver_symbol_at is not None and (
+        bool(s.driver_symbol_version) or s.driver_symbol_lib.lower().endswith(".dll")
+    )
+    if decided or (s.driver_symbol_at is None and s.driver_api_symbol_at is None):
         return None
     if not set(causes) <= SYMBOL_CAUSES:
         return None
