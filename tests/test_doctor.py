@@ -413,7 +413,8 @@ MESSAGE_FORMATS = [
         "no-device",
         "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.",
     ),
-    ("no-device", "RuntimeError: No CUDA GPUs are available"),
+    # PyTorch's words for cudaGetDeviceCount finding no device (i35f): cuInit's "no device".
+    ("cuinit-failed", "RuntimeError: No CUDA GPUs are available"),
     (
         "no-device",
         "AssertionError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver",

@@ -71,6 +71,22 @@ _CHECKS = (
     ),
 )
 
+# A CUDA call's own return value printed after its name by programs that call CUDA themselves
+# (ollama's "cudaSetDevice err: 802", "cudart init failure: 802", "nvcuda init failure: 999"): the
+# runtime's calls (cuda*, cudart) return a cudaError_t, the driver API's (cu*, nvcuda) a CUresult.
+_CALL_NUMBERS = re.compile(
+    r"\b(cuda[A-Z]\w*|cudart(?:\s+init)?|cu[A-Z]\w*|nvcuda(?:\s+init)?)\s+(?:err|error|failure|failed)"
+    r"\s*[:=]\s*\(?([0-9]{1,4})\b"
+)
+
+
+def _call_codes(line: str, found: list[Code]) -> None:
+    for m in _CALL_NUMBERS.finditer(line):
+        table = "cudaerror" if m.group(1).lower().startswith("cuda") else "curesult"
+        code = explain_number(int(m.group(2)), table)
+        if code is not None and code.number != 0 and code not in found:
+            found.append(code)
+
 
 @dataclass(frozen=True)
 class Code:
@@ -177,6 +193,7 @@ def codes_in(line: str) -> list[Code]:
         code = explain_number(int(m.group(1)), "nvml")
         if code is not None and code.number != 0 and code not in found:
             found.append(code)
+    _call_codes(line, found)
     numbers = {c.number for c in found if c.table in ("cudaerror", "curesult")}
     for table, check in _CHECKS:
         for m in check.finditer(line):

@@ -19,6 +19,7 @@ from packaging.version import Version
 from wizard.choose.driver_floors import normalize_driver
 from wizard.doctor.codes import Code, codes_in
 from wizard.doctor.setup_facts import SetupFacts, read_setup
+from wizard.doctor.stack_facts import StackFacts, read_stack
 from wizard.safe.display import cut  # a cut line ends in '…', never mid-word as if whole
 
 MAX_TEXT = 4 << 20  # a longer text is read at its tail (the CLI's log reader bounds it already)
@@ -324,6 +325,7 @@ class Facts:
     gpu_image: bool = False  # the text names a container image built for the GPU
     no_compute: str = ""  # driver capabilities given to a container without compute ("utility")
     no_compute_at: tuple[int, str] | None = None  # the line they were read from
+    stack: StackFacts = field(default_factory=StackFacts)  # the driver's files and services, libraries' CUDA
 
     @property
     def library_version(self) -> Version | None:
@@ -391,6 +393,7 @@ class Facts:
         )
         out += [(k, v) for k, v in pairs if v]
         out += self.setup.lines()
+        out += [(f"stack.{k}", v) for k, v in self.stack.lines()]
         seen: set[str] = set()
         for code, _, _ in self.codes:
             if code.name not in seen:
@@ -545,6 +548,7 @@ def read_facts(text: str) -> Facts:
             f.no_compute, f.no_compute_at = _cut(value), _line_at(text, m.start())
             break
     f.setup = read_setup(text)
+    f.stack = read_stack(text)
     return f
 
 

@@ -53,6 +53,7 @@ from wizard.doctor.judge import (
     python_fit,
 )
 from wizard.doctor.setup_reason import decide_setup
+from wizard.doctor.stack_reason import decide_stack, stack_open
 
 # What each cause's fix would do, to see two that contradict: a reboot, a driver update, ...
 REBOOT_IDS = ("driver-library-mismatch",)
@@ -423,7 +424,7 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
     if sched is not None and (not causes or causes[0] == sched.id):
         out.decisions.append(sched)
         return out
-    setup = decide_setup(facts, causes, symptoms)
+    setup = decide_setup(facts, causes, symptoms) or decide_stack(facts, causes, symptoms)
     if setup is not None:
         d = setup
         out.decisions.append(Decision(d.id, d.key, d.fields, line=d.line, drop=d.drop, said=d.said))
@@ -435,6 +436,10 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
     held = _mode_context(facts, causes)
     if held is not None:
         out.decisions.append(held)
+        return out
+    unsettled = stack_open(facts, causes)
+    if unsettled is not None:  # the catalogue's cause ruled out, the cause not decided: not sure
+        out.drop, out.command = unsettled
         return out
     mode = _mode_alone(facts, causes)
     if mode is not None and not any(c.decides for c, _, _ in facts.codes):
