@@ -78,6 +78,17 @@ MODE_KEYS = {
     "Prohibited": "doctor.reason.mode_prohibited",
 }
 _NO_GPU_VISIBLE = re.compile(r"^(NoDevFiles|none|-1|)$", re.I)
+# What the reasoning names beyond the catalogue's rows: its verdicts (a Diagnosis' `verdict`, the
+# doctor.toml section of its words) and the causes only reasoning decides. A corpus label may name
+# one; each has its title, why and fix in assets/text/*/doctor.toml.
+VERDICT_IDS = (
+    "cover-too-old",
+    "cover-gap",
+    "cover-open",
+    "driver-userspace-older",
+    "driver-mismatch-one-side",
+)
+REASONED_IDS = (*VERDICT_IDS, "wsl-windows-driver", "macos")
 
 
 @dataclass(frozen=True)
@@ -393,4 +404,13 @@ def command_for(families: list[str]) -> str:
     return DECIDE_DEFAULT
 
 
-__all__ = ["DECIDE_DEFAULT", "DECIDE_MISMATCH", "Decision", "Reasoning", "command_for", "decide"]
+__all__ = [
+    "DECIDE_DEFAULT",
+    "DECIDE_MISMATCH",
+    "REASONED_IDS",
+    "VERDICT_IDS",
+    "Decision",
+    "Reasoning",
+    "command_for",
+    "decide",
+]
