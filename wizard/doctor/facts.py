@@ -18,6 +18,7 @@ from packaging.version import Version
 
 from wizard.choose.driver_floors import normalize_driver
 from wizard.doctor.codes import Code, codes_in
+from wizard.doctor.gpu_names import built_on, named_gpus, own_build
 from wizard.doctor.setup_facts import SetupFacts, read_setup
 from wizard.safe.display import cut  # a cut line ends in '…', never mid-word as if whole
 
@@ -243,6 +244,10 @@ class Facts:
     libcuda_missing: tuple[int, str] | None = None  # the driver's libcuda not found
     gpu_asked: bool = False  # the text gives (or tried to give) a container the GPU
     gpu_image: bool = False  # the text names a container image built for the GPU
+    gpus_named: list[str] = field(default_factory=list)  # GPUs as people write them ("5070Ti", "tesla v100")
+    own_build: bool = False  # a build of one's own: compiled here, its capability list chosen here
+    built_on: tuple[str, str] | None = None  # (the GPU the build was compiled on, the other GPU named)
+    torch: bool = False  # the text is PyTorch's (its build's list is torch's, not TensorFlow's)
 
     @property
     def library_version(self) -> Version | None:
@@ -283,7 +288,7 @@ class Facts:
             ("driver_smi", self.driver_smi),
             ("smi_cuda", "ERR!" if self.smi_cuda_err and not self.smi_cuda else self.smi_cuda),
             ("cuda_major", str(self.cuda_major) if self.cuda_major else ""),
-            ("gpus", ", ".join(self.gpus)),
+            ("gpus", ", ".join(self.gpus or self.gpus_named)),
             ("cc", ", ".join(self.compute_capabilities)),
             ("platform", ", ".join(self.platforms)),
             ("compute_mode", self.compute_mode),
@@ -416,7 +421,34 @@ def read_facts(text: str) -> Facts:
     f.gpu_asked = bool(_GPU_ASKED.search(text))
     f.gpu_image = bool(_GPU_IMAGE.search(text))
     f.setup = read_setup(text)
+    if f.no_kernel_line is not None:
+        _read_coverage(text, f)
     return f
+
+
+# detectron2's collect_env: "detectron2 arch flags   sm_37" (older) or "3.5, 3.7, 5.0" (newer): the
+# capabilities its own compiled ops were built for.
+_ARCH_FLAGS = re.compile(
+    r"\barch flags[ \t]+((?:(?:sm|compute)_[0-9]{2,3}[af]?|[0-9]{1,2}\.[0-9])(?:[ \t]*[,;]?[ \t]*"
+    r"(?:(?:sm|compute)_[0-9]{2,3}[af]?|[0-9]{1,2}\.[0-9]))*)[ \t]*$",
+    re.I | re.M,
+)
+_TORCH = re.compile(r"\btorch\b|\bpytorch\b|TORCH_USE_CUDA_DSA", re.I)
+
+
+def _read_coverage(text: str, f: Facts) -> None:
+    """What "no kernel image" is judged by, beyond the strict readings: GPUs as people write them,
+    a build's list in detectron2's words, a build of one's own, the GPU a build was compiled on."""
+    f.gpus_named = named_gpus(text)
+    f.own_build = own_build(text)
+    f.built_on = built_on(text)
+    f.torch = bool(_TORCH.search(text))
+    if not f.build_code:
+        m = _ARCH_FLAGS.search(text)
+        if m:
+            words = re.findall(r"(?:sm|compute)_[0-9]{2,3}[af]?|[0-9]{1,2}\.[0-9]", m.group(1), re.I)
+            code = [w.lower() if "_" in w else "sm_" + w.replace(".", "") for w in words]
+            f.build_code = list(dict.fromkeys(code))
 
 
 __all__ = ["Facts", "read_facts"]

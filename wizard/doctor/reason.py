@@ -38,10 +38,10 @@ from wizard.doctor.facts import Facts
 from wizard.doctor.judge import (
     COVERAGE_IDS,
     DECIDE_BUILD,
-    DECIDE_CC,
     coverage,
     coverage_served,
     coverage_undecided,
+    decide_open,
     driver_floor,
     python_fit,
 )
@@ -201,7 +201,7 @@ def _coverage_open(facts: Facts, causes: list[str]) -> Decision | None:
         {},
         texts="cover-open",
         evidence=facts.no_kernel_line,
-        fix_fields={"command": DECIDE_CC},
+        fix_fields={"command": decide_open(facts, load_knowledge())},
     )
 
 
@@ -389,7 +389,7 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         return out
     undecided = [c for c, _, _ in facts.codes if c.decide_with]
     if coverage_undecided(facts, load_knowledge()):
-        out.command = DECIDE_CC
+        out.command = decide_open(facts, load_knowledge())
     elif undecided:
         out.command = undecided[0].decide_with
     elif len(decided) > 1:  # codes that name different causes: never two contradicting fixes
