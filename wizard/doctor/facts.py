@@ -248,6 +248,9 @@ class Facts:
     own_build: bool = False  # a build of one's own: compiled here, its capability list chosen here
     built_on: tuple[str, str] | None = None  # (the GPU the build was compiled on, the other GPU named)
     torch: bool = False  # the text is PyTorch's (its build's list is torch's, not TensorFlow's)
+    smi_crash: tuple[int, str] | None = None  # nvidia-smi itself crashed (a segmentation fault)
+    mac: tuple[int, str] | None = None  # the text says it ran on a Mac (macOS, a MacBook, Apple silicon)
+    cuda_absent: tuple[int, str] | None = None  # a program says CUDA is not installed / not available
 
     @property
     def library_version(self) -> Version | None:
@@ -423,7 +426,37 @@ def read_facts(text: str) -> Facts:
     f.setup = read_setup(text)
     if f.no_kernel_line is not None:
         _read_coverage(text, f)
+    _read_platform_lines(text, f)
     return f
+
+
+# nvidia-smi's own crash: the shell's report names it ("[1] 494 segmentation fault  nvidia-smi",
+# "Segmentation fault (core dumped) nvidia-smi"), or the line right after its header says so.
+_SMI_CRASH = re.compile(
+    r"\bsegmentation fault\b[^\n]{0,40}\bnvidia-smi\b|\bnvidia-smi\b[^\n]{0,40}\bsegmentation fault\b", re.I
+)
+_MAC = re.compile(
+    r"\bmacOS\b|\bMac ?OS ?X\b|\bon (?:my|a|an|the) Mac\b|\bMac(?:Book(?: Air| Pro)?|mini| Studio| Pro| laptop)\b"
+    r"|\bApple (?:M[1-4]|silicon)\b|\barm64-apple-darwin|\bdarwin\b",
+    re.I,
+)
+# A program saying it found no CUDA at all (not a failure inside CUDA): cellpose's "TORCH CUDA version
+# not installed/working", PyTorch's "Torch not compiled with CUDA enabled", is_available() False.
+_CUDA_ABSENT = re.compile(
+    r"\bCUDA (?:version )?(?:is )?not (?:installed|available|working|found)\b|\bCUDA\b[^\n]{0,20}\bnot installed/working\b"
+    r"|Torch not compiled with CUDA enabled|torch\.cuda\.is_available\(\)\W{0,6}False|No CUDA GPUs are available",
+    re.I,
+)
+
+
+def _read_platform_lines(text: str, f: Facts) -> None:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if f.smi_crash is None and _SMI_CRASH.search(line):
+            f.smi_crash = (number, cut(line.strip(), 200))
+        if f.mac is None and _MAC.search(line):
+            f.mac = (number, cut(line.strip(), 200))
+        if f.cuda_absent is None and _CUDA_ABSENT.search(line):
+            f.cuda_absent = (number, cut(line.strip(), 200))
 
 
 # detectron2's collect_env: "detectron2 arch flags   sm_37" (older) or "3.5, 3.7, 5.0" (newer): the

@@ -129,6 +129,8 @@ _OWN_BUILD = re.compile(
     r"|\bTF_CUDA_COMPUTE_CAPABILITIES\b|\bMMCV_WITH_OPS\b|\bsetup\.py\s+(?:install|develop|build)"
     r"|\bpip\s+install\s+(?:-v\s+)?-e\b|\bpython\s+(?:setup\.py\s+)?install\s+-e\b"
     r"|\b(?:compil\w*|buil[dt]\w*)\s+(?:\w+\s+){0,3}?(?:from|through|with|using)\s+(?:the\s+)?source\b"
+    r"|\bcompiling (?:TF|TensorFlow)\b|\bbuil(?:d|t|ding) (?:TF|TensorFlow) from source|\bbazel build\b"
+    r"|maximum supported (?:CUDA )?compute capability|arch=compute_[0-9]+,\s?code="
     r"|源码编译|从源码",
     re.I,
 )
