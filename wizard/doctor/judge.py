@@ -232,8 +232,8 @@ def _gpu_alone(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     gpus = _gpu_ccs(facts, kb)
     if facts.no_kernel_line is None or len(gpus) != 1 or facts.own_build or facts.build_minimum:
         return None
-    if facts.build_code or _tf_build(facts, kb) is not None:
-        return None  # a build the text shows is judged by its code (coverage), not by the GPU alone
+    if facts.build_code or facts.tf_versions:
+        return None  # a build the text names is judged by its code (coverage), not by the GPU alone
     name, cc = gpus[0]
     if cc < NEVER_TOO_OLD:
         return None
