@@ -248,6 +248,7 @@ class Facts:
     own_build: bool = False  # a build of one's own: compiled here, its capability list chosen here
     built_on: tuple[str, str] | None = None  # (the GPU the build was compiled on, the other GPU named)
     torch: bool = False  # the text is PyTorch's (its build's list is torch's, not TensorFlow's)
+    arch_named: bool = False  # an sm_XY / compute_XY outside a build's list read as one
     smi_crash: tuple[int, str] | None = None  # nvidia-smi itself crashed (a segmentation fault)
     mac: tuple[int, str] | None = None  # the text says it ran on a Mac (macOS, a MacBook, Apple silicon)
     cuda_absent: tuple[int, str] | None = None  # a program says CUDA is not installed / not available
@@ -476,6 +477,7 @@ def _read_coverage(text: str, f: Facts) -> None:
     f.own_build = own_build(text)
     f.built_on = built_on(text)
     f.torch = bool(_TORCH.search(text))
+    f.arch_named = not f.build_code and bool(re.search(r"\b(?:sm|compute)_[0-9]{2,3}", text, re.I))
     if not f.build_code:
         m = _ARCH_FLAGS.search(text)
         if m:

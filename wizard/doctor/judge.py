@@ -232,13 +232,16 @@ def _gpu_alone(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     gpus = _gpu_ccs(facts, kb)
     if facts.no_kernel_line is None or len(gpus) != 1 or facts.own_build or facts.build_minimum:
         return None
+    if facts.arch_named:
+        return None  # an sm_XY the text names may be this GPU's own, or a build's: not the GPU alone
     if facts.build_code or facts.tf_versions:
         return None  # a build the text names is judged by its code (coverage), not by the GPU alone
     name, cc = gpus[0]
     if cc < NEVER_TOO_OLD:
         return None
     fields = {"gpu": name or "GPU", "cc": str(cc), "floor": str(NEVER_TOO_OLD)}
-    return Verdict(TOO_NEW, "doctor.judge25.cover_gpu_new", fields, (TOO_OLD, PTX_DRIVER))
+    # Only "too old" is ruled out: with no build's code in the text, PTX newer than the driver stays open.
+    return Verdict(TOO_NEW, "doctor.judge25.cover_gpu_new", fields, (TOO_OLD,))
 
 
 def coverage_served(facts: Facts, kb: KnowledgeBase) -> bool:
