@@ -57,7 +57,9 @@ def harmful(text: str) -> list[str]:
         ("NVIDIA GeForce GTX1080ti", "GTX 1080 Ti", "6.1"),
     ],
 )
-def test_a_gpu_written_loosely_is_read_and_the_gpu_table_gives_its_capability(text: str, name: str, cc: str) -> None:
+def test_a_gpu_written_loosely_is_read_and_the_gpu_table_gives_its_capability(
+    text: str, name: str, cc: str
+) -> None:
     assert named_gpus(text) == [name]
     assert str(table_cc(name, load_knowledge())) == cc
 
@@ -233,7 +235,9 @@ def test_a_quoted_message_wrapped_inside_its_code_span_is_read() -> None:
 
 
 def test_a_break_outside_a_code_span_is_not_glued() -> None:
-    assert "cudnn-version-mismatch" not in harmful("I was hitting an error, Loaded runtime CuD\nNN library: 8.1.0\n")
+    assert "cudnn-version-mismatch" not in harmful(
+        "I was hitting an error, Loaded runtime CuD\nNN library: 8.1.0\n"
+    )
 
 
 # ---- Chinese ----------------------------------------------------------------------------------
@@ -241,7 +245,9 @@ def test_a_break_outside_a_code_span_is_not_glued() -> None:
 
 def test_the_new_verdicts_speak_chinese() -> None:
     set_language("zh")
-    too_new = first("CUDA error: no kernel image is available for execution on the device\n- Gpu: 5060ti 16gb\n")
+    too_new = first(
+        "CUDA error: no kernel image is available for execution on the device\n- Gpu: 5060ti 16gb\n"
+    )
     assert "计算能力 12.0" in too_new.why
     mac = first("on my Mac laptop: TORCH CUDA version not installed/working\n")
     assert "macOS" in mac.why or "Mac" in mac.why

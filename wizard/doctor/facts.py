@@ -437,15 +437,17 @@ _SMI_CRASH = re.compile(
     r"\bsegmentation fault\b[^\n]{0,40}\bnvidia-smi\b|\bnvidia-smi\b[^\n]{0,40}\bsegmentation fault\b", re.I
 )
 _MAC = re.compile(
-    r"\bmacOS\b|\bMac ?OS ?X\b|\bon (?:my|a|an|the) Mac\b|\bMac(?:Book(?: Air| Pro)?|mini| Studio| Pro| laptop)\b"
+    r"\bmacOS\b|\bMac ?OS ?X\b|\bon (?:my|a|an|the) Mac\b"
+    r"|\bMac(?:Book(?: Air| Pro)?|mini| Studio| Pro| laptop)\b"
     r"|\bApple (?:M[1-4]|silicon)\b|\barm64-apple-darwin|\bdarwin\b",
     re.I,
 )
 # A program saying it found no CUDA at all (not a failure inside CUDA): cellpose's "TORCH CUDA version
 # not installed/working", PyTorch's "Torch not compiled with CUDA enabled", is_available() False.
 _CUDA_ABSENT = re.compile(
-    r"\bCUDA (?:version )?(?:is )?not (?:installed|available|working|found)\b|\bCUDA\b[^\n]{0,20}\bnot installed/working\b"
-    r"|Torch not compiled with CUDA enabled|torch\.cuda\.is_available\(\)\W{0,6}False|No CUDA GPUs are available",
+    r"\bCUDA (?:version )?(?:is )?not (?:installed|available|working|found)\b"
+    r"|\bCUDA\b[^\n]{0,20}\bnot installed/working\b|Torch not compiled with CUDA enabled"
+    r"|torch\.cuda\.is_available\(\)\W{0,6}False|No CUDA GPUs are available",
     re.I,
 )
 

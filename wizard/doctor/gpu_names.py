@@ -36,13 +36,14 @@ _GLUED = re.compile(r"(?<![A-Za-z0-9.])(?P<num>" + _GEFORCE + r")(?P<var>Ti|supe
 # "5090显卡", "Gpu: 5060ti 16gb", "my 4090 GPU").
 _GPU_WORD = r"(?:GPUs?|显卡|graphics card|video card|graphic card)"
 _BESIDE = re.compile(
-    r"(?<![A-Za-z])" + _GPU_WORD + r"[ \t:：,，是为]{0,4}(?P<num>" + _GEFORCE + r")(?P<var>" + _VARIANT + r")?"
-    r"(?![A-Za-z0-9.])"
+    rf"(?<![A-Za-z]){_GPU_WORD}[ \t:：,，是为]{{0,4}}(?P<num>{_GEFORCE})(?P<var>{_VARIANT})?(?![A-Za-z0-9.])"
     r"|(?<![A-Za-z0-9.])(?P<num2>" + _GEFORCE + r")(?P<var2>" + _VARIANT + r")?[ \t]?" + _GPU_WORD,
     _FLAGS,
 )
 # Data-centre models: with their brand any model; alone only the unmistakable ones (V100, A100, ...).
-_TESLA = re.compile(r"(?<![A-Za-z])(?P<brand>Tesla|Quadro)\s+(?P<model>[KMPVTAHL][0-9]{1,3}[A-Z]?)(?![A-Za-z0-9])", _FLAGS)
+_TESLA = re.compile(
+    r"(?<![A-Za-z])(?P<brand>Tesla|Quadro)\s+(?P<model>[KMPVTAHL][0-9]{1,3}[A-Z]?)(?![A-Za-z0-9])", _FLAGS
+)
 _DATACENTRE = re.compile(r"(?<![A-Za-z0-9.-])(?P<model>[PVAH]100|[HB]200|GH200)(?![A-Za-z0-9.])", _FLAGS)
 
 
@@ -151,7 +152,13 @@ def built_on(text: str) -> tuple[str, str] | None:
     names = named_gpus(text)
     if len(names) != 2 or re.search(r"\bTORCH_CUDA_ARCH_LIST\b", text):
         return None
-    on = [n for m in _SENTENCE.finditer(text) if _COMPILE_WORD.search(m.group()) for n in [named_gpus(m.group())] if len(n) == 1]
+    on = [
+        n
+        for m in _SENTENCE.finditer(text)
+        if _COMPILE_WORD.search(m.group())
+        for n in [named_gpus(m.group())]
+        if len(n) == 1
+    ]
     if len({n[0] for n in on}) != 1:
         return None
     first = on[0][0]

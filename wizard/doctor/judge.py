@@ -103,8 +103,14 @@ def _built_on_build(facts: Facts, kb: KnowledgeBase) -> Build | None:
     if arch is None:
         return None
     label = t("doctor.judge25.built_on", gpu=facts.built_on[0])
-    return Build(label, f"sm_{arch.cc.major}{arch.cc.minor} compute_{arch.cc.major}{arch.cc.minor}",
-                 (arch,), (Ptx(arch, UNKNOWN_ISA),), every_ptx=False, own=True)
+    return Build(
+        label,
+        f"sm_{arch.cc.major}{arch.cc.minor} compute_{arch.cc.major}{arch.cc.minor}",
+        (arch,),
+        (Ptx(arch, UNKNOWN_ISA),),
+        every_ptx=False,
+        own=True,
+    )
 
 
 def _tf_build(facts: Facts, kb: KnowledgeBase) -> Build | None:
@@ -385,8 +391,8 @@ __all__ = [
     "coverage",
     "coverage_served",
     "coverage_undecided",
-    "decide_open",
     "cuda_floor",
+    "decide_open",
     "driver_floor",
     "python_fit",
 ]
