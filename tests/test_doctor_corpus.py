@@ -94,6 +94,9 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # no code, is gpu-busy (that mode lets one thread use the GPU, TensorFlow's runtime uses several); one
 # relabel with its note: a harmless text whose oneDNN CPU-instructions line comes before its NUMA note
 # is labelled both, in that order, as harmless lines rank by first appearance), NO_EVIDENCE unchanged (4).
+# Round 25's 31 training texts (i35g, read after the blind score): blind 28 recognised, 19 right, 9 wrong
+# causes; after i35g's reasoning (gpu_names, the GPU alone, arch flags, own builds, a verdict beside the
+# id, WSL2's nvidia-smi crash, macOS, a code span's wrap) 31/31 right, 0 wrong; no relabels.
 RULES_ROUND = 23
 FRESH_ROUND = 23  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's

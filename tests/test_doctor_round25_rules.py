@@ -261,3 +261,14 @@ def test_the_new_verdicts_speak_chinese() -> None:
 def test_facts_show_a_gpu_written_loosely() -> None:
     facts = read_facts(NO_KERNEL + "显卡：5070Ti\n")
     assert ("gpus", "RTX 5070 Ti") in facts.lines()
+
+
+def test_a_build_another_tool_chose_the_code_for_is_not_judged_by_the_compiling_gpu() -> None:
+    # TensorFlow's configure (bazel) picks its own list: the compiling GPU says nothing of it.
+    text = "I compiled TF on my RTX 3090 with bazel. On the GTX 1080 I get:\n" + NO_KERNEL
+    assert built_on(text) is None
+    assert "cover-too-old" not in [d.verdict for d in match_output(text)]
+
+
+def test_memory_beside_the_word_gpu_is_no_model_number() -> None:
+    assert named_gpus("GPU 1060 MiB / 8192 MiB") == []

@@ -35,8 +35,10 @@ _GLUED = re.compile(r"(?<![A-Za-z0-9.])(?P<num>" + _GEFORCE + r")(?P<var>Ti|supe
 # A GeForce number beside a GPU word on the same line, before or after it ("显卡：5070Ti",
 # "5090显卡", "Gpu: 5060ti 16gb", "my 4090 GPU").
 _GPU_WORD = r"(?:GPUs?|显卡|graphics card|video card|graphic card)"
+_UNIT = r"(?![ \t]?(?:MiB|MB|GiB|GB|ms|MHz|W|%))"  # "GPU 1060 MiB" is memory, not a GTX 1060
 _BESIDE = re.compile(
-    rf"(?<![A-Za-z]){_GPU_WORD}[ \t:：,，是为]{{0,4}}(?P<num>{_GEFORCE})(?P<var>{_VARIANT})?(?![A-Za-z0-9.])"
+    rf"(?<![A-Za-z]){_GPU_WORD}[ \t:：,，是为]{{0,4}}(?P<num>{_GEFORCE})(?P<var>{_VARIANT})?"
+    rf"(?![A-Za-z0-9.]){_UNIT}"
     r"|(?<![A-Za-z0-9.])(?P<num2>" + _GEFORCE + r")(?P<var2>" + _VARIANT + r")?[ \t]?" + _GPU_WORD,
     _FLAGS,
 )
@@ -144,13 +146,27 @@ def own_build(text: str) -> bool:
     return bool(_OWN_BUILD.search(text))
 
 
+# A PyTorch extension built from source (mmcv, detectron2, a setup.py): what built_on knows how it
+# chose its code; TensorFlow's configure or CMake choose theirs otherwise, an explicit list decides.
+_EXTENSION = re.compile(
+    r"\bsetup\.py\b|\binstall\s+-e\b|\bMMCV_WITH_OPS\b|\bcpp_extension\b|\bCUDAExtension\b|\b(?:py)?torch\b"
+    r"|\bmmcv\b|\bdetectron2\b",
+    re.I,
+)
+_OTHER_BUILDER = re.compile(
+    r"\bTORCH_CUDA_ARCH_LIST\b|\bbazel\b|\bTF_CUDA_COMPUTE_CAPABILITIES\b|\bCMAKE_CUDA_ARCHITECTURES\b|-gencode\b"
+    r"|\bcompiling (?:TF|TensorFlow)\b",
+    re.I,
+)
+
+
 def built_on(text: str) -> tuple[str, str] | None:
     """(the GPU a sentence says the build was compiled on, another GPU the text names): PyTorch's
     extension builder, with no TORCH_CUDA_ARCH_LIST, compiles for the GPUs it sees (sm_XY and its
     PTX), so that build's code is the compiling GPU's. None unless exactly two GPUs are named and
     one of them, alone, in a sentence that says it compiled."""
     names = named_gpus(text)
-    if len(names) != 2 or re.search(r"\bTORCH_CUDA_ARCH_LIST\b", text):
+    if len(names) != 2 or not _EXTENSION.search(text) or _OTHER_BUILDER.search(text):
         return None
     on = [
         n
