@@ -38,6 +38,7 @@ import pytest
 
 from wizard.doctor.catalogue import pattern, patterns
 from wizard.doctor.diagnose import Diagnosis, match_output, recognised_in_output
+from wizard.doctor.reason import REASONED_IDS
 
 CORPUS = Path(__file__).resolve().parent / "doctor_corpus"
 HELDOUT = CORPUS / "heldout"
@@ -107,6 +108,9 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # in any library is an old or stub libcuda, never mixed CUDA toolkits: not sure where libcuda's version is
 # not shown, so round 4's tensorflow#23925 joins NO_EVIDENCE (5). After: training 1583 texts, 1580
 # recognised, 1578 right, 2 wrong causes (both NO_EVIDENCE texts, answered as before i35f).
+# Round 25's 31 training texts (i35g, read after the blind score): blind 28 recognised, 19 right, 9 wrong
+# causes; after i35g's reasoning (gpu_names, the GPU alone, arch flags, own builds, a verdict beside the
+# id, WSL2's nvidia-smi crash, macOS, a code span's wrap) 31/31 right, 0 wrong; no relabels.
 RULES_ROUND = 24
 FRESH_ROUND = 23  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
@@ -220,9 +224,15 @@ class Score:
         )
 
 
+def says(d: Diagnosis, want: str) -> bool:
+    """The diagnosis names `want`: its id, or the reasoning's verdict it carries (cover-too-old is an
+    unsupported-cc the facts decided too old: a label may name either)."""
+    return want in (d.id, d.verdict)
+
+
 def judge(case: Case, found: list[Diagnosis]) -> tuple[bool, bool, bool]:
     """(recognised, right first id, wrong cause) for one text."""
-    right = bool(found) and found[0].id == case.ids[0]
+    right = bool(found) and says(found[0], case.ids[0])
     if case.harmless:
         recognised = bool(found) and not recognised_in_output(found) and case.ids[0] in {d.id for d in found}
         return recognised, right and recognised, recognised_in_output(found)
@@ -231,7 +241,7 @@ def judge(case: Case, found: list[Diagnosis]) -> tuple[bool, bool, bool]:
     row = pattern(first.id) if first is not None else None
     # A cause the reasoning decided (wizard.doctor.reasoned: cover-too-old, driver-mismatch-one-side,
     # ...) has no catalogue row: it is a cause all the same, and counts wrong where it is not the label.
-    wrong = first is not None and first.id != case.ids[0] and (row is None or not row.symptom)
+    wrong = first is not None and not says(first, case.ids[0]) and (row is None or not row.symptom)
     return recognised, right, wrong
 
 
@@ -297,7 +307,7 @@ def header_problems(path: Path) -> list[str]:
     out += [
         f"expect names an id the catalogue does not have: {want}"
         for want in case.ids
-        if pattern(want) is None
+        if pattern(want) is None and want not in REASONED_IDS
     ]
     for want in case.expect:
         row = pattern(want.removeprefix("harmless:"))
@@ -336,7 +346,7 @@ def test_corpus_text_gets_the_expected_diagnosis(path: Path) -> None:
     case = parse(path)
     found = match_output(case.body)
     got = [d.id for d in found]
-    assert got and got[0] == case.ids[0], f"{got} (expected first: {case.ids[0]})"
+    assert got and says(found[0], case.ids[0]), f"{got} (expected first: {case.ids[0]})"
     if len(case.ids) > 1:
         assert got == case.ids
     for want, d in zip(case.expect, found[: len(case.expect)], strict=True):

@@ -171,7 +171,11 @@ HARD_WRAP_MIN = 60
 
 def _mid_word(before_raw: str, rest: str) -> bool:
     end = before_raw.rstrip("\r\n")
-    return len(end) >= HARD_WRAP_MIN and end[-1:].isalnum() and rest[:1].isalnum()
+    if not (end[-1:].isalnum() and rest[:1].isalnum()):
+        return False
+    # Or a quoted message (`...`) whose code span opens on one line and closes on the next: a break
+    # inside inline code is the paste's, not the writer's ("`Loaded runtime CuD" / "NN library: ...`").
+    return len(end) >= HARD_WRAP_MIN or (end.count("`") % 2 == 1 and rest.count("`") % 2 == 1)
 
 
 Searcher = re.Pattern[str] | FiguredRegex  # a row's regex; with `figures`, its numbers checked too

@@ -77,6 +77,9 @@ class Diagnosis:
     origin: str = "output"  # output | profile
     seen_in: str = ""  # the source: where this text was seen (issues, guides), or "tf-gpu-wizard detect"
     for_this_machine: str = ""  # the fix made specific with this machine's profile ("" when nothing to add)
+    # The reasoning's own verdict where it says more than the id (cover-too-old, cover-open,
+    # driver-userspace-older: wizard.doctor.reason.VERDICT_IDS); "" where the id says it all.
+    verdict: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -312,6 +315,7 @@ def diagnosis_for(
         line=line,
         origin="output",
         seen_in=seen_in,
+        verdict=texts,
     )
 
 

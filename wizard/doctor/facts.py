@@ -18,6 +18,7 @@ from packaging.version import Version
 
 from wizard.choose.driver_floors import normalize_driver
 from wizard.doctor.codes import Code, codes_in
+from wizard.doctor.gpu_names import built_on, named_gpus, own_build
 from wizard.doctor.setup_facts import SetupFacts, read_setup
 from wizard.doctor.stack_facts import StackFacts, read_stack
 from wizard.safe.display import cut  # a cut line ends in '…', never mid-word as if whole
@@ -326,6 +327,14 @@ class Facts:
     no_compute: str = ""  # driver capabilities given to a container without compute ("utility")
     no_compute_at: tuple[int, str] | None = None  # the line they were read from
     stack: StackFacts = field(default_factory=StackFacts)  # the driver's files and services, libraries' CUDA
+    gpus_named: list[str] = field(default_factory=list)  # GPUs as people write them ("5070Ti", "tesla v100")
+    own_build: bool = False  # a build of one's own: compiled here, its capability list chosen here
+    built_on: tuple[str, str] | None = None  # (the GPU the build was compiled on, the other GPU named)
+    torch: bool = False  # the text is PyTorch's (its build's list is torch's, not TensorFlow's)
+    arch_named: bool = False  # an sm_XY / compute_XY outside a build's list read as one
+    smi_crash: tuple[int, str] | None = None  # nvidia-smi itself crashed (a segmentation fault)
+    mac: tuple[int, str] | None = None  # the text says it ran on a Mac (macOS, a MacBook, Apple silicon)
+    cuda_absent: tuple[int, str] | None = None  # a program says CUDA is not installed / not available
 
     @property
     def library_version(self) -> Version | None:
@@ -375,7 +384,7 @@ class Facts:
             ("driver_smi", self.driver_smi),
             ("smi_cuda", "ERR!" if self.smi_cuda_err and not self.smi_cuda else self.smi_cuda),
             ("cuda_major", str(self.cuda_major) if self.cuda_major else ""),
-            ("gpus", ", ".join(self.gpus)),
+            ("gpus", ", ".join(self.gpus or self.gpus_named)),
             ("cc", ", ".join(self.compute_capabilities)),
             ("platform", ", ".join(self.platforms)),
             ("compute_mode", self.compute_mode or (self.mode_words[1] if self.mode_words else "")),
@@ -549,7 +558,67 @@ def read_facts(text: str) -> Facts:
             break
     f.setup = read_setup(text)
     f.stack = read_stack(text)
+    if f.no_kernel_line is not None:
+        _read_coverage(text, f)
+    _read_platform_lines(text, f)
     return f
+
+
+# nvidia-smi's own crash: the shell's report names it ("[1] 494 segmentation fault  nvidia-smi",
+# "Segmentation fault (core dumped) nvidia-smi"), or the line right after its header says so.
+_SMI_CRASH = re.compile(
+    r"\bsegmentation fault\b[^\n]{0,40}\bnvidia-smi\b|\bnvidia-smi\b[^\n]{0,40}\bsegmentation fault\b", re.I
+)
+_MAC = re.compile(
+    r"\bmacOS\b|\bMac ?OS ?X\b|\bon (?:my|a|an|the) Mac\b"
+    r"|\bMac(?:Book(?: Air| Pro)?|mini| Studio| Pro| laptop)\b"
+    r"|\bApple (?:M[1-4]|silicon)\b|\barm64-apple-darwin|\bdarwin\b",
+    re.I,
+)
+# A program saying it found no CUDA at all (not a failure inside CUDA): cellpose's "TORCH CUDA version
+# not installed/working", PyTorch's "Torch not compiled with CUDA enabled", is_available() False.
+_CUDA_ABSENT = re.compile(
+    r"\bCUDA (?:version )?(?:is )?not (?:installed|available|working|found)\b"
+    r"|\bCUDA\b[^\n]{0,20}\bnot installed/working\b|Torch not compiled with CUDA enabled"
+    r"|torch\.cuda\.is_available\(\)\W{0,6}False|No CUDA GPUs are available",
+    re.I,
+)
+
+
+def _read_platform_lines(text: str, f: Facts) -> None:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if f.smi_crash is None and _SMI_CRASH.search(line):
+            f.smi_crash = (number, cut(line.strip(), 200))
+        if f.mac is None and _MAC.search(line):
+            f.mac = (number, cut(line.strip(), 200))
+        if f.cuda_absent is None and _CUDA_ABSENT.search(line):
+            f.cuda_absent = (number, cut(line.strip(), 200))
+
+
+# detectron2's collect_env: "detectron2 arch flags   sm_37" (older) or "3.5, 3.7, 5.0" (newer): the
+# capabilities its own compiled ops were built for.
+_ARCH_FLAGS = re.compile(
+    r"\barch flags[ \t]+((?:(?:sm|compute)_[0-9]{2,3}[af]?|[0-9]{1,2}\.[0-9])(?:[ \t]*[,;]?[ \t]*"
+    r"(?:(?:sm|compute)_[0-9]{2,3}[af]?|[0-9]{1,2}\.[0-9]))*)[ \t]*$",
+    re.I | re.M,
+)
+_TORCH = re.compile(r"\btorch\b|\bpytorch\b|TORCH_USE_CUDA_DSA", re.I)
+
+
+def _read_coverage(text: str, f: Facts) -> None:
+    """What "no kernel image" is judged by, beyond the strict readings: GPUs as people write them,
+    a build's list in detectron2's words, a build of one's own, the GPU a build was compiled on."""
+    f.gpus_named = named_gpus(text)
+    f.own_build = own_build(text)
+    f.built_on = built_on(text)
+    f.torch = bool(_TORCH.search(text))
+    f.arch_named = not f.build_code and bool(re.search(r"\b(?:sm|compute)_[0-9]{2,3}", text, re.I))
+    if not f.build_code:
+        m = _ARCH_FLAGS.search(text)
+        if m:
+            words = re.findall(r"(?:sm|compute)_[0-9]{2,3}[af]?|[0-9]{1,2}\.[0-9]", m.group(1), re.I)
+            code = [w.lower() if "_" in w else "sm_" + w.replace(".", "") for w in words]
+            f.build_code = list(dict.fromkeys(code))
 
 
 __all__ = ["Facts", "read_facts"]

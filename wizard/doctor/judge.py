@@ -25,6 +25,7 @@ from wizard.choose.harvest import Arch, Ptx
 from wizard.choose.knowledge import KnowledgeBase, Release, driver_text
 from wizard.choose.resolver import required_floor
 from wizard.doctor.facts import Facts
+from wizard.doctor.gpu_names import table_cc
 from wizard.text import t
 
 # The diagnosis ids a coverage verdict names, and those it rules out (their fixes contradict it).
@@ -37,6 +38,14 @@ DECIDE_BUILD = (
     "print(tf.sysconfig.get_build_info()); print(tf.config.list_physical_devices('GPU'))\""
 )
 UNKNOWN_ISA = Version("0")  # a PTX a log lists has no ISA with it: isa_cuda() knows no CUDA for it
+# PyTorch's own build list, where the text is PyTorch's: decides what a log leaves open.
+DECIDE_TORCH_BUILD = 'python -c "import torch; print(torch.__version__, torch.cuda.get_arch_list())"'
+# No published build's lowest code was ever above compute capability 7.x (TensorFlow's, knowledge
+# tensorflow.toml: 3.5-6.0; PyTorch's and CUDA 13's: Turing 7.5 and up), so a GPU of 8.0 or newer
+# (Ampere on) that a build has no code for is newer than that build, never too old for it; the
+# catalogue's rows for RTX 30xx/40xx/50xx, A100, H100 say the same. A build of one's own may
+# start anywhere (built on an H100 for sm_90 alone), so it is not judged so.
+NEVER_TOO_OLD = Version("8.0")
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,7 @@ class Build:
     ptx: tuple[Ptx, ...]
     every_ptx: bool  # TensorFlow's wheels: each PTX listed is some kernels' only code
     source: str = ""  # the knowledge row it was read from; "" for the text's own list
+    own: bool = False  # compiled here: its list was chosen, not dated (a GPU above it is left out)
 
 
 def _listed_build(facts: Facts) -> Build | None:
@@ -78,7 +88,29 @@ def _listed_build(facts: Facts) -> Build | None:
     )
     if not sass and not ptx:
         return None
-    return Build(t("doctor.fact.listed_build"), " ".join(facts.build_code), sass, ptx, every_ptx=False)
+    label = t("doctor.fact.listed_build")
+    return Build(label, " ".join(facts.build_code), sass, ptx, every_ptx=False, own=facts.own_build)
+
+
+def _built_on_build(facts: Facts, kb: KnowledgeBase) -> Build | None:
+    """A build the text says was compiled on another GPU than the one it ran on: PyTorch's extension
+    builder, given no TORCH_CUDA_ARCH_LIST, compiles for the GPU it sees (torch.utils.cpp_extension:
+    that GPU's sm_XY and its PTX), so the build's code is the compiling GPU's."""
+    if facts.built_on is None or facts.build_code:
+        return None
+    cc = table_cc(facts.built_on[0], kb)
+    arch = Arch.parse(f"sm_{cc.major}{cc.minor}") if cc is not None else None
+    if arch is None:
+        return None
+    label = t("doctor.judge25.built_on", gpu=facts.built_on[0])
+    return Build(
+        label,
+        f"sm_{arch.cc.major}{arch.cc.minor} compute_{arch.cc.major}{arch.cc.minor}",
+        (arch,),
+        (Ptx(arch, UNKNOWN_ISA),),
+        every_ptx=False,
+        own=True,
+    )
 
 
 def _tf_build(facts: Facts, kb: KnowledgeBase) -> Build | None:
@@ -105,16 +137,21 @@ def _gpu_ccs(facts: Facts, kb: KnowledgeBase) -> list[tuple[str, Version]]:
     names Choose's GPU table knows, together (a capability a sentence claims beside a GPU's name
     then counts too, and the verdicts must agree for both)."""
     found: dict[Version, str] = {}
-    for name in facts.gpus:
+    # The GPU it ran on, where a sentence names the one the build was compiled on; else the GPUs
+    # named strictly (a listing, nvidia-smi), else as people write them ("5070Ti", "tesla v100").
+    names = [facts.built_on[1]] if facts.built_on else facts.gpus or facts.gpus_named
+    for name in names:
         gpu = kb.gpu(name)
         if gpu is not None:
             found.setdefault(gpu.compute_capability, gpu.name)
+        elif (cc := table_cc(name, kb)) is not None:
+            found.setdefault(cc, name)
     for text in facts.compute_capabilities:
         cc = _version(text)
         if cc is not None:
             found.setdefault(cc, "")
-    if len(found) == 1 and len(facts.gpus) == 1:  # one GPU, one capability: that GPU's own
-        return [(next(iter(found.values())) or facts.gpus[0], next(iter(found)))]
+    if len(found) == 1 and len(names) == 1:  # one GPU, one capability: that GPU's own
+        return [(next(iter(found.values())) or names[0], next(iter(found)))]
     return [(name, cc) for cc, name in found.items()]
 
 
@@ -144,6 +181,9 @@ def _judge_one(name: str, cc: Version, build: Build, driver_cuda: Version | None
     if got.missing:
         fields |= {"ptx": got.via, "missing": got.missing}
         return Verdict(TOO_NEW, "doctor.judge.cover_partial", fields, (TOO_OLD, PTX_DRIVER))
+    if cc > max(archs) and build.own:
+        # A list chosen here, not a release's: it left this GPU out (rebuild with its capability).
+        return Verdict(TOO_OLD, "doctor.judge.cover_gap", fields, (TOO_NEW, PTX_DRIVER), "cover-gap")
     if cc > max(archs):
         fields |= {"newest": str(max(archs))}
         return Verdict(TOO_NEW, "doctor.judge.cover_too_new", fields, (TOO_OLD, PTX_DRIVER))
@@ -156,7 +196,7 @@ def _coverage_verdicts(facts: Facts, kb: KnowledgeBase) -> list[Verdict | None] 
     if facts.no_kernel_line is None:
         return None
     gpus = _gpu_ccs(facts, kb)
-    builds = [b for b in (_listed_build(facts), _tf_build(facts, kb)) if b is not None]
+    builds = [b for b in (_listed_build(facts), _built_on_build(facts, kb), _tf_build(facts, kb)) if b]
     if not gpus or not builds:
         return None
     driver_cuda = _driver_cuda(facts, kb)
@@ -169,7 +209,7 @@ def coverage(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     old for. Every GPU and every build source the text shows must agree."""
     verdicts = _coverage_verdicts(facts, kb)
     if verdicts is None:
-        return _below_minimum(facts, kb)
+        return _below_minimum(facts, kb) or _gpu_alone(facts, kb)
     if any(v is None for v in verdicts) or len({v.id for v in verdicts if v}) != 1:
         return None
     tf = _tf_build(facts, kb)
@@ -191,6 +231,25 @@ def _below_minimum(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     return Verdict(TOO_OLD, "doctor.judge.cover_too_old", fields, (TOO_NEW, PTX_DRIVER), "cover-too-old")
 
 
+def _gpu_alone(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
+    """ "No kernel image" with one GPU and no build's code in the text: a GPU of NEVER_TOO_OLD or
+    newer is newer than the build (no published build starts above it); an older one is not decided
+    (too old for a new build, or too new for an old one), nor is a build of one's own."""
+    gpus = _gpu_ccs(facts, kb)
+    if facts.no_kernel_line is None or len(gpus) != 1 or facts.own_build or facts.build_minimum:
+        return None
+    if facts.arch_named:
+        return None  # an sm_XY the text names may be this GPU's own, or a build's: not the GPU alone
+    if facts.build_code or facts.tf_versions:
+        return None  # a build the text names is judged by its code (coverage), not by the GPU alone
+    name, cc = gpus[0]
+    if cc < NEVER_TOO_OLD:
+        return None
+    fields = {"gpu": name or "GPU", "cc": str(cc), "floor": str(NEVER_TOO_OLD)}
+    # Only "too old" is ruled out: with no build's code in the text, PTX newer than the driver stays open.
+    return Verdict(TOO_NEW, "doctor.judge25.cover_gpu_new", fields, (TOO_OLD,))
+
+
 def coverage_served(facts: Facts, kb: KnowledgeBase) -> bool:
     """The TensorFlow release the text names has code this GPU runs (Choose's coverage): "no kernel
     image" then has another cause than this build and this GPU (another library, a build of one's
@@ -203,8 +262,21 @@ def coverage_served(facts: Facts, kb: KnowledgeBase) -> bool:
 
 
 def coverage_undecided(facts: Facts, kb: KnowledgeBase) -> bool:
-    """ "No kernel image" where the GPU is not in the text: its compute capability decides."""
-    return facts.no_kernel_line is not None and not _gpu_ccs(facts, kb)
+    """ "No kernel image" where the GPU is not in the text (its compute capability decides), or where
+    the GPU is but no build's code is and the GPU alone does not decide (the build's list decides)."""
+    if facts.no_kernel_line is None:
+        return False
+    if not _gpu_ccs(facts, kb):
+        return True
+    return _coverage_verdicts(facts, kb) is None and coverage(facts, kb) is None
+
+
+def decide_open(facts: Facts, kb: KnowledgeBase) -> str:
+    """The one command that decides an open "no kernel image": the GPU's capability where the text
+    lacks it, else the build's own list (PyTorch's where the text is PyTorch's)."""
+    if not _gpu_ccs(facts, kb):
+        return DECIDE_CC
+    return DECIDE_TORCH_BUILD if facts.torch else DECIDE_BUILD
 
 
 # ---- Python ranges ---------------------------------------------------------------------------
@@ -320,6 +392,7 @@ __all__ = [
     "coverage_served",
     "coverage_undecided",
     "cuda_floor",
+    "decide_open",
     "driver_floor",
     "python_fit",
 ]

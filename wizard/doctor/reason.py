@@ -45,10 +45,10 @@ from wizard.doctor.facts import Facts
 from wizard.doctor.judge import (
     COVERAGE_IDS,
     DECIDE_BUILD,
-    DECIDE_CC,
     coverage,
     coverage_served,
     coverage_undecided,
+    decide_open,
     driver_floor,
     python_fit,
 )
@@ -90,6 +90,17 @@ MODE_KEYS = {
     "Prohibited": "doctor.reason.mode_prohibited",
 }
 _NO_GPU_VISIBLE = re.compile(r"^(NoDevFiles|none|-1|)$", re.I)
+# What the reasoning names beyond the catalogue's rows: its verdicts (a Diagnosis' `verdict`, the
+# doctor.toml section of its words) and the causes only reasoning decides. A corpus label may name
+# one; each has its title, why and fix in assets/text/*/doctor.toml.
+VERDICT_IDS = (
+    "cover-too-old",
+    "cover-gap",
+    "cover-open",
+    "driver-userspace-older",
+    "driver-mismatch-one-side",
+)
+REASONED_IDS = (*VERDICT_IDS, "wsl-windows-driver", "macos")
 
 
 @dataclass(frozen=True)
@@ -202,7 +213,7 @@ def _coverage_open(facts: Facts, causes: list[str]) -> Decision | None:
         {},
         texts="cover-open",
         evidence=facts.no_kernel_line,
-        fix_fields={"command": DECIDE_CC},
+        fix_fields={"command": decide_open(facts, load_knowledge())},
     )
 
 
@@ -239,6 +250,51 @@ def _wsl_windows_driver(facts: Facts, causes: list[str]) -> Decision | None:
         evidence=line,
         fix_fields=fields,
     )
+
+
+_WINDOWS_FORM = re.compile(r"^[0-9]{3}\.[0-9]{2}$")
+_LINUX_FORM = re.compile(r"^[0-9]{3}\.[0-9]{2,3}\.[0-9]{2}$")
+
+
+def _wsl_driver_seen(facts: Facts) -> str:
+    """The Windows driver a WSL2 text shows: named so beside WSL2, or nvidia-smi's own pair in WSL2's
+    form (its version the Linux side's 555.42.03, its "Driver Version" the Windows driver's 555.85, one
+    branch: native Linux prints one version twice, native Windows the Windows one twice)."""
+    if facts.windows_driver and "WSL2" in facts.platforms:
+        return facts.windows_driver
+    smi, driver = facts.setup.smi_version, facts.driver_smi
+    if _LINUX_FORM.match(smi) and _WINDOWS_FORM.match(driver) and smi.split(".")[0] == driver.split(".")[0]:
+        return driver
+    return ""
+
+
+def _wsl_smi_crash(facts: Facts, causes: list[str]) -> Decision | None:
+    """nvidia-smi crashing in WSL2 (a segmentation fault), nothing else named: nvidia-smi and the NVML
+    library it loads there are the Windows driver's own files (/usr/lib/wsl/lib), so that driver
+    release is at fault; the fix is on Windows (another release), never a Linux driver in WSL2."""
+    if causes or facts.smi_crash is None:
+        return None
+    driver = _wsl_driver_seen(facts)
+    if not driver:
+        return None
+    fields = {"driver": driver, "smi": facts.setup.smi_version or "nvidia-smi"}
+    return Decision(
+        "wsl-windows-driver",
+        "doctor.judge25.wsl_smi_crash",
+        fields,
+        drop=("no-device", "cuinit-failed"),
+        evidence=facts.smi_crash,
+        fix_fields={"driver": driver},
+    )
+
+
+def _macos(facts: Facts, causes: list[str]) -> Decision | None:
+    """A text that says it ran on a Mac and that CUDA is not there, naming no NVIDIA GPU and no other
+    cause: macOS has no NVIDIA CUDA (CUDA 10.2 was its last; Apple silicon has no NVIDIA GPU), so the
+    message is what a Mac gives, and the program runs on the CPU."""
+    if causes or facts.mac is None or facts.cuda_absent is None or facts.gpus or facts.gpus_named:
+        return None
+    return Decision("macos", "doctor.judge25.macos", {}, evidence=facts.cuda_absent)
 
 
 def _scheduler(facts: Facts, symptoms: set[str]) -> Decision | None:
@@ -410,6 +466,8 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         or _coverage_open(facts, causes)
         or _python(facts, causes)
         or _wsl_windows_driver(facts, causes)
+        or _wsl_smi_crash(facts, causes)
+        or _macos(facts, causes)
     )
     if judged is not None:
         out.decisions.append(judged)
@@ -485,7 +543,7 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         c.number == 101 and n == facts.context_failure[0] for c, n, _ in facts.codes
     )
     if coverage_undecided(facts, load_knowledge()):
-        out.command = DECIDE_CC
+        out.command = decide_open(facts, load_knowledge())
     elif refused and not facts.compute_mode and not facts.mode_words:
         # 101 where a context was being made, not a device number: the compute mode decides (an
         # exclusive mode refuses a second context; an ordinal that is not there is 101's other meaning).
@@ -511,4 +569,13 @@ def command_for(families: list[str]) -> str:
     return DECIDE_DEFAULT
 
 
-__all__ = ["DECIDE_DEFAULT", "DECIDE_MISMATCH", "Decision", "Reasoning", "command_for", "decide"]
+__all__ = [
+    "DECIDE_DEFAULT",
+    "DECIDE_MISMATCH",
+    "REASONED_IDS",
+    "VERDICT_IDS",
+    "Decision",
+    "Reasoning",
+    "command_for",
+    "decide",
+]
