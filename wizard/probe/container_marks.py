@@ -10,6 +10,14 @@ from wizard.probe.context import ProbeContext
 
 CONTAINER_MARKERS = ("/.dockerenv", "/run/.containerenv")
 CONTAINER_CGROUP = re.compile(r"docker|kubepods|containerd|libpod")
+# NVML's words that it opened the driver's device nodes, so the runtime passed them in whatever the
+# paths the probe read say: "Unable to determine the device handle for GPU X: ..." comes after
+# nvmlInit opened /dev/nvidiactl and counted X; "Insufficient Permissions" is NVML_ERROR_NO_PERMISSION,
+# an open() of a node that is there refused (file mode, SELinux label). A node that is not there
+# reads as the driver not loaded ("couldn't communicate with the NVIDIA driver").
+NVML_OPENED_A_NODE = re.compile(
+    r"Unable to determine the device handle for GPU|Insufficient Permissions", re.IGNORECASE
+)
 
 
 def in_container(ctx: ProbeContext) -> bool:
@@ -20,9 +28,21 @@ def in_container(ctx: ProbeContext) -> bool:
     return any(CONTAINER_CGROUP.search(line) for line in cgroup.splitlines())
 
 
+def nvml_opened_a_node(ctx: ProbeContext) -> str:
+    """nvidia-smi's line (its query or its report) that shows NVML opened a device node, else ""."""
+    for key in ("smi_query", "smi"):
+        found = ctx.seen.get(key)
+        if not isinstance(found, tuple):
+            continue
+        for line in (found[1].stdout + "\n" + found[1].stderr).splitlines():
+            if NVML_OPENED_A_NODE.search(line):
+                return line.strip()
+    return ""
+
+
 def host_only(ctx: ProbeContext) -> bool:
     """A container given no NVIDIA device: the kernel log and the PCI bus it reads are the host's,
     and none of the host's GPUs is its own, so nothing there is this container's failure (the
     container layer says what is: no GPU passed)."""
     passed = ctx.system.exists("/dev/nvidiactl") or ctx.system.exists("/dev/nvidia0")
-    return in_container(ctx) and not passed
+    return in_container(ctx) and not passed and not nvml_opened_a_node(ctx)

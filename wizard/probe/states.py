@@ -15,7 +15,7 @@ from pathlib import PurePosixPath
 from wizard.nvml import ErrorKind
 from wizard.probe.api_mismatch import api_mismatch
 from wizard.probe.build_logs import DKMS_STATUS, failed_module_build
-from wizard.probe.container_marks import CONTAINER_CGROUP, host_only, in_container
+from wizard.probe.container_marks import CONTAINER_CGROUP, host_only, in_container, nvml_opened_a_node
 from wizard.probe.context import ProbeContext, command_evidence, file_evidence
 from wizard.probe.cuda import LIB_DIRS
 from wizard.probe.failure_words import (
@@ -282,7 +282,17 @@ def _container(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         return [_state("container", BLOCKED, "container-no-libs", [*ev, *left_out])]
     if p.driver is not None:
         return [_state("container", WORKS, "", ev)]
-    device = bool(device_path)
+    # The driver's nodes as the paths show them, else NVML's words that it opened one (a GPU it
+    # listed, a device handle it failed to get, an open refused): the GPU is passed in either way.
+    opened = "" if device_path else nvml_opened_a_node(ctx)
+    if not device_path and not opened and p.gpus:
+        opened = f"{p.gpus[0].index}, {p.gpus[0].name}"
+    node = (
+        file_evidence(device_path, "present")
+        if device_path
+        else Evidence("nvidia-smi", _smi_exit(ctx), opened)
+    )
+    device = bool(device_path or opened)
     nvml = ctx.seen.get("nvml", {})
     mismatch = _line_with(_smi_text(ctx) + "\n" + str(nvml.get("detail", "")), "mismatch")
     if not device and mismatch:
@@ -302,23 +312,24 @@ def _container(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         if meant:
             ev.append(Evidence("environment", None, " ".join(meant)[:1000]))
         return [_state("container", BLOCKED, "container-no-gpu", ev, blocks=bool(meant))]
-    denied = _cgroup_denies_nvidia(ctx)
+    denied = _cgroup_denies_nvidia(ctx) if device_path else ""
     if denied:
         # The device nodes are here but the container's device cgroup (v1) lets no one open them
         # (a runtime reload that dropped the rules): NVML says only "Unknown Error".
-        ev += [file_evidence("/dev/nvidiactl", "present"), file_evidence(_DEVICES_LIST, denied)]
+        ev += [node, file_evidence(_DEVICES_LIST, denied)]
         ev += _smi_failure_lines(ctx)
         return [_state("container", BLOCKED, "no-permission", ev)]
     refused = first_line(_smi_text(ctx), NO_PERMISSION)
     if refused:  # NVML_ERROR_NO_PERMISSION: the nodes are here, this user may not open them
-        ev += [file_evidence("/dev/nvidiactl", "present"), Evidence("nvidia-smi", _smi_exit(ctx), refused)]
+        ev += [node] if device_path else []
+        ev.append(Evidence("nvidia-smi", _smi_exit(ctx), refused))
         return [_state("container", BLOCKED, "no-permission", ev)]
     # nvidia-smi's "Failed to initialize NVML: ..." shows the library loaded, whatever NVML said here.
     smi_loaded_nvml = "failed to initialize nvml" in _smi_text(ctx).lower()
-    if nvml.get("kind") == ErrorKind.LIBRARY_NOT_FOUND.value and not smi_loaded_nvml:
-        ev += [file_evidence("/dev/nvidiactl", "present"), Evidence("nvmlInit", None, nvml.get("detail", ""))]
+    if nvml.get("kind") == ErrorKind.LIBRARY_NOT_FOUND.value and not smi_loaded_nvml and not opened:
+        ev += [node, Evidence("nvmlInit", None, nvml.get("detail", ""))]
         return [_state("container", BLOCKED, "container-no-libs", ev)]
-    return [_state("container", WORKS, "", ev)]
+    return [_state("container", WORKS, "", ev if device_path else [*ev, node])]
 
 
 def _gpu_device_nodes(p: MachineProfile) -> tuple[str, ...]:
