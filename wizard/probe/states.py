@@ -14,7 +14,7 @@ from pathlib import PurePosixPath
 
 from wizard.nvml import ErrorKind
 from wizard.probe.api_mismatch import api_mismatch
-from wizard.probe.build_logs import DKMS_STATUS, failed_module_build
+from wizard.probe.build_logs import DKMS_MODULE, DKMS_STATUS, failed_module_build
 from wizard.probe.container_marks import CONTAINER_CGROUP, host_only, in_container, nvml_opened_a_node
 from wizard.probe.context import ProbeContext, command_evidence, file_evidence
 from wizard.probe.cuda import LIB_DIRS
@@ -87,7 +87,7 @@ _BUILT_FOR_ANOTHER_KERNEL = re.compile(
 # `dkms status` (dkms.in do_status): "nvidia/535.183.01: added", "nvidia/535.183.01, 6.8.0-45-generic,
 # x86_64: installed" (and "built", "installed-weak from K"); dkms 2.x writes "nvidia, 470.57.02, ...".
 _DKMS_LINE = re.compile(
-    r"^(nvidia(?:-(?:current|open|tesla|legacy|[0-9])[\w.-]*)?)[/,]\s*([0-9]+(?:\.[0-9]+)+)"
+    rf"^({DKMS_MODULE})[/,]\s*([0-9]+(?:\.[0-9]+)+)"
     r"(?:,\s*([^,\s]+),\s*([^:\s]+))?:\s*([a-z-]+)"
 )
 # This boot's journal, only the lines that name nvidia (journalctl's --grep is case-insensitive for a
@@ -593,21 +593,26 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     ev += _smi_failure_lines(ctx)
     libs = _library_versions(ctx, "libcuda") or _library_versions(ctx, "libnvidia-ml")
     lib_version = next(iter(sorted(set(libs.values()))), "")
+    # modinfo not read (a paste), or not finding "nvidia" where DKMS installed the module under its
+    # own name for the running kernel (Debian's nvidia-current.ko, which modprobe.d's "install
+    # nvidia modprobe -i nvidia-current" loads and modinfo does not follow): dkms shows it there.
+    here = None
+    if km.module_for_kernel is not True and nvidia_here:
+        here = _dkms_module_here(ctx, p.os.kernel, installed=km.module_for_kernel is False)
+    if here:
+        km.module_for_kernel, km.module_version = True, km.module_version or here[1]
+    modinfo_ev = [here[0]] if here else _seen_evidence(ctx, "modinfo")
     rejected = _key_rejected(ctx)
     if rejected:
         ev.append(rejected)
     if rejected and km.module_for_kernel is not False:
         # The key's rejection decides it, and shows the module is there (modprobe found a file to
         # insert) where modinfo was not read.
-        ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel else []
+        ev += modinfo_ev if km.module_for_kernel else []
         ev += _secure_boot_evidence(ctx)
         return [_state("module", BLOCKED, "secure-boot", ev, version=km.module_version or "")]
-    if km.module_for_kernel is None and nvidia_here and (here := _dkms_module_here(ctx, p.os.kernel)):
-        # modinfo not read (a paste): dkms shows the module built for the running kernel instead.
-        km.module_for_kernel, km.module_version = True, km.module_version or here[1]
-        ev.append(here[0])
     if km.module_for_kernel:
-        ev += _seen_evidence(ctx, "modinfo")
+        ev += modinfo_ev
         if km.secure_boot:  # likely, not decided: a restart first, then the key
             ev += _secure_boot_evidence(ctx)
             return [_state("module", FAILING, "not-loaded-secure-boot", ev, version=km.module_version or "")]
@@ -708,13 +713,18 @@ def _dkms_built_for(rows: list[tuple[re.Match[str], str]], kernel: str) -> tuple
     )
 
 
-def _dkms_module_here(ctx: ProbeContext, kernel: str) -> tuple[Evidence, str] | None:
+def _dkms_module_here(
+    ctx: ProbeContext, kernel: str, *, installed: bool = False
+) -> tuple[Evidence, str] | None:
     """(dkms status's line, the module's version) where DKMS has the driver's module built or
-    installed for the running kernel: a module for it is there, as modinfo would say."""
+    installed for the running kernel: a module for it is there, as modinfo would say. `installed`:
+    only where DKMS installed it under /lib/modules (a module only built there modprobe cannot find)."""
     if not kernel or kernel == "unknown":
         return None
     rows, ev = _dkms_rows(ctx)
     row = _dkms_built_for(rows, kernel) if ev is not None else None
+    if row and installed and not row[0].group(5).startswith("installed"):
+        row = None
     return (Evidence(ev.source, ev.exit, row[1]), row[0].group(2)) if row and ev else None
 
 
