@@ -324,9 +324,10 @@ def _container(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev += [node] if device_path else []
         ev.append(Evidence("nvidia-smi", _smi_exit(ctx), refused))
         return [_state("container", BLOCKED, "no-permission", ev)]
-    # nvidia-smi's "Failed to initialize NVML: ..." shows the library loaded, whatever NVML said here.
-    smi_loaded_nvml = "failed to initialize nvml" in _smi_text(ctx).lower()
-    if nvml.get("kind") == ErrorKind.LIBRARY_NOT_FOUND.value and not smi_loaded_nvml and not opened:
+    # nvidia-smi's "Failed to initialize NVML: ..." or a device handle it failed to get shows the
+    # library loaded, whatever NVML said here.
+    smi_loaded_nvml = "failed to initialize nvml" in _smi_text(ctx).lower() or bool(nvml_opened_a_node(ctx))
+    if nvml.get("kind") == ErrorKind.LIBRARY_NOT_FOUND.value and not smi_loaded_nvml:
         ev += [node, Evidence("nvmlInit", None, nvml.get("detail", ""))]
         return [_state("container", BLOCKED, "container-no-libs", ev)]
     return [_state("container", WORKS, "", ev if device_path else [*ev, node])]
