@@ -207,3 +207,25 @@ def test_nvidia_smi_s_words_alone_name_no_cause(tmp_path: Path) -> None:
     # the text holds nvidia-smi's "couldn't communicate" alone: not-loaded, the cause undecided.
     fedora = {"/proc/version": "Linux version 5.14.10-300.fc34.x86_64 (mockbuild@bkernel01) #1 SMP\n"}
     assert reasons(replay(tmp_path, fedora, [cmd(["nvidia-smi"], NOT_LOADED)])) == {"not-loaded"}
+
+
+@pytest.mark.parametrize(
+    ("header", "name", "version"),
+    [
+        # dkms.in prepare_build, by DKMS release: to 3.1.1, from 3.1.2 ("module/version"), from 3.1.5
+        # (the release string first); the second line is `date`
+        ("DKMS make.log for nvidia-current-535.216.03", "nvidia-current", "535.216.03"),
+        ("DKMS make.log for nvidia-current/535.216.03", "nvidia-current", "535.216.03"),
+        ("DKMS (dkms-3.1.5) make.log for nvidia-current/535.216.03", "nvidia-current", "535.216.03"),
+        ("DKMS (dkms-3.2.2) make.log for nvidia/570.133.07", "nvidia", "570.133.07"),
+    ],
+)
+def test_every_dkms_release_s_make_log_header_names_the_kernel(
+    tmp_path: Path, header: str, name: str, version: str
+) -> None:
+    path = f"/var/lib/dkms/{name}/{version}/build/make.log"
+    built_for = f" for kernel {KERNEL} (x86_64)\nThu Jun  5 10:00:01 UTC 2025\n"
+    assert reasons(replay(tmp_path, {**DEBIAN, path: header + built_for}, [])) == {"module-not-built"}
+    # the same log for another kernel (DKMS builds for each installed kernel) decides nothing here
+    other = header + built_for.replace(KERNEL, "6.1.0-18-amd64")
+    assert reasons(replay(tmp_path / "other", {**DEBIAN, path: other}, [])) == set()

@@ -4,9 +4,10 @@ Each tool keeps its own record, read as it writes it:
 - akmods (Fedora): /var/cache/akmods/nvidia/<version>-for-<kernel>.failed.log
   (failure_words.akmods_failed_log).
 - DKMS: a failed build leaves /var/lib/dkms/<name>/<version>/build/make.log (DKMS_MODULE's names;
-  "Consult ... for more information"), whose first line names the kernel it was for: "DKMS make.log
-  for <name>-<version> for kernel <kernel> (<arch>)"; a build that worked moves its log under
-  <version>/<kernel>/<arch>/log.
+  "Consult ... for more information"), whose first line names the kernel it was for (dkms.in
+  prepare_build): "DKMS make.log for <name>-<version> for kernel <kernel> (<arch>)" to DKMS 3.1.1,
+  "<name>/<version>" from 3.1.2, "DKMS (dkms-3.1.5) make.log for ..." from 3.1.5; a build that worked
+  moves its log under <version>/<kernel>/<arch>/log.
   `dkms status` lists "nvidia/<version>, <kernel>, <arch>: installed" (before DKMS 3: "nvidia,
   <version>, <kernel>, <arch>: installed") for each kernel it built for, and "nvidia/<version>: added"
   where it built for none; other modules' rows show the kernels DKMS builds for.
@@ -39,7 +40,8 @@ NVIDIA_INSTALLER_LOG = "/var/log/nvidia-installer.log"
 DKMS_MODULE = r"nvidia(?:-[0-9]+|-(?:open|current|tesla|legacy)(?:-[0-9]+(?:xx)?)?(?:-open)?)?"
 _DKMS_MODULE_DIR = re.compile(rf"{DKMS_MODULE}")
 _DKMS_HEADER = re.compile(
-    rf"^#?\s*DKMS make\.log for {DKMS_MODULE}-[0-9][^\s]* for kernel (\S+)", re.MULTILINE
+    rf"^#?\s*DKMS (?:\(dkms-[^)\s]*\) )?make\.log for {DKMS_MODULE}[-/][0-9][^\s]* for kernel (\S+)",
+    re.MULTILINE,
 )
 # "nvidia/580.95.05, 6.17.9-arch1-1, x86_64: installed", "nvidia, 390.157: added"
 _DKMS_ROW = re.compile(
