@@ -145,6 +145,7 @@ def test_debians_apt_dkms_build_failure_is_module_not_built(tmp_path: Path) -> N
         ("nvidia", {"module-not-built"}),
         ("nvidia-open", {"module-not-built"}),
         ("nvidia-384", {"module-not-built"}),  # Ubuntu's packages before 18.04
+        ("nvidia-340-updates", {"module-not-built"}),
         ("nvidia-fs", set()),  # GPUDirect Storage's module, not the driver's
     ],
 )

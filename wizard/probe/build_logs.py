@@ -33,11 +33,14 @@ DKMS_TREE = "/var/lib/dkms"
 DKMS_STATUS = ["dkms", "status"]
 NVIDIA_INSTALLER_LOG = "/var/log/nvidia-installer.log"
 # The DKMS names NVIDIA's driver module goes by: "nvidia" (NVIDIA's own packages, Ubuntu, Arch),
-# "nvidia-open"; Ubuntu's packages before 18.04 by branch ("nvidia-384"); Debian's
-# nvidia-graphics-drivers by variant: "nvidia-current" (the nvidia-kernel-dkms package),
-# "nvidia-current-open", "nvidia-tesla-470", "nvidia-legacy-390xx". Not "nvidia-fs" (GPUDirect
-# Storage) or another module named after NVIDIA.
-DKMS_MODULE = r"nvidia(?:-[0-9]+|-(?:open|current|tesla|legacy)(?:-[0-9]+(?:xx)?)?(?:-open)?)?"
+# "nvidia-open"; Ubuntu's packages before 18.04 by branch ("nvidia-384", "nvidia-340-updates",
+# "nvidia-current-updates"); Debian's nvidia-graphics-drivers by variant: "nvidia-current" (the
+# nvidia-kernel-dkms package), "nvidia-current-open", "nvidia-tesla-470", "nvidia-legacy-390xx".
+# Not "nvidia-fs" (GPUDirect Storage) or another module named after NVIDIA.
+DKMS_MODULE = (
+    r"nvidia(?:-[0-9]+|-(?:open|current|tesla|legacy|experimental)(?:-[0-9]+(?:xx)?)?(?:-open)?)?"
+    r"(?:-updates)?"
+)
 _DKMS_MODULE_DIR = re.compile(rf"{DKMS_MODULE}")
 _DKMS_HEADER = re.compile(
     rf"^#?\s*DKMS (?:\(dkms-[^)\s]*\) )?make\.log for {DKMS_MODULE}[-/][0-9][^\s]* for kernel (\S+)",
