@@ -230,3 +230,45 @@ def test_every_dkms_release_s_make_log_header_names_the_kernel(
     # the same log for another kernel (DKMS builds for each installed kernel) decides nothing here
     other = header + built_for.replace(KERNEL, "6.1.0-18-amd64")
     assert reasons(replay(tmp_path / "other", {**DEBIAN, path: other}, [])) == set()
+
+
+# ---- "Insufficient Permissions" as one value nvidia-smi could not read, the driver answering -------
+SMI_TABLE = (
+    "+-----------------------------------------------------------------------------------------+\n"
+    "| NVIDIA-SMI 550.54.14              Driver Version: 550.54.14      CUDA Version: 12.4     |\n"
+    "|-----------------------------------------+------------------------+----------------------+\n"
+    "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n"
+    "|=========================================+========================+======================|\n"
+    "|   0  NVIDIA GeForce RTX 3060        Off |   00000000:01:00.0 Off |                  N/A |\n"
+    "|  0%   38C    P8             13W /  170W |       1MiB /  12288MiB |      0%      Default |\n"
+    "+-----------------------------------------+------------------------+----------------------+\n"
+    "| Processes:                                                                              |\n"
+    "|  GPU   GI   CI        PID   Type   Process name                              GPU Memory |\n"
+    "|=========================================================================================|\n"
+    # nvidia-smi names another user's process so (Windows' nvidia-smi, quoted in public issues)
+    "|    0   N/A  N/A      1148    C+G   Insufficient Permissions                    N/A      |\n"
+    "+-----------------------------------------------------------------------------------------+\n"
+)
+SMI_Q = (
+    "==============NVSMI LOG==============\n\n"
+    "Driver Version                            : 550.54.14\n"
+    "CUDA Version                              : 12.4\n\n"
+    "Attached GPUs                             : 1\n"
+    "GPU 00000000:01:00.0\n"
+    "    Product Name                          : NVIDIA GeForce RTX 3060\n"
+    "    Retired Pages\n"
+    # nvidia-smi -q's form of a field NVML refused this user ("[N/A]", "[Not Supported]" alike)
+    "        Pending Page Blacklist            : [Insufficient Permissions]\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"), [(["nvidia-smi"], SMI_TABLE), (["nvidia-smi", "-q"], SMI_Q)], ids=["table", "-q"]
+)
+@pytest.mark.parametrize("marker", [{}, DOCKER], ids=["host", "container"])
+def test_one_value_nvidia_smi_could_not_read_is_no_permission_failure(
+    tmp_path: Path, argv: list[str], said: str, marker: dict
+) -> None:
+    p = replay(tmp_path, {"/proc/version": DEBIAN["/proc/version"], **marker}, [cmd(argv, said)])
+    assert p.driver is not None and p.driver.version == "550.54.14"
+    assert "no-permission" not in reasons(p)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from wizard.probe.context import ProbeContext
+from wizard.probe.failure_words import NO_PERMISSION
 
 CONTAINER_MARKERS = ("/.dockerenv", "/run/.containerenv")
 CONTAINER_CGROUP = re.compile(r"docker|kubepods|containerd|libpod")
@@ -15,9 +16,7 @@ CONTAINER_CGROUP = re.compile(r"docker|kubepods|containerd|libpod")
 # nvmlInit opened /dev/nvidiactl and counted X; "Insufficient Permissions" is NVML_ERROR_NO_PERMISSION,
 # an open() of a node that is there refused (file mode, SELinux label). A node that is not there
 # reads as the driver not loaded ("couldn't communicate with the NVIDIA driver").
-NVML_OPENED_A_NODE = re.compile(
-    r"Unable to determine the device handle for GPU|Insufficient Permissions", re.IGNORECASE
-)
+_HANDLE = re.compile(r"Unable to determine the device handle for GPU", re.IGNORECASE)
 
 
 def in_container(ctx: ProbeContext) -> bool:
@@ -35,7 +34,7 @@ def nvml_opened_a_node(ctx: ProbeContext) -> str:
         if not isinstance(found, tuple):
             continue
         for line in (found[1].stdout + "\n" + found[1].stderr).splitlines():
-            if NVML_OPENED_A_NODE.search(line):
+            if _HANDLE.search(line) or NO_PERMISSION.search(line):
                 return line.strip()
     return ""
 
