@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.dump_corpus import ROUND2, ROUND3, ROUND4, cases, held_out, judge, materialize
+from tests.dump_corpus import ROUND2, ROUND3, ROUND4, ROUND5, cases, held_out, judge, materialize
 from wizard.probe.dump import detect_dump
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -179,3 +179,58 @@ def test_a_container_device_cgroup_decides_no_permission(tmp_path: Path, rules: 
     named = {s.reason for s in p.failed_states}
     assert ("no-permission" in named) is denied
     assert "container-no-gpu" not in named and "container-no-libs" not in named
+
+
+ROUND5_CASES = cases(ROUND5)
+# The training side's cases not read fully, and left so (a miss, never a wrong name).
+ROUND5_UNREAD = {
+    "fedora34-nvautoinstall-rtx2060s-secureboot-on": "Secure Boot on only in the reporter's prose; the "
+    "text holds nvidia-smi's 'couldn't communicate' alone (no mokutil, no SecureBoot variable, no "
+    "kernel line, no driver version): not-loaded, whose fix is restart once, then `sudo modprobe "
+    "nvidia` says why",
+}
+# The released held-out side's: none. Its two containers (bethgelab-docker-2016-device-handle-03,
+# podman5-cdi-nonroot-user-insufficient-permissions) list no device nodes though their contexts pass
+# the GPU; NVML's own words show it reached one (SCORES_round5.txt, section 3).
+HELD5_UNREAD: dict[str, str] = {}
+
+
+@pytest.mark.parametrize("case", ROUND5_CASES, ids=[c["slug"] for c in ROUND5_CASES])
+def test_round5_no_dump_is_read_wrong(tmp_path: Path, case: dict) -> None:
+    """Both sides, the held-out 12 included (scored blind twice, then released: SCORES_round5.txt,
+    section 3): nothing the text contradicts is said; a container whose NVML opened a device node
+    (a device handle line, Insufficient Permissions) is no container without a GPU."""
+    verdict = _replay(tmp_path, case)
+    assert not verdict.wrong, verdict.wrong
+
+
+def _read_fully(tmp_path: Path, case: dict) -> None:
+    verdict = _replay(tmp_path, case)
+    unread = [
+        m for m in verdict.missed if not (m.startswith("driver None != ") and case["expect"]["reasons"])
+    ]
+    assert not verdict.wrong and not unread, (verdict.wrong, verdict.missed)
+
+
+TRAINING5 = [c for c in ROUND5_CASES if not held_out(c)]
+HELD5 = [c for c in ROUND5_CASES if held_out(c)]
+
+
+@pytest.mark.parametrize("case", [_round3(c, ROUND5_UNREAD) for c in TRAINING5])
+def test_round5_training_dump_is_read(tmp_path: Path, case: dict) -> None:
+    """The training side: every failure named and every fact read (round 2's one exception)."""
+    _read_fully(tmp_path, case)
+
+
+@pytest.mark.parametrize("case", [_round3(c, HELD5_UNREAD) for c in HELD5])
+def test_round5_held_out_dump_is_read(tmp_path: Path, case: dict) -> None:
+    """The released held-out side: Debian's DKMS module (nvidia-current) whose build failed for the
+    running kernel is module-not-built; podman's Insufficient Permissions is no-permission."""
+    _read_fully(tmp_path, case)
+
+
+def test_round5_is_split_by_the_projects_rule() -> None:
+    assert len(ROUND5_CASES) == 46 and len({c["source"] for c in ROUND5_CASES}) == 46
+    assert sum(held_out(c) for c in ROUND5_CASES) == 12
+    earlier = {c["source"] for path in (None, ROUND2, ROUND3, ROUND4) for c in cases(path)}
+    assert not earlier & {c["source"] for c in ROUND5_CASES}

@@ -3,9 +3,11 @@
 Each tool keeps its own record, read as it writes it:
 - akmods (Fedora): /var/cache/akmods/nvidia/<version>-for-<kernel>.failed.log
   (failure_words.akmods_failed_log).
-- DKMS: a failed build leaves /var/lib/dkms/nvidia/<version>/build/make.log ("Consult ... for more
-  information"), whose first line names the kernel it was for: "DKMS make.log for nvidia-<version>
-  for kernel <kernel> (<arch>)"; a build that worked moves its log under <version>/<kernel>/<arch>/log.
+- DKMS: a failed build leaves /var/lib/dkms/<name>/<version>/build/make.log (DKMS_MODULE's names;
+  "Consult ... for more information"), whose first line names the kernel it was for (dkms.in
+  prepare_build): "DKMS make.log for <name>-<version> for kernel <kernel> (<arch>)" to DKMS 3.1.1,
+  "<name>/<version>" from 3.1.2, "DKMS (dkms-3.1.5) make.log for ..." from 3.1.5; a build that worked
+  moves its log under <version>/<kernel>/<arch>/log.
   `dkms status` lists "nvidia/<version>, <kernel>, <arch>: installed" (before DKMS 3: "nvidia,
   <version>, <kernel>, <arch>: installed") for each kernel it built for, and "nvidia/<version>: added"
   where it built for none; other modules' rows show the kernels DKMS builds for.
@@ -30,13 +32,23 @@ from wizard.profile import Evidence
 DKMS_TREE = "/var/lib/dkms"
 DKMS_STATUS = ["dkms", "status"]
 NVIDIA_INSTALLER_LOG = "/var/log/nvidia-installer.log"
-_NAMES = ("nvidia", "nvidia-open")
+# The DKMS names NVIDIA's driver module goes by: "nvidia" (NVIDIA's own packages, Ubuntu, Arch),
+# "nvidia-open"; Ubuntu's packages before 18.04 by branch ("nvidia-384", "nvidia-340-updates",
+# "nvidia-current-updates"); Debian's nvidia-graphics-drivers by variant: "nvidia-current" (the
+# nvidia-kernel-dkms package), "nvidia-current-open", "nvidia-tesla-470", "nvidia-legacy-390xx".
+# Not "nvidia-fs" (GPUDirect Storage) or another module named after NVIDIA.
+DKMS_MODULE = (
+    r"nvidia(?:-[0-9]+|-(?:open|current|tesla|legacy|experimental)(?:-[0-9]+(?:xx)?)?(?:-open)?)?"
+    r"(?:-updates)?"
+)
+_DKMS_MODULE_DIR = re.compile(rf"{DKMS_MODULE}")
 _DKMS_HEADER = re.compile(
-    r"^#?\s*DKMS make\.log for (?:nvidia|nvidia-open)-\S+ for kernel (\S+)", re.MULTILINE
+    rf"^#?\s*DKMS (?:\(dkms-[^)\s]*\) )?make\.log for {DKMS_MODULE}[-/][0-9][^\s]* for kernel (\S+)",
+    re.MULTILINE,
 )
 # "nvidia/580.95.05, 6.17.9-arch1-1, x86_64: installed", "nvidia, 390.157: added"
 _DKMS_ROW = re.compile(
-    r"^(nvidia(?:-open)?)[/,]\s*([^,:\s]+)(?:,\s*([^,:\s]+))?(?:,\s*([^,:\s]+))?:\s*([a-z]+)", re.MULTILINE
+    rf"^({DKMS_MODULE})[/,]\s*([^,:\s]+)(?:,\s*([^,:\s]+))?(?:,\s*([^,:\s]+))?:\s*([a-z]+)", re.MULTILINE
 )
 _INSTALLER_FAILED = re.compile(
     r'An error occurred while performing the step: "(?:Building kernel modules|'
@@ -49,12 +61,13 @@ _INSTALLER_KERNEL = re.compile(
 
 
 def dkms_failed_log(ctx: ProbeContext, kernel: str) -> Evidence | None:
-    for name in _NAMES:
-        for path in ctx.system.glob(f"{DKMS_TREE}/{name}", "*/build/make.log"):
-            text = ctx.system.read_text(path, 4096) or ""
-            m = _DKMS_HEADER.search(text)
-            if m and m.group(1) == kernel:
-                return file_evidence(path, m.group(0).lstrip("# "))
+    for path in ctx.system.glob(DKMS_TREE, "*/*/build/make.log"):
+        if not _DKMS_MODULE_DIR.fullmatch(path[len(DKMS_TREE) + 1 :].split("/", 1)[0]):
+            continue
+        text = ctx.system.read_text(path, 4096) or ""
+        m = _DKMS_HEADER.search(text)
+        if m and m.group(1) == kernel:
+            return file_evidence(path, m.group(0).lstrip("# "))
     return None
 
 

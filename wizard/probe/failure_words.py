@@ -14,7 +14,12 @@ import re
 
 from wizard.sysio import System
 
-NO_PERMISSION = re.compile(r"Insufficient Permissions", re.IGNORECASE)
+# NVML_ERROR_NO_PERMISSION for NVML as a whole or for a GPU ("Failed to initialize NVML: Insufficient
+# Permissions", "Unable to determine the device handle for GPU X: Insufficient Permissions",
+# nvidia-container-cli's "nvml error: insufficient permissions"). Not one value nvidia-smi could not read
+# for this user while the driver answered: `-q`'s field "[Insufficient Permissions]", a process table
+# row's name "Insufficient Permissions" (another user's process, as Windows' nvidia-smi prints it).
+NO_PERMISSION = re.compile(r"^(?!\s*\|).*?(?<!\[)Insufficient Permissions(?!\])", re.IGNORECASE)
 # modprobe (which nvidia-smi runs through nvidia-modprobe) finds no nvidia.ko under
 # /lib/modules/$(uname -r): the module is not built or installed for the running kernel.
 MODULE_NOT_FOUND = re.compile(r"modprobe: FATAL: Module nvidia not found", re.IGNORECASE)

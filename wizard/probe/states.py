@@ -14,8 +14,8 @@ from pathlib import PurePosixPath
 
 from wizard.nvml import ErrorKind
 from wizard.probe.api_mismatch import api_mismatch
-from wizard.probe.build_logs import DKMS_STATUS, failed_module_build
-from wizard.probe.container_marks import CONTAINER_CGROUP, host_only, in_container
+from wizard.probe.build_logs import DKMS_MODULE, DKMS_STATUS, failed_module_build
+from wizard.probe.container_marks import CONTAINER_CGROUP, host_only, in_container, nvml_opened_a_node
 from wizard.probe.context import ProbeContext, command_evidence, file_evidence
 from wizard.probe.cuda import LIB_DIRS
 from wizard.probe.failure_words import (
@@ -87,7 +87,7 @@ _BUILT_FOR_ANOTHER_KERNEL = re.compile(
 # `dkms status` (dkms.in do_status): "nvidia/535.183.01: added", "nvidia/535.183.01, 6.8.0-45-generic,
 # x86_64: installed" (and "built", "installed-weak from K"); dkms 2.x writes "nvidia, 470.57.02, ...".
 _DKMS_LINE = re.compile(
-    r"^(nvidia(?:-(?:current|open|tesla|legacy|[0-9])[\w.-]*)?)[/,]\s*([0-9]+(?:\.[0-9]+)+)"
+    rf"^({DKMS_MODULE})[/,]\s*([0-9]+(?:\.[0-9]+)+)"
     r"(?:,\s*([^,\s]+),\s*([^:\s]+))?:\s*([a-z-]+)"
 )
 # This boot's journal, only the lines that name nvidia (journalctl's --grep is case-insensitive for a
@@ -282,7 +282,17 @@ def _container(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         return [_state("container", BLOCKED, "container-no-libs", [*ev, *left_out])]
     if p.driver is not None:
         return [_state("container", WORKS, "", ev)]
-    device = bool(device_path)
+    # The driver's nodes as the paths show them, else NVML's words that it opened one (a GPU it
+    # listed, a device handle it failed to get, an open refused): the GPU is passed in either way.
+    opened = "" if device_path else nvml_opened_a_node(ctx)
+    if not device_path and not opened and p.gpus:
+        opened = f"{p.gpus[0].index}, {p.gpus[0].name}"
+    node = (
+        file_evidence(device_path, "present")
+        if device_path
+        else Evidence("nvidia-smi", _smi_exit(ctx), opened)
+    )
+    device = bool(device_path or opened)
     nvml = ctx.seen.get("nvml", {})
     mismatch = _line_with(_smi_text(ctx) + "\n" + str(nvml.get("detail", "")), "mismatch")
     if not device and mismatch:
@@ -302,23 +312,25 @@ def _container(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         if meant:
             ev.append(Evidence("environment", None, " ".join(meant)[:1000]))
         return [_state("container", BLOCKED, "container-no-gpu", ev, blocks=bool(meant))]
-    denied = _cgroup_denies_nvidia(ctx)
+    denied = _cgroup_denies_nvidia(ctx) if device_path else ""
     if denied:
         # The device nodes are here but the container's device cgroup (v1) lets no one open them
         # (a runtime reload that dropped the rules): NVML says only "Unknown Error".
-        ev += [file_evidence("/dev/nvidiactl", "present"), file_evidence(_DEVICES_LIST, denied)]
+        ev += [node, file_evidence(_DEVICES_LIST, denied)]
         ev += _smi_failure_lines(ctx)
         return [_state("container", BLOCKED, "no-permission", ev)]
     refused = first_line(_smi_text(ctx), NO_PERMISSION)
     if refused:  # NVML_ERROR_NO_PERMISSION: the nodes are here, this user may not open them
-        ev += [file_evidence("/dev/nvidiactl", "present"), Evidence("nvidia-smi", _smi_exit(ctx), refused)]
+        ev += [node] if device_path else []
+        ev.append(Evidence("nvidia-smi", _smi_exit(ctx), refused))
         return [_state("container", BLOCKED, "no-permission", ev)]
-    # nvidia-smi's "Failed to initialize NVML: ..." shows the library loaded, whatever NVML said here.
-    smi_loaded_nvml = "failed to initialize nvml" in _smi_text(ctx).lower()
+    # nvidia-smi's "Failed to initialize NVML: ..." or a device handle it failed to get shows the
+    # library loaded, whatever NVML said here.
+    smi_loaded_nvml = "failed to initialize nvml" in _smi_text(ctx).lower() or bool(nvml_opened_a_node(ctx))
     if nvml.get("kind") == ErrorKind.LIBRARY_NOT_FOUND.value and not smi_loaded_nvml:
-        ev += [file_evidence("/dev/nvidiactl", "present"), Evidence("nvmlInit", None, nvml.get("detail", ""))]
+        ev += [node, Evidence("nvmlInit", None, nvml.get("detail", ""))]
         return [_state("container", BLOCKED, "container-no-libs", ev)]
-    return [_state("container", WORKS, "", ev)]
+    return [_state("container", WORKS, "", ev if device_path else [*ev, node])]
 
 
 def _gpu_device_nodes(p: MachineProfile) -> tuple[str, ...]:
@@ -582,21 +594,26 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     ev += _smi_failure_lines(ctx)
     libs = _library_versions(ctx, "libcuda") or _library_versions(ctx, "libnvidia-ml")
     lib_version = next(iter(sorted(set(libs.values()))), "")
+    # modinfo not read (a paste), or not finding "nvidia" where DKMS installed the module under its
+    # own name for the running kernel (Debian's nvidia-current.ko, which modprobe.d's "install
+    # nvidia modprobe -i nvidia-current" loads and modinfo does not follow): dkms shows it there.
+    here = None
+    if km.module_for_kernel is not True and nvidia_here:
+        here = _dkms_module_here(ctx, p.os.kernel, installed=km.module_for_kernel is False)
+    if here:
+        km.module_for_kernel, km.module_version = True, km.module_version or here[1]
+    modinfo_ev = [here[0]] if here else _seen_evidence(ctx, "modinfo")
     rejected = _key_rejected(ctx)
     if rejected:
         ev.append(rejected)
     if rejected and km.module_for_kernel is not False:
         # The key's rejection decides it, and shows the module is there (modprobe found a file to
         # insert) where modinfo was not read.
-        ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel else []
+        ev += modinfo_ev if km.module_for_kernel else []
         ev += _secure_boot_evidence(ctx)
         return [_state("module", BLOCKED, "secure-boot", ev, version=km.module_version or "")]
-    if km.module_for_kernel is None and nvidia_here and (here := _dkms_module_here(ctx, p.os.kernel)):
-        # modinfo not read (a paste): dkms shows the module built for the running kernel instead.
-        km.module_for_kernel, km.module_version = True, km.module_version or here[1]
-        ev.append(here[0])
     if km.module_for_kernel:
-        ev += _seen_evidence(ctx, "modinfo")
+        ev += modinfo_ev
         if km.secure_boot:  # likely, not decided: a restart first, then the key
             ev += _secure_boot_evidence(ctx)
             return [_state("module", FAILING, "not-loaded-secure-boot", ev, version=km.module_version or "")]
@@ -697,13 +714,18 @@ def _dkms_built_for(rows: list[tuple[re.Match[str], str]], kernel: str) -> tuple
     )
 
 
-def _dkms_module_here(ctx: ProbeContext, kernel: str) -> tuple[Evidence, str] | None:
+def _dkms_module_here(
+    ctx: ProbeContext, kernel: str, *, installed: bool = False
+) -> tuple[Evidence, str] | None:
     """(dkms status's line, the module's version) where DKMS has the driver's module built or
-    installed for the running kernel: a module for it is there, as modinfo would say."""
+    installed for the running kernel: a module for it is there, as modinfo would say. `installed`:
+    only where DKMS installed it under /lib/modules (a module only built there modprobe cannot find)."""
     if not kernel or kernel == "unknown":
         return None
     rows, ev = _dkms_rows(ctx)
     row = _dkms_built_for(rows, kernel) if ev is not None else None
+    if row and installed and not row[0].group(5).startswith("installed"):
+        row = None
     return (Evidence(ev.source, ev.exit, row[1]), row[0].group(2)) if row and ev else None
 
 
