@@ -33,6 +33,9 @@ ROUND3 = CORPUS.with_name("round3.json")
 ROUND4 = CORPUS.with_name("round4.json")
 # Round 5: collected blind; scored blind, then after rules from its training side only (SCORES_round5.txt).
 ROUND5 = CORPUS.with_name("round5.json")
+# Round 6: collected blind; scored blind, then after rules from its training side only (SCORES_round6.txt);
+# its held-out third never given to a rule writer.
+ROUND6 = CORPUS.with_name("round6.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:

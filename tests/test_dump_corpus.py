@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.dump_corpus import ROUND2, ROUND3, ROUND4, ROUND5, cases, held_out, judge, materialize
+from tests.dump_corpus import ROUND2, ROUND3, ROUND4, ROUND5, ROUND6, cases, held_out, judge, materialize
 from wizard.probe.dump import detect_dump
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -234,3 +234,42 @@ def test_round5_is_split_by_the_projects_rule() -> None:
     assert sum(held_out(c) for c in ROUND5_CASES) == 12
     earlier = {c["source"] for path in (None, ROUND2, ROUND3, ROUND4) for c in cases(path)}
     assert not earlier & {c["source"] for c in ROUND5_CASES}
+
+
+ROUND6_CASES = cases(ROUND6)
+# The training side's cases not read fully, and left so (misses, never wrong names; i34i's report):
+# each text's deciding words are the thread's prose, not an output the probe reads.
+ROUND6_UNREAD = {
+    "gcp-kernel-upgrade-driver-stops-dkms": "the only output is nvidia-smi's 'couldn't communicate'; "
+    "the kernel upgrade that left the module unbuilt is the thread's prose: not-loaded",
+    "pytorch-ci-downgrade-525-no-devices": "'No devices were found' alone (exit 6): NVML started on the "
+    "loaded module and found no GPU it can use, which a GPU handed to vfio-pci or a container given "
+    "NVIDIA_VISIBLE_DEVICES=none also prints: the GPU layer fails with no cause named",
+    "surface-book2-dgpu-off-in-firmware": "nvidia-smi's 'couldn't communicate' alone; the GPU switched "
+    "off in the firmware is the reporter's comment (not-loaded, counted a miss, never wrong)",
+}
+
+
+@pytest.mark.parametrize("case", ROUND6_CASES, ids=[c["slug"] for c in ROUND6_CASES])
+def test_round6_no_dump_is_read_wrong(tmp_path: Path, case: dict) -> None:
+    """Both sides, the held-out 13 included (scored blind, never given to a rule writer nor read:
+    SCORES_round6.txt): nothing the text contradicts is said. Which held-out cases are read fully is
+    measured, not asserted, so the held-out side stays a measure."""
+    verdict = _replay(tmp_path, case)
+    assert not verdict.wrong, verdict.wrong
+
+
+TRAINING6 = [c for c in ROUND6_CASES if not held_out(c)]
+
+
+@pytest.mark.parametrize("case", [_round3(c, ROUND6_UNREAD) for c in TRAINING6])
+def test_round6_training_dump_is_read(tmp_path: Path, case: dict) -> None:
+    """The training side: every failure named and every fact read (round 2's one exception)."""
+    _read_fully(tmp_path, case)
+
+
+def test_round6_is_split_by_the_projects_rule() -> None:
+    assert len(ROUND6_CASES) == 38 and len({c["source"] for c in ROUND6_CASES}) == 38
+    assert sum(held_out(c) for c in ROUND6_CASES) == 13
+    earlier = {c["source"] for path in (None, ROUND2, ROUND3, ROUND4, ROUND5) for c in cases(path)}
+    assert not earlier & {c["source"] for c in ROUND6_CASES}
