@@ -111,8 +111,8 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # Round 25's 31 training texts (i35g, read after the blind score): blind 28 recognised, 19 right, 9 wrong
 # causes; after i35g's reasoning (gpu_names, the GPU alone, arch flags, own builds, a verdict beside the
 # id, WSL2's nvidia-smi crash, macOS, a code span's wrap) 31/31 right, 0 wrong; no relabels.
-RULES_ROUND = 24
-FRESH_ROUND = 23  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+RULES_ROUND = 25
+FRESH_ROUND = 25  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
 # title or a reply the text leaves out): scored like every text, but not held right, since no honest
 # rule names that cause from the body. Each says why; a test checks each is still in the corpus and
@@ -717,7 +717,7 @@ READ_BARS[22] = Bar(recognised=20, right=20, wrong_causes=0)
 # round 23's): scored once blind with main's rules: held out 9/12 recognised (75.0%), 9 right first id,
 # 0 wrong causes; zh 2/2; training 21/22, 20 right, 0 wrong. Its held-out texts are unread; below the
 # issue's 90% bar, so held at what was measured (the test prints that the bar is not met).
-FRESH_MEASURED = Bar(recognised=9, right=9, wrong_causes=0)
+FRESH_MEASURED = Bar(recognised=9, right=9, wrong_causes=0)  # round 23's, then 25's (below)
 # Then its 3 held-out misses were released to i35e and read (general reasoning, no rule keyed to one
 # text): a GPU in an exclusive compute mode (nvidia-smi's, or said in words) beside CUDA failing to
 # create or bind a context is gpu-busy (cuda.h: one context at a time in that mode; the 101 it came
@@ -730,6 +730,21 @@ FRESH_MEASURED = Bar(recognised=9, right=9, wrong_causes=0)
 # 790, 0 before); training 1551/1553 recognised, 1549 right (unchanged; the 2 wrong are NO_EVIDENCE's).
 # Held there (FRESH_ROUND stays 23 until round 24 lands; the lead moves it).
 READ_BARS[23] = Bar(recognised=12, right=12, wrong_causes=0)
+# Round 24 (44 texts, 14 held out, 5 zh; c35r24, collected blind): scored once blind with main's rules
+# (7576380): held out 12/14 recognised (85.7%), 12 right first id, 0 wrong causes; training 25/30, 20
+# right, 1 wrong. Rules were then written from its 30 training texts only (i35f) and, without round 24,
+# from round 23's release (i35e) and round 25's training texts (i35g); its held-out third was never
+# given to a rule writer nor read by anyone. Scored again after each merge: 12/14, 12 right, 0 wrong
+# each time. Below the issue's 90%: held at what was measured.
+READ_BARS[24] = Bar(recognised=12, right=12, wrong_causes=0)
+# Round 25 (45 texts, 14 held out, 1 harmless, 12 zh; c35r25, collected blind): scored once blind with
+# main at a63f4ed: held out 14/14 recognised (100%), 12 right first id, 0 wrong causes (the issue's bar
+# met on a set never seen); training 28/31 recognised, 19 right, 9 wrong causes (7 of them "no kernel
+# image" answered too old where the GPU the text names loosely is newer, or the text does not decide).
+# Rules from its 31 training texts only (i35g: GPUs as people write them, the coverage verdict carried
+# beside the id, which the scorer counts since); held out after: 14/14, 12 right, 0 wrong (unread).
+READ_BARS[25] = Bar(recognised=14, right=12, wrong_causes=0)
+FRESH_MEASURED = READ_BARS.pop(25)  # the newest blind round is held as FRESH_ROUND, not as a read one
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
@@ -935,7 +950,7 @@ def test_a_training_text_pasted_another_way_gets_the_same_diagnosis(form: object
     missed = []
     for path in TRAINED:
         case = parse(path)
-        got = [d.id for d in match_output(form(case.body))]
-        if not got or got[0] != case.ids[0]:
-            missed.append(f"{path.stem}: {got[:2]} (expected {case.ids[0]})")
+        found = match_output(form(case.body))
+        if not found or not says(found[0], case.ids[0]):
+            missed.append(f"{path.stem}: {[d.id for d in found[:2]]} (expected {case.ids[0]})")
     assert missed == []

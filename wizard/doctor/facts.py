@@ -586,13 +586,15 @@ _CUDA_ABSENT = re.compile(
 
 
 def _read_platform_lines(text: str, f: Facts) -> None:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if f.smi_crash is None and _SMI_CRASH.search(line):
-            f.smi_crash = (number, cut(line.strip(), 200))
-        if f.mac is None and _MAC.search(line):
-            f.mac = (number, cut(line.strip(), 200))
-        if f.cuda_absent is None and _CUDA_ABSENT.search(line):
-            f.cuda_absent = (number, cut(line.strip(), 200))
+    # Each line is read with the next one after it: a terminal or a forum that wraps at its width
+    # breaks "CUDA version not installed/working" anywhere; the match is the line it starts on.
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        after = lines[number].lstrip("> \t") if number < len(lines) else ""
+        pair = f"{line} {after}"
+        for name, pattern in (("smi_crash", _SMI_CRASH), ("mac", _MAC), ("cuda_absent", _CUDA_ABSENT)):
+            if getattr(f, name) is None and (m := pattern.search(pair)) and m.start() < len(line):
+                setattr(f, name, (number, cut(line.strip(), 200)))
 
 
 # detectron2's collect_env: "detectron2 arch flags   sm_37" (older) or "3.5, 3.7, 5.0" (newer): the
