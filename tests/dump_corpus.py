@@ -36,6 +36,8 @@ ROUND5 = CORPUS.with_name("round5.json")
 # Round 6: collected blind; scored blind, then after rules from its training side only (SCORES_round6.txt);
 # its held-out third never given to a rule writer.
 ROUND6 = CORPUS.with_name("round6.json")
+# Round 7: collected blind after every rule of stop 42 was merged; scored blind (SCORES_round7.txt).
+ROUND7 = CORPUS.with_name("round7.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:

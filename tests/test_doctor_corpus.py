@@ -112,7 +112,7 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # causes; after i35g's reasoning (gpu_names, the GPU alone, arch flags, own builds, a verdict beside the
 # id, WSL2's nvidia-smi crash, macOS, a code span's wrap) 31/31 right, 0 wrong; no relabels.
 RULES_ROUND = 25
-FRESH_ROUND = 25  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+FRESH_ROUND = 26  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
 # title or a reply the text leaves out): scored like every text, but not held right, since no honest
 # rule names that cause from the body. Each says why; a test checks each is still in the corpus and
@@ -744,7 +744,11 @@ READ_BARS[24] = Bar(recognised=12, right=12, wrong_causes=0)
 # Rules from its 31 training texts only (i35g: GPUs as people write them, the coverage verdict carried
 # beside the id, which the scorer counts since); held out after: 14/14, 12 right, 0 wrong (unread).
 READ_BARS[25] = Bar(recognised=14, right=12, wrong_causes=0)
-FRESH_MEASURED = READ_BARS.pop(25)  # the newest blind round is held as FRESH_ROUND, not as a read one
+# Round 26 (30 texts, 12 held out, 1 harmless, 4 zh; c35r26, collected blind after every rule of this
+# stop was merged, at fe9341d): scored once blind: held out 10/12 recognised (83.3%), 9 right first id,
+# 0 wrong causes; training 13/18 recognised, 11 right, 2 wrong causes. Below the issue's 90%: held at
+# what was measured (the test prints that the bar is not met). Round 25's held-out side stays at its bar.
+FRESH_MEASURED = Bar(recognised=10, right=9, wrong_causes=0)
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:

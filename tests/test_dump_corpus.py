@@ -10,7 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.dump_corpus import ROUND2, ROUND3, ROUND4, ROUND5, ROUND6, cases, held_out, judge, materialize
+from tests.dump_corpus import (
+    ROUND2,
+    ROUND3,
+    ROUND4,
+    ROUND5,
+    ROUND6,
+    ROUND7,
+    cases,
+    held_out,
+    judge,
+    materialize,
+)
 from wizard.probe.dump import detect_dump
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -273,3 +284,21 @@ def test_round6_is_split_by_the_projects_rule() -> None:
     assert sum(held_out(c) for c in ROUND6_CASES) == 13
     earlier = {c["source"] for path in (None, ROUND2, ROUND3, ROUND4, ROUND5) for c in cases(path)}
     assert not earlier & {c["source"] for c in ROUND6_CASES}
+
+
+ROUND7_CASES = cases(ROUND7)
+
+
+@pytest.mark.parametrize("case", ROUND7_CASES, ids=[c["slug"] for c in ROUND7_CASES])
+def test_round7_no_dump_is_read_wrong(tmp_path: Path, case: dict) -> None:
+    """Both sides (scored blind once; the held-out 13 never given to a rule writer nor read:
+    SCORES_round7.txt): nothing the text contradicts is said. How many are read fully is measured."""
+    verdict = _replay(tmp_path, case)
+    assert not verdict.wrong, verdict.wrong
+
+
+def test_round7_is_split_by_the_projects_rule() -> None:
+    assert len(ROUND7_CASES) == 34 and len({c["source"] for c in ROUND7_CASES}) == 34
+    assert sum(held_out(c) for c in ROUND7_CASES) == 13
+    earlier = {c["source"] for path in (None, ROUND2, ROUND3, ROUND4, ROUND5, ROUND6) for c in cases(path)}
+    assert not earlier & {c["source"] for c in ROUND7_CASES}
