@@ -8,32 +8,24 @@ from __future__ import annotations
 
 import io
 import sys
-from typing import Any
 
 import pytest
 
 from screens.run_screen import RunScreen
+from tests.apps import both_languages
+from tests.apps.both_languages import flat as _flat
 from tests.apps.wizard_app import build_app, run_screen, to_run, wait_until
 from wizard.bench.runner import SimulatedBenchRun
 from wizard.cli import main
 from wizard.demo import gpu_only_simulated, load_demo
 from wizard.monitor.sim import SimulatedSource
-from wizard.text import set_language, t
+from wizard.text import t
+
+lang = both_languages.lang  # the fixture, run in English and in Chinese
 
 MISMATCH = "ubuntu-22.04-rtx3060-mismatch-after-update"
 STOPPED = [MISMATCH, "ubuntu-22.04-rtx3060-secure-boot", "ubuntu-24.04-rtx4090-fresh"]
 READ = "wsl2-rtx4060-laptop"
-
-
-@pytest.fixture(params=["en", "zh"])
-def lang(request: pytest.FixtureRequest) -> Any:
-    set_language(request.param)
-    yield request.param
-    set_language("en")
-
-
-def _flat(text: str) -> str:
-    return "".join(text.split())
 
 
 def _apply_to_the_end(

@@ -3,30 +3,21 @@ sentence only the driver floor the state stands in the way of (en and zh, the ap
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from screens.detect_screen import DetectScreen
+from tests.apps import both_languages
+from tests.apps.both_languages import flat as _flat
 from tests.apps.screen_text import screen_text
 from tests.apps.wizard_app import build_app, to_detect
 from wizard.choose.resolver import recommend
 from wizard.cli import main
 from wizard.demo import load_demo
-from wizard.text import set_language, t
+from wizard.text import t
+
+lang = both_languages.lang  # the fixture, run in English and in Chinese
 
 STOPPED = ["ubuntu-22.04-rtx3060-secure-boot", "ubuntu-22.04-rtx3060-mismatch-after-update"]
-
-
-@pytest.fixture(params=["en", "zh"])
-def lang(request: pytest.FixtureRequest) -> Any:
-    set_language(request.param)
-    yield request.param
-    set_language("en")
-
-
-def _flat(text: str) -> str:
-    return "".join(text.split())
 
 
 def _state_title(name: str) -> str:

@@ -6,28 +6,19 @@ check exactly as the runner runs it; where everything fits, no hint."""
 from __future__ import annotations
 
 import shlex
-from typing import Any
 
-import pytest
 from rich.cells import cell_len
 
 from screens.plan_screen import PlanScreen
 from screens.widgets.path_text import PathText
 from screens.widgets.plan_step_table import PlanStepTable
+from tests.apps import both_languages
+from tests.apps.both_languages import flat as _flat
 from tests.apps.screen_text import screen_text
 from tests.apps.wizard_app import build_app, to_plan
-from wizard.text import set_language, t
+from wizard.text import t
 
-
-@pytest.fixture(params=["en", "zh"])
-def lang(request: pytest.FixtureRequest) -> Any:
-    set_language(request.param)
-    yield request.param
-    set_language("en")
-
-
-def _flat(text: str) -> str:
-    return "".join(text.split())
+lang = both_languages.lang  # the fixture, run in English and in Chinese
 
 
 async def test_a_check_wider_than_80_columns_says_so_and_k_copies_it_whole(lang: str) -> None:

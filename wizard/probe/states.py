@@ -203,13 +203,20 @@ def _boot_journal(ctx: ProbeContext) -> tuple[list[str], CommandResult] | None:
 def _key_rejected(ctx: ProbeContext) -> Evidence | None:
     """The line that decides Secure Boot (module signature enforcement) refused the module: the
     kernel's own words in its log, else modprobe's error for the nvidia module in the boot journal."""
-    said = _log_ev(ctx, _line_with(_kernel_log(ctx), _DMESG_SIGNATURE))
+    return _kernel_or_journal(ctx, _DMESG_SIGNATURE, _MODPROBE_REJECTED)
+
+
+def _kernel_or_journal(
+    ctx: ProbeContext, kernel_words: re.Pattern[str], journal_words: re.Pattern[str]
+) -> Evidence | None:
+    """The kernel log's line with `kernel_words`, else this boot's journal's with `journal_words`."""
+    said = _log_ev(ctx, _line_with(_kernel_log(ctx), kernel_words))
     if said:
         return said[0]
     journal = _boot_journal(ctx)
     if journal is None or journal[1].missing or journal[1].timed_out:
         return None
-    line = _line_with(journal[1].stdout, _MODPROBE_REJECTED)
+    line = _line_with(journal[1].stdout, journal_words)
     return command_evidence(journal[0], journal[1], line) if line else None
 
 
@@ -661,14 +668,7 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
 def _built_for_another_kernel(ctx: ProbeContext) -> Evidence | None:
     """The kernel's (or modprobe's, in this boot's journal) words that the nvidia module on disk
     does not match the running kernel."""
-    said = _log_ev(ctx, _line_with(_kernel_log(ctx), _BUILT_FOR_ANOTHER_KERNEL))
-    if said:
-        return said[0]
-    journal = _boot_journal(ctx)
-    if journal is None or journal[1].missing or journal[1].timed_out:
-        return None
-    line = _line_with(journal[1].stdout, _BUILT_FOR_ANOTHER_KERNEL)
-    return command_evidence(journal[0], journal[1], line) if line else None
+    return _kernel_or_journal(ctx, _BUILT_FOR_ANOTHER_KERNEL, _BUILT_FOR_ANOTHER_KERNEL)
 
 
 # systemd-modules-load's words where modprobe finds no such module ("Failed to find module 'nvidia'"),
