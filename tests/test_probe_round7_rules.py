@@ -10,10 +10,12 @@ from typing import Any
 
 import pytest
 
+from tests.dump_corpus import judge, materialize
 from tests.machines import NATIVE_PROC_VERSION, UBUNTU_2204, context, fail, tree
 from wizard.nvml import ErrorKind
 from wizard.nvml_fake import FakeNvml
 from wizard.probe import detect
+from wizard.probe.dump import detect_dump
 from wizard.profile import MachineProfile
 from wizard.sysio import CommandResult
 
@@ -145,3 +147,41 @@ def test_the_xml_report_counts_its_attached_gpus_also_where_cut(tmp_path: Path) 
     )
     p = probe(tmp_path, NATIVE, {("nvidia-smi", "-q", "-x"): fail(UNSHOWN, xml)})
     assert len(p.gpus) == 3 and p.gpus[0].name == "GeForce RTX 2080 Ti"
+
+
+# ---- a non-root user's NVML "Insufficient Permissions" on the host -------------------------------
+# NVIDIA/nvidia-docker#284 (openSUSE Leap 42.2, nvidia-docker 1.0, as a non-root user; root works):
+# nvidia-docker 1.0 starts NVML in the user's own process on the host before any container exists.
+DOCKER1_REFUSED = "nvidia-docker | 2017/01/06 20:03:02 Error: nvml: Insufficient Permissions\n"
+
+
+def replay(tmp_path: Path, commands: list[dict], expect: dict, files: dict[str, str] | None = None) -> Any:
+    case = {"slug": "case", "source": "test", "files": files or {}, "commands": commands, "expect": expect}
+    p = detect_dump(materialize(case, tmp_path))
+    return p, judge(case, p)
+
+
+def test_nvidia_docker_1_s_nvml_refusal_is_this_user_s_nvml_refused(tmp_path: Path) -> None:
+    run = {"argv": ["nvidia-docker", "run", "--rm", "nvidia/cuda", "nvidia-smi"], "exit": None}
+    p, verdict = replay(tmp_path / "a", [{**run, "stdout": DOCKER1_REFUSED}], {"reasons": ["no-permission"]})
+    assert verdict.right and not verdict.wrong
+    nvml = next(s for s in p.failed_states if s.reason == "no-permission")
+    assert any("Insufficient Permissions" in e.line for e in nvml.evidence)
+    # another failure of nvidia-docker (its plugin not running, a docker error) says nothing of NVML
+    other = "nvidia-docker | 2017/01/06 20:03:02 Error: Cannot connect to the Docker daemon\n"
+    q, _ = replay(tmp_path / "b", [{**run, "stdout": other}], {"reasons": []})
+    assert "no-permission" not in reasons(q)
+
+
+def test_the_host_nvidia_smi_refused_by_nvml_names_no_permission(tmp_path: Path) -> None:
+    refused = "Failed to initialize NVML: Insufficient Permissions\n"
+    p = probe(tmp_path, NATIVE, {("nvidia-smi",): fail(UNSHOWN, refused)})
+    assert "no-permission" in reasons(p)
+
+
+def test_one_field_unreadable_in_a_working_report_names_nothing(tmp_path: Path) -> None:
+    # `nvidia-smi -q` as a non-root user prints fields it may not read as "[Insufficient Permissions]"
+    # while the driver answers: a working GPU, no state named.
+    text = report(1, 1) + "    Serial Number                   : [Insufficient Permissions]\n"
+    p = probe(tmp_path, NATIVE, {("nvidia-smi", "-q"): fail(UNSHOWN, text)})
+    assert len(p.gpus) == 1 and "no-permission" not in reasons(p)
