@@ -16,8 +16,10 @@ from wizard.nvml import ErrorKind
 from wizard.nvml_fake import FakeNvml
 from wizard.probe import detect
 from wizard.probe.dump import detect_dump
+from wizard.probe.state_view import words
 from wizard.profile import MachineProfile
 from wizard.sysio import CommandResult
+from wizard.text import set_language
 
 NATIVE = {"/proc/version": NATIVE_PROC_VERSION, "/etc/os-release": UBUNTU_2204}
 NO_LIB = FakeNvml(init_error=ErrorKind.LIBRARY_NOT_FOUND)
@@ -185,3 +187,31 @@ def test_one_field_unreadable_in_a_working_report_names_nothing(tmp_path: Path) 
     text = report(1, 1) + "    Serial Number                   : [Insufficient Permissions]\n"
     p = probe(tmp_path, NATIVE, {("nvidia-smi", "-q"): fail(UNSHOWN, text)})
     assert len(p.gpus) == 1 and "no-permission" not in reasons(p)
+
+
+# ---- WSL1 with a Linux driver inside -----------------------------------------------------------------
+# jcjohnson/neural-style#335 ("ubuntu 14.04 on win10", kernel 3.4.0+, nvidia_367 installed inside):
+# WSL1 has no GPU device at all; the Linux driver's nvidia-smi fails whatever it prints.
+WSL1 = {"/proc/version": "Linux version 3.4.0+ (Microsoft@Microsoft.com) #1 SMP\n"}
+WSL1_SMI = (
+    "modprobe: ERROR: could not insert 'nvidia_367': Function not implemented\n"
+    "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
+    "Make sure that the latest NVIDIA driver is installed and running.\n"
+)
+
+
+def test_wsl1_with_a_linux_driver_s_failing_nvidia_smi_has_no_gpu_device(tmp_path: Path) -> None:
+    p = probe(tmp_path / "a", WSL1, {("nvidia-smi",): fail(UNSHOWN, WSL1_SMI)})
+    assert p.platform == "wsl1"
+    assert reasons(p) == {"wsl-no-gpu-device"}
+    said = words(p.failed_states[0], p)
+    assert "WSL1" in said.title and "--set-version" in said.fix and "wsl --update" not in said.manual
+    assert any("NVIDIA-SMI has failed" in line for line in said.evidence)
+    # WSL1 without a Linux driver inside: no state (the WSL1 note says the rest), as before
+    q = probe(tmp_path / "b", WSL1, {})
+    assert q.platform == "wsl1" and not q.failed_states
+    set_language("zh")  # every word in Chinese too
+    try:
+        assert "WSL1" in words(p.failed_states[0], p).title and "WSL2" in words(p.failed_states[0], p).fix
+    finally:
+        set_language(None)
