@@ -215,3 +215,9 @@ def test_wsl1_with_a_linux_driver_s_failing_nvidia_smi_has_no_gpu_device(tmp_pat
         assert "WSL1" in words(p.failed_states[0], p).title and "WSL2" in words(p.failed_states[0], p).fix
     finally:
         set_language(None)
+
+
+def test_the_wsl1_state_changes_no_choice(tmp_path: Path) -> None:
+    # WSL1 stops every GPU set by itself (its own step: convert to WSL2); the state adds evidence only.
+    p = probe(tmp_path, WSL1, {("nvidia-smi",): fail(UNSHOWN, WSL1_SMI)})
+    assert p.failed_states and p.blocking_state is None

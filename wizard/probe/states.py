@@ -1095,7 +1095,9 @@ def _wsl1_linux_driver(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]
         return []
     said = next((x for x in lines if "nvidia-smi has failed" in x.lower()), lines[-1])
     ev = [file_evidence("/dev/dxg", "missing"), Evidence("nvidia-smi", _smi_exit(ctx), said[:600])]
-    return [_state("wsl", FAILING, "wsl-no-gpu-device", ev, wsl="1")]
+    # Not blocking: WSL1 itself already stops every GPU set with its own step (choose.resolver); the
+    # state adds the evidence and the Linux driver inside, and changes no choice.
+    return [_state("wsl", FAILING, "wsl-no-gpu-device", ev, blocks=False, wsl="1")]
 
 
 def probe_states(ctx: ProbeContext, profile: MachineProfile) -> str:
