@@ -87,6 +87,8 @@ COLLAPSED_TABLE = (
     "| N/A 34C P0 42W / 300W | 0MiB / 16160MiB | 0% Default |\n"
     "|1 Tesla V100-SXM2... On|00000000:07:00.0 Off|0|\n"
     "| 2 Tesla V100-SXM2... N/A | 00000000:08:00.0 Off | 0 |\n"
+    "3 Tesla V100-SXM2... On | 00000000:09:00.0 Off | 0\n"  # the outer "|" lost as well
+    "| 0 N/A N/A 1234 C python 300MiB |\n"  # a process row is no GPU
 )
 
 
@@ -96,7 +98,7 @@ COLLAPSED_TABLE = (
         (OLD_TABLE, 4, "430.26"),
         (NEW_TABLE, 2, "535.104.05"),
         (R570_TABLE, 2, "570.86.15"),
-        (COLLAPSED_TABLE, 3, "470.57.02"),
+        (COLLAPSED_TABLE, 4, "470.57.02"),
     ],
 )
 def test_every_row_of_each_table_layout_is_a_gpu(tmp_path: Path, table: str, count: int, driver: str) -> None:

@@ -165,8 +165,8 @@ LOST_ROW = re.compile(
 )
 # R610 renamed the header's fields: "KMD Version" and "CUDA UMD Version" (NVIDIA's nvidia-smi docs).
 HEADER_DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*([0-9]+(?:\.[0-9]+)+)")
-TABLE_ROW = re.compile(  # a pasted table may be indented as a whole, or its spacing collapsed
-    r"^\s*\|\s*([0-9]+)\s+(.+?)\s+(?:On|Off|WDDM|TCC|N/A)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])"
+TABLE_ROW = re.compile(  # a pasted table may be indented as a whole, its spacing or outer "|" lost
+    r"^\s*\|?\s*([0-9]+)\s+(.+?)\s+(?:On|Off|WDDM|TCC|N/A)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])"
 )
 SMI_BANNER = re.compile(r"NVIDIA-SMI\s+[0-9]+(?:\.[0-9]+)+")
 HEADER_CUDA = re.compile(r"CUDA (?:UMD )?Version\s*:\s*(\S+)")
