@@ -223,3 +223,20 @@ def test_the_wsl1_state_changes_no_choice(tmp_path: Path) -> None:
     # WSL1 stops every GPU set by itself (its own step: convert to WSL2); the state adds evidence only.
     p = probe(tmp_path, WSL1, {("nvidia-smi",): fail(UNSHOWN, WSL1_SMI)})
     assert p.failed_states and p.blocking_state is None
+
+
+@pytest.mark.parametrize(
+    ("smi", "init"),
+    [
+        ("Unable to determine the device handle for GPU0000:01:00.0: Insufficient Permissions\n", None),
+        ("", ErrorKind.NO_PERMISSION),  # the probe's own nvmlInit refused, no nvidia-smi
+        ("Failed to initialize NVML: Insufficient Permissions\n", ErrorKind.NO_PERMISSION),
+    ],
+)
+def test_each_way_nvml_refuses_this_user_names_no_permission(
+    tmp_path: Path, smi: str, init: ErrorKind | None
+) -> None:
+    commands = {("nvidia-smi",): fail(UNSHOWN, smi)} if smi else {}
+    nvml = FakeNvml(init_error=init) if init else NO_LIB
+    p = probe(tmp_path, NATIVE, commands, nvml=nvml)
+    assert "no-permission" in reasons(p) and "gpu-lost" not in reasons(p)
