@@ -165,8 +165,8 @@ LOST_ROW = re.compile(
 )
 # R610 renamed the header's fields: "KMD Version" and "CUDA UMD Version" (NVIDIA's nvidia-smi docs).
 HEADER_DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*([0-9]+(?:\.[0-9]+)+)")
-TABLE_ROW = re.compile(  # a pasted table may be indented as a whole
-    r"^\s*\|\s+([0-9]+)\s+(.+?)\s+(?:On|Off|WDDM|TCC)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])"
+TABLE_ROW = re.compile(  # a pasted table may be indented as a whole, its spacing or outer "|" lost
+    r"^\s*\|?\s*([0-9]+)\s+(.+?)\s+(?:On|Off|WDDM|TCC|N/A)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])"
 )
 SMI_BANNER = re.compile(r"NVIDIA-SMI\s+[0-9]+(?:\.[0-9]+)+")
 HEADER_CUDA = re.compile(r"CUDA (?:UMD )?Version\s*:\s*(\S+)")
@@ -197,7 +197,14 @@ def parse_smi_table(text: str) -> list[GpuInfo]:
 
 
 REPORT_DRIVER = re.compile(r"^\s*(?:Driver|KMD) Version\s*:\s*([0-9]+(?:\.[0-9]+)+)\s*$", re.MULTILINE)
-REPORT_GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])\s*$")
+REPORT_GPU = re.compile(r"^\s*GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])\s*$")
+# The report's own count: a paste cut after the first GPU's block still says how many are attached.
+REPORT_ATTACHED = re.compile(r"^\s*Attached GPUs\s*:\s*([0-9]{1,3})\s*$", re.MULTILINE)
+
+
+def attached_gpus(gpus: list[GpuInfo], attached: int) -> list[GpuInfo]:
+    """The GPUs read, then one unnamed GPU for each the report counts but does not show."""
+    return [*gpus, *(GpuInfo(index=i) for i in range(len(gpus), attached))]
 
 
 def parse_smi_report(text: str) -> tuple[str, list[GpuInfo]]:
@@ -213,6 +220,9 @@ def parse_smi_report(text: str) -> tuple[str, list[GpuInfo]]:
             and gpus[-1].name == "unknown"
         ):
             gpus[-1].name = name.group(1)
+    attached = REPORT_ATTACHED.search(text)
+    if attached and (found or gpus):
+        gpus = attached_gpus(gpus, int(attached.group(1)))
     return (found.group(1) if found else ""), gpus
 
 

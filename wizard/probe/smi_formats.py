@@ -40,6 +40,7 @@ _XML_CUDA = re.compile(r"<cuda_version>\s*([^<]*?)\s*</cuda_version>")
 _XML_GPU = re.compile(r"<gpu id=\"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])\">")
 _XML_NAME = re.compile(r"<product_name>\s*([^<]+?)\s*</product_name>")
 _XML_UUID = re.compile(r"<uuid>\s*(GPU-[^<\s]+)\s*</uuid>")
+_XML_ATTACHED = re.compile(r"<attached_gpus>\s*([0-9]{1,3})\s*</attached_gpus>")
 _XML_FB_TOTAL = re.compile(r"<fb_memory_usage>\s*<total>\s*([0-9]+) MiB\s*</total>")
 
 
@@ -61,4 +62,7 @@ def parse_smi_xml(text: str) -> tuple[str, str, list[GpuInfo]]:
         if total := _XML_FB_TOTAL.search(block):
             gpu.memory_mib = int(total.group(1))
         gpus.append(gpu)
+    # <attached_gpus> counts them all, also where the paste was cut after the first <gpu> block.
+    if (attached := _XML_ATTACHED.search(text)) and (driver or gpus):
+        gpus += [GpuInfo(index=i) for i in range(len(gpus), int(attached.group(1)))]
     return (driver.group(1) if driver else ""), (cuda.group(1) if cuda else ""), gpus

@@ -134,6 +134,11 @@ def words(state: LayerState, profile: MachineProfile | None = None) -> StateWord
         title = t("states.gpu-no-usable.title", **facts)
         fix = t("states.gpu-no-usable.fix", **facts)
         manual = ""
+    elif reason == "wsl-no-gpu-device" and state.facts.get("wsl") == "1":
+        # WSL1 never gets a GPU device: converting the distribution is the step, not an update.
+        title = t(f"states.{reason}.title_wsl1", **facts)
+        fix = t(f"states.{reason}.fix_wsl1", **facts)
+        manual = ""
     elif reason and has(f"states.{reason}.title"):
         title = t(f"states.{reason}.title", **facts)
         fix = t(f"states.{reason}.fix", **facts)

@@ -1087,8 +1087,24 @@ def _name_failed_gpus(p: MachineProfile, states: list[LayerState]) -> None:
             s.facts["name"] = name
 
 
+def _wsl1_linux_driver(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
+    """WSL1 has no GPU device at all (no /dev/dxg, no kernel modules): a Linux driver's nvidia-smi
+    installed inside it fails, whatever it says. Named only where that nvidia-smi ran and failed."""
+    lines = [x.strip() for x in _smi_text(ctx).splitlines() if x.strip()]
+    if p.driver is not None or not lines or _seen_command(ctx, "smi") is None:
+        return []
+    said = next((x for x in lines if "nvidia-smi has failed" in x.lower()), lines[-1])
+    ev = [file_evidence("/dev/dxg", "missing"), Evidence("nvidia-smi", _smi_exit(ctx), said[:600])]
+    # Not blocking: WSL1 itself already stops every GPU set with its own step (choose.resolver); the
+    # state adds the evidence and the Linux driver inside, and changes no choice.
+    return [_state("wsl", FAILING, "wsl-no-gpu-device", ev, blocks=False, wsl="1")]
+
+
 def probe_states(ctx: ProbeContext, profile: MachineProfile) -> str:
-    if profile.platform in ("macos", "windows", "wsl1"):
+    if profile.platform == "wsl1":
+        profile.states = _wsl1_linux_driver(ctx, profile)
+        return "evidence" if profile.states else "none"
+    if profile.platform in ("macos", "windows"):
         return "none"
     states: list[LayerState] = []
     for layer in LAYER_PROBES:
