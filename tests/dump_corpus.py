@@ -262,27 +262,6 @@ def bbswitch_state(commands: list[dict]) -> str | None:
     return None
 
 
-# nvidia-docker 1.0 (`nvidia-docker run|create`) starts NVML in the user's own process on the host
-# before any container exists, and prints its failure as "Error: nvml: <nvmlErrorString>": the
-# probe's own nvmlInit, as the same user on the same host, gets the same answer. Only the NVML
-# strings whose return code is known are read (nvml.h: NVML_ERROR_NO_PERMISSION, _DRIVER_NOT_LOADED).
-_NVIDIA_DOCKER_NVML = re.compile(
-    r"\bError: nvml: (Insufficient Permissions|Driver Not Loaded)\s*$", re.MULTILINE
-)
-_NVML_STRING_KIND = {"Insufficient Permissions": "no_permission", "Driver Not Loaded": "driver_not_loaded"}
-
-
-def host_nvml_calls(commands: list[dict]) -> list[dict]:
-    for c in commands:
-        argv = c.get("argv") or []
-        if argv[:1] == ["nvidia-docker"] and argv[1:2] in (["run"], ["create"]):
-            said = str(c.get("stdout", "")) + str(c.get("stderr", ""))
-            if m := _NVIDIA_DOCKER_NVML.search(said):
-                error = {"kind": _NVML_STRING_KIND[m.group(1)], "detail": m.group(1)}
-                return [{"call": "init", "args": [], "error": error}]
-    return []
-
-
 def materialize(case: dict, directory: Path) -> Path:
     out = directory / case["slug"]
     (out / "root").mkdir(parents=True, exist_ok=True)
@@ -316,7 +295,7 @@ def materialize(case: dict, directory: Path) -> Path:
     (out / "dump.json").write_text(json.dumps(meta), encoding="utf-8")
     commands = as_run(case["commands"], case["files"])
     (out / "commands.json").write_text(json.dumps(commands, ensure_ascii=False), encoding="utf-8")
-    (out / "nvml.json").write_text(json.dumps(host_nvml_calls(case["commands"])), encoding="utf-8")
+    (out / "nvml.json").write_text("[]", encoding="utf-8")
     python = {
         "version": "3.10.12",
         "executable": "/usr/bin/python3",

@@ -165,18 +165,6 @@ def replay(tmp_path: Path, commands: list[dict], expect: dict, files: dict[str, 
     return p, judge(case, p)
 
 
-def test_nvidia_docker_1_s_nvml_refusal_is_this_user_s_nvml_refused(tmp_path: Path) -> None:
-    run = {"argv": ["nvidia-docker", "run", "--rm", "nvidia/cuda", "nvidia-smi"], "exit": None}
-    p, verdict = replay(tmp_path / "a", [{**run, "stdout": DOCKER1_REFUSED}], {"reasons": ["no-permission"]})
-    assert verdict.right and not verdict.wrong
-    nvml = next(s for s in p.failed_states if s.reason == "no-permission")
-    assert any("Insufficient Permissions" in e.line for e in nvml.evidence)
-    # another failure of nvidia-docker (its plugin not running, a docker error) says nothing of NVML
-    other = "nvidia-docker | 2017/01/06 20:03:02 Error: Cannot connect to the Docker daemon\n"
-    q, _ = replay(tmp_path / "b", [{**run, "stdout": other}], {"reasons": []})
-    assert "no-permission" not in reasons(q)
-
-
 def test_the_host_nvidia_smi_refused_by_nvml_names_no_permission(tmp_path: Path) -> None:
     refused = "Failed to initialize NVML: Insufficient Permissions\n"
     p = probe(tmp_path, NATIVE, {("nvidia-smi",): fail(UNSHOWN, refused)})
