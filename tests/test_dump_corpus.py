@@ -297,6 +297,30 @@ def test_round7_no_dump_is_read_wrong(tmp_path: Path, case: dict) -> None:
     assert not verdict.wrong, verdict.wrong
 
 
+# The training side's cases not read fully after i34j's rules, and left so (misses, never wrong names).
+ROUND7_UNREAD = {
+    "server-after-reboot-no-devices-found": "'No devices were found' alone: undecided (round 6's rule)",
+    "arch-linux-ck-nvidia340-dkms-autoinstall-fails": "the failed DKMS build's kernel is not shown to be "
+    "the running one (the collector's note says so)",
+    "crystal-linux-zen-nvidia-dkms-525-missing-headers": "the build failure only in the output of a "
+    "command that changes the machine; no read-only output names the running kernel",
+    "arch-nvidia-470xx-dkms-fails-6-14-kernel": "the same: a pacman hook's output, no running kernel shown",
+    "arch-zen-nvidia-xrun-module-not-found": "modprobe names the running kernel's folder, but nothing "
+    "shows the driver's own files installed",
+    "fedora25-bumblebee-nvidia-check-module-missing": "the output itself says the driver's user space is "
+    "missing; its version only in a --debug run",
+    "opensuse-leap422-nonroot-nvml-insufficient-permissions": "the refusal is nvidia-docker 1.0's output, "
+    "a program the probe does not run; that it is the user's own NVML start is not verified",
+}
+TRAINING7 = [c for c in ROUND7_CASES if not held_out(c)]
+
+
+@pytest.mark.parametrize("case", [_round3(c, ROUND7_UNREAD) for c in TRAINING7])
+def test_round7_training_dump_is_read(tmp_path: Path, case: dict) -> None:
+    """The training side: every failure named and every fact read (round 2's one exception)."""
+    _read_fully(tmp_path, case)
+
+
 def test_round7_is_split_by_the_projects_rule() -> None:
     assert len(ROUND7_CASES) == 34 and len({c["source"] for c in ROUND7_CASES}) == 34
     assert sum(held_out(c) for c in ROUND7_CASES) == 13
