@@ -94,3 +94,25 @@ def test_cuinit_with_no_word_about_the_machine_stays_harmful() -> None:
 def test_the_ids_row_is_its_harmful_one() -> None:
     row = pattern("cuinit-failed")
     assert row is not None and row.harmful and row.symptom and row.family == "no-device"
+
+
+# huggingface/huggingface_hub#4128 (r26_fabric_h200-fm-in-progress_5): 802 retold in words, and
+# nvidia-smi -q's fabric state retold on one line.
+def test_a_code_retold_in_words_is_read_and_802_is_the_fabric_manager() -> None:
+    d = first("vLLM at TP=1 on h200x4 also fails with CUDA 802 (CUDA_VISIBLE_DEVICES=0, same traceback)\n")
+    assert d.id == "fabric-manager" and d.harmful
+
+
+@pytest.mark.parametrize("text", ["it fails with CUDA 12.4 here\n", "it failed with CUDA 11 and cuDNN 8\n"])
+def test_a_cuda_version_after_fails_with_is_no_code(text: str) -> None:
+    assert read_facts(text).codes == []
+
+
+def test_the_fabric_state_retold_on_one_line_is_read() -> None:
+    text = (
+        "The Fabric Manager state at job start shows State: In Progress, Status: N/A, GPU Fabric GUID: N/A.\n"
+    )
+    assert read_facts(text).fabric_in_progress is not None
+    assert read_facts("State: In Progress\n").fabric_in_progress is None
+    found = match_output(text + "RuntimeError: No CUDA GPUs are available\n")
+    assert found[0].id == "fabric-manager"

@@ -178,7 +178,11 @@ _FABRIC = re.compile(r"fabric\s*manager|nv-fabricmanager|nvidia-fabricmanager", 
 # nvidia-smi -q's Fabric block: "State : In Progress" is a GPU not yet registered with the NVLink fabric,
 # which the Fabric Manager does (NVIDIA's Fabric Manager user guide: nvidia-smi -q -i 0 | grep -i -A 2 Fabric;
 # "Completed" once registered).
-_FABRIC_IN_PROGRESS = re.compile(r"\bFabric\s*\n\s*State\s*:\s*In Progress\b")
+# Retold on one line too ("The Fabric Manager state at job start ... shows State: In Progress").
+_FABRIC_IN_PROGRESS = re.compile(
+    r"\bFabric\s*\n\s*State\s*:\s*In Progress\b"
+    r"|\bFabric(?: Manager)? state\b[^\n]{0,160}?\bState\s*:\s*In Progress\b"
+)
 # /proc/driver/nvidia/version: the running kernel module's version (the other side of a mismatch).
 _PROC_MODULE = re.compile(
     r"NVRM version:[^\n]{0,60}?\bKernel Module(?:\s+for\s+[\w-]+)?\s+" + _V + r"(?![.0-9])", re.I
