@@ -116,3 +116,30 @@ def test_the_fabric_state_retold_on_one_line_is_read() -> None:
     assert read_facts("State: In Progress\n").fabric_in_progress is None
     found = match_output(text + "RuntimeError: No CUDA GPUs are available\n")
     assert found[0].id == "fabric-manager"
+
+
+# NVIDIA/nvidia-container-toolkit#218 (r26_container_docker-build-run-nvidia-smi_21): a build step's
+# container has no GPU, so nvidia-smi alone exits 127 (the shell's "command not found").
+@pytest.mark.parametrize(
+    "line",
+    [
+        'ERROR: failed to solve: process "/bin/sh -c nvidia-smi" did not complete successfully: exit code: 127',
+        "The command '/bin/sh -c nvidia-smi' returned a non-zero code: 127",
+    ],
+)
+def test_a_build_step_running_nvidia_smi_alone_that_exits_127_is_a_container_without_gpu(line: str) -> None:
+    d = first(line + "\n")
+    assert d.id == "container-no-gpu" and d.harmful
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # 127 from a longer step may be another command's; another exit code is not "not found".
+        'ERROR: failed to solve: process "/bin/sh -c pip install foo && nvidia-smi" did not complete '
+        "successfully: exit code: 127",
+        'ERROR: failed to solve: process "/bin/sh -c nvidia-smi" did not complete successfully: exit code: 1',
+    ],
+)
+def test_other_build_step_failures_are_not_claimed(line: str) -> None:
+    assert all(d.id != "container-no-gpu" for d in match_output(line + "\n"))
