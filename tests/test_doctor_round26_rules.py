@@ -143,3 +143,21 @@ def test_a_build_step_running_nvidia_smi_alone_that_exits_127_is_a_container_wit
 )
 def test_other_build_step_failures_are_not_claimed(line: str) -> None:
     assert all(d.id != "container-no-gpu" for d in match_output(line + "\n"))
+
+
+# Bumblebee-Project/Bumblebee#944 (r26_no-device_bumblebee-optimus-cuinit_10): Bumblebee loads the
+# NVIDIA module only for a program started with optirun / primusrun.
+KERNEL_DRIVER = (
+    "E tensorflow/stream_executor/cuda/cuda_driver.cc:406] failed call to cuInit: CUDA_ERROR_UNKNOWN\n"
+    "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:145] kernel driver does not appear to be running "
+    "on this host (linux-2186): /proc/driver/nvidia/version does not exist\n"
+)
+
+
+def test_cuinit_on_a_bumblebee_laptop_is_the_driver_not_loaded() -> None:
+    found = match_output(KERNEL_DRIVER + "when I use 'optirun python' it can detect my GPU.\n")
+    assert found[0].id == "no-device"
+
+
+def test_the_same_lines_without_bumblebee_stay_cuinit_failed() -> None:
+    assert first(KERNEL_DRIVER).id == "cuinit-failed"
