@@ -111,6 +111,7 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # Round 25's 31 training texts (i35g, read after the blind score): blind 28 recognised, 19 right, 9 wrong
 # causes; after i35g's reasoning (gpu_names, the GPU alone, arch flags, own builds, a verdict beside the
 # id, WSL2's nvidia-smi crash, macOS, a code span's wrap) 31/31 right, 0 wrong; no relabels.
+# Round 26's 18 training texts (i35h, after the blind score): blind 13 recognised, 11 right, 2 wrong; after i35h 16, 16, 0.
 RULES_ROUND = 25
 FRESH_ROUND = 26  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
@@ -310,8 +311,10 @@ def header_problems(path: Path) -> list[str]:
         if pattern(want) is None and want not in REASONED_IDS
     ]
     for want in case.expect:
-        row = pattern(want.removeprefix("harmless:"))
-        if row is not None and row.harmful is want.startswith("harmless:"):
+        # An id may have a harmless context row beside its harmful one (cuInit on a CPU-only node):
+        # the prefix must fit one of the id's rows.
+        rows = [p for p in patterns() if p.id == want.removeprefix("harmless:")]
+        if rows and all(p.harmful is want.startswith("harmless:") for p in rows):
             out.append(f"'harmless:' prefix does not fit the catalogue's row: {want}")
     return out
 

@@ -368,8 +368,10 @@ def _cues() -> tuple[tuple[Pattern, int, Cues], ...]:
 
 
 def pattern(diag_id: str) -> Pattern | None:
-    """The first row with this id (all rows of one id agree on family, harmful and symptom)."""
-    return next((p for p in patterns() if p.id == diag_id), None)
+    """The id's row: the first harmful one, else the first (all rows of one id agree on family and
+    symptom; an id may also have a harmless context row, cuInit's failure on a CPU-only node)."""
+    rows = [p for p in patterns() if p.id == diag_id]
+    return next((p for p in rows if p.harmful), rows[0] if rows else None)
 
 
 @cache

@@ -40,6 +40,8 @@ _NUMBERS = re.compile(
     r"\bCUDA error at [^ ]+ code=|\berror=|\bcudaGetDeviceCount returned |"
     r"\bcudaGetDeviceProperties returned |"
     r"\berror == cudaSuccess \(|\bCUDA_ERROR |"
+    # A code retold in words ("vLLM also fails with CUDA 802"): three digits, never a version (12.4).
+    r"\bfail(?:s|ed|ing)? with CUDA (?=[0-9]{3}\b(?!\.[0-9]))|"
     # A runtime call's own return value (every cuda* call returns a cudaError_t).
     r"\bReturn(?:ed)? value:? (?=[0-9]{1,5} from \W?cuda[A-Z]))([0-9]{1,5})\b",
     re.I,

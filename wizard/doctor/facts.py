@@ -55,7 +55,9 @@ _CUDNN_PAIR = re.compile(
     re.I,
 )
 _CC = re.compile(
-    r"compute capability:?\s*([0-9]{1,2})\.([0-9])\b|\bmajor:\s*([0-9]{1,2})\s+minor:\s*([0-9])\b", re.I
+    r"compute capability(?:\s*\(CC\))?:?\s*([0-9]{1,2})\.([0-9])\b"
+    r"|\bmajor:\s*([0-9]{1,2})\s+minor:\s*([0-9])\b",
+    re.I,
 )
 _GPU_NAME = re.compile(
     r"\bname:\s*((?:NVIDIA\s+)?(?:GeForce|Tesla|Quadro|TITAN|RTX|GRID|A[0-9]{2,3}|H[0-9]{2,3}|L[0-9]{1,2}|T4|V100|P100|K[0-9]{2})[^,\n|]{0,40}?)(?=,|\s+major:|\s+pci|$)"
@@ -176,7 +178,11 @@ _FABRIC = re.compile(r"fabric\s*manager|nv-fabricmanager|nvidia-fabricmanager", 
 # nvidia-smi -q's Fabric block: "State : In Progress" is a GPU not yet registered with the NVLink fabric,
 # which the Fabric Manager does (NVIDIA's Fabric Manager user guide: nvidia-smi -q -i 0 | grep -i -A 2 Fabric;
 # "Completed" once registered).
-_FABRIC_IN_PROGRESS = re.compile(r"\bFabric\s*\n\s*State\s*:\s*In Progress\b")
+# Retold on one line too ("The Fabric Manager state at job start ... shows State: In Progress").
+_FABRIC_IN_PROGRESS = re.compile(
+    r"\bFabric\s*\n\s*State\s*:\s*In Progress\b"
+    r"|\bFabric(?: Manager)? state\b[^\n]{0,160}?\bState\s*:\s*In Progress\b"
+)
 # /proc/driver/nvidia/version: the running kernel module's version (the other side of a mismatch).
 _PROC_MODULE = re.compile(
     r"NVRM version:[^\n]{0,60}?\bKernel Module(?:\s+for\s+[\w-]+)?\s+" + _V + r"(?![.0-9])", re.I
@@ -604,6 +610,12 @@ _ARCH_FLAGS = re.compile(
     r"(?:(?:sm|compute)_[0-9]{2,3}[af]?|[0-9]{1,2}\.[0-9]))*)[ \t]*$",
     re.I | re.M,
 )
+# A build's code told in words, as cuobjdump's listing is retold ("binary code for CC 3.5, 3.7 and 7.0
+# as well as PTX code for CC 7.0"): binary code is machine code (sm_XY), PTX is compute_XY.
+_CC_LIST = r"([0-9]{1,2}\.[0-9](?:\s*,\s*(?:and\s+)?[0-9]{1,2}\.[0-9]|\s+and\s+[0-9]{1,2}\.[0-9])*)"
+_SAID_CODE = re.compile(
+    r"\b(binary|machine|SASS|PTX)(?:\s+code)?\s+for\s+(?:CC|compute\s+capabilit(?:y|ies))\s+" + _CC_LIST, re.I
+)
 _TORCH = re.compile(r"\btorch\b|\bpytorch\b|TORCH_USE_CUDA_DSA", re.I)
 
 
@@ -621,6 +633,13 @@ def _read_coverage(text: str, f: Facts) -> None:
             words = re.findall(r"(?:sm|compute)_[0-9]{2,3}[af]?|[0-9]{1,2}\.[0-9]", m.group(1), re.I)
             code = [w.lower() if "_" in w else "sm_" + w.replace(".", "") for w in words]
             f.build_code = list(dict.fromkeys(code))
+    if not f.build_code:
+        said = [
+            ("compute_" if m.group(1).upper() == "PTX" else "sm_") + cc.replace(".", "")
+            for m in _SAID_CODE.finditer(text)
+            for cc in re.findall(r"[0-9]{1,2}\.[0-9]", m.group(2))
+        ]
+        f.build_code = list(dict.fromkeys(said))
 
 
 __all__ = ["Facts", "read_facts"]
