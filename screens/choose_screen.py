@@ -124,6 +124,7 @@ class ChooseScreen(WizardScreen):
     def _refit(self) -> None:
         """Measure again from the stylesheet's detail height (a resize, a new summary)."""
         self.query_one("#choose-detail-box", DetailBox).styles.max_height = None
+        self._fitted: tuple[int, int] | None = None
         self.call_after_refresh(self._fit_detail)
         # Once more after the layout pass: a longer summary is laid out after the refresh above, so
         # that measure can be the old layout's (the options then sat below the footer at 80x24).
@@ -142,7 +143,11 @@ class ChooseScreen(WizardScreen):
         height = box.outer_size.height
         over = self.max_scroll_y
         if over > 0 and height > DETAIL_MIN:
-            box.styles.max_height = max(DETAIL_MIN, height - over)
+            target = max(DETAIL_MIN, height - over)
+            if (target, height) == getattr(self, "_fitted", None):
+                return  # the box did not shrink last time: no other measure will change (no loop)
+            self._fitted = (target, height)
+            box.styles.max_height = target
             self.call_after_refresh(self._fit_detail)
         elif over == 0 and box.styles.inline.has_rule("max_height") and box.max_scroll_y > 0:
             spare = table.outer_size.height - TABLE_MIN
