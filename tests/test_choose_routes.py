@@ -69,7 +69,9 @@ async def test_the_routes_are_listed_scroll_keys_pick_none_and_o_picks_conda_for
         await pilot.press("p")  # a cited route: the wizard does not install it; its commands, whole
         await settle(pilot)
         assert app.screen is screen and screen.maximized is not None
-        assert "conda create -y -n" in " ".join(screen_text(app).split())
+        # the detail on the whole screen (under the SIMULATED banner, which stays): its commands whole
+        assert "conda create -y -n" in _detail_text(app)
+        assert "SIMULATED" in screen_text(app)
         assert app.session.candidate is None or app.session.candidate.set.method != "conda-cuda128"
 
 
