@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests import doctor_first
 from wizard.choose.knowledge import load_knowledge
-from wizard.doctor.diagnose import Diagnosis, match_output
+from wizard.doctor.diagnose import match_output
 from wizard.doctor.facts import read_facts
 from wizard.doctor.gpu_names import built_on, named_gpus, table_cc
 from wizard.doctor.judge import DECIDE_CC, DECIDE_TORCH_BUILD
@@ -25,17 +26,8 @@ from wizard.text import set_language
 NO_KERNEL = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
 
 
-@pytest.fixture(autouse=True)
-def english() -> object:
-    set_language("en")
-    yield
-    set_language("en")
-
-
-def first(text: str) -> Diagnosis:
-    found = match_output(text)
-    assert found, text
-    return found[0]
+english = doctor_first.english  # autouse: every text read in English
+first = doctor_first.first
 
 
 def harmful(text: str) -> list[str]:

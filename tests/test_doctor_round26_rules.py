@@ -13,23 +13,13 @@ from __future__ import annotations
 
 import pytest
 
+from tests import doctor_first
 from wizard.doctor.catalogue import pattern
-from wizard.doctor.diagnose import Diagnosis, match_output, recognised_in_output
+from wizard.doctor.diagnose import match_output, recognised_in_output
 from wizard.doctor.facts import read_facts
-from wizard.text import set_language
 
-
-@pytest.fixture(autouse=True)
-def english() -> object:
-    set_language("en")
-    yield
-    set_language("en")
-
-
-def first(text: str) -> Diagnosis:
-    found = match_output(text)
-    assert found, text
-    return found[0]
+english = doctor_first.english  # autouse: every text read in English
+first = doctor_first.first
 
 
 # tensorflow/tensorflow#46537 (r26_arch_tf231-cc50-no-kernel-image_15)
