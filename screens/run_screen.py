@@ -422,8 +422,10 @@ class RunScreen(WizardScreen):
         # A short terminal keeps every line for the "how to use it" words (a profile session's hints
         # are longer by their --profile): no blank line between the two parts there.
         gap = [] if self.has_class("-short") else [""]
-        if self.plan.simulated and not self._cpu_plan and gpu_only_simulated(self.session.profile):
-            head += "\n" + t("demogpu.finish_note")  # as the monitor and the benchmark will show it
+        # The note speaks of the monitor and the benchmark that come next: a WSL hand-off has neither.
+        simulated_gpu = self.plan.simulated and not self._cpu_plan and not self.plan.hands_over
+        if simulated_gpu and gpu_only_simulated(self.session.profile):
+            head += "\n" + t("demogpu.finish_note")
         return "\n".join([head, *gap, *next_steps(self.plan, exists=exists)])
 
     def _set_notice(self, text: str | None, kind: str = "warning") -> None:

@@ -35,7 +35,14 @@ CODE = re.compile(
 RUN = re.compile(r"[A-Za-z][A-Za-z']*(?:[ ,]+[A-Za-z][A-Za-z']*){2,}")
 # Names of things, quoted as they are called (a manual's title, NVML's and nvidia-smi's own status
 # words: the line a person finds in their own output).
-ALLOWED = {"CUDA Installation Guide for Linux", "GPU is lost", "GPU access blocked by the operating system"}
+ALLOWED = {
+    "CUDA Installation Guide for Linux",
+    "GPU is lost",
+    "GPU access blocked by the operating system",
+    "No devices were found",  # nvidia-smi's own line
+    "system not yet initialized",  # NVML's own error string
+    "required for CUDA and OpenCL applications",  # the Container Toolkit's words for "compute"
+}
 
 
 def english_sentences(text: str) -> list[str]:
