@@ -113,7 +113,7 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # id, WSL2's nvidia-smi crash, macOS, a code span's wrap) 31/31 right, 0 wrong; no relabels.
 # Round 26's 18 training texts (i35h, after the blind score): blind 13 recognised, 11 right, 2 wrong; after i35h 16, 16, 0.
 RULES_ROUND = 25
-FRESH_ROUND = 26  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+FRESH_ROUND = 27  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
 # title or a reply the text leaves out): scored like every text, but not held right, since no honest
 # rule names that cause from the body. Each says why; a test checks each is still in the corpus and
@@ -752,6 +752,15 @@ READ_BARS[25] = Bar(recognised=14, right=12, wrong_causes=0)
 # 0 wrong causes; training 13/18 recognised, 11 right, 2 wrong causes. Below the issue's 90%: held at
 # what was measured (the test prints that the bar is not met). Round 25's held-out side stays at its bar.
 FRESH_MEASURED = Bar(recognised=10, right=9, wrong_causes=0)
+# Its held-out third was never given to a rule writer; held at what was measured.
+READ_BARS[26] = Bar(recognised=10, right=9, wrong_causes=0)
+# Round 27 (36 texts collected blind by c35r27 after every rule of stop 42; the lead removed one
+# repeated address, six texts whose threads settle no cause and one unanswered one, and relabelled the
+# CPU-only cuInit text harmless, before any scoring: 28 texts, 7 held out, 1 harmless, 4 zh): scored
+# once blind at 9297181 (rules unchanged since stop 42): held out 4/7 recognised (57.1%), 2 right first
+# id, 0 wrong causes; training 16/21 recognised, 15 right, 2 wrong causes. Far below the issue's 90%:
+# held at what was measured (the test prints that the bar is not met).
+FRESH_MEASURED = Bar(recognised=4, right=2, wrong_causes=0)
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
