@@ -557,3 +557,38 @@ def test_a_container_not_made_for_a_gpu_is_a_warning_not_a_gpu_plan(tmp_path: Pa
     assert rec.recommended is not None and rec.recommended.set.method == "cpu"
     assert any("--gpus all" in n for n in rec.notes)
     assert {f.key: f for f in find_problems(p)}["state-container-no-gpu"].severity == "warning"
+
+
+def no_devices(tmp_path: Path) -> MachineProfile:
+    """nvidia-smi's "No devices were found" and nothing else read: the driver is loaded (NVML
+    started and counted no GPU), and nothing says why."""
+    said = "No devices were found\n"
+    commands = {QUERY: fail(6, stdout=said), ("nvidia-smi",): fail(6, stdout=said)}
+    return machine(tmp_path, dict(NATIVE), commands, FakeNvml(init_error=ErrorKind.OTHER))
+
+
+def test_a_driver_that_gives_no_gpu_is_a_gpu_to_fix_in_every_view(tmp_path: Path) -> None:
+    """No view says "no driver" or "no GPU" of a machine whose loaded driver gives no GPU: Detect's
+    Driver row says loaded, Choose plans a GPU set whose first step is the state's fix (a restart),
+    the plan's first step is it, and the doctor gives the same fix."""
+    profile = no_devices(tmp_path)
+    state = profile.blocking_state
+    assert state is not None and (state.layer, state.state, state.reason) == ("gpu", "failing", "")
+    w = words(state, profile)
+    assert "No devices were found" in w.title and w.fix.startswith("Restart the computer")
+
+    driver_row = dict(part_rows("nvidia", profile))["Driver"]
+    assert "loaded" in driver_row and "no NVIDIA driver" not in driver_row
+    codes = {n.code for n in profile.notes}
+    assert "probe.no_driver" not in codes and "probe.driver_no_gpus" in codes
+    assert not {"gpu-without-driver", "no-nvidia-gpu"} & {f.key for f in find_problems(profile)}
+
+    best = recommend(profile).recommended
+    assert best is not None and best.set.method != "cpu"
+    assert best.driver is not None and best.driver.fix is not None
+    assert w.title in first_step_line(best.driver) and w.fix in best.reasons[0]
+
+    plan = build_plan(profile, best, home="/home/student")
+    assert w.title in plan.steps[0].title and w.fix in plan.steps[0].why
+    assert not any(word in " ".join(c) for s in plan.steps for c in s.commands for word in INSTALLS)
+    assert any(w.fix in d.fix for d in diagnose(profile))

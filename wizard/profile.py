@@ -349,8 +349,14 @@ class MachineProfile:
 
     @property
     def blocking_state(self) -> LayerState | None:
-        """The failure whose fix comes first (a reboot before anything that needs the driver)."""
-        return next((s for s in self.failed_states if s.blocks and s.reason), None)
+        """The failure whose fix comes first (a reboot before anything that needs the driver). A GPU
+        the loaded driver fails to give ("No devices were found") blocks too, with no cause named:
+        it is a GPU to plan for (its restart first), not a machine without one."""
+        unnamed_gpu = (FAILING, "gpu")
+        return next(
+            (s for s in self.failed_states if s.blocks and (s.reason or (s.state, s.layer) == unnamed_gpu)),
+            None,
+        )
 
     @property
     def has_nvidia_gpu(self) -> bool:
