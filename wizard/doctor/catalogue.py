@@ -423,16 +423,15 @@ def _cue_list() -> tuple[tuple[tuple[int, int], str | None, re.Pattern[str]], ..
     return tuple(((id(p), group), anchor, rx) for p, group, cues in _cues() for anchor, rx in cues)
 
 
-@lru_cache(maxsize=256)
-def _cue_regex(unseen: frozenset[tuple[int, int]], ascii_only: bool = False) -> re.Pattern[str] | None:
-    """The anchors of the cue groups not yet seen, as one trie regex; None when no unseen cue has
-    one (the few cues without an anchor are tried on every line apart, see _free_cues). A group
-    once seen is no longer looked for: a log that names its GPU on every line does not cost a cue
-    check per line. `ascii_only`: the ASCII anchors alone, for an ASCII line (see _ascii_anchor_regex)."""
+@cache
+def _cue_regex(ascii_only: bool = False) -> re.Pattern[str] | None:
+    """Every cue's anchor as one trie regex, built once; None when no cue has one (the few cues
+    without an anchor are tried on every line apart, see _free_cues). `ascii_only`: the ASCII
+    anchors alone, for an ASCII line (see _ascii_anchor_regex). Built once rather than per set of
+    unseen cues: rebuilding it as cues were seen cost a regex compile per text (most of a corpus
+    run); a found anchor is checked against the unseen cues instead (Matcher._unseen_cues_at)."""
     anchors = {
-        anchor
-        for key, anchor, _ in _cue_list()
-        if key in unseen and anchor is not None and (not ascii_only or anchor.isascii())
+        anchor for _, anchor, _ in _cue_list() if anchor is not None and (not ascii_only or anchor.isascii())
     }
     return _trie(tuple(sorted(anchors))) if anchors else None
 
@@ -444,15 +443,15 @@ CueIndex = tuple[
 ]
 
 
-@lru_cache(maxsize=256)
-def _cue_index(unseen: frozenset[tuple[int, int]]) -> CueIndex:
-    """Where a line's unseen cue anchors start (a zero-width trie, so every start is found, not
-    only non-overlapping ones), the anchors by first character, and each anchor's unseen cues: a
-    line that holds an anchor is tried against that anchor's cues alone, not every cue (a log that
+@cache
+def _cue_index() -> CueIndex:
+    """Where a line's cue anchors start (a zero-width trie, so every start is found, not only
+    non-overlapping ones), the anchors by first character, and each anchor's cues: a line that
+    holds an anchor is tried against that anchor's unseen cues alone, not every cue (a log that
     names its GPU on every line held 3 anchors and was tried against 600 cues per line)."""
     by_anchor: dict[str, list[tuple[tuple[int, int], str | None, re.Pattern[str]]]] = {}
     for cue in _cue_list():
-        if cue[0] in unseen and cue[1] is not None:
+        if cue[1] is not None:
             by_anchor.setdefault(cue[1], []).append(cue)
     heads: dict[str, list[str]] = {}
     for anchor in by_anchor:
@@ -523,16 +522,12 @@ class LineMatcher:
         self._ascii_anchor_search = _ascii_anchor_regex().search
         self._cues = _cue_list()
         self._unseen = frozenset(key for key, _, _ in self._cues)
-        self._set_cue_search()
+        cue_regex, ascii_regex = _cue_regex(), _cue_regex(ascii_only=True)
+        self._cue_search = cue_regex.search if cue_regex is not None else None
+        self._ascii_cue_search = ascii_regex.search if ascii_regex is not None else None
         self._free = _free_cues(self._unseen)
         self._seen: dict[str, tuple[bool, tuple[int, Pattern] | None, tuple[Pattern, ...]]] = {}
         self._place = {id(p): place for place, (_, _, p) in reversed(list(enumerate(self._flat)))}
-
-    def _set_cue_search(self) -> None:
-        """The trie searches for the unseen cues' anchors: all of them, and the ASCII ones alone."""
-        cue_regex, ascii_regex = _cue_regex(self._unseen), _cue_regex(self._unseen, ascii_only=True)
-        self._cue_search = cue_regex.search if cue_regex is not None else None
-        self._ascii_cue_search = ascii_regex.search if ascii_regex is not None else None
 
     def _anchored(self, low: str) -> bool:
         # Most lines hold no anchor at all: one trie regex tests them all at C speed, instead of
@@ -574,30 +569,35 @@ class LineMatcher:
         seen = self._groups
         return (id(p), WHEN) in seen and (not p.also or (id(p), ALSO) in seen) and (id(p), UNLESS) not in seen
 
+    def _unseen_cues_at(self, low: str) -> tuple[tuple[tuple[int, int], str | None, re.Pattern[str]], ...]:
+        """The unseen cues whose anchor the line holds (most lines hold no anchor at all: one trie
+        regex says so at C speed)."""
+        search = self._ascii_cue_search if low.isascii() else self._cue_search
+        if search is None or search(low) is None:
+            return ()
+        starts, heads, by_anchor = _cue_index()
+        present = {
+            anchor
+            for m in starts.finditer(low)
+            for anchor in heads.get(low[m.start()], ())
+            if low.startswith(anchor, m.start())
+        }
+        unseen = self._unseen
+        return tuple(cue for anchor in sorted(present) for cue in by_anchor[anchor] if cue[0] in unseen)
+
     def _cues_in(self, line: str, low: str) -> bool:
         """Look for the unseen cues in a line; False when it holds none of their anchors (and no
         unseen cue without an anchor is left)."""
-        search = self._ascii_cue_search if low.isascii() else self._cue_search
-        anchored = search is not None and search(low) is not None
+        anchored = self._unseen_cues_at(low)
         if not anchored and not self._free:
-            return False  # no unseen cue's anchor on the line (most lines): one trie regex says so
+            return False
         # Without an anchor on the line only the few cues without one can match it; with one, only
-        # the cues of the anchors the line holds.
-        cues: tuple[tuple[tuple[int, int], str | None, re.Pattern[str]], ...] = self._free
-        if anchored:
-            starts, heads, by_anchor = _cue_index(self._unseen)
-            present = {
-                anchor
-                for m in starts.finditer(low)
-                for anchor in heads.get(low[m.start()], ())
-                if low.startswith(anchor, m.start())
-            }
-            cues = (*cues, *(cue for anchor in sorted(present) for cue in by_anchor[anchor]))
+        # the unseen cues of the anchors the line holds.
+        cues = (*self._free, *anchored)
         seen = [key for key, _, rx in cues if key in self._unseen and rx.search(line) is not None]
         if seen:
             self._groups.update(seen)
             self._unseen = self._unseen.difference(seen)
-            self._set_cue_search()
             self._free = _free_cues(self._unseen)
         return True
 
@@ -609,7 +609,7 @@ class LineMatcher:
             # can hold one only where a cue's anchor is in one half or across the seam.
             joined = before[-CUE_SEAM:] + " " + stripped[:CUE_SEAM]
             seam = (before[-MAX_ANCHOR:] + " " + stripped[:MAX_ANCHOR]).lower()
-            if anchored or before_anchored or self._free or (self._cue_search and self._cue_search(seam)):
+            if anchored or before_anchored or self._free or self._unseen_cues_at(seam):
                 self._cues_in(joined, joined.lower())
         self._cue_before = (stripped, anchored)
 
