@@ -22,8 +22,10 @@ from wizard.probe.failure_words import (
     ERR_NAME,
     INIT_FAILED,
     MODULE_NOT_FOUND,
+    NO_MODULE_LOADING,
     NO_PERMISSION,
     NOUVEAU_BOUND,
+    WINDOWS_SMI,
     bbswitch_off,
     failed_gpus,
     fallen_off_bus,
@@ -364,9 +366,10 @@ def _compute_libs_left_out(ctx: ProbeContext, p: MachineProfile, device: str) ->
 
 
 def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
-    if p.platform == "linux" and ctx.system.exists("/dev/dxg"):
-        # A Hyper-V guest with GPU paravirtualisation (dxgkrnl): Windows' answer decides, as in WSL.
-        return _gpu_blocked(ctx)
+    if p.platform == "linux" and (ctx.system.exists("/dev/dxg") or _windows_smi(ctx)):
+        # A Hyper-V guest with GPU paravirtualisation (dxgkrnl), or the Windows driver's own nvidia-smi
+        # where the platform was not read (a pasted output): Windows' answer decides, as in WSL.
+        return _gpu_blocked(ctx) or _windows_driver_unreached(ctx, p)
     if p.platform != "wsl2":
         return []
     out: list[LayerState] = []
@@ -401,6 +404,8 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             return out
     out += blocked
     out += _wsl_shadow(ctx)
+    if not any(s.reason for s in out):
+        out += _windows_driver_unreached(ctx, p)
     path_dirs = [d for d in ctx.system.environ.get("PATH", "").split(":") if d]
     if path_dirs and WSL_LIB not in path_dirs and "nvidia-smi" in libs:
         ev = [Evidence("PATH", None, ":".join(path_dirs)[:1000])]
@@ -413,6 +418,27 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             ev = [file_evidence(f"{WSL_LIB}/nvidia-smi", "present"), Evidence("nvidia-smi", None, said)]
             out.append(_state("wsl", FAILING, "wsl-path", ev, blocks=False))
     return out
+
+
+def _windows_smi(ctx: ProbeContext) -> str:
+    """The Windows driver's nvidia-smi's own line (failure_words.WINDOWS_SMI), else ""."""
+    return first_line(_smi_text(ctx), WINDOWS_SMI)
+
+
+def _windows_driver_unreached(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
+    """WSL2's NVML_ERROR_DRIVER_NOT_LOADED ("couldn't communicate with the NVIDIA driver", "Driver Not
+    Loaded"): the Windows driver was not reached through /dev/dxg. There is no Linux module to load or
+    restart, and the words say no why (an elevated terminal, the way the distribution was started, a
+    Windows driver update not finished are all seen): a failure with no cause named, and the reads
+    that tell."""
+    said = _smi_not_loaded(ctx) if p.driver is None else ""
+    if not said:
+        return []
+    ev = [Evidence("nvidia-smi", _smi_exit(ctx), said)]
+    windows = _windows_smi(ctx)
+    if windows and windows != said:
+        ev.append(Evidence("nvidia-smi", _smi_exit(ctx), windows))
+    return [_state("wsl", FAILING, "", ev, blocks=False, unreached="windows-driver")]
 
 
 def _wsl_shadow(ctx: ProbeContext) -> list[LayerState]:
@@ -531,6 +557,16 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if km.nvidia_loaded:
         ev = [file_evidence("/sys/module/nvidia/version", km.loaded_version or "loaded")]
         return [_state("module", WORKS, "", ev, version=km.loaded_version or "")]
+    if km.nvidia_loaded is None and _windows_smi(ctx):
+        # The nvidia-smi that ran is the Windows driver's (WSL2, a GPU-PV guest): its failure is said
+        # by the wsl layer; no Linux module is involved.
+        return []
+    no_loading = "" if km.nvidia_loaded else _no_module_loading(ctx)
+    if no_loading:
+        # modprobe's ENOSYS: this kernel loads no module (WSL1, a kernel without module support); not
+        # a module a restart loads or a rebuild makes.
+        ev = [*_smi_failure_lines(ctx), Evidence("modprobe", None, no_loading)]
+        return [_state("module", FAILING, "", ev, version=km.module_version or "", loads="none")]
     # /proc/modules unread (a pasted output): nvidia-smi's NVML_ERROR_DRIVER_NOT_LOADED words decide
     # it on a machine of its own; in a container they mean only that no device was passed.
     said = "" if km.nvidia_loaded is not None or _in_container(ctx) else _smi_not_loaded(ctx)
@@ -663,6 +699,18 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if km.nouveau_loaded:
         ev.append(file_evidence("/proc/modules", "nouveau loaded"))
     return [_state("module", ABSENT, "", ev)]
+
+
+def _no_module_loading(ctx: ProbeContext) -> str:
+    """modprobe's "could not insert 'nvidia...': Function not implemented" (failure_words.NO_MODULE_LOADING)
+    as nvidia-smi (through nvidia-modprobe) or this boot's journal shows it, else ""."""
+    said = first_line(_smi_text(ctx), NO_MODULE_LOADING)
+    if said:
+        return said
+    journal = _boot_journal(ctx)
+    if journal is None or journal[1].missing or journal[1].timed_out:
+        return ""
+    return _line_with(journal[1].stdout, NO_MODULE_LOADING)
 
 
 def _built_for_another_kernel(ctx: ProbeContext) -> Evidence | None:
