@@ -76,6 +76,8 @@ def _facts(state: LayerState, profile: MachineProfile | None) -> dict[str, str]:
     facts.setdefault("path", "?")
     facts.setdefault("shown", "?")
     kernel = profile.os.kernel if profile is not None else "unknown"
+    # The kernel the state names (a failed build's, where the running one was not read), else this one.
+    kernel = state.facts.get("kernel") or kernel
     facts.setdefault("kernel", safe(kernel, 120))
     facts["headers"] = shlex.join(["sudo", "apt", "install", f"linux-headers-{kernel}"])
     facts["branch"] = facts["version"].split(".")[0]
@@ -120,8 +122,13 @@ def evidence_lines(state: LayerState) -> tuple[str, ...]:
 def unsure_key(state: LayerState) -> str:
     """The words of a failure with no cause named, where what failed has words of its own: the driver
     gives no GPU ("gpu-no-usable"), WSL's nvidia-smi did not reach the Windows driver
-    ("wsl-driver-unreached"), a kernel that loads no module ("no-module-loading"); else ""."""
-    if state.reason or state.state != FAILING:
+    ("wsl-driver-unreached"), a kernel that loads no module ("no-module-loading"), a module build that
+    failed for a kernel not shown to be the running one ("module-build-failed"); else ""."""
+    if state.reason or not state.failed:
+        return ""
+    if state.layer == "module" and state.facts.get("build_failed_for"):
+        return "module-build-failed"
+    if state.state != FAILING:
         return ""
     if state.layer == "gpu":
         return "gpu-no-usable"

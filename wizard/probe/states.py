@@ -14,7 +14,13 @@ from pathlib import PurePosixPath
 
 from wizard.nvml import ErrorKind
 from wizard.probe.api_mismatch import api_mismatch
-from wizard.probe.build_logs import DKMS_MODULE, DKMS_STATUS, failed_module_build
+from wizard.probe.build_logs import (
+    DKMS_MODULE,
+    DKMS_STATUS,
+    build_version,
+    failed_build_of_unread_kernel,
+    failed_module_build,
+)
 from wizard.probe.container_marks import CONTAINER_CGROUP, host_only, in_container, nvml_opened_a_node
 from wizard.probe.context import ProbeContext, command_evidence, file_evidence
 from wizard.probe.cuda import LIB_DIRS
@@ -605,7 +611,19 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         # module for it is found (wizard.probe.build_logs): the driver is there, its module is not.
         ev = [*_smi_failure_lines(ctx), built_failed]
         ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel is False else []
-        return [_state("module", FAILING, "module-not-built", ev, kernel=p.os.kernel)]
+        version = build_version(built_failed) or km.module_version or ""
+        return [_state("module", FAILING, "module-not-built", ev, version=version, kernel=p.os.kernel)]
+    unread_kernel = p.os.kernel in ("", "unknown")
+    only = None
+    if unbuilt_possible and p.driver is None and gpu_possible and unread_kernel and not km.nvidia_loaded:
+        only = failed_build_of_unread_kernel(ctx)
+    if only and not said:
+        # The running kernel not read (a pasted output), and every failed build record names one
+        # kernel and driver: that driver is installed and has no module for that kernel. Whether
+        # that kernel is the one running (or the one the next boot starts) is not shown: no cause
+        # named, the module's state unread, its version and the failed build kept.
+        ev = [*_smi_failure_lines(ctx), only[0]]
+        return [_state("module", UNREADABLE, "", ev, blocks=False, version=only[2], build_failed_for=only[1])]
     # Read further (the journal, dkms) only where a GPU or the driver's words are seen (not on every
     # machine), and only where no driver answered: a driver read at all (NVML, nvidia-smi, /proc, its
     # loading line) shows its module loaded this boot, whatever an earlier attempt logged.
@@ -626,9 +644,11 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev = [*_smi_failure_lines(ctx), dkms[0], *_seen_evidence(ctx, "modinfo")]
         return [_state("module", FAILING, "module-not-built", ev, version=dkms[1], kernel=p.os.kernel)]
     if km.nvidia_loaded is None and not said:
-        return [
-            _state("module", UNREADABLE, "", [file_evidence("/proc/modules", "unreadable")], blocks=False)
-        ]
+        # Whether it is loaded is not read; the module installed for the running kernel is, where
+        # modinfo answered (its version field): the driver installed, not shown working.
+        ev = [file_evidence("/proc/modules", "unreadable")]
+        ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel else []
+        return [_state("module", UNREADABLE, "", ev, blocks=False, version=km.module_version or "")]
     if not said and not p.nvidia_pci_devices and p.driver is None:
         return [
             _state("module", ABSENT, "", [file_evidence("/proc/modules", "no nvidia module")], blocks=False)
