@@ -164,6 +164,11 @@ def _failed_query(argv: list[str], said: str) -> bool:
 
 
 _DMESG_STAMP_ONLY = {"-T", "--ctime"}
+# The hook's own stderr inside a runtime's error: "... error running hook: exit status 1, stdout: ,
+# stderr: nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown."
+_HOOK_INIT_ERROR = re.compile(
+    r"stderr: nvidia-container-cli: initialization error: ([^\n]+?)(?::\s*unknown)?\.?\s*$", re.M
+)
 
 
 def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
@@ -199,6 +204,19 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
             own = [argv[0], f"--query-gpu={SMI_FIELDS}", "--format=csv,noheader,nounits"]
             if not any((x.get("argv") or []) == own for x in commands):
                 out.append({**c, "argv": own})
+    for c in commands:  # a container runtime's prestart hook that failed at nvidia-container-cli's
+        # start: the hook execs the host's `nvidia-container-cli [--load-kmods] configure ...`
+        # (nvidia-container-toolkit cmd/nvidia-container-runtime-hook/main.go doPrestart), and
+        # configure and info both print "initialization error: %s" where nvc_init fails, before any
+        # device is read (libnvidia-container src/cli/configure.c, src/cli/info.c): the host's
+        # `nvidia-container-cli info` prints the same line. The runtime's ": unknown." is its own.
+        argv = [a for a in (c.get("argv") or []) if a != "sudo"]
+        said = str(c.get("stdout", "")) + "\n" + str(c.get("stderr", ""))
+        hook = _HOOK_INIT_ERROR.search(said)
+        if argv[:1] in (["docker"], ["podman"], ["nvidia-docker"]) and "run" in argv and hook:
+            if not any((x.get("argv") or [])[-1:] == ["info"] for x in commands):
+                line = f"nvidia-container-cli: initialization error: {hook.group(1)}\n"
+                out.append({**c, "argv": ["nvidia-container-cli", "info"], "stdout": "", "stderr": line})
     for c in commands:  # `nvidia-container-cli [-k] [-d FILE] info`: the global options load the
         # modules first or send the debug log elsewhere; `info`'s report on stdout is the same
         argv = c.get("argv") or []

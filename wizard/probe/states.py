@@ -655,6 +655,10 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ]
     ev = [] if said else [file_evidence("/proc/modules", "nvidia not loaded")]
     ev += _smi_failure_lines(ctx)
+    cli = _seen_command(ctx, "container_cli")
+    if said and cli and not any(said in e.line for e in ev):
+        # the words are nvidia-container-cli's ("nvml error: driver not loaded"): its line is the evidence
+        ev.append(command_evidence(cli[0], cli[1], said))
     libs = _library_versions(ctx, "libcuda") or _library_versions(ctx, "libnvidia-ml")
     lib_version = next(iter(sorted(set(libs.values()))), "")
     # modinfo not read (a paste), or not finding "nvidia" where DKMS installed the module under its
