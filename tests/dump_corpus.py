@@ -171,6 +171,14 @@ _HOOK_INIT_ERROR = re.compile(
 )
 
 
+def _lspci_nn_k(argv: list[str]) -> bool:
+    """`lspci` with -nn and -k (in any grouping: -nnk, -knn, -nn -k, -Dnnk), without -v."""
+    if argv[:1] != ["lspci"]:
+        return False
+    flags = "".join(a[1:] for a in argv[1:] if a.startswith("-") and not a.startswith("--"))
+    return flags.count("n") >= 2 and "k" in flags and "v" not in flags
+
+
 def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
     """The commands as the probe runs them: a bare name the shell found on PATH is also recorded
     under the path the case's files hold it at (WSL's /usr/lib/wsl/lib/nvidia-smi)."""
@@ -233,6 +241,14 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
                 (x.get("argv") or []) in (["dmesg"], ["journalctl", "-k"]) for x in commands
             ):
                 out.append({**c, "argv": ["journalctl", "-k"], "stdout": "".join(kernel)})
+        if _lspci_nn_k(c.get("argv") or []):
+            # `lspci -nnk` (often through `grep -A N nvidia`, whose "--" lines part the groups) holds
+            # `lspci -nn`'s device lines, each followed by `lspci -k`'s indented driver lines.
+            lines = [x for x in str(c.get("stdout", "")).splitlines(keepends=True) if x.strip() != "--"]
+            top = [x for x in lines if x.strip() and not x[0].isspace()]
+            for argv, text in ((["lspci", "-nn"], top), (list(LSPCI_DRIVERS), lines)):
+                if not any((x.get("argv") or []) == argv for x in commands):
+                    out.append({**c, "argv": argv, "stdout": "".join(text)})
         if (c.get("argv") or [""])[0] == "lspci" and "-v" in " ".join(c["argv"][1:]):
             # `lspci -v`/`-vv` holds `lspci -k`'s lines: each device, its drivers in use and modules.
             keep = ("Subsystem:", "Kernel driver in use:", "Kernel modules:")

@@ -43,6 +43,7 @@ from wizard.probe.failure_words import (
 )
 from wizard.probe.kernel_log import kernel_evidence, kernel_log_text
 from wizard.probe.os_platform import WSL_LIB
+from wizard.probe.pci_gpus import LSPCI_ARGV
 from wizard.probe.wsl_files import (
     COMPUTE_LIBS,
     UTILITY_LIBS,
@@ -531,11 +532,18 @@ def _pci(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             for line in result.stdout.splitlines()
             if "NVIDIA" in line and re.search(r"VGA|3D|Display", line)
         ]
-        if result.ok and nvidia:
+        if nvidia and not result.missing and not result.timed_out:  # device lines: lspci read them
             p.nvidia_pci_devices = len(nvidia)
             return [
                 _state("pci", WORKS, "", [command_evidence(argv, result, nvidia[0])], count=str(len(nvidia)))
             ]
+        if result.missing and p.pci_gpus:
+            # `lspci -nn` answered where plain lspci was not run (a pasted `lspci -nnk`): its NVIDIA
+            # display controllers (wizard.probe.pci_gpus) are the bus's.
+            found = ctx.system.run(LSPCI_ARGV, timeout=3.0)
+            line = _line_with(found.stdout, re.compile(r"\[10de:", re.IGNORECASE))
+            ev = [command_evidence(LSPCI_ARGV, found, line)]
+            return [_state("pci", WORKS, "", ev, count=str(len(p.pci_gpus)))]
         ev.append(file_evidence("/sys/bus/pci/devices", "missing"))
         if not result.missing:
             ev.append(command_evidence(argv, result))
