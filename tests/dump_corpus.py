@@ -164,6 +164,8 @@ def _failed_query(argv: list[str], said: str) -> bool:
 
 
 _DMESG_STAMP_ONLY = {"-T", "--ctime"}
+# Ubuntu's branch-named module (nvidia-NNN packages before 16.04): nvidia_352, nvidia_319_updates.
+_UBUNTU_MODULE = re.compile(r"nvidia_[0-9]{3}(?:_updates)?")
 # The hook's own stderr inside a runtime's error: "... error running hook: exit status 1, stdout: ,
 # stderr: nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown."
 _HOOK_INIT_ERROR = re.compile(
@@ -189,7 +191,21 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
             if not any((x.get("argv") or []) == argv[1:] for x in commands):
                 out.append({**c, "argv": argv[1:]})
     commands = list(out)
-    for c in commands:  # `modinfo nvidia` holds `modinfo -F version nvidia`'s answer: its version field
+    for c in commands:  # `modinfo nvidia` holds `modinfo -F version nvidia`'s answer: its version field.
+        # Ubuntu's nvidia-NNN packages name the module nvidia_NNN and alias it ("alias nvidia
+        # nvidia_352" in /etc/modprobe.d), and kmod's lookup reads config aliases first (libkmod
+        # kmod_module_new_from_lookup), so `modinfo nvidia` answers what `modinfo nvidia_352` does.
+        argv = c.get("argv") or []
+        unasked = not any(
+            (x.get("argv") or [])[:1] == ["modinfo"] and x["argv"][-1] == "nvidia" for x in commands
+        )
+        if unasked and argv[:1] == ["modinfo"] and _UBUNTU_MODULE.fullmatch(argv[-1]):
+            if argv[1:-1] in (["-F", "version"], ["--field=version"], ["--field", "version"]):
+                out.append({**c, "argv": ["modinfo", "-F", "version", "nvidia"]})
+                continue
+            if argv[1:-1] == []:
+                c = {**c, "argv": ["modinfo", "nvidia"]}
+                out.append(c)
         if (c.get("argv") or []) == ["modinfo", "nvidia"]:
             version = re.search(r"^version:\s*(\S+)\s*$", str(c.get("stdout", "")), re.MULTILINE)
             stdout = version.group(1) + "\n" if version else ""

@@ -854,21 +854,24 @@ def _nouveau_in_use(ctx: ProbeContext) -> tuple[list[str], CommandResult, str] |
     if result.missing or result.timed_out:
         return None
     device, in_use = "", ""
+    found: tuple[list[str], CommandResult, str] | None = None
     for line in result.stdout.splitlines():
         if line and not line[0].isspace():
             device = line if "NVIDIA" in line and re.search(r"VGA|3D|Display", line) else ""
             in_use = ""
         elif device and line.strip().startswith("Kernel driver in use:"):
             in_use = line.split(":", 1)[1].strip()
+            if in_use == "nvidia":
+                return None  # another GPU bound to nvidia: its module is loaded
         elif device and in_use == "nouveau" and line.strip().startswith("Kernel modules:"):
             modules = [m.strip() for m in line.split(":", 1)[1].split(",")]
-            if "nvidia" in modules:
-                return (
+            if "nvidia" in modules and found is None:
+                found = (
                     LSPCI_DRIVERS,
                     result,
                     f"{device.strip()} / Kernel driver in use: nouveau / {line.strip()}",
                 )
-    return None
+    return found
 
 
 def _libraries(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
