@@ -264,3 +264,21 @@ def test_a_gpu_bound_to_nvidia_shows_its_module_loaded_beside_one_on_nouveau(tmp
         tmp_path / "b", [{"argv": ["lspci", "-nnk"], "stdout": alone, "stderr": "", "exit": None}], {}
     )
     assert "not-loaded-nouveau" in reasons(q)
+
+
+def test_detect_says_an_unread_module_is_installed_not_that_it_fails(tmp_path: Path) -> None:
+    from wizard.profile_view import part_rows
+
+    p = probe(tmp_path / "a", {}, {("modinfo", "-F", "version", "nvidia"): fail(UNSHOWN, "515.48.07\n")})
+    shown = dict(part_rows("nvidia", p))
+    driver = next(v for k, v in shown.items() if "515.48.07" in v)
+    assert "installed; whether it works was not read" in driver and "not working" not in driver
+    set_language("zh")
+    try:
+        assert any("没有读到它是否在工作" in v for _, v in part_rows("nvidia", p))
+    finally:
+        set_language(None)
+    # a module that is not loaded stays "installed, not working"
+    q = probe(tmp_path / "b", NATIVE, {("nvidia-smi",): fail(UNSHOWN, COULD_NOT)})
+    q.states[[s.layer for s in q.states].index("module")].facts["version"] = "515.48.07"
+    assert any("installed, not working" in v for _, v in part_rows("nvidia", q))
