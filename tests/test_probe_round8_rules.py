@@ -282,3 +282,15 @@ def test_detect_says_an_unread_module_is_installed_not_that_it_fails(tmp_path: P
     q = probe(tmp_path / "b", NATIVE, {("nvidia-smi",): fail(UNSHOWN, COULD_NOT)})
     q.states[[s.layer for s in q.states].index("module")].facts["version"] = "515.48.07"
     assert any("installed, not working" in v for _, v in part_rows("nvidia", q))
+
+
+def test_the_journal_s_enosys_line_is_read_where_a_gpu_is_on_the_bus(tmp_path: Path) -> None:
+    from wizard.probe.states import BOOT_JOURNAL
+
+    line = "01:00.0 3D controller [0302]: NVIDIA Corporation TU104GL [Tesla T4] [10de:1eb8] (rev a1)\n"
+    journal = (
+        "systemd-modules-load[312]: modprobe: ERROR: could not insert 'nvidia': Function not implemented\n"
+    )
+    commands = {("lspci", "-nn"): fail(UNSHOWN, line), tuple(BOOT_JOURNAL): fail(0, journal)}
+    p = probe(tmp_path, {}, commands)
+    assert not reasons(p) and layer(p, "module").facts.get("loads") == "none"

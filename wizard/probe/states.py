@@ -575,7 +575,7 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         # The nvidia-smi that ran is the Windows driver's (WSL2, a GPU-PV guest): its failure is said
         # by the wsl layer; no Linux module is involved.
         return []
-    no_loading = "" if km.nvidia_loaded else _no_module_loading(ctx)
+    no_loading = "" if km.nvidia_loaded else _no_module_loading(ctx, p)
     if no_loading:
         # modprobe's ENOSYS: this kernel loads no module (WSL1, a kernel without module support); not
         # a module a restart loads or a rebuild makes.
@@ -733,12 +733,12 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     return [_state("module", ABSENT, "", ev)]
 
 
-def _no_module_loading(ctx: ProbeContext) -> str:
+def _no_module_loading(ctx: ProbeContext, p: MachineProfile) -> str:
     """modprobe's "could not insert 'nvidia...': Function not implemented" (failure_words.NO_MODULE_LOADING)
     as nvidia-smi (through nvidia-modprobe) or this boot's journal shows it, else ""."""
     said = first_line(_smi_text(ctx), NO_MODULE_LOADING)
-    if said:
-        return said
+    if said or not (_smi_text(ctx).strip() or p.nvidia_pci_devices):
+        return said  # the journal only where nvidia-smi said something or the bus shows a GPU
     journal = _boot_journal(ctx)
     if journal is None or journal[1].missing or journal[1].timed_out:
         return ""
