@@ -164,6 +164,21 @@ def _failed_query(argv: list[str], said: str) -> bool:
 
 
 _DMESG_STAMP_ONLY = {"-T", "--ctime"}
+# Ubuntu's branch-named module (nvidia-NNN packages before 16.04): nvidia_352, nvidia_319_updates.
+_UBUNTU_MODULE = re.compile(r"nvidia_[0-9]{3}(?:_updates)?")
+# The hook's own stderr inside a runtime's error: "... error running hook: exit status 1, stdout: ,
+# stderr: nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown."
+_HOOK_INIT_ERROR = re.compile(
+    r"stderr: nvidia-container-cli: initialization error: ([^\n]+?)(?::\s*unknown)?\.?\s*$", re.M
+)
+
+
+def _lspci_nn_k(argv: list[str]) -> bool:
+    """`lspci` with -nn and -k (in any grouping: -nnk, -knn, -nn -k, -Dnnk), without -v."""
+    if argv[:1] != ["lspci"]:
+        return False
+    flags = "".join(a[1:] for a in argv[1:] if a.startswith("-") and not a.startswith("--"))
+    return flags.count("n") >= 2 and "k" in flags and "v" not in flags
 
 
 def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
@@ -176,7 +191,21 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
             if not any((x.get("argv") or []) == argv[1:] for x in commands):
                 out.append({**c, "argv": argv[1:]})
     commands = list(out)
-    for c in commands:  # `modinfo nvidia` holds `modinfo -F version nvidia`'s answer: its version field
+    for c in commands:  # `modinfo nvidia` holds `modinfo -F version nvidia`'s answer: its version field.
+        # Ubuntu's nvidia-NNN packages name the module nvidia_NNN and alias it ("alias nvidia
+        # nvidia_352" in /etc/modprobe.d), and kmod's lookup reads config aliases first (libkmod
+        # kmod_module_new_from_lookup), so `modinfo nvidia` answers what `modinfo nvidia_352` does.
+        argv = c.get("argv") or []
+        unasked = not any(
+            (x.get("argv") or [])[:1] == ["modinfo"] and x["argv"][-1] == "nvidia" for x in commands
+        )
+        if unasked and argv[:1] == ["modinfo"] and _UBUNTU_MODULE.fullmatch(argv[-1]):
+            if argv[1:-1] in (["-F", "version"], ["--field=version"], ["--field", "version"]):
+                out.append({**c, "argv": ["modinfo", "-F", "version", "nvidia"]})
+                continue
+            if argv[1:-1] == []:
+                c = {**c, "argv": ["modinfo", "nvidia"]}
+                out.append(c)
         if (c.get("argv") or []) == ["modinfo", "nvidia"]:
             version = re.search(r"^version:\s*(\S+)\s*$", str(c.get("stdout", "")), re.MULTILINE)
             stdout = version.group(1) + "\n" if version else ""
@@ -199,6 +228,19 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
             own = [argv[0], f"--query-gpu={SMI_FIELDS}", "--format=csv,noheader,nounits"]
             if not any((x.get("argv") or []) == own for x in commands):
                 out.append({**c, "argv": own})
+    for c in commands:  # a container runtime's prestart hook that failed at nvidia-container-cli's
+        # start: the hook execs the host's `nvidia-container-cli [--load-kmods] configure ...`
+        # (nvidia-container-toolkit cmd/nvidia-container-runtime-hook/main.go doPrestart), and
+        # configure and info both print "initialization error: %s" where nvc_init fails, before any
+        # device is read (libnvidia-container src/cli/configure.c, src/cli/info.c): the host's
+        # `nvidia-container-cli info` prints the same line. The runtime's ": unknown." is its own.
+        argv = [a for a in (c.get("argv") or []) if a != "sudo"]
+        said = str(c.get("stdout", "")) + "\n" + str(c.get("stderr", ""))
+        hook = _HOOK_INIT_ERROR.search(said)
+        if argv[:1] in (["docker"], ["podman"], ["nvidia-docker"]) and "run" in argv and hook:
+            if not any((x.get("argv") or [])[-1:] == ["info"] for x in commands):
+                line = f"nvidia-container-cli: initialization error: {hook.group(1)}\n"
+                out.append({**c, "argv": ["nvidia-container-cli", "info"], "stdout": "", "stderr": line})
     for c in commands:  # `nvidia-container-cli [-k] [-d FILE] info`: the global options load the
         # modules first or send the debug log elsewhere; `info`'s report on stdout is the same
         argv = c.get("argv") or []
@@ -215,6 +257,14 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
                 (x.get("argv") or []) in (["dmesg"], ["journalctl", "-k"]) for x in commands
             ):
                 out.append({**c, "argv": ["journalctl", "-k"], "stdout": "".join(kernel)})
+        if _lspci_nn_k(c.get("argv") or []):
+            # `lspci -nnk` (often through `grep -A N nvidia`, whose "--" lines part the groups) holds
+            # `lspci -nn`'s device lines, each followed by `lspci -k`'s indented driver lines.
+            lines = [x for x in str(c.get("stdout", "")).splitlines(keepends=True) if x.strip() != "--"]
+            top = [x for x in lines if x.strip() and not x[0].isspace()]
+            for argv, text in ((["lspci", "-nn"], top), (list(LSPCI_DRIVERS), lines)):
+                if not any((x.get("argv") or []) == argv for x in commands):
+                    out.append({**c, "argv": argv, "stdout": "".join(text)})
         if (c.get("argv") or [""])[0] == "lspci" and "-v" in " ".join(c["argv"][1:]):
             # `lspci -v`/`-vv` holds `lspci -k`'s lines: each device, its drivers in use and modules.
             keep = ("Subsystem:", "Kernel driver in use:", "Kernel modules:")

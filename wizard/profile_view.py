@@ -6,7 +6,7 @@ the rows in as each probe part finishes.
 
 from __future__ import annotations
 
-from wizard.profile import FAILING, UNKNOWN, MachineProfile, PciGpu
+from wizard.profile import FAILING, UNKNOWN, UNREADABLE, MachineProfile, PciGpu
 from wizard.safe.display import safe
 from wizard.text import t
 
@@ -110,8 +110,11 @@ def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
         if p.driver is None and stopped is not None:  # installed, not working: never "no driver"
             from wizard.probe.state_view import words
 
+            # Unread (modinfo's module, a failed build for a kernel not shown running): installed,
+            # whether it works not known; failing: installed, not working.
+            key = "states.driver_unread" if stopped.state == UNREADABLE else "states.driver_stopped"
             shown = t(
-                "states.driver_stopped",
+                key,
                 version=safe(stopped.facts["version"], 40),
                 title=words(stopped).title,
             )

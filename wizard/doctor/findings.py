@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 from wizard.choose.choice import Recommendation
 from wizard.doctor.newest import newest_tf_problems, restart_loads
-from wizard.profile import FAILING, LayerState, MachineProfile
+from wizard.profile import LayerState, MachineProfile
 from wizard.profile_view import wsl1_command
 from wizard.text import t
 
@@ -53,7 +53,8 @@ def _recommendation(p: MachineProfile) -> Recommendation | None:
 EXPLAINED_BY_STATE = {
     "module": ("gpu-without-driver", "no-nvidia-gpu", "secure-boot", "nouveau", "reboot-needed"),
     "libraries": ("reboot-needed", "driver-no-gpus"),
-    "wsl": ("no-driver-wsl2", "linux-driver-in-wsl"),
+    # WSL's nvidia-smi not reaching the Windows driver: the Windows GPU is there, unseen from Linux.
+    "wsl": ("no-driver-wsl2", "linux-driver-in-wsl", "no-nvidia-gpu"),
     # Inside a container under WSL2 the runtime decides, not the Windows driver.
     "container": ("no-nvidia-gpu", "gpu-without-driver", "no-driver-wsl2"),
     # A GPU switched off, lost or not started is a GPU: never "No NVIDIA GPU found".
@@ -65,17 +66,17 @@ EXPLAINED_BY_STATE = {
 def state_findings(p: MachineProfile) -> list[Finding]:
     """Each failed layer with a reason, in the one view's words (wizard.probe.state_view): the short
     title, its evidence as the why, the step that fixes it as the fix."""
-    from wizard.probe.state_view import words
+    from wizard.probe.state_view import unsure_key, words
 
     out: list[Finding] = []
     for state in p.failed_states:
-        if not state.reason and not _no_usable_gpu(state):
+        if not state.reason and not unsure_key(state):
             continue
         w = words(state, p)
         # The first line is the title, the why its fix; the evidence rides apart (one key away).
         why = w.fix + (f" {w.manual}" if w.manual else "")
         fix = why
-        key = f"state-{state.reason or NO_USABLE_GPU}"
+        key = f"state-{state.reason or unsure_key(state)}"
         if any(f.key == key for f in out):
             continue  # the same failure on a second layer or GPU: said once
         severity = "error" if state.blocks else "warning"
@@ -87,8 +88,11 @@ def state_findings(p: MachineProfile) -> list[Finding]:
 NO_USABLE_GPU = "gpu-no-usable"
 
 
-def _no_usable_gpu(state: LayerState) -> bool:
-    return state.layer == "gpu" and state.state == FAILING and not state.reason
+def _unsure(state: LayerState) -> str:
+    """A failure with no cause named that has words of its own (state_view.unsure_key), else ""."""
+    from wizard.probe.state_view import unsure_key
+
+    return unsure_key(state)
 
 
 def find_problems(p: MachineProfile) -> list[Finding]:
@@ -100,7 +104,7 @@ def find_problems(p: MachineProfile) -> list[Finding]:
     hidden = {
         key
         for s in p.failed_states
-        if (s.reason or (NO_USABLE_GPU if _no_usable_gpu(s) else "")) in shown
+        if (s.reason or _unsure(s)) in shown
         for key in EXPLAINED_BY_STATE.get(s.layer, ())
     }
     return states + [f for f in out if f.key not in hidden]

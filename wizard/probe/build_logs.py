@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from wizard.probe.context import ProbeContext, command_evidence, file_evidence
-from wizard.probe.failure_words import akmods_failed_log
+from wizard.probe.failure_words import AKMODS_CACHE, akmods_failed_log
 from wizard.profile import Evidence
 
 DKMS_TREE = "/var/lib/dkms"
@@ -43,9 +43,12 @@ DKMS_MODULE = (
 )
 _DKMS_MODULE_DIR = re.compile(rf"{DKMS_MODULE}")
 _DKMS_HEADER = re.compile(
-    rf"^#?\s*DKMS (?:\(dkms-[^)\s]*\) )?make\.log for {DKMS_MODULE}[-/][0-9][^\s]* for kernel (\S+)",
+    rf"^#?\s*DKMS (?:\(dkms-[^)\s]*\) )?make\.log for {DKMS_MODULE}[-/]([0-9][^\s]*) for kernel (\S+)",
     re.MULTILINE,
 )
+# akmods' failed log is named "<kmod version>-<release>-for-<kernel>.failed.log" (akmods: kmodlogfile).
+_AKMODS_NAME = re.compile(r"^([0-9][^/]*?)-for-(.+)\.failed\.log$")
+_DRIVER_VERSION = re.compile(r"^[0-9]+(?:\.[0-9]+)+")
 # "nvidia/580.95.05, 6.17.9-arch1-1, x86_64: installed", "nvidia, 390.157: added"
 _DKMS_ROW = re.compile(
     rf"^({DKMS_MODULE})[/,]\s*([^,:\s]+)(?:,\s*([^,:\s]+))?(?:,\s*([^,:\s]+))?:\s*([a-z]+)", re.MULTILINE
@@ -60,15 +63,63 @@ _INSTALLER_KERNEL = re.compile(
 )
 
 
-def dkms_failed_log(ctx: ProbeContext, kernel: str) -> Evidence | None:
+def failed_builds(ctx: ProbeContext) -> list[tuple[Evidence, str, str]]:
+    """Every failed build of an NVIDIA driver's module that akmods or DKMS left a record of: (the
+    record as evidence, the kernel it was built for, the driver's version)."""
+    out: list[tuple[Evidence, str, str]] = []
+    for name in ("nvidia", "nvidia-open"):
+        for path in ctx.system.glob(f"{AKMODS_CACHE}/{name}", "*-for-*.failed.log"):
+            akmods = _AKMODS_NAME.match(path.rsplit("/", 1)[-1])
+            version = _DRIVER_VERSION.match(akmods.group(1)) if akmods else None
+            if akmods:
+                out.append(
+                    (file_evidence(path, "present"), akmods.group(2), version.group(0) if version else "")
+                )
     for path in ctx.system.glob(DKMS_TREE, "*/*/build/make.log"):
         if not _DKMS_MODULE_DIR.fullmatch(path[len(DKMS_TREE) + 1 :].split("/", 1)[0]):
             continue
         text = ctx.system.read_text(path, 4096) or ""
         m = _DKMS_HEADER.search(text)
-        if m and m.group(1) == kernel:
-            return file_evidence(path, m.group(0).lstrip("# "))
-    return None
+        if m:
+            version = _DRIVER_VERSION.match(m.group(1))
+            out.append(
+                (
+                    file_evidence(path, m.group(0).lstrip("# ")),
+                    m.group(2),
+                    version.group(0) if version else "",
+                )
+            )
+    return out
+
+
+def dkms_failed_log(ctx: ProbeContext, kernel: str) -> Evidence | None:
+    return next(
+        (
+            ev
+            for ev, built_for, _ in failed_builds(ctx)
+            if built_for == kernel and ev.source.startswith(DKMS_TREE)
+        ),
+        None,
+    )
+
+
+def build_version(ev: Evidence) -> str:
+    """The driver version a failed build's record names (DKMS's make.log header, akmods' log name)."""
+    dkms = _DKMS_HEADER.search(ev.line)
+    akmods = _AKMODS_NAME.match(ev.source.rsplit("/", 1)[-1])
+    named = dkms.group(1) if dkms else akmods.group(1) if akmods else ""
+    version = _DRIVER_VERSION.match(named)
+    return version.group(0) if version else ""
+
+
+def failed_build_of_unread_kernel(ctx: ProbeContext) -> tuple[Evidence, str, str] | None:
+    """Where the running kernel was not read (a pasted output): the failed build records, where they
+    all name one kernel and one driver (the build DKMS ran at a kernel's install or at boot, for the
+    kernel to boot): (the record, that kernel, the version). None where there are none, or several."""
+    builds = failed_builds(ctx)
+    if len({(kernel, version) for _, kernel, version in builds}) != 1:
+        return None
+    return builds[0]
 
 
 def dkms_status_unbuilt(ctx: ProbeContext, kernel: str) -> Evidence | None:

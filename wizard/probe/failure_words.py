@@ -23,6 +23,17 @@ NO_PERMISSION = re.compile(r"^(?!\s*\|).*?(?<!\[)Insufficient Permissions(?!\])"
 # modprobe (which nvidia-smi runs through nvidia-modprobe) finds no nvidia.ko under
 # /lib/modules/$(uname -r): the module is not built or installed for the running kernel.
 MODULE_NOT_FOUND = re.compile(r"modprobe: FATAL: Module nvidia not found", re.IGNORECASE)
+# The Windows driver's nvidia-smi (WSL2's /usr/lib/wsl/lib/nvidia-smi, a GPU-PV guest's copy) follows a
+# failed NVML start with "Failed to properly shut down NVML: <the same error>" (microsoft/WSL#9134,
+# #9166, #11755); the Linux driver's prints its failure alone (none of the 49 native failures in
+# tests/fixtures/machine_dumps shows it). Its "Driver Not Loaded" is the Windows driver not reached
+# through /dev/dxg: no Linux kernel module is involved.
+WINDOWS_SMI = re.compile(r"^\s*Failed to properly shut down NVML: \S", re.MULTILINE)
+# kmod's modprobe where init_module answered ENOSYS (tools/modprobe.c insmod_insert: "could not insert
+# '%s': %s" with strerror(-err), "Function not implemented"): a kernel that loads no module at all
+# (kernel/sys_ni.c's stub without CONFIG_MODULES; WSL1, which implements no module loading). No
+# restart or rebuild loads the NVIDIA module there.
+NO_MODULE_LOADING = re.compile(r"could not insert '?[^\s':]*nvidia[^\s':]*'?: Function not implemented")
 # nouveau bound to a GPU in this boot's kernel log ("nouveau 0000:01:00.0: DRM: VRAM: 2048 MiB",
 # "[drm] Initialized nouveau 1.3.1"): it holds the GPU the nvidia module would drive.
 NOUVEAU_BOUND = re.compile(

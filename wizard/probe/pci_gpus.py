@@ -60,7 +60,9 @@ def _from_lspci(ctx: ProbeContext) -> list[PciGpu]:
     if result.missing:
         # A dump made from a pasted output may hold `lspci -nn`'s text under plain `lspci`.
         result = ctx.system.run(["lspci"], timeout=3.0)
-    if not result.ok:
+    # The device lines are the answer, whatever the exit code (a pasted output shows none): lspci
+    # prints a device only after it read it.
+    if result.missing or result.timed_out:
         return []
     return lspci_gpus(result.stdout)
 

@@ -76,6 +76,8 @@ def _facts(state: LayerState, profile: MachineProfile | None) -> dict[str, str]:
     facts.setdefault("path", "?")
     facts.setdefault("shown", "?")
     kernel = profile.os.kernel if profile is not None else "unknown"
+    # The kernel the state names (a failed build's, where the running one was not read), else this one.
+    kernel = state.facts.get("kernel") or kernel
     facts.setdefault("kernel", safe(kernel, 120))
     facts["headers"] = shlex.join(["sudo", "apt", "install", f"linux-headers-{kernel}"])
     facts["branch"] = facts["version"].split(".")[0]
@@ -117,6 +119,26 @@ def evidence_lines(state: LayerState) -> tuple[str, ...]:
     return tuple(out)
 
 
+def unsure_key(state: LayerState) -> str:
+    """The words of a failure with no cause named, where what failed has words of its own: the driver
+    gives no GPU ("gpu-no-usable"), WSL's nvidia-smi did not reach the Windows driver
+    ("wsl-driver-unreached"), a kernel that loads no module ("no-module-loading"), a module build that
+    failed for a kernel not shown to be the running one ("module-build-failed"); else ""."""
+    if state.reason or not state.failed:
+        return ""
+    if state.layer == "module" and state.facts.get("build_failed_for"):
+        return "module-build-failed"
+    if state.state != FAILING:
+        return ""
+    if state.layer == "gpu":
+        return "gpu-no-usable"
+    if state.layer == "wsl" and state.facts.get("unreached") == "windows-driver":
+        return "wsl-driver-unreached"
+    if state.layer == "module" and state.facts.get("loads") == "none":
+        return "no-module-loading"
+    return ""
+
+
 def words(state: LayerState, profile: MachineProfile | None = None) -> StateWords:
     """A failed state in words; a reason without words of its own is named by its layer."""
     reason = state.reason
@@ -128,11 +150,11 @@ def words(state: LayerState, profile: MachineProfile | None = None) -> StateWord
         title = t(f"states.{reason}.title_unread", **facts)
         fix = t(f"states.{reason}.fix_unread", **facts)
         manual = ""
-    elif not reason and state.layer == "gpu" and state.state == FAILING:
-        # The driver gives NVML no GPU ("No devices were found") and nothing read says why: no cause
-        # named, but the next reads that would tell (wizard.probe.states).
-        title = t("states.gpu-no-usable.title", **facts)
-        fix = t("states.gpu-no-usable.fix", **facts)
+    elif unsure_key(state):
+        # A failure whose cause nothing read decides (wizard.probe.states): what failed, in words of
+        # its own, and the reads that would tell, with no cause named.
+        title = t(f"states.{unsure_key(state)}.title", **facts)
+        fix = t(f"states.{unsure_key(state)}.fix", **facts)
         manual = ""
     elif reason == "wsl-no-gpu-device" and state.facts.get("wsl") == "1":
         # WSL1 never gets a GPU device: converting the distribution is the step, not an update.

@@ -14,7 +14,13 @@ from pathlib import PurePosixPath
 
 from wizard.nvml import ErrorKind
 from wizard.probe.api_mismatch import api_mismatch
-from wizard.probe.build_logs import DKMS_MODULE, DKMS_STATUS, failed_module_build
+from wizard.probe.build_logs import (
+    DKMS_MODULE,
+    DKMS_STATUS,
+    build_version,
+    failed_build_of_unread_kernel,
+    failed_module_build,
+)
 from wizard.probe.container_marks import CONTAINER_CGROUP, host_only, in_container, nvml_opened_a_node
 from wizard.probe.context import ProbeContext, command_evidence, file_evidence
 from wizard.probe.cuda import LIB_DIRS
@@ -22,8 +28,10 @@ from wizard.probe.failure_words import (
     ERR_NAME,
     INIT_FAILED,
     MODULE_NOT_FOUND,
+    NO_MODULE_LOADING,
     NO_PERMISSION,
     NOUVEAU_BOUND,
+    WINDOWS_SMI,
     bbswitch_off,
     failed_gpus,
     fallen_off_bus,
@@ -35,6 +43,7 @@ from wizard.probe.failure_words import (
 )
 from wizard.probe.kernel_log import kernel_evidence, kernel_log_text
 from wizard.probe.os_platform import WSL_LIB
+from wizard.probe.pci_gpus import LSPCI_ARGV
 from wizard.probe.wsl_files import (
     COMPUTE_LIBS,
     UTILITY_LIBS,
@@ -364,9 +373,10 @@ def _compute_libs_left_out(ctx: ProbeContext, p: MachineProfile, device: str) ->
 
 
 def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
-    if p.platform == "linux" and ctx.system.exists("/dev/dxg"):
-        # A Hyper-V guest with GPU paravirtualisation (dxgkrnl): Windows' answer decides, as in WSL.
-        return _gpu_blocked(ctx)
+    if p.platform == "linux" and (ctx.system.exists("/dev/dxg") or _windows_smi(ctx)):
+        # A Hyper-V guest with GPU paravirtualisation (dxgkrnl), or the Windows driver's own nvidia-smi
+        # where the platform was not read (a pasted output): Windows' answer decides, as in WSL.
+        return _gpu_blocked(ctx) or _windows_driver_unreached(ctx, p)
     if p.platform != "wsl2":
         return []
     out: list[LayerState] = []
@@ -401,6 +411,8 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             return out
     out += blocked
     out += _wsl_shadow(ctx)
+    if not any(s.reason for s in out):
+        out += _windows_driver_unreached(ctx, p)
     path_dirs = [d for d in ctx.system.environ.get("PATH", "").split(":") if d]
     if path_dirs and WSL_LIB not in path_dirs and "nvidia-smi" in libs:
         ev = [Evidence("PATH", None, ":".join(path_dirs)[:1000])]
@@ -413,6 +425,27 @@ def _wsl(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             ev = [file_evidence(f"{WSL_LIB}/nvidia-smi", "present"), Evidence("nvidia-smi", None, said)]
             out.append(_state("wsl", FAILING, "wsl-path", ev, blocks=False))
     return out
+
+
+def _windows_smi(ctx: ProbeContext) -> str:
+    """The Windows driver's nvidia-smi's own line (failure_words.WINDOWS_SMI), else ""."""
+    return first_line(_smi_text(ctx), WINDOWS_SMI)
+
+
+def _windows_driver_unreached(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
+    """WSL2's NVML_ERROR_DRIVER_NOT_LOADED ("couldn't communicate with the NVIDIA driver", "Driver Not
+    Loaded"): the Windows driver was not reached through /dev/dxg. There is no Linux module to load or
+    restart, and the words say no why (an elevated terminal, the way the distribution was started, a
+    Windows driver update not finished are all seen): a failure with no cause named, and the reads
+    that tell."""
+    said = _smi_not_loaded(ctx) if p.driver is None else ""
+    if not said:
+        return []
+    ev = [Evidence("nvidia-smi", _smi_exit(ctx), said)]
+    windows = _windows_smi(ctx)
+    if windows and windows != said:
+        ev.append(Evidence("nvidia-smi", _smi_exit(ctx), windows))
+    return [_state("wsl", FAILING, "", ev, blocks=False, unreached="windows-driver")]
 
 
 def _wsl_shadow(ctx: ProbeContext) -> list[LayerState]:
@@ -499,11 +532,18 @@ def _pci(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             for line in result.stdout.splitlines()
             if "NVIDIA" in line and re.search(r"VGA|3D|Display", line)
         ]
-        if result.ok and nvidia:
+        if nvidia and not result.missing and not result.timed_out:  # device lines: lspci read them
             p.nvidia_pci_devices = len(nvidia)
             return [
                 _state("pci", WORKS, "", [command_evidence(argv, result, nvidia[0])], count=str(len(nvidia)))
             ]
+        if result.missing and p.pci_gpus:
+            # `lspci -nn` answered where plain lspci was not run (a pasted `lspci -nnk`): its NVIDIA
+            # display controllers (wizard.probe.pci_gpus) are the bus's.
+            found = ctx.system.run(LSPCI_ARGV, timeout=3.0)
+            line = _line_with(found.stdout, re.compile(r"\[10de:", re.IGNORECASE))
+            ev = [command_evidence(LSPCI_ARGV, found, line)]
+            return [_state("pci", WORKS, "", ev, count=str(len(p.pci_gpus)))]
         ev.append(file_evidence("/sys/bus/pci/devices", "missing"))
         if not result.missing:
             ev.append(command_evidence(argv, result))
@@ -531,6 +571,16 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if km.nvidia_loaded:
         ev = [file_evidence("/sys/module/nvidia/version", km.loaded_version or "loaded")]
         return [_state("module", WORKS, "", ev, version=km.loaded_version or "")]
+    if km.nvidia_loaded is None and _windows_smi(ctx):
+        # The nvidia-smi that ran is the Windows driver's (WSL2, a GPU-PV guest): its failure is said
+        # by the wsl layer; no Linux module is involved.
+        return []
+    no_loading = "" if km.nvidia_loaded else _no_module_loading(ctx, p)
+    if no_loading:
+        # modprobe's ENOSYS: this kernel loads no module (WSL1, a kernel without module support); not
+        # a module a restart loads or a rebuild makes.
+        ev = [*_smi_failure_lines(ctx), Evidence("modprobe", None, no_loading)]
+        return [_state("module", FAILING, "", ev, version=km.module_version or "", loads="none")]
     # /proc/modules unread (a pasted output): nvidia-smi's NVML_ERROR_DRIVER_NOT_LOADED words decide
     # it on a machine of its own; in a container they mean only that no device was passed.
     said = "" if km.nvidia_loaded is not None or _in_container(ctx) else _smi_not_loaded(ctx)
@@ -569,7 +619,19 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         # module for it is found (wizard.probe.build_logs): the driver is there, its module is not.
         ev = [*_smi_failure_lines(ctx), built_failed]
         ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel is False else []
-        return [_state("module", FAILING, "module-not-built", ev, kernel=p.os.kernel)]
+        version = build_version(built_failed) or km.module_version or ""
+        return [_state("module", FAILING, "module-not-built", ev, version=version, kernel=p.os.kernel)]
+    unread_kernel = p.os.kernel in ("", "unknown")
+    only = None
+    if unbuilt_possible and p.driver is None and gpu_possible and unread_kernel and not km.nvidia_loaded:
+        only = failed_build_of_unread_kernel(ctx)
+    if only and not said:
+        # The running kernel not read (a pasted output), and every failed build record names one
+        # kernel and driver: that driver is installed and has no module for that kernel. Whether
+        # that kernel is the one running (or the one the next boot starts) is not shown: no cause
+        # named, the module's state unread, its version and the failed build kept.
+        ev = [*_smi_failure_lines(ctx), only[0]]
+        return [_state("module", UNREADABLE, "", ev, blocks=False, version=only[2], build_failed_for=only[1])]
     # Read further (the journal, dkms) only where a GPU or the driver's words are seen (not on every
     # machine), and only where no driver answered: a driver read at all (NVML, nvidia-smi, /proc, its
     # loading line) shows its module loaded this boot, whatever an earlier attempt logged.
@@ -590,15 +652,21 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         ev = [*_smi_failure_lines(ctx), dkms[0], *_seen_evidence(ctx, "modinfo")]
         return [_state("module", FAILING, "module-not-built", ev, version=dkms[1], kernel=p.os.kernel)]
     if km.nvidia_loaded is None and not said:
-        return [
-            _state("module", UNREADABLE, "", [file_evidence("/proc/modules", "unreadable")], blocks=False)
-        ]
+        # Whether it is loaded is not read; the module installed for the running kernel is, where
+        # modinfo answered (its version field): the driver installed, not shown working.
+        ev = [file_evidence("/proc/modules", "unreadable")]
+        ev += _seen_evidence(ctx, "modinfo") if km.module_for_kernel else []
+        return [_state("module", UNREADABLE, "", ev, blocks=False, version=km.module_version or "")]
     if not said and not p.nvidia_pci_devices and p.driver is None:
         return [
             _state("module", ABSENT, "", [file_evidence("/proc/modules", "no nvidia module")], blocks=False)
         ]
     ev = [] if said else [file_evidence("/proc/modules", "nvidia not loaded")]
     ev += _smi_failure_lines(ctx)
+    cli = _seen_command(ctx, "container_cli")
+    if said and cli and not any(said in e.line for e in ev):
+        # the words are nvidia-container-cli's ("nvml error: driver not loaded"): its line is the evidence
+        ev.append(command_evidence(cli[0], cli[1], said))
     libs = _library_versions(ctx, "libcuda") or _library_versions(ctx, "libnvidia-ml")
     lib_version = next(iter(sorted(set(libs.values()))), "")
     # modinfo not read (a paste), or not finding "nvidia" where DKMS installed the module under its
@@ -663,6 +731,18 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if km.nouveau_loaded:
         ev.append(file_evidence("/proc/modules", "nouveau loaded"))
     return [_state("module", ABSENT, "", ev)]
+
+
+def _no_module_loading(ctx: ProbeContext, p: MachineProfile) -> str:
+    """modprobe's "could not insert 'nvidia...': Function not implemented" (failure_words.NO_MODULE_LOADING)
+    as nvidia-smi (through nvidia-modprobe) or this boot's journal shows it, else ""."""
+    said = first_line(_smi_text(ctx), NO_MODULE_LOADING)
+    if said or not (_smi_text(ctx).strip() or p.nvidia_pci_devices):
+        return said  # the journal only where nvidia-smi said something or the bus shows a GPU
+    journal = _boot_journal(ctx)
+    if journal is None or journal[1].missing or journal[1].timed_out:
+        return ""
+    return _line_with(journal[1].stdout, NO_MODULE_LOADING)
 
 
 def _built_for_another_kernel(ctx: ProbeContext) -> Evidence | None:
@@ -774,21 +854,24 @@ def _nouveau_in_use(ctx: ProbeContext) -> tuple[list[str], CommandResult, str] |
     if result.missing or result.timed_out:
         return None
     device, in_use = "", ""
+    found: tuple[list[str], CommandResult, str] | None = None
     for line in result.stdout.splitlines():
         if line and not line[0].isspace():
             device = line if "NVIDIA" in line and re.search(r"VGA|3D|Display", line) else ""
             in_use = ""
         elif device and line.strip().startswith("Kernel driver in use:"):
             in_use = line.split(":", 1)[1].strip()
+            if in_use == "nvidia":
+                return None  # another GPU bound to nvidia: its module is loaded
         elif device and in_use == "nouveau" and line.strip().startswith("Kernel modules:"):
             modules = [m.strip() for m in line.split(":", 1)[1].split(",")]
-            if "nvidia" in modules:
-                return (
+            if "nvidia" in modules and found is None:
+                found = (
                     LSPCI_DRIVERS,
                     result,
                     f"{device.strip()} / Kernel driver in use: nouveau / {line.strip()}",
                 )
-    return None
+    return found
 
 
 def _libraries(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
