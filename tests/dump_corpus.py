@@ -38,6 +38,11 @@ ROUND5 = CORPUS.with_name("round5.json")
 ROUND6 = CORPUS.with_name("round6.json")
 # Round 7: collected blind after every rule of stop 42 was merged; scored blind (SCORES_round7.txt).
 ROUND7 = CORPUS.with_name("round7.json")
+# Round 8: collected blind after stop 42's rules; scored blind, then after rules from its training side
+# only (SCORES_round8.txt); its held-out third never given to a rule writer.
+ROUND8 = CORPUS.with_name("round8.json")
+# Round 9: a small round collected blind for the shapes the corpus lacked (ROUND9_SOURCES.md).
+ROUND9 = CORPUS.with_name("round9.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
