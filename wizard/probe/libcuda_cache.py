@@ -12,11 +12,12 @@ first, its fix is the one to try first).
 from __future__ import annotations
 
 from wizard.probe.context import ProbeContext, file_evidence
-from wizard.profile import FAILING, Evidence, LayerState, MachineProfile
+from wizard.profile import Evidence, MachineProfile
 
 
-def uncached_libcuda(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
-    """[the cuda layer failing as no-libcuda, with its evidence], or [] where nothing decides it."""
+def uncached_libcuda(ctx: ProbeContext, p: MachineProfile) -> list[Evidence]:
+    """The evidence that no CUDA program here finds libcuda.so.1 (the probe's no-libcuda), or []
+    where nothing decides it."""
     if p.platform not in ("linux", "wsl2") or not ctx.seen.get("ldconfig_read"):
         return []
     if ctx.seen.get("ldconfig_libcuda"):
@@ -27,4 +28,4 @@ def uncached_libcuda(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     # caches it).
     ev = [Evidence("ldconfig -p", ctx.seen.get("ldconfig_exit"), "no libcuda.so.1")]
     ev += [file_evidence(lib.path, "present, not in the linker cache") for lib in p.libcuda[:3]]
-    return [LayerState(layer="cuda", state=FAILING, reason="no-libcuda", evidence=ev)]
+    return ev

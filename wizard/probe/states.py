@@ -889,7 +889,8 @@ def _cuda(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         return []
     # No libcuda.so.1 for CUDA programs (wizard.probe.libcuda_cache): named beside nvidia-smi's
     # N/A or ERR!, first (the cause, whose fix comes first), as where nvidia-smi shows a version.
-    uncached = uncached_libcuda(ctx, p)
+    unfound = uncached_libcuda(ctx, p)
+    uncached = [_state("cuda", FAILING, "no-libcuda", unfound)] if unfound else []
     shown = ctx.seen.get("smi_cuda")
     if isinstance(shown, dict):
         ev = [Evidence("nvidia-smi", _smi_exit(ctx), str(shown.get("line", "")))]
