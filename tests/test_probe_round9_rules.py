@@ -168,3 +168,15 @@ def test_err_beside_a_filtered_ldconfig_paste_names_cuda_err_only(tmp_path: Path
     table = TABLE_NA.replace("CUDA Version: N/A ", "CUDA Version: ERR!")
     p = replay(tmp_path, NATIVE, [cmd(["nvidia-smi"], table), cmd(["ldconfig", "-p"], LDCONFIG_ML)])
     assert reasons(p) == {"cuda-err"}
+
+
+def test_the_doctor_reads_no_platform_from_dxcores_probe_lines() -> None:
+    # nvc_init asks "are we under WSL" on every host; its failure is the non-WSL answer.
+    assert not {"WSL2", "Windows"} & set(read_facts(CTK_DEBUG).platforms)
+    # dxcore loaded and found an adapter (src/dxcore.c, src/nvc.c as posted in NVIDIA/nvidia-docker#1551):
+    # WSL it is.
+    wsl = CTK_DEBUG.split("I0828 18:43:18.664969")[0] + (
+        "I1002 13:41:06.804276 5287 dxcore.c:326] dxcore layer initialized successfully\n"
+        "W1002 13:41:06.804569 5287 nvc.c:397] skipping kernel modules load on WSL\n"
+    )
+    assert "WSL2" in read_facts(wsl).platforms
