@@ -144,6 +144,15 @@ _PLATFORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
+# nvidia-container-cli's debug log asks on every host whether it runs "under Windows Subsystem for Linux
+# (WSL)", and says "dxcore initialization failed, continuing assuming a non-WSL environment" wherever
+# libdxcore.so does not load (native Linux, a container): neither line is a platform
+# (libnvidia-container src/nvc.c nvc_init, src/dxcore.c dxcore_init_context).
+_NVC_DXCORE_PROBE = re.compile(
+    r"^.*(?:attempting to load dxcore to see if we are running under Windows Subsystem for Linux \(WSL\)"
+    r"|dxcore initialization failed, continuing assuming a non-WSL environment).*$",
+    re.M,
+)
 _MISMATCH_LINE = re.compile(
     r"API mismatch|has the version|does not match DSO|reported version is|NVML library version", re.I
 )
@@ -512,7 +521,8 @@ def read_facts(text: str) -> Facts:
         cc = f"{m.group(1)}.{m.group(2)}"
         if cc not in f.compute_capabilities and len(f.compute_capabilities) < MAX_GPUS:
             f.compute_capabilities.append(cc)
-    f.platforms = [name for name, rx in _PLATFORMS if rx.search(text)]
+    said = _NVC_DXCORE_PROBE.sub("", text)  # nvidia-container-cli names WSL on every host
+    f.platforms = [name for name, rx in _PLATFORMS if rx.search(said)]
     m = _COMPUTE_MODE.search(text)
     if m:
         f.compute_mode = " ".join(m.group(1).split())  # "E.\nThread" as a narrow paste wraps it

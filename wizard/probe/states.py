@@ -42,6 +42,7 @@ from wizard.probe.failure_words import (
     unreachable_gpu_reason,
 )
 from wizard.probe.kernel_log import kernel_evidence, kernel_log_text
+from wizard.probe.libcuda_cache import uncached_libcuda
 from wizard.probe.os_platform import WSL_LIB
 from wizard.probe.pci_gpus import LSPCI_ARGV
 from wizard.probe.wsl_files import (
@@ -969,23 +970,16 @@ def _nvml(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
 def _cuda(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if p.driver is None:
         return []
+    # No libcuda.so.1 for CUDA programs (wizard.probe.libcuda_cache): named beside nvidia-smi's
+    # N/A or ERR!, first (the cause, whose fix comes first), as where nvidia-smi shows a version.
+    unfound = uncached_libcuda(ctx, p)
+    uncached = [_state("cuda", FAILING, "no-libcuda", unfound)] if unfound else []
     shown = ctx.seen.get("smi_cuda")
     if isinstance(shown, dict):
         ev = [Evidence("nvidia-smi", _smi_exit(ctx), str(shown.get("line", "")))]
-        return [_state("cuda", FAILING, "cuda-err", ev, shown=str(shown.get("value", "")))]
-    if (
-        p.platform in ("linux", "wsl2")
-        and ctx.seen.get("ldconfig_read")
-        and not ctx.seen.get("ldconfig_libcuda")
-    ):
-        # The linker cache has no libcuda.so.1 (CUDA programs open it by that name): where no folder
-        # of LD_LIBRARY_PATH holds it either, CUDA cannot start. A libcuda file elsewhere is kept as
-        # evidence (`sudo ldconfig` makes its libcuda.so.1 link and caches it).
-        in_path = any(ctx.system.exists(f"{d.rstrip('/')}/libcuda.so.1") for d in p.ld_library_path)
-        if not in_path:
-            ev = [Evidence("ldconfig -p", ctx.seen.get("ldconfig_exit"), "no libcuda.so.1")]
-            ev += [file_evidence(lib.path, "present, not in the linker cache") for lib in p.libcuda[:3]]
-            return [_state("cuda", FAILING, "no-libcuda", ev)]
+        return [*uncached, _state("cuda", FAILING, "cuda-err", ev, shown=str(shown.get("value", "")))]
+    if uncached:
+        return uncached
     if p.driver.cuda not in ("", "unknown"):
         source = "nvmlSystemGetCudaDriverVersion" if p.driver.source == "nvml" else "nvidia-smi"
         return [_state("cuda", WORKS, "", [Evidence(source, None, p.driver.cuda)], version=p.driver.cuda)]
