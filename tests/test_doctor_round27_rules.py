@@ -196,3 +196,12 @@ def test_the_new_reasons_read_in_chinese() -> None:
     assert "哪一边更新" in d.why
     d = first("NVIDIA driver on your system is too old (found version 8000)\n")
     assert "驱动支持的 CUDA 是 8.0" in d.why
+
+
+# ---- nvidia-smi's "No devices were found" quoted in a reply (NVIDIA/open-gpu-kernel-modules#862) ----
+
+
+def test_no_devices_found_quoted_in_a_reply_is_still_read() -> None:
+    for text in ("# nvidia-smi\nNo devices were found\n", "> # nvidia-smi\n> No devices were found\n"):
+        assert first(text).id == "no-device"
+    assert all(d.id != "no-device" for d in match_output("> No devices were found in the list, it says\n"))

@@ -25,10 +25,7 @@ from wizard.doctor.facts import Facts
 from wizard.doctor.judge import cuda_floor
 
 # PyTorch's own record of the CUDA it was built for, and the driver it reads: decides a contradiction.
-DECIDE_TORCH_CUDA = (
-    'nvidia-smi; python -c "import torch; print(torch.__version__, torch.version.cuda, '
-    'torch._C._cuda_getDriverVersion())"'
-)
+DECIDE_TORCH_CUDA = 'nvidia-smi; python -c "import torch; print(torch.__version__, torch.version.cuda)"'
 
 
 @dataclass(frozen=True)

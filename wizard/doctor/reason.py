@@ -13,7 +13,8 @@ names the ids it rules out (`drop`), and codes that name different causes are no
     user-space files (reinstall the driver of the module's version).
   * An error code whose documented meaning names one cause (assets/doctor/code_families.toml):
     that cause, where no message of the catalogue named another.
-  * One side of a mismatch only: what was read and the command that shows the other side.
+  * One side of a mismatch only, or neither with no driver update said: what was read and the command
+    that shows the other side.
   * Facts judged by Choose's own functions (wizard.doctor.judge): "no kernel image" with the GPU and
     the build's code (too new, too old, PTX the driver cannot compile; a release that serves the
     GPU is never called either), pip's "no matching distribution" with the Python, the driver
