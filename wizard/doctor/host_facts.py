@@ -75,8 +75,13 @@ _BLAMED = re.compile(
 _UPDATED = re.compile(
     r"\b(?:after|since)\s+(?:an?\s+|the\s+|my\s+)?(?:automatic\s+|auto\s+|recent\s+|nvidia\s+|system\s+|apt\s+|kernel\s+)*"
     r"(?:driver|nvidia|system|apt|automatic|auto|ubuntu|kernel)\s+(?:update|upgrade)\w*"
+    r"|\b(?:after|since|when)\s+(?:updating|upgrading)\s+(?:the\s+|my\s+|our\s+)?(?:nvidia\s+)?drivers?\b"
     r"|\b(?:updated|upgraded)\s+(?:the\s+|my\s+)?(?:nvidia\s+)?driver"
-    r"|\bunattended-upgrades?\b|\breboot\w*\s+(?:\w+\s+)?(?:fixed|solved|resolved|helped)\b|重启(?:后|之后)?\s*(?:就)?(?:好了|解决)",
+    r"|\bunattended-upgrades?\b"
+    # a reboot that mended it ("rebooting the server somehow fix the problem", "and rebooting it works again")
+    r"|\breboot\w*\b[^.\n]{0,40}?\b(?:fix\w*|solv\w*|resolv\w*|help\w*|works?\s+again|worked)\b"
+    r"|重启(?:后|之后)?\s*(?:就)?(?:好了|解决)"
+    r"|(?:更新|升级)(?:了)?\s*(?:nvidia\s*)?(?:driver|驱动)\s*(?:后|之后)|驱动(?:更新|升级)(?:后|之后)",
     re.I,
 )
 
