@@ -85,7 +85,14 @@ def test_a_mismatch_with_no_version_says_the_question_and_the_command() -> None:
 
 @pytest.mark.parametrize(
     "said",
-    ["It started after an automatic driver update.", "Rebooting fixed it.", "I updated the nvidia driver."],
+    [
+        "It started after an automatic driver update.",
+        "Rebooting fixed it.",
+        "I updated the nvidia driver.",
+        "After upgrading the nvidia drivers on the host, tasks fail.",
+        "I think rebooting the server somehow fix the problem.",
+        "服务器更新 nvidia driver 后遇到以下问题",
+    ],
 )
 def test_an_update_said_beside_it_leaves_the_reboot(said: str) -> None:
     d = first(NVTOP + said + "\n")
@@ -146,6 +153,12 @@ def test_wsl2_and_a_failure_tied_to_the_driver_release_is_that_release() -> None
     d = first("Still problem exists with 560 drivers\n" + WSL_SMI)
     assert d.id == "wsl-windows-driver" and "560.76" in d.why + d.fix
     assert "Still problem exists with 560 drivers" in d.evidence
+
+
+def test_updating_that_did_not_help_blames_no_release() -> None:
+    # "still exists with the latest drivers" says an update did not mend it, not that a release broke it.
+    found = match_output("The issue still exists with the latest drivers\n" + WSL_SMI)
+    assert "wsl-windows-driver" not in {d.id for d in found}
 
 
 def test_the_same_words_without_wsl2_name_no_windows_driver() -> None:

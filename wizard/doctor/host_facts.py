@@ -62,10 +62,15 @@ _FOUND_VERSION = re.compile(
 # "updated the driver to 555.99 and this issue came back", "the newer drivers are giving the error",
 # "driver 537.xx is working fine" (the one before it works).
 _RELEASE = r"(?:[0-9]{3}(?:\.[0-9x]{1,3})?|newer|new|newest|latest|recent|updated)"
+_NUMBERED = r"[0-9]{3}(?:\.[0-9x]{1,3})?"
 _BLAMED = re.compile(
-    r"\b(?:problem|issue|error|bug|crash)\w*\s+(?:still\s+)?(?:exists?|persists?|remains?|is\s+still\s+there|"
-    r"(?:came|comes|coming)\s+back|returns?|returned|appears?|appeared)\s+(?:again\s+)?(?:with|in|on|after|since)\s+"
-    r"(?:the\s+)?" + _RELEASE + r"\s+(?:nvidia\s+)?drivers?\b"
+    # a release named by its number beside a failure that stays ("problem exists with 560 drivers"); with
+    # "the latest drivers" those words say only that updating did not help, not that a release broke it
+    r"\b(?:problem|issue|error|bug|crash)\w*\s+(?:still\s+)?(?:exists?|persists?|remains?|is\s+still\s+there)\s+"
+    r"(?:with|in|on|after|since)\s+(?:the\s+)?" + _NUMBERED + r"\s+(?:nvidia\s+)?drivers?\b"
+    # a failure that came (back) with a release
+    r"|\b(?:problem|issue|error|bug|crash)\w*\s+(?:(?:came|comes|coming)\s+back|returns?|returned|appears?|appeared)"
+    r"\s+(?:again\s+)?(?:with|in|on|after|since)\s+(?:the\s+)?" + _RELEASE + r"\s+(?:nvidia\s+)?drivers?\b"
     r"|\bupdated\s+(?:the\s+|my\s+)?(?:nvidia\s+|windows\s+)?driver\s+to\s+[0-9]{3}(?:\.[0-9]{1,2})?\b[^.\n]{0,40}?"
     r"\b(?:issue|problem|error|crash)\w*\s+(?:came|comes)\s+back\b"
     r"|\b(?:newer|new|latest|recent)\s+(?:nvidia\s+)?drivers?\s+(?:are|is)\s+(?:giving|causing|throwing|producing)\b",
