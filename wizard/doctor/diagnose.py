@@ -296,6 +296,7 @@ def diagnosis_for(
     reason: str = "",
     texts: str = "",
     fix_fields: dict[str, str] | None = None,
+    severity: str | None = None,
 ) -> Diagnosis:
     """A diagnosis the reasoning decided (its texts from doctor.toml, its family from the catalogue);
     `reason`, the facts that decided it, leads its why; `texts` names another section's words."""
@@ -310,7 +311,7 @@ def diagnosis_for(
         fix=fix if fix is not None else fix_text,
         evidence=evidence,
         harmful=harmful,
-        severity="error" if harmful else "info",
+        severity=severity or ("error" if harmful else "info"),
         family=row.family if row else "driver" if harmful else "unsure",
         line=line,
         origin="output",

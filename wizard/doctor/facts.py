@@ -19,6 +19,7 @@ from packaging.version import Version
 from wizard.choose.driver_floors import normalize_driver
 from wizard.doctor.codes import Code, codes_in
 from wizard.doctor.gpu_names import built_on, named_gpus, own_build
+from wizard.doctor.host_facts import HostFacts, read_host
 from wizard.doctor.setup_facts import SetupFacts, read_setup
 from wizard.doctor.stack_facts import StackFacts, read_stack
 from wizard.safe.display import cut  # a cut line ends in '…', never mid-word as if whole
@@ -350,6 +351,7 @@ class Facts:
     smi_crash: tuple[int, str] | None = None  # nvidia-smi itself crashed (a segmentation fault)
     mac: tuple[int, str] | None = None  # the text says it ran on a Mac (macOS, a MacBook, Apple silicon)
     cuda_absent: tuple[int, str] | None = None  # a program says CUDA is not installed / not available
+    host: HostFacts = field(default_factory=HostFacts)  # what the text says of its machine (host_facts)
 
     @property
     def library_version(self) -> Version | None:
@@ -418,6 +420,7 @@ class Facts:
         out += [(k, v) for k, v in pairs if v]
         out += self.setup.lines()
         out += [(f"stack.{k}", v) for k, v in self.stack.lines()]
+        out += [(f"host.{k}", v) for k, v in self.host.lines()]
         seen: set[str] = set()
         for code, _, _ in self.codes:
             if code.name not in seen:
@@ -574,6 +577,7 @@ def read_facts(text: str) -> Facts:
             break
     f.setup = read_setup(text)
     f.stack = read_stack(text)
+    f.host = read_host(text)
     if f.no_kernel_line is not None:
         _read_coverage(text, f)
     _read_platform_lines(text, f)

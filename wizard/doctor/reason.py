@@ -13,7 +13,8 @@ names the ids it rules out (`drop`), and codes that name different causes are no
     user-space files (reinstall the driver of the module's version).
   * An error code whose documented meaning names one cause (assets/doctor/code_families.toml):
     that cause, where no message of the catalogue named another.
-  * One side of a mismatch only: what was read and the command that shows the other side.
+  * One side of a mismatch only, or neither with no driver update said: what was read and the command
+    that shows the other side.
   * Facts judged by Choose's own functions (wizard.doctor.judge): "no kernel image" with the GPU and
     the build's code (too new, too old, PTX the driver cannot compile; a release that serves the
     GPU is never called either), pip's "no matching distribution" with the Python, the driver
@@ -42,6 +43,7 @@ from dataclasses import dataclass, field
 
 from wizard.choose.knowledge import load_knowledge
 from wizard.doctor.facts import Facts
+from wizard.doctor.host_reason import decide_host
 from wizard.doctor.judge import (
     COVERAGE_IDS,
     DECIDE_BUILD,
@@ -115,6 +117,7 @@ class Decision:
     said: str = ""  # the evidence line's text, where it is not a code's (wizard.doctor.setup_reason)
     evidence: tuple[int, str] | None = None  # the line that shows the failure, where no code names it
     fix_fields: dict[str, str] = field(default_factory=dict)  # values its fix text names
+    harmless: bool = False  # the message is what this machine should print (wizard.doctor.host_reason)
 
 
 @dataclass
@@ -166,8 +169,22 @@ def _mismatch_one_side(facts: Facts, causes: list[str]) -> Decision | None:
     command that shows the other side, never a fix it cannot choose."""
     if not causes or causes[0] not in REBOOT_IDS or facts.mismatch() != 0 or facts.driver_smi:
         return None
-    if bool(facts.driver_library) == bool(facts.driver_kernel):
-        return None  # both (equal) or neither: the catalogue's own answer stands
+    if facts.driver_library and facts.driver_kernel:
+        return None  # both, and equal: the catalogue's own answer stands
+    if not facts.driver_library and not facts.driver_kernel:
+        # Neither version: a driver update (or a reboot that mended it) said beside the message shows
+        # the libraries are the newer side, and the catalogue's reboot stands; else nothing decides.
+        if facts.host.updated_at is not None:
+            return None
+        return Decision(
+            "driver-library-mismatch",
+            "doctor.judge27.mismatch_no_side",
+            {},
+            drop=UPDATE_DRIVER_IDS,
+            texts="driver-mismatch-one-side",
+            evidence=facts.failure_line,
+            fix_fields={"command": DECIDE_MISMATCH},
+        )
     side = "library" if facts.driver_library else "kernel"
     fields = {"version": facts.driver_library or facts.driver_kernel}
     line = facts.mismatch_line
@@ -262,6 +279,8 @@ def _wsl_driver_seen(facts: Facts) -> str:
     branch: native Linux prints one version twice, native Windows the Windows one twice)."""
     if facts.windows_driver and "WSL2" in facts.platforms:
         return facts.windows_driver
+    if facts.setup.windows_driver and "WSL2" in facts.platforms:  # named as the Windows driver
+        return facts.setup.windows_driver
     smi, driver = facts.setup.smi_version, facts.driver_smi
     if _LINUX_FORM.match(smi) and _WINDOWS_FORM.match(driver) and smi.split(".")[0] == driver.split(".")[0]:
         return driver
@@ -277,10 +296,11 @@ def _wsl_smi_crash(facts: Facts, causes: list[str]) -> Decision | None:
     driver = _wsl_driver_seen(facts)
     if not driver:
         return None
-    fields = {"driver": driver, "smi": facts.setup.smi_version or "nvidia-smi"}
+    fields = {"driver": driver, "smi": facts.setup.smi_version}
     return Decision(
         "wsl-windows-driver",
-        "doctor.judge25.wsl_smi_crash",
+        # Without nvidia-smi's own version the Windows driver is the one the text names as such.
+        "doctor.judge25.wsl_smi_crash" if fields["smi"] else "doctor.judge27.wsl_smi_crash_named",
         fields,
         drop=("no-device", "cuinit-failed"),
         evidence=facts.smi_crash,
@@ -481,6 +501,24 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
     sched = sched or _driver_floor(facts, causes, symptoms)
     if sched is not None and (not causes or causes[0] == sched.id):
         out.decisions.append(sched)
+        return out
+    host = decide_host(facts, causes, symptoms, _wsl_driver_seen(facts))
+    if host is not None and not host.id:  # the facts contradict each other: not sure
+        out.drop, out.command = host.drop, host.command
+        return out
+    if host is not None:
+        out.decisions.append(
+            Decision(
+                host.id,
+                host.key,
+                host.fields,
+                drop=host.drop,
+                texts=host.texts,
+                evidence=host.evidence,
+                fix_fields=host.fix_fields,
+                harmless=host.harmless,
+            )
+        )
         return out
     setup = decide_setup(facts, causes, symptoms) or decide_stack(facts, causes, symptoms)
     if setup is not None:

@@ -61,7 +61,15 @@ def _decided(decision: Decision, existing: Diagnosis | None, facts: Facts, make:
         evidence, line = why, None
     source = decision.fields.get("source") or (existing.seen_in if existing else REASONING_SOURCE)
     made = make(
-        decision.id, evidence, line, source, reason=why, texts=decision.texts, fix_fields=decision.fix_fields
+        decision.id,
+        evidence,
+        line,
+        source,
+        reason=why,
+        texts=decision.texts,
+        fix_fields=decision.fix_fields,
+        harmful=not decision.harmless,
+        severity="harmless" if decision.harmless else None,
     )
     if existing is not None and existing.for_this_machine:
         made = replace(made, for_this_machine=existing.for_this_machine)

@@ -30,7 +30,11 @@ _CUDA_BUILT = re.compile(
 )
 _DRIVER = re.compile(r"\bdriver version\s*[:：=]\s*([0-9]{3}\.[0-9]{2,3}(?:\.[0-9]{2})?)\b", re.I)
 _WINDOWS_DRIVER = re.compile(
-    r"\bWindows\s+(?:NVIDIA\s+)?(?:GPU\s+)?driver(?:\s+version)?\s*[:：=]?\s*v?([0-9]{3}\.[0-9]{2})\b", re.I
+    r"\bWindows\s+(?:NVIDIA\s+)?(?:GPU\s+)?driver(?:\s+version)?\s*[:：=]?\s*v?([0-9]{3}\.[0-9]{2})\b"
+    # i35i: Game Ready and Studio are the names of NVIDIA's Windows drivers (its Linux ones carry neither);
+    # people shorten 560.70 to 560.7.
+    r"|\b(?:Game[ -]Ready|Studio)\s+Driver(?:\s+Version)?\s*[:：=]?\s*v?([0-9]{3}\.[0-9]{1,2})\b",
+    re.I,
 )
 # nvidia-smi's own version: its table's header ("NVIDIA-SMI 535.154.05  Driver Version: ...").
 _SMI_VERSION = re.compile(r"\bNVIDIA-SMI\s*[:：]?\s*([0-9]{3}\.[0-9]{2,3}(?:\.[0-9]{2})?)\b")
@@ -137,7 +141,7 @@ def read_setup(text: str) -> SetupFacts:
             s.cuda_built, s.cuda_built_at = next(g for g in m.groups() if g), at
         m = _WINDOWS_DRIVER.search(line)
         if m and not s.windows_driver:
-            s.windows_driver = m.group(1)
+            s.windows_driver = m.group(1) or m.group(2)
         elif not s.driver and (m := _DRIVER.search(line)):
             s.driver, s.driver_at = m.group(1), at
         m = _SMI_VERSION.search(line)

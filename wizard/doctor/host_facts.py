@@ -1,0 +1,148 @@
+"""What a text says about the machine it ran on, beside the versions and codes of wizard.doctor.facts.
+
+    host = read_host(text)         a HostFacts: every field may stay empty (not in the text)
+    host.lines()                   (key, value) pairs; keys are doctor.fact.host.* texts
+
+Statements a person writes about the machine, and one number a program prints about the driver:
+the machine said to have no GPU at all ("on a machine without a GPU", "CPU-only node"); the CUDA a
+driver serves as PyTorch reads it (its "driver on your system is too old (found version 10010)":
+cudaDriverGetVersion's 1000 x major + 10 x minor); a failure said to come, stay or come back with a
+driver release ("still exists with 560 drivers", "updated the driver to 555.99 and this issue came
+back"); a driver update (or a reboot that mended it) said beside a failure. Each keeps the line it was
+read from. Values are log data: shown only through wizard.safe.display.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from wizard.doctor.gpu_names import named_gpus
+from wizard.doctor.setup_facts import Evidence
+from wizard.safe.display import cut
+
+LINE_CHARS = 200
+SAID_CHARS = 80
+
+_QUESTION = r"(?![^.\n]{0,40}\?)"
+# A GPU word that is the hardware itself, not its driver, its support or a setting of it.
+_GPU = (
+    r"(?:an?\s+|any\s+)?(?:NVIDIA\s+|CUDA[- ]capable\s+|dedicated\s+|discrete\s+)?GPUs?\b"
+    r"(?!\s*(?:driver|support|access|pass|acceleration|enabled|build|version|mode|index|[0-9#]))"
+)
+_MACHINE = r"(?:machine|computer|node|server|host|laptop|pc|box|vm|instance|system|workstation)s?"
+_HAVE_NOT = r"(?:do ?n.?t|do not|dont|did ?n.?t)"
+# The machine said to have no GPU: "on a machine *without* a GPU", "this node has no GPU", "I don't
+# have a GPU", "a CPU-only machine", "no GPU on this machine"; not a question, not "no GPU found" (that
+# is what a program said, a symptom, not the hardware).
+_NO_GPU_SAID = (
+    r"\b" + _MACHINE + r"[\s*_]+(?:\w+[\s*_]+)?(?:without|with\s+no|w/o)[\s*_]+" + _GPU,
+    r"\b(?:this|my|the|our|a|that)\s+"
+    + _MACHINE
+    + r"\s+(?:has|have|had)\s+(?:no|not\s+(?:got\s+)?(?:an?|any))\s+"
+    + _GPU,
+    r"\b(?:i|we)\s+" + _HAVE_NOT + r"\s+have\s+" + _GPU,
+    r"\bCPU[- ]only\s+" + _MACHINE + r"\b",
+    r"\bno\s+GPUs?\s+(?:on|in)\s+(?:this|my|the|our)\s+" + _MACHINE + r"\b",
+)
+_NO_GPU = re.compile(
+    "|".join(f"(?:{said}){_QUESTION}" for said in _NO_GPU_SAID)
+    + r"|我(?:的电脑|的笔记本|的机器|的服务器)?\s*(?:没有|无)\s*(?:独立)?\s*(?:显卡|GPU)",
+    re.I,
+)
+# A condition, not a statement ("If you are running on a CPU-only machine, ..." is PyTorch's advice).
+_IF = re.compile(r"\b(?:if|whether|unless|in case)\b[^.;\n]*$", re.I)
+# PyTorch's words (torch/cuda/__init__.py before 1.8, c10/cuda/CUDAFunctions.cpp since): "The NVIDIA
+# driver on your system is too old (found version {torch._C._cuda_getDriverVersion()})", raised where
+# CUDA answered cudaErrorInsufficientDriver (35); the number is cudaDriverGetVersion's.
+_FOUND_VERSION = re.compile(
+    r"driver on your system is too old\s*\(\s*found version\s+([0-9]{4,6})\s*\)", re.I
+)
+# A failure said to be with (or to come back with) a driver release: "problem exists with 560 drivers",
+# "updated the driver to 555.99 and this issue came back", "the newer drivers are giving the error",
+# "driver 537.xx is working fine" (the one before it works).
+_RELEASE = r"(?:[0-9]{3}(?:\.[0-9x]{1,3})?|newer|new|newest|latest|recent|updated)"
+_NUMBERED = r"[0-9]{3}(?:\.[0-9x]{1,3})?"
+_BLAMED = re.compile(
+    # a release named by its number beside a failure that stays ("problem exists with 560 drivers"); with
+    # "the latest drivers" those words say only that updating did not help, not that a release broke it
+    r"\b(?:problem|issue|error|bug|crash)\w*\s+(?:still\s+)?(?:exists?|persists?|remains?|is\s+still\s+there)\s+"
+    r"(?:with|in|on|after|since)\s+(?:the\s+)?" + _NUMBERED + r"\s+(?:nvidia\s+)?drivers?\b"
+    # a failure that came (back) with a release
+    r"|\b(?:problem|issue|error|bug|crash)\w*\s+(?:(?:came|comes|coming)\s+back|returns?|returned|appears?|appeared)"
+    r"\s+(?:again\s+)?(?:with|in|on|after|since)\s+(?:the\s+)?" + _RELEASE + r"\s+(?:nvidia\s+)?drivers?\b"
+    r"|\bupdated\s+(?:the\s+|my\s+)?(?:nvidia\s+|windows\s+)?driver\s+to\s+[0-9]{3}(?:\.[0-9]{1,2})?\b[^.\n]{0,40}?"
+    r"\b(?:issue|problem|error|crash)\w*\s+(?:came|comes)\s+back\b"
+    r"|\b(?:newer|new|latest|recent)\s+(?:nvidia\s+)?drivers?\s+(?:are|is)\s+(?:giving|causing|throwing|producing)\b",
+    re.I,
+)
+# A driver update said, or a reboot said to have mended the failure: the libraries are the newer side.
+_UPDATED = re.compile(
+    r"\b(?:after|since)\s+(?:an?\s+|the\s+|my\s+)?(?:automatic\s+|auto\s+|recent\s+|nvidia\s+|system\s+|apt\s+|kernel\s+)*"
+    r"(?:driver|nvidia|system|apt|automatic|auto|ubuntu|kernel)\s+(?:update|upgrade)\w*"
+    r"|\b(?:after|since|when)\s+(?:updating|upgrading)\s+(?:the\s+|my\s+|our\s+)?(?:nvidia\s+)?drivers?\b"
+    r"|\b(?:updated|upgraded)\s+(?:the\s+|my\s+)?(?:nvidia\s+)?driver"
+    r"|\bunattended-upgrades?\b"
+    # a reboot that mended it ("rebooting the server somehow fix the problem", "and rebooting it works again")
+    r"|\breboot\w*\b[^.\n]{0,40}?\b(?:fix\w*|solv\w*|resolv\w*|help\w*|works?\s+again|worked)\b"
+    r"|重启(?:后|之后)?\s*(?:就)?(?:好了|解决)"
+    r"|(?:更新|升级)(?:了)?\s*(?:nvidia\s*)?(?:driver|驱动)\s*(?:后|之后)|驱动(?:更新|升级)(?:后|之后)",
+    re.I,
+)
+
+
+@dataclass
+class HostFacts:
+    no_gpu_at: Evidence | None = None  # the text says the machine has no GPU
+    no_gpu_said: str = ""  # the words that say it
+    found_version: str = ""  # PyTorch's "found version" (cudaDriverGetVersion: 10010)
+    found_cuda: str = ""  # the CUDA it stands for ("10.1")
+    found_at: Evidence | None = None
+    blamed_at: Evidence | None = None  # a failure said to be with a driver release
+    blamed_said: str = ""
+    updated_at: Evidence | None = None  # a driver update, or a reboot that mended it, said
+    gpus_named: list[str] = field(default_factory=list)  # GPUs as people write them (gpu_names)
+
+    def lines(self) -> list[tuple[str, str]]:
+        pairs = (
+            ("no_gpu", self.no_gpu_said),
+            ("found_cuda", f"{self.found_cuda} ({self.found_version})" if self.found_cuda else ""),
+            ("blamed", self.blamed_said),
+        )
+        return [(k, v) for k, v in pairs if v]
+
+
+def _said(words: str) -> str:
+    return cut(" ".join(words.replace("*", " ").split()), SAID_CHARS)
+
+
+def cuda_of_driver_api(number: int) -> str:
+    """cudaDriverGetVersion's number as CUDA major.minor (10010 -> "10.1", 12080 -> "12.8")."""
+    return f"{number // 1000}.{number % 1000 // 10}"
+
+
+def read_host(text: str) -> HostFacts:
+    h = HostFacts()
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        # A sentence a narrow paste wrapped is read with the next line (a match must start on this one).
+        after = lines[number].lstrip("> \t") if number < len(lines) else ""
+        pair = f"{line} {after}"
+        at = (number, cut(line.strip(), LINE_CHARS))
+        m = _NO_GPU.search(pair) if h.no_gpu_at is None else None
+        if m is not None and m.start() < len(line) and not _IF.search(pair[: m.start()]):
+            h.no_gpu_at, h.no_gpu_said = at, _said(m.group(0))
+        if not h.found_version and (m := _FOUND_VERSION.search(pair)) and m.start() < len(line):
+            value = int(m.group(1))
+            if value >= 1000:
+                h.found_version, h.found_cuda, h.found_at = m.group(1), cuda_of_driver_api(value), at
+        if h.blamed_at is None and (m := _BLAMED.search(pair)) and m.start() < len(line):
+            h.blamed_at, h.blamed_said = at, _said(m.group(0))
+        if h.updated_at is None and (m := _UPDATED.search(pair)) and m.start() < len(line):
+            h.updated_at = at
+    if h.no_gpu_at is not None:  # only what the no-GPU statement is weighed against
+        h.gpus_named = named_gpus(text)
+    return h
+
+
+__all__ = ["HostFacts", "cuda_of_driver_api", "read_host"]

@@ -1,0 +1,142 @@
+"""Decisions from what a text says about its machine (wizard.doctor.host_facts); reason.py asks them.
+
+  decide_host(facts, causes, symptoms, wsl_driver) -> HostDecision | None
+
+* cuInit failing where the text says the machine has no GPU and shows none (no GPU named, no driver
+  version, no nvidia-smi, no container given a GPU): what CUDA answers on a machine without one, so
+  the catalogue's harmless reading of cuInit, whatever words the person chose to say it.
+* PyTorch's "driver on your system is too old (found version N)": N is cudaDriverGetVersion's
+  1000 x major + 10 x minor, the newest CUDA the driver serves; PyTorch raises it where CUDA answered
+  cudaErrorInsufficientDriver (35), so the driver is older than the CUDA of the build. Where the text
+  shows that CUDA, Choose's floor for it (wizard.doctor.judge.cuda_floor) names the driver needed;
+  where the build's CUDA is older than the driver's, the message contradicts the versions: not sure.
+* WSL2, the Windows driver shown, and the failure said to be with (or to come back with) a driver
+  release: CUDA and nvidia-smi in WSL2 are that driver's own files, so that release is at fault.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from packaging.version import InvalidVersion, Version
+
+from wizard.choose.knowledge import driver_text, load_knowledge
+from wizard.doctor.facts import Facts
+from wizard.doctor.judge import cuda_floor
+
+# PyTorch's own record of the CUDA it was built for, and the driver it reads: decides a contradiction.
+DECIDE_TORCH_CUDA = 'nvidia-smi; python -c "import torch; print(torch.__version__, torch.version.cuda)"'
+
+
+@dataclass(frozen=True)
+class HostDecision:
+    id: str = ""  # "" with a command: not sure
+    key: str = ""
+    fields: dict[str, str] = field(default_factory=dict)
+    evidence: tuple[int, str] | None = None
+    drop: tuple[str, ...] = ()
+    harmless: bool = False  # a message that is what this machine should print
+    texts: str = ""
+    fix_fields: dict[str, str] = field(default_factory=dict)
+    command: str = ""  # where the facts contradict each other: the one command that decides
+
+
+def _gpu_shown(facts: Facts) -> bool:
+    """Anything in the text that says a GPU is (or was meant to be) on this machine."""
+    return bool(
+        facts.gpus
+        or facts.gpus_named
+        or facts.host.gpus_named
+        or facts.stack.gpu_names
+        or facts.compute_capabilities
+        or facts.driver_smi
+        or facts.driver_library
+        or facts.driver_kernel
+        or facts.smi_cuda
+        or facts.gpu_asked
+        or facts.setup.smi_version
+    )
+
+
+def _no_gpu_host(facts: Facts, causes: list[str], symptoms: set[str]) -> HostDecision | None:
+    if causes or symptoms != {"cuinit-failed"} or facts.host.no_gpu_at is None or _gpu_shown(facts):
+        return None
+    return HostDecision(
+        "cuinit-failed",
+        "doctor.judge27.no_gpu_host",
+        {"said": facts.host.no_gpu_said},
+        harmless=True,
+    )
+
+
+def _build_cuda(facts: Facts) -> tuple[Version, bool] | None:
+    """The CUDA the program was built for, where the text shows it (PyTorch's "CUDA used to build",
+    a runtime's file name or a wheel's +cuXY), and whether its minor is known."""
+    try:
+        if facts.setup.cuda_built:
+            return Version(facts.setup.cuda_built), True
+    except InvalidVersion:
+        return None
+    return (Version(f"{facts.cuda_major}.0"), False) if facts.cuda_major is not None else None
+
+
+def _found_version(facts: Facts, causes: list[str]) -> HostDecision | None:
+    h = facts.host
+    if not h.found_cuda or (causes and causes[0] != "driver-too-old"):
+        return None
+    driver_cuda = Version(h.found_cuda)
+    fields = {"found": h.found_version, "cuda": h.found_cuda}
+    found = HostDecision("driver-too-old", "doctor.judge27.found", fields, evidence=h.found_at)
+    built = _build_cuda(facts)
+    if built is None:
+        return found
+    build, minor_known = built
+    older = build.major < driver_cuda.major or (
+        minor_known
+        and build.major < 11
+        and (build.major, build.minor) <= (driver_cuda.major, driver_cuda.minor)
+    )
+    if older:
+        # A build whose CUDA the driver serves (an older major; before CUDA 11 each minor has its own
+        # floor) said to need a newer driver: another libcuda answered PyTorch (a stub, a container's).
+        return HostDecision(drop=("driver-too-old",), command=DECIDE_TORCH_CUDA)
+    if build.major == driver_cuda.major and (build.major >= 11 or not minor_known):
+        return found  # the same major: the floor of minor-version compatibility would not show why
+    floor = cuda_floor(build, None, load_knowledge())
+    if floor is None:
+        return found
+    fields = {
+        **fields,
+        "build": f"{build.major}.{build.minor}",
+        "floor": driver_text(floor[0]),
+        "source": floor[1],
+    }
+    return HostDecision("driver-too-old", "doctor.judge27.found_floor", fields, evidence=h.found_at)
+
+
+def _wsl_release(facts: Facts, causes: list[str], wsl_driver: str) -> HostDecision | None:
+    if causes or facts.host.blamed_at is None or "WSL2" not in facts.platforms or not wsl_driver:
+        return None
+    if facts.tcc:
+        return None
+    fields = {"driver": wsl_driver, "said": facts.host.blamed_said}
+    return HostDecision(
+        "wsl-windows-driver",
+        "doctor.judge27.wsl_release",
+        fields,
+        evidence=facts.host.blamed_at,
+        drop=("no-device", "cuinit-failed"),
+        fix_fields={"driver": wsl_driver},
+    )
+
+
+def decide_host(facts: Facts, causes: list[str], symptoms: set[str], wsl_driver: str) -> HostDecision | None:
+    """`wsl_driver`: the Windows driver a WSL2 text shows (reason._wsl_driver_seen), "" for none."""
+    return (
+        _no_gpu_host(facts, causes, symptoms)
+        or _found_version(facts, causes)
+        or _wsl_release(facts, causes, wsl_driver)
+    )
+
+
+__all__ = ["DECIDE_TORCH_CUDA", "HostDecision", "decide_host"]
