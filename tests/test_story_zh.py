@@ -42,6 +42,8 @@ ALLOWED = {
     "No devices were found",  # nvidia-smi's own line
     "system not yet initialized",  # NVML's own error string
     "required for CUDA and OpenCL applications",  # the Container Toolkit's words for "compute"
+    "Function not implemented",  # ENOSYS's strerror, as modprobe prints it
+    "Driver Not Loaded",  # NVML's own error string
 }
 
 
