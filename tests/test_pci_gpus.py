@@ -190,6 +190,10 @@ def test_the_row_says_which_driver_answer_is_missing() -> None:
 
     p = load_demo("ubuntu-22.04-rtx3060-mismatch-after-update")
     assert p.driver is not None and p.driver.source == "proc"  # a version read, no GPU list
+    # The module answered (its version), its tools did not: never "no driver" beside that version.
+    row = dict(part_rows("nvidia", p))["GPU 0"]
+    assert "the driver's tools (NVML, nvidia-smi) do not list it" in row and "no NVIDIA driver" not in row
+    p.driver = None  # nothing answered at all
     assert "no NVIDIA driver answers" in dict(part_rows("nvidia", p))["GPU 0"]
     p.driver = DriverInfo(version="550.120", cuda="12.4", source="nvml")  # NVML answered, no GPU
     assert "the driver lists no GPU" in dict(part_rows("nvidia", p))["GPU 0"]

@@ -78,7 +78,12 @@ def _pci_gpu_text(p: MachineProfile, gpu: PciGpu) -> str:
     name = safe(gpu.name, 80) if known else t("profile.pci.unknown_name", device=device)
     # Only NVML or nvidia-smi list GPUs: a version read from /proc or a log is not an answer.
     answered = p.driver is not None and p.driver.source in ("nvml", "nvidia-smi")
-    where = "profile.pci.driver_lists_none" if answered else "profile.pci.no_driver"
+    if answered:
+        where = "profile.pci.driver_lists_none"
+    elif p.driver is not None:  # the module's version was read, but its tools list nothing
+        where = "profile.pci.tools_silent"
+    else:
+        where = "profile.pci.no_driver"
     return t("profile.pci.gpu", name=name, cc=safe(gpu.compute_capability, 8), where=t(where, device=device))
 
 
