@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wizard.probe.dump import detect_dump
-from wizard.probe.nvidia import HEADER_DRIVER, SMI_BANNER, SMI_FIELDS
+from wizard.probe.nvidia import HEADER_DRIVER, NAME_BUS_DRIVER, SMI_BANNER, SMI_FIELDS
 from wizard.probe.states import BOOT_JOURNAL, LSPCI_DRIVERS
 from wizard.profile import MachineProfile
 
@@ -272,10 +272,48 @@ def dkms_running_kernel(commands: list[dict]) -> str | None:
     return next(iter(kernels)) if len(kernels) == 1 else None
 
 
+# nvidia-smi's query fields by each name it takes (`nvidia-smi --help-query-gpu`: "name" or
+# "gpu_name", "pci.bus_id" or "gpu_bus_id"); the csv header row names them by the first.
+_QUERY_ALIASES = {"gpu_name": "name", "gpu_bus_id": "pci.bus_id"}
+
+
+def query_as_run(commands: list[dict]) -> list[dict]:
+    """A pasted `nvidia-smi --query-gpu=FIELDS --format=csv[,noheader][,nounits]` of every GPU (no
+    --id) whose fields hold name, pci.bus_id and driver_version: the probe's last query
+    (nvidia.NAME_BUS_DRIVER) prints those columns of its rows. nvidia-smi prints a field's value
+    whatever else is asked, and none of the three has a unit."""
+    out = []
+    for c in commands:
+        argv = [str(a) for a in (c.get("argv") or [])]
+        argv = argv[1:] if argv[:1] == ["sudo"] else argv
+        asked = [a.split("=", 1)[1] for a in argv if a.startswith("--query-gpu=")]
+        form = [a.split("=", 1)[1] for a in argv if a.startswith("--format=")]
+        if not argv or not argv[0].endswith("nvidia-smi") or len(asked) != 1 or len(form) != 1:
+            continue
+        if any(a in ("-i", "--id") or a.startswith(("-i=", "--id=")) for a in argv):
+            continue
+        fields = [_QUERY_ALIASES.get(f.strip(), f.strip()) for f in asked[0].split(",")]
+        want = NAME_BUS_DRIVER.split(",")
+        if not set(want) <= set(fields) or not form[0].split(",")[0] == "csv":
+            continue
+        lines = [x for x in str(c.get("stdout", "")).splitlines() if x.strip()]
+        if "noheader" not in form[0].split(","):
+            if not lines or [h.split(" [")[0].strip() for h in lines[0].split(",")] != fields:
+                continue
+            lines = lines[1:]
+        rows = [[x.strip() for x in line.split(",")] for line in lines]
+        if not rows or any(len(r) != len(fields) for r in rows):
+            continue
+        text = "".join(", ".join(r[fields.index(f)] for f in want) + "\n" for r in rows)
+        own = ["nvidia-smi", f"--query-gpu={NAME_BUS_DRIVER}", "--format=csv,noheader"]
+        out.append({**c, "argv": own, "stdout": text, "stderr": ""})
+    return out[:1] if len({x["stdout"] for x in out}) == 1 else []
+
+
 def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
     """The commands as the probe runs them: a bare name the shell found on PATH is also recorded
     under the path the case's files hold it at (WSL's /usr/lib/wsl/lib/nvidia-smi)."""
-    commands = [*commands, *container_smi_as_host(commands)]
+    commands = [*commands, *container_smi_as_host(commands), *query_as_run(commands)]
     out = list(commands)
     for c in commands:  # `sudo CMD` printed what CMD prints (as root, on sudo's PATH): CMD's output
         argv = c.get("argv") or []
