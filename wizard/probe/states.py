@@ -1180,7 +1180,13 @@ def probe_states(ctx: ProbeContext, profile: MachineProfile) -> str:
     if profile.platform == "wsl1":
         profile.states = _wsl1_linux_driver(ctx, profile)
         return "evidence" if profile.states else "none"
-    if profile.platform in ("macos", "windows"):
+    if profile.platform == "windows":
+        # Windows' own nvidia-smi ("Unable to detect the device handle for GPU X: Unknown Error" in a
+        # GPU-PV guest): only a GPU it names as failing is a state here; no Linux layer applies.
+        gpus = [s for s in _gpus(ctx, profile) if s.failed]
+        profile.states = gpus
+        return "evidence" if gpus else "none"
+    if profile.platform == "macos":
         return "none"
     states: list[LayerState] = []
     for layer in LAYER_PROBES:
