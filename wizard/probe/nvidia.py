@@ -235,7 +235,8 @@ _VERSION = re.compile(r"[0-9]+(?:\.[0-9]+)+")
 def parse_name_bus_driver(text: str) -> tuple[str, list[GpuInfo]]:
     """Rows of NAME_BUS_DRIVER (one per GPU, in index order: nvidia-smi's query without --id lists
     every GPU by index): the driver's version and each GPU's name and bus id."""
-    driver, gpus = "", []
+    driver = ""
+    gpus: list[GpuInfo] = []
     for line in text.splitlines():
         cells = [c.strip() for c in line.split(",")]
         if len(cells) != 3 or not _VERSION.fullmatch(cells[2]) or not cells[0]:
