@@ -203,9 +203,11 @@ def test_a_build_for_a_named_kernel_or_for_several_stays_unread(tmp_path: Path) 
 
 # ---- a container whose nvidia-smi is not there: no cause decided ------------------------------------
 def test_tini_s_missing_nvidia_smi_decides_no_container_cause(tmp_path: Path) -> None:
-    # mviereck/x11docker#180: x11docker's --gpu shares the GPU's device files without the driver's
-    # user space (its man page: "For closed source nvidia drivers regard terminal output"), and an
-    # image without NVIDIA's tools prints the same line: neither "no GPU passed" nor "no libraries".
+    # mviereck/x11docker#180. nvidia/cuda images carry no nvidia-smi: the toolkit mounts it only with
+    # the "utility" driver capability, so a container given the GPU with `capabilities=compute` (or
+    # NVIDIA_DRIVER_CAPABILITIES=compute) prints the same line, and so does x11docker's --gpu, which
+    # aims at OpenGL (its man page: "For closed source nvidia drivers regard terminal output"), or
+    # any image without the tools: neither "no GPU passed" nor "no libraries" is decided.
     said = "[FATAL tini (97)] exec nvidia-smi failed: No such file or directory\n"
     cmd = run("x11docker", "--gpu", "--quiet", "--", "nvidia/cuda:9.0-base", "nvidia-smi", stderr=said)
     p, verdict = replay(tmp_path, [cmd], {"driver": None, "reasons": []})
