@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wizard.probe.dump import detect_dump
-from wizard.probe.nvidia import SMI_FIELDS
+from wizard.probe.nvidia import HEADER_DRIVER, NAME_BUS_DRIVER, SMI_BANNER, SMI_FIELDS
 from wizard.probe.states import BOOT_JOURNAL, LSPCI_DRIVERS
 from wizard.profile import MachineProfile
 
@@ -112,7 +112,8 @@ def written_build_logs(commands: list[dict]) -> dict[str, str]:
     }
     for c in commands:
         said = str(c.get("stdout", "")) + "\n" + str(c.get("stderr", ""))
-        named = _dkms_argv_module(list(c.get("argv") or []))
+        argv = list(c.get("argv") or [])
+        named = _dkms_argv_module(argv[1:] if argv[:1] == ["sudo"] else argv)
         if named is not None:
             module, version = named
             for m in _DKMS_BAD_STATUS.finditer(said):
@@ -186,9 +187,133 @@ def _lspci_nn_k(argv: list[str]) -> bool:
     return flags.count("n") >= 2 and "k" in flags and "v" not in flags
 
 
+# A container runtime's `run` given every GPU: Docker's `--gpus all` (the daemon's device request,
+# carried out by nvidia-container-toolkit's hook) or CDI's `--device nvidia.com/gpu=all` (podman,
+# Docker 25+; the spec `nvidia-ctk cdi generate` writes). Either mounts the host's own nvidia-smi and
+# libnvidia-ml and every GPU's device node into the container (nvidia-container-toolkit
+# internal/discover: the utility binaries and libraries), so the table that nvidia-smi prints there,
+# once NVML has started, is the one the host's nvidia-smi prints: the same driver, CUDA and GPUs.
+# A subset (`--gpus 1`, `device=0`) shows fewer GPUs than the host has; a failure may be the image's
+# own (a libnvidia-ml of another version inside it): neither is read as the host's.
+_ALL_GPUS = {"all", '"all"', "'all'"}
+_CDI_ALL = "nvidia.com/gpu=all"
+
+
+def _all_gpus_flag(opts: list[str]) -> bool:
+    for i, a in enumerate(opts):
+        nxt = opts[i + 1] if i + 1 < len(opts) else ""
+        if (a == "--gpus" and nxt in _ALL_GPUS) or (a.startswith("--gpus=") and a[7:] in _ALL_GPUS):
+            return True
+        if (a == "--device" and nxt == _CDI_ALL) or a == f"--device={_CDI_ALL}":
+            return True
+    return False
+
+
+def _container_smi(argv: list[str]) -> list[str] | None:
+    """`[sudo] docker|podman run OPTIONS IMAGE nvidia-smi ARGS` given every GPU: `nvidia-smi ARGS`."""
+    argv = argv[1:] if argv[:1] == ["sudo"] else argv
+    if argv[:2] not in (["docker", "run"], ["podman", "run"], ["docker", "container"]):
+        return None
+    start = 3 if argv[1] == "container" else 2
+    if argv[1] == "container" and argv[2:3] != ["run"]:
+        return None
+    for i in range(start + 1, len(argv)):
+        # the command's first word, right after the image (not an option's value such as --name)
+        if argv[i].rsplit("/", 1)[-1] == "nvidia-smi" and not argv[i - 1].startswith("-"):
+            opts = argv[start : i - 1]
+            return ["nvidia-smi", *argv[i + 1 :]] if _all_gpus_flag(opts) else None
+    return None
+
+
+def container_smi_as_host(commands: list[dict]) -> list[dict]:
+    """The host's `nvidia-smi` as a container given every GPU printed it: only the plain table once
+    NVML started (its banner with the driver), only where the host's own was not pasted, and only
+    where every such run printed the same."""
+    said = []
+    for c in commands:
+        own = _container_smi(list(c.get("argv") or []))
+        out = str(c.get("stdout", ""))
+        if own == ["nvidia-smi"] and any(
+            SMI_BANNER.search(x) and HEADER_DRIVER.search(x) for x in out.splitlines()
+        ):
+            said.append({**c, "argv": own})
+    host = any((c.get("argv") or []) in (["nvidia-smi"], ["sudo", "nvidia-smi"]) for c in commands)
+    if host or len({x["stdout"] for x in said}) != 1:
+        return []
+    return said[:1]
+
+
+# DKMS builds for `uname -r` where no kernel is given (dkms.in setup_kernels_arches: "Set default
+# kernel version and arch, if none set (but only --all isn't set)": kernelver[0]=$(uname -r)), so a
+# pasted `dkms install|build|autoinstall` without -k/--kernelver/--all that failed "on kernel: K"
+# shows the running kernel: /proc/sys/kernel/osrelease holds K (uname -r reads the same release).
+_DKMS_KERNEL_OPTS = ("-k", "--kernelver", "--all")
+
+
+def dkms_running_kernel(commands: list[dict]) -> str | None:
+    kernels: set[str] = set()
+    for c in commands:
+        argv = [str(a) for a in (c.get("argv") or [])]
+        argv = argv[1:] if argv[:1] == ["sudo"] else argv
+        if argv[:1] != ["dkms"] or len(argv) < 2 or argv[1] not in ("install", "build", "autoinstall"):
+            continue
+        if any(
+            a == o or a.startswith(o + "=") or (o == "-k" and a.startswith("-k"))
+            for a in argv
+            for o in _DKMS_KERNEL_OPTS
+        ):
+            continue
+        said = str(c.get("stdout", "")) + "\n" + str(c.get("stderr", ""))
+        failed = {m.group(1) for m in _DKMS_BAD_STATUS.finditer(said)}
+        # every kernel the output names (autoinstall_all_kernels builds for each installed one)
+        named = failed | set(re.findall(r"\bfor kernel:? (\S+?)(?:\s|\.\.\.|$)", said))
+        if failed and len(named) == 1:
+            kernels |= failed
+    return next(iter(kernels)) if len(kernels) == 1 else None
+
+
+# nvidia-smi's query fields by each name it takes (`nvidia-smi --help-query-gpu`: "name" or
+# "gpu_name", "pci.bus_id" or "gpu_bus_id"); the csv header row names them by the first.
+_QUERY_ALIASES = {"gpu_name": "name", "gpu_bus_id": "pci.bus_id"}
+
+
+def query_as_run(commands: list[dict]) -> list[dict]:
+    """A pasted `nvidia-smi --query-gpu=FIELDS --format=csv[,noheader][,nounits]` of every GPU (no
+    --id) whose fields hold name, pci.bus_id and driver_version: the probe's last query
+    (nvidia.NAME_BUS_DRIVER) prints those columns of its rows. nvidia-smi prints a field's value
+    whatever else is asked, and none of the three has a unit."""
+    out = []
+    for c in commands:
+        argv = [str(a) for a in (c.get("argv") or [])]
+        argv = argv[1:] if argv[:1] == ["sudo"] else argv
+        asked = [a.split("=", 1)[1] for a in argv if a.startswith("--query-gpu=")]
+        form = [a.split("=", 1)[1] for a in argv if a.startswith("--format=")]
+        if not argv or not argv[0].endswith("nvidia-smi") or len(asked) != 1 or len(form) != 1:
+            continue
+        if any(a in ("-i", "--id") or a.startswith(("-i=", "--id=")) for a in argv):
+            continue
+        fields = [_QUERY_ALIASES.get(f.strip(), f.strip()) for f in asked[0].split(",")]
+        want = NAME_BUS_DRIVER.split(",")
+        if not set(want) <= set(fields) or not form[0].split(",")[0] == "csv":
+            continue
+        lines = [x for x in str(c.get("stdout", "")).splitlines() if x.strip()]
+        if "noheader" not in form[0].split(","):
+            if not lines or [h.split(" [")[0].strip() for h in lines[0].split(",")] != fields:
+                continue
+            lines = lines[1:]
+        rows = [[x.strip() for x in line.split(",")] for line in lines]
+        if not rows or any(len(r) != len(fields) for r in rows):
+            continue
+        text = "".join(", ".join(r[fields.index(f)] for f in want) + "\n" for r in rows)
+        own = ["nvidia-smi", f"--query-gpu={NAME_BUS_DRIVER}", "--format=csv,noheader"]
+        out.append({**c, "argv": own, "stdout": text, "stderr": ""})
+    return out[:1] if len({x["stdout"] for x in out}) == 1 else []
+
+
 def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
     """The commands as the probe runs them: a bare name the shell found on PATH is also recorded
     under the path the case's files hold it at (WSL's /usr/lib/wsl/lib/nvidia-smi)."""
+    commands = [*commands, *container_smi_as_host(commands), *query_as_run(commands)]
     out = list(commands)
     for c in commands:  # `sudo CMD` printed what CMD prints (as root, on sudo's PATH): CMD's output
         argv = c.get("argv") or []
@@ -341,6 +466,11 @@ def materialize(case: dict, directory: Path) -> Path:
         if path not in case["files"]:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
+    kernel = dkms_running_kernel(case["commands"])
+    if kernel and not {"/proc/sys/kernel/osrelease", "/proc/version"} & set(case["files"]):
+        target = out / "root" / "proc" / "sys" / "kernel" / "osrelease"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(kernel + "\n", encoding="utf-8")
     for path in opened_paths(case["commands"]) + written_logs(case["commands"]):
         target = out / "root" / path.lstrip("/")
         target.parent.mkdir(parents=True, exist_ok=True)

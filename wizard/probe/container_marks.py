@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from wizard.probe.context import ProbeContext
-from wizard.probe.failure_words import NO_PERMISSION
+from wizard.probe.failure_words import DEVICE_HANDLE, NO_PERMISSION
 
 CONTAINER_MARKERS = ("/.dockerenv", "/run/.containerenv")
 CONTAINER_CGROUP = re.compile(r"docker|kubepods|containerd|libpod")
@@ -16,7 +16,7 @@ CONTAINER_CGROUP = re.compile(r"docker|kubepods|containerd|libpod")
 # nvmlInit opened /dev/nvidiactl and counted X; "Insufficient Permissions" is NVML_ERROR_NO_PERMISSION,
 # an open() of a node that is there refused (file mode, SELinux label). A node that is not there
 # reads as the driver not loaded ("couldn't communicate with the NVIDIA driver").
-_HANDLE = re.compile(r"Unable to determine the device handle for GPU", re.IGNORECASE)
+_HANDLE = re.compile(DEVICE_HANDLE, re.IGNORECASE)
 
 
 def in_container(ctx: ProbeContext) -> bool:

@@ -14,6 +14,10 @@ import re
 
 from wizard.sysio import System
 
+# nvidia-smi's words for a GPU whose NVML handle it could not get: "Unable to determine the device
+# handle for GPU X: <NVML's error>" (Linux builds), "Unable to detect ..." (a Windows build's nvidia-smi.exe
+# in a GPU-PV guest, Easy-GPU-PV#276): the same message, the same NVML error strings after it.
+DEVICE_HANDLE = r"Unable to (?:determine|detect) the device handle for GPU"
 # NVML_ERROR_NO_PERMISSION for NVML as a whole or for a GPU ("Failed to initialize NVML: Insufficient
 # Permissions", "Unable to determine the device handle for GPU X: Insufficient Permissions",
 # nvidia-container-cli's "nvml error: insufficient permissions"). Not one value nvidia-smi could not read

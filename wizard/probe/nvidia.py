@@ -17,6 +17,7 @@ from wizard.probe.api_mismatch import api_mismatch
 from wizard.probe.container_cli import CONTAINER_CLI_INFO, parse_container_cli_info
 from wizard.probe.container_marks import CONTAINER_MARKERS
 from wizard.probe.context import ProbeContext
+from wizard.probe.failure_words import DEVICE_HANDLE
 from wizard.probe.kernel_log import kernel_log_text, loaded_module_line
 from wizard.probe.os_platform import WSL_LIB
 from wizard.probe.pci_cc import fill_cc
@@ -160,9 +161,7 @@ def parse_smi_csv(text: str) -> list[GpuInfo]:
 
 # A GPU the driver holds that no longer answers ("GPU is lost", "Unknown Error"); "Not Found" is a
 # GPU the loaded driver could not open at all (states: gpu-init-failed), not one lost.
-LOST_ROW = re.compile(
-    r"Unable to determine the device handle for GPU\s*([0-9A-Fa-f:.]+):\s*(?!Not Found)(.+)"
-)
+LOST_ROW = re.compile(DEVICE_HANDLE + r"\s*([0-9A-Fa-f:.]+):\s*(?!Not Found)(.+)")
 # R610 renamed the header's fields: "KMD Version" and "CUDA UMD Version" (NVIDIA's nvidia-smi docs).
 HEADER_DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*([0-9]+(?:\.[0-9]+)+)")
 TABLE_ROW = re.compile(  # a pasted table may be indented as a whole, its spacing or outer "|" lost
@@ -226,6 +225,28 @@ def parse_smi_report(text: str) -> tuple[str, list[GpuInfo]]:
     return (found.group(1) if found else ""), gpus
 
 
+# Fields every nvidia-smi's --query-gpu knows (compute_cap came with R510, the uuid is not in every
+# paste): asked last, where neither the query, the table nor the reports answered (a pasted
+# `--query-gpu` of other fields holds these; on a live machine nvidia-smi is missing by then).
+NAME_BUS_DRIVER = "name,pci.bus_id,driver_version"
+_VERSION = re.compile(r"[0-9]+(?:\.[0-9]+)+")
+
+
+def parse_name_bus_driver(text: str) -> tuple[str, list[GpuInfo]]:
+    """Rows of NAME_BUS_DRIVER (one per GPU, in index order: nvidia-smi's query without --id lists
+    every GPU by index): the driver's version and each GPU's name and bus id."""
+    driver = ""
+    gpus: list[GpuInfo] = []
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.split(",")]
+        if len(cells) != 3 or not _VERSION.fullmatch(cells[2]) or not cells[0]:
+            continue
+        driver = driver or cells[2]
+        bus = cells[1] if "N/A" not in cells[1] else None
+        gpus.append(GpuInfo(index=len(gpus), name=cells[0], pci_bus_id=bus))
+    return driver, gpus
+
+
 def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
     smi = _smi_command(ctx)
     argv = [smi, f"--query-gpu={SMI_FIELDS}", "--format=csv,noheader,nounits"]
@@ -254,7 +275,12 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
         # Neither answered (a dump of a pasted `nvidia-smi -q`): the long report, else no nvidia-smi.
         header_argv = [smi, "-q"]
         header = ctx.system.run(header_argv, timeout=10.0)
-        for other in ([smi, "-q", "-x"], [smi, "-L"]):  # then the XML report, then the GPU list
+        # then the XML report, the GPU list, the fields every query knows
+        for other in (
+            [smi, "-q", "-x"],
+            [smi, "-L"],
+            [smi, f"--query-gpu={NAME_BUS_DRIVER}", "--format=csv,noheader"],
+        ):
             if not header.missing:
                 break
             header_argv, header = other, ctx.system.run(other, timeout=10.0)
@@ -289,6 +315,8 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
         head_driver = report_driver
     elif header_argv == [smi, "-L"]:
         gpus = parse_smi_list(header.stdout)
+    elif header_argv[1:2] == [f"--query-gpu={NAME_BUS_DRIVER}"]:
+        driver_version, gpus = parse_name_bus_driver(header.stdout)
     elif header_argv == [smi, "-q"]:
         report_driver, report_gpus = parse_smi_report(header.stdout)
         head_driver, gpus = report_driver or head_driver, gpus or report_gpus

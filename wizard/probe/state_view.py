@@ -161,6 +161,11 @@ def words(state: LayerState, profile: MachineProfile | None = None) -> StateWord
         title = t(f"states.{reason}.title_wsl1", **facts)
         fix = t(f"states.{reason}.fix_wsl1", **facts)
         manual = ""
+    elif reason == "gpu-unreachable" and profile is not None and profile.platform == "windows":
+        # No dmesg on Windows: Device Manager shows the GPU's status (a GPU-PV guest's, too).
+        title = t(f"states.{reason}.title", **facts)
+        fix = t("states.gpu-unreachable-windows.fix", **facts)
+        manual = ""
     elif reason and has(f"states.{reason}.title"):
         title = t(f"states.{reason}.title", **facts)
         fix = t(f"states.{reason}.fix", **facts)

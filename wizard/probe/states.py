@@ -25,6 +25,7 @@ from wizard.probe.container_marks import CONTAINER_CGROUP, host_only, in_contain
 from wizard.probe.context import ProbeContext, command_evidence, file_evidence
 from wizard.probe.cuda import LIB_DIRS
 from wizard.probe.failure_words import (
+    DEVICE_HANDLE,
     ERR_NAME,
     INIT_FAILED,
     MODULE_NOT_FOUND,
@@ -108,9 +109,7 @@ BOOT_JOURNAL = ["journalctl", "-b", "-q", "--no-pager", "-o", "cat", "-n", "400"
 # (failure_words.fallen_off_bus), whether it ever started or not.
 _DMESG_INIT = INIT_FAILED
 # nvidia-smi where the loaded module could not start or open the GPU it was given.
-_NOT_STARTED = re.compile(
-    r"No devices were found|Unable to determine the device handle for GPU\s*\S+:\s*Not Found", re.IGNORECASE
-)
+_NOT_STARTED = re.compile(r"No devices were found|" + DEVICE_HANDLE + r"\s*\S+:\s*Not Found", re.IGNORECASE)
 _NOT_PROBED = re.compile(r"NVIDIA probe routine was not called")
 # The module's init giving up after it: no GPU left to drive, it does not load (-ENODEV).
 _NONE_PROBED = re.compile(r"NVRM: No NVIDIA (?:graphics adapter|devices) probed")
@@ -1181,7 +1180,13 @@ def probe_states(ctx: ProbeContext, profile: MachineProfile) -> str:
     if profile.platform == "wsl1":
         profile.states = _wsl1_linux_driver(ctx, profile)
         return "evidence" if profile.states else "none"
-    if profile.platform in ("macos", "windows"):
+    if profile.platform == "windows":
+        # Windows' own nvidia-smi ("Unable to detect the device handle for GPU X: Unknown Error" in a
+        # GPU-PV guest): only a GPU it names as failing is a state here; no Linux layer applies.
+        gpus = [s for s in _gpus(ctx, profile) if s.failed]
+        profile.states = gpus
+        return "evidence" if gpus else "none"
+    if profile.platform == "macos":
         return "none"
     states: list[LayerState] = []
     for layer in LAYER_PROBES:
