@@ -43,6 +43,9 @@ ROUND7 = CORPUS.with_name("round7.json")
 ROUND8 = CORPUS.with_name("round8.json")
 # Round 9: a small round collected blind for the shapes the corpus lacked (ROUND9_SOURCES.md).
 ROUND9 = CORPUS.with_name("round9.json")
+# Round 10: collected blind after rounds 8-9's rules; scored blind, then after rules from its training
+# side only (SCORES_round10.txt); its held-out third never given to a rule writer.
+ROUND10 = CORPUS.with_name("round10.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:

@@ -19,6 +19,7 @@ from tests.dump_corpus import (
     ROUND7,
     ROUND8,
     ROUND9,
+    ROUND10,
     cases,
     held_out,
     judge,
@@ -364,3 +365,43 @@ def test_rounds_8_and_9_are_split_by_the_projects_rule() -> None:
     }
     assert not earlier & {c["source"] for c in ROUND8_CASES + ROUND9_CASES}
     assert not {c["source"] for c in ROUND8_CASES} & {c["source"] for c in ROUND9_CASES}
+
+
+ROUND10_CASES = cases(ROUND10)
+# Read wrong blind and after the training side's rules; held out, so never given to a rule writer
+# nor read by one: kept as it was measured (a wrong answer, counted in SCORES_round10.txt).
+ROUND10_WRONG = {
+    "k8s-hami-vgpu-pod-nvml-unknown-error": "held out: a vGPU pod's NVML 'Unknown Error' named "
+    "gpu-unreachable, which the text does not show (measured blind, unread)",
+}
+
+
+@pytest.mark.parametrize("case", [_round3(c, ROUND10_WRONG) for c in ROUND10_CASES])
+def test_round10_no_dump_is_read_wrong(tmp_path: Path, case: dict) -> None:
+    """Both sides: nothing the text contradicts is said, but the one held-out case measured wrong."""
+    verdict = _replay(tmp_path, case)
+    assert not verdict.wrong, verdict.wrong
+
+
+ROUND10_UNREAD = {
+    "x11docker-container-started-without-gpus": "tini's 'exec nvidia-smi failed' is also what an image "
+    "without the tools, or a container given the GPU without the utility capability, prints: undecided",
+}
+TRAINING10 = [c for c in ROUND10_CASES if not held_out(c)]
+
+
+@pytest.mark.parametrize("case", [_round3(c, ROUND10_UNREAD) for c in TRAINING10])
+def test_round10_training_dump_is_read(tmp_path: Path, case: dict) -> None:
+    """The training side: every failure named and every fact read, but the named exception."""
+    _read_fully(tmp_path, case)
+
+
+def test_round10_is_split_by_the_projects_rule() -> None:
+    assert len(ROUND10_CASES) == 27 and sum(held_out(c) for c in ROUND10_CASES) == 9
+    earlier = {
+        c["source"].lower()
+        for path in (None, ROUND2, ROUND3, ROUND4, ROUND5, ROUND6, ROUND7, ROUND8, ROUND9)
+        for c in cases(path)
+    }
+    assert len({c["source"] for c in ROUND10_CASES}) == 27
+    assert not earlier & {c["source"].lower() for c in ROUND10_CASES}
