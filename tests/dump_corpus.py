@@ -46,6 +46,8 @@ ROUND9 = CORPUS.with_name("round9.json")
 # Round 10: collected blind after rounds 8-9's rules; scored blind, then after rules from its training
 # side only (SCORES_round10.txt); its held-out third never given to a rule writer.
 ROUND10 = CORPUS.with_name("round10.json")
+# Round 11: collected blind after round 10's rules; scored blind (SCORES_round11.txt).
+ROUND11 = CORPUS.with_name("round11.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:

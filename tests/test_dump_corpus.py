@@ -20,6 +20,7 @@ from tests.dump_corpus import (
     ROUND8,
     ROUND9,
     ROUND10,
+    ROUND11,
     cases,
     held_out,
     judge,
@@ -405,3 +406,24 @@ def test_round10_is_split_by_the_projects_rule() -> None:
     }
     assert len({c["source"] for c in ROUND10_CASES}) == 27
     assert not earlier & {c["source"].lower() for c in ROUND10_CASES}
+
+
+ROUND11_CASES = cases(ROUND11)
+
+
+@pytest.mark.parametrize("case", ROUND11_CASES, ids=[c["slug"] for c in ROUND11_CASES])
+def test_round11_no_dump_is_read_wrong(tmp_path: Path, case: dict) -> None:
+    """Both sides (scored blind once, SCORES_round11.txt): nothing the text contradicts is said."""
+    verdict = _replay(tmp_path, case)
+    assert not verdict.wrong, verdict.wrong
+
+
+def test_round11_is_split_by_the_projects_rule() -> None:
+    assert len(ROUND11_CASES) == 30 and sum(held_out(c) for c in ROUND11_CASES) == 14
+    earlier = {
+        c["source"].lower()
+        for path in (None, ROUND2, ROUND3, ROUND4, ROUND5, ROUND6, ROUND7, ROUND8, ROUND9, ROUND10)
+        for c in cases(path)
+    }
+    assert len({c["source"] for c in ROUND11_CASES}) == 30
+    assert not earlier & {c["source"].lower() for c in ROUND11_CASES}
