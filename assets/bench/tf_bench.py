@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import platform
+import signal
 import statistics
 import sys
 import time
@@ -456,6 +457,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    # The wizard's stop is SIGINT. A Python started with SIGINT ignored (a background job of a
+    # non-interactive shell) never raises KeyboardInterrupt, and the stop could not say where.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     em = Emitter(_take_stdout())
     started = time.perf_counter()
     try:
