@@ -66,10 +66,11 @@ async def to_run(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
-async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 30.0) -> None:
+async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 60.0) -> None:
     """Pause until `condition()` holds (then once more, so the screen shows it). It returns as soon
-    as it holds; 30 s, not 10: a fresh-clone CI with 5,000 tests on 2 cores once took longer than 10 s
-    from `r` to a run's first password prompt or Windows step (3 snapshot tests, passing alone)."""
+    as it holds; 60 s, not 10: a fresh-clone CI with 8,000 tests on 2 cores once took longer than 10 s
+    from `r` to a run's first password prompt or Windows step (3 snapshot tests, passing alone), and
+    a loaded run once longer than 30 s to a simulated run's finish."""
     for _ in range(int(timeout / 0.05)):
         if condition():
             await pilot.pause(0.05)
