@@ -8,9 +8,9 @@ the machine said to have no GPU at all ("on a machine without a GPU", "CPU-only 
 driver serves as PyTorch reads it (its "driver on your system is too old (found version 10010)":
 cudaDriverGetVersion's 1000 x major + 10 x minor); a failure said to come, stay or come back with a
 driver release ("still exists with 560 drivers", "updated the driver to 555.99 and this issue came
-back"); a driver update (or a reboot that mended it) said beside a failure; CUDA or the GPU said to be unwanted
-("I would like to disable cuda support"); lspci's row of an NVIDIA device. Each keeps the line it was
-read from. Values are log data: shown only through wizard.safe.display.
+back"); a driver update (or a reboot that mended it) said beside a failure; CUDA or the GPU said to be
+unwanted ("I would like to disable cuda support"); lspci's row of an NVIDIA device. Each keeps the line
+it was read from. Values are log data: shown only through wizard.safe.display.
 """
 
 from __future__ import annotations
@@ -94,11 +94,18 @@ _UPDATED = re.compile(
 # i35j: the person says they want CUDA or the GPU off ("I would like to disable cuda support", "we don't
 # need the GPU"): no GPU is expected, so cuInit finding none is what they asked for. The object ends
 # there (not "disable CUDA graphs", "turn off the GPU's fan").
-_OFF = r"(?:disable|turn\s+off|switch\s+off|deactivate)\s+(?:the\s+)?(?:cuda|gpu)(?:\s+(?:support|usage|acceleration))?"
+_OFF = (
+    r"(?:disable|turn\s+off|switch\s+off|deactivate)\s+(?:the\s+)?(?:cuda|gpu)"
+    r"(?:\s+(?:support|usage|acceleration))?"
+)
 _END = r"(?=\s*(?:[,.;:!?)]|$|\s(?:and|so|because|is|in|for|on|at|completely)\b))"
 _CUDA_UNWANTED = re.compile(
-    r"\b(?:want|wish|like|prefer|how|way)\b[^.\n?]{0,30}?\b" + _OFF + _END
-    + r"|\b(?:i|we)\s+(?:do ?n.?t|do not|dont)\s+(?:want|need)\s+(?:to\s+use\s+)?(?:the\s+|a\s+|any\s+)?(?:cuda|gpus?)" + _END
+    r"\b(?:want|wish|like|prefer|how|way)\b[^.\n?]{0,30}?\b"
+    + _OFF
+    + _END
+    + r"|\b(?:i|we)\s+(?:do ?n.?t|do not|dont)\s+(?:want|need)\s+(?:to\s+use\s+)?"
+    + r"(?:the\s+|a\s+|any\s+)?(?:cuda|gpus?)"
+    + _END
     + r"|(?:想|希望|如何|怎么|怎样)\s*(?:禁用|关闭|关掉|不用)\s*(?:cuda|gpu|显卡)",
     re.I,
 )

@@ -81,7 +81,9 @@ def _cuda_unwanted(facts: Facts, causes: list[str], symptoms: set[str]) -> HostD
     h = facts.host
     if causes or symptoms != {"cuinit-failed"} or h.unwanted_at is None or _gpu_shown(facts):
         return None
-    return HostDecision("cuinit-failed", "doctor.judge28.cuda_unwanted", {"said": h.unwanted_said}, harmless=True)
+    return HostDecision(
+        "cuinit-failed", "doctor.judge28.cuda_unwanted", {"said": h.unwanted_said}, harmless=True
+    )
 
 
 def _gpu_on_bus(facts: Facts, causes: list[str], symptoms: set[str]) -> HostDecision | None:
@@ -96,7 +98,11 @@ def _gpu_on_bus(facts: Facts, causes: list[str], symptoms: set[str]) -> HostDeci
     if {"container", "WSL2", "scheduler"} & set(facts.platforms) or facts.tcc or facts.mig:
         return None
     return HostDecision(
-        "no-device", "doctor.judge28.pci_gpu", {"gpu": h.pci_name}, evidence=facts.failure_line, drop=("cuinit-failed",)
+        "no-device",
+        "doctor.judge28.pci_gpu",
+        {"gpu": h.pci_name},
+        evidence=facts.failure_line,
+        drop=("cuinit-failed",),
     )
 
 
