@@ -127,6 +127,10 @@ _OTHER_WORK = re.compile(
     re.I,
 )
 
+# A Windows driver model other than WDDM said (TCC / WDM, or MCDM: nvml.h's driver models): a compute
+# mode other than Default can be set there.
+_NOT_WDDM = re.compile(r"\b(?:TCC|WDM|MCDM)\b")
+
 
 @dataclass
 class HostFacts:
@@ -144,6 +148,7 @@ class HostFacts:
     pci_at: Evidence | None = None  # lspci's row of an NVIDIA device
     pci_name: str = ""
     other_work_at: Evidence | None = None  # other work on the GPU said
+    not_wddm_at: Evidence | None = None  # TCC, WDM or MCDM said
 
     def lines(self) -> list[tuple[str, str]]:
         pairs = (
@@ -188,6 +193,8 @@ def read_host(text: str) -> HostFacts:
             h.unwanted_at, h.unwanted_said = at, _said(m.group(0))
         if h.other_work_at is None and _OTHER_WORK.search(line):
             h.other_work_at = at
+        if h.not_wddm_at is None and _NOT_WDDM.search(line):
+            h.not_wddm_at = at
         if h.pci_at is None and (m := _PCI_NVIDIA.search(line)):
             h.pci_at, h.pci_name = at, _said(m.group("name").strip() or "NVIDIA")
     if h.no_gpu_at is not None:  # only what the no-GPU statement is weighed against

@@ -108,9 +108,11 @@ def _gpu_on_bus(facts: Facts, causes: list[str], symptoms: set[str]) -> HostDeci
 
 def _busy_on_windows(facts: Facts, causes: list[str]) -> HostDecision | None:
     """46, "all CUDA-capable devices are busy or unavailable", on native Windows with nothing that shows
-    its causes: driver_types.h documents it as the Prohibited or Exclusive Process compute mode, or other
-    CUDA work filling the GPU, and nvml.h says a GPU under WDDM (Windows' display driver model) runs
-    only in the Default mode. With no TCC, no compute mode, no other process and no nvidia-smi table
+    its causes: driver_types.h documents it as the Prohibited or Exclusive Process compute mode, or
+    other CUDA work filling the GPU (nvidia_cuda_runtime_cu12-12.5.82's, sha256 3e79a060..., as
+    harvested in error_codes.json), and nvml.h says "Under windows compute mode may only be set to
+    DEFAULT when running in WDDM" (nvmlDeviceSetComputeMode; nvidia_nvml_dev_cu12-12.9.79's,
+    sha256 8bb36791...). With no TCC/WDM/MCDM, no compute mode, no other work and no nvidia-smi table
     shown, neither is decided: not sure, with the command that shows the mode and the processes (and
     whether the driver answers at all)."""
     if not causes or causes[0] != "gpu-busy" or "Windows" not in facts.platforms:
@@ -119,7 +121,7 @@ def _busy_on_windows(facts: Facts, causes: list[str]) -> HostDecision | None:
         return None
     if facts.compute_mode or facts.mode_words or facts.exclusive or facts.driver_smi:
         return None
-    if facts.host.other_work_at is not None:
+    if facts.host.other_work_at is not None or facts.host.not_wddm_at is not None:
         return None
     return HostDecision(drop=("gpu-busy",), command=DECIDE_BUSY)
 
