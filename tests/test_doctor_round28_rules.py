@@ -60,6 +60,7 @@ CUINIT = "2020-05-20 14:35:39.426369: E tensorflow/stream_executor/cuda/cuda_dri
         "How can I turn off CUDA completely?",
         "We don't need the GPU.",
         "我想禁用 cuda",
+        "I would like to disable cuda support",  # the line's end ends it
     ],
 )
 def test_cuinit_where_cuda_is_said_unwanted_is_harmless(said: str) -> None:

@@ -189,7 +189,9 @@ def read_host(text: str) -> HostFacts:
             h.blamed_at, h.blamed_said = at, _said(m.group(0))
         if h.updated_at is None and (m := _UPDATED.search(pair)) and m.start() < len(line):
             h.updated_at = at
-        if h.unwanted_at is None and (m := _CUDA_UNWANTED.search(pair)) and m.start() < len(line):
+        # The line alone first: its end ends the wish where no stop follows it.
+        wish = _CUDA_UNWANTED.search(line) or _CUDA_UNWANTED.search(pair) if h.unwanted_at is None else None
+        if (m := wish) and m.start() < len(line):
             h.unwanted_at, h.unwanted_said = at, _said(m.group(0))
         if h.other_work_at is None and _OTHER_WORK.search(line):
             h.other_work_at = at
