@@ -167,7 +167,7 @@ HEADER_DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*([0-9]+(?:\.[0-9]+)+)")
 # A Jetson's integrated GPU (Tegra: "Orin (nvgpu)", L4T r36+) is on no PCI bus: nvidia-smi prints
 # "N/A" in its Bus-Id cell, and the row is still one GPU.
 TABLE_ROW = re.compile(  # a pasted table may be indented as a whole, its spacing or outer "|" lost
-    r"^\s*\|?\s*([0-9]+)\s+(.+?)\s+(?:On|Off|WDDM|TCC|N/A)\s*\|\s*"
+    r"^\s*\|?\s*([0-9]+)\s+([^|]+?)\s+(?:On|Off|WDDM|TCC|N/A)\s*\|\s*"
     r"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9]|N/A(?=\s|\|))"
 )
 SMI_BANNER = re.compile(r"NVIDIA-SMI\s+[0-9]+(?:\.[0-9]+)+")
