@@ -163,6 +163,8 @@ def test_without_the_banner_or_beside_the_host_s_own_output_nothing_is_named(tmp
     host = run("nvidia-smi", stdout=JETSON_TABLE)
     assert container_without_gpu([run("docker", "run", IMAGE, stdout=NO_DRIVER_BANNER), host]) is None
     p, verdict = replay(
-        tmp_path, [run("docker", "run", IMAGE, stdout=NO_DRIVER_BANNER), host], {"reasons": []}
+        tmp_path,
+        [run("docker", "run", IMAGE, stdout=NO_DRIVER_BANNER), host],
+        {"driver": "540.4.0", "reasons": []},
     )
     assert not verdict.wrong and "container-no-gpu" not in reasons(p) and p.driver is not None
