@@ -362,6 +362,9 @@ def query_as_run(commands: list[dict]) -> list[dict]:
     return out[:1] if len({x["stdout"] for x in out}) == 1 else []
 
 
+# nvidia-smi run by a relative path (./nvidia-smi, bin/nvidia-smi): not an installed copy; an absolute
+# path (/usr/bin, WSL's /usr/lib/wsl/lib) is left as pasted.
+_RELATIVE_SMI = re.compile(r"(?!/)[^\s]*/nvidia-smi")
 # nvidia-smi's header field for the CUDA its process loaded (R610: "CUDA UMD Version").
 _OWN_CUDA = re.compile(r"CUDA (?:UMD )?Version:\s*\S+")
 
@@ -377,14 +380,14 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
             if not any((x.get("argv") or []) == argv[1:] for x in commands):
                 out.append({**c, "argv": argv[1:]})
     commands = list(out)
-    for c in commands:  # `./nvidia-smi ARGS` (a build's output, a path outside PATH): its driver
+    for c in commands:  # `./nvidia-smi ARGS` (a build's output, a relative path outside PATH): its driver
         # version and GPU rows are the kernel driver's (through NVML), as the nvidia-smi on PATH
         # prints them. Its "CUDA Version" is not: NVML reads it from the libcuda that this binary's
         # loader finds (nvmlSystemGetCudaDriverVersion: "retrieved from the currently installed
         # version of CUDA"), which its own RPATH or environment decides; that field is left out.
         # Only where no bare `nvidia-smi ARGS` was pasted.
         argv = [str(a) for a in (c.get("argv") or [])]
-        if argv[:1] and "/" in argv[0] and argv[0].rsplit("/", 1)[-1] == "nvidia-smi":
+        if argv[:1] and _RELATIVE_SMI.fullmatch(argv[0]):
             if not any(
                 (x.get("argv") or [])[:1] == ["nvidia-smi"] and x["argv"][1:] == argv[1:] for x in out
             ):

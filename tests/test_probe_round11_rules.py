@@ -91,6 +91,12 @@ def test_a_dot_slash_nvidia_smi_gives_driver_and_gpus_not_its_cuda(tmp_path: Pat
     assert "cuda-err" in reasons(p)
 
 
+def test_an_absolute_path_nvidia_smi_is_left_as_pasted(tmp_path: Path) -> None:
+    # An installed copy (/usr/bin, WSL's /usr/lib/wsl/lib) is not a build's: not read as the bare one.
+    p, _ = replay(tmp_path, [run("/opt/x/nvidia-smi", stdout=JETSON_TABLE)], {})
+    assert p.driver is None and p.gpus == []
+
+
 def test_a_bare_nvidia_smi_pasted_beside_wins_over_a_path_one(tmp_path: Path) -> None:
     other = JETSON_TABLE.replace("540.4.0", "540.3.0")
     commands = [run("./build/nvidia-smi", stdout=other), run("nvidia-smi", stdout=JETSON_TABLE)]
