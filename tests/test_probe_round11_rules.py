@@ -4,7 +4,8 @@ own formats): a Jetson's nvidia-smi table (its GPU on no PCI bus: "Bus-Id N/A") 
 nvidia-smi run from a path outside PATH gives the driver and the GPUs but not the CUDA its own loader
 found; a `docker run` given no GPU's device whose CUDA image printed "The NVIDIA Driver was not
 detected" is that container, started without a GPU, and any option that could pass one decides
-nothing."""
+nothing. The round's other misses stay misses (the last tests say why): "No devices were found" alone,
+nvidia-smi not found inside Singularity's --nv, a wrapper's modprobe words."""
 
 from __future__ import annotations
 
@@ -174,3 +175,37 @@ def test_without_the_banner_or_beside_the_host_s_own_output_nothing_is_named(tmp
         {"driver": "540.4.0", "reasons": []},
     )
     assert not verdict.wrong and "container-no-gpu" not in reasons(p) and p.driver is not None
+
+
+# ---- what the round's texts do not decide: left misses, never a cause made up ------------------------
+def test_no_devices_found_alone_names_no_gpu_init_failure(tmp_path: Path) -> None:
+    # sylabs/singularity#523: inside `--nv`, "No devices were found" and nothing else of the machine.
+    # NVML started and found no GPU it may use: a GPU hidden from the process (a device cgroup, a VM's
+    # vfio-pci) reads the same as one that failed to start, and neither module nor bus is shown.
+    commands = [run("nvidia-smi", stdout="No devices were found\n")]
+    p, verdict = replay(tmp_path, commands, {"driver": None, "reasons": []})
+    assert not verdict.wrong and not reasons(p)
+    gpu = layer(p, "gpu")
+    assert gpu.failed and gpu.reason == "" and gpu.evidence[-1].line == "No devices were found"
+
+
+def test_nvidia_smi_not_found_inside_singularity_nv_names_no_container_cause(tmp_path: Path) -> None:
+    # apptainer/singularity#1829: `--nv` binds the host's nvidia-smi and libraries that it finds
+    # (nvliblist.conf); not found inside reads the same where the host has no driver at all.
+    said = "/.singularity.d/actions/exec: line 9: exec: nvidia-smi: not found\n"
+    commands = [run("singularity", "exec", "--nv", "test.img", "nvidia-smi", stderr=said)]
+    p, verdict = replay(tmp_path, commands, {"driver": None, "reasons": []})
+    assert verdict.right and p.driver is None and not reasons(p)
+
+
+def test_a_wrapper_s_modprobe_words_name_no_module_cause(tmp_path: Path) -> None:
+    # Witko/nvidia-xrun#148: the wrapper's own output, which the probe never reads on a machine (it
+    # reads nvidia-smi, modinfo, dkms and this boot's journal); no driver version is shown either.
+    said = (
+        "Loading module nvidia\n"
+        "modprobe: FATAL: Module nvidia-current not found in directory /lib/modules/4.19.0-9-amd64\n"
+        "modprobe: ERROR: ../libkmod/libkmod-module.c:979 command_do() Error running install command for nvidia\n"
+        "modprobe: ERROR: could not insert 'nvidia': Operation not permitted\n"
+    )
+    p, verdict = replay(tmp_path, [run("nvidia-xrun", stdout=said)], {"driver": None, "reasons": []})
+    assert verdict.right and p.driver is None and not reasons(p)
