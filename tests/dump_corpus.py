@@ -248,6 +248,55 @@ def container_smi_as_host(commands: list[dict]) -> list[dict]:
     return said[:1]
 
 
+# NVIDIA's CUDA and NGC images run an entrypoint that prints this where the container sees no driver:
+# NVIDIA/free-threaded-python docker/entrypoint.d/50-gpu-driver-check.sh (NVIDIA's entrypoint.d
+# part, "Copyright (c) 2017-2023, NVIDIA"): `if [[ -z "${_LIBCUDA_FOUND}" || -z "${_DRIVER_FOUND}" ]]`
+# where _DRIVER_FOUND=$(ls /dev/nvidiactl /dev/dxg /dev/nvgpu) and _LIBCUDA_FOUND is libcuda.so.1 in
+# the ld cache or LD_LIBRARY_PATH; the older nvidia_entrypoint.sh (houtoms/tensorflow) printed
+# "WARNING: NVIDIA Driver not detected." on the same test (find libcuda.so.1, ls /dev/nvidiactl).
+_NO_DRIVER_BANNER = re.compile(r"WARNING: (?:The )?NVIDIA Driver (?:was )?not detected\.")
+# What can put a GPU's device node into a container without --gpus: a device or the runtime's hook
+# asked for (--device, --runtime=nvidia, NVIDIA_VISIBLE_DEVICES for a default nvidia runtime), every
+# host device (--privileged), or a bind of /dev. A run with none of these has no /dev/nvidiactl.
+_DEVICE_OPTS = ("--gpus", "--device", "--runtime", "--privileged", "--env-file")
+_BIND_OPTS = ("--volume", "--mount", "-v")
+
+
+def _gives_a_device(opts: list[str]) -> bool:
+    for i, a in enumerate(opts):
+        nxt = opts[i + 1] if i + 1 < len(opts) else ""
+        if any(a == o or a.startswith(o + "=") for o in _DEVICE_OPTS):
+            return True  # (an --env-file's variables are not shown)
+        if a in _BIND_OPTS and ("/dev" in nxt or "nvidia" in nxt):
+            return True
+        if a.startswith(("--volume=", "--mount=", "-v/")) and ("/dev" in a or "nvidia" in a):
+            return True
+        if (a in ("-e", "--env") and "NVIDIA_" in nxt) or a.startswith(("--env=NVIDIA_", "-eNVIDIA_")):
+            return True
+    return False
+
+
+def container_without_gpu(commands: list[dict]) -> str | None:
+    """The container marker (Docker's /.dockerenv, podman's /run/.containerenv) where every pasted
+    command is `[sudo] docker|podman run OPTIONS IMAGE` given no GPU's device by any option, and its
+    output holds the image's own "The NVIDIA Driver was not detected": the paste is that container's,
+    in which the driver's node was not passed (no option could pass one). The host is not seen."""
+    marker = None
+    for c in commands:
+        argv = [str(a) for a in (c.get("argv") or [])]
+        argv = argv[1:] if argv[:1] == ["sudo"] else argv
+        start = 3 if argv[1:3] == ["container", "run"] else 2
+        if argv[:1] not in (["docker"], ["podman"]) or (start == 2 and argv[1:2] != ["run"]):
+            return None
+        if _gives_a_device(argv[start:]):
+            return None
+        said = str(c.get("stdout", "")) + "\n" + str(c.get("stderr", ""))
+        if not _NO_DRIVER_BANNER.search(said):
+            return None
+        marker = "/.dockerenv" if argv[0] == "docker" else "/run/.containerenv"
+    return marker
+
+
 # DKMS builds for `uname -r` where no kernel is given (dkms.in setup_kernels_arches: "Set default
 # kernel version and arch, if none set (but only --all isn't set)": kernelver[0]=$(uname -r)), so a
 # pasted `dkms install|build|autoinstall` without -k/--kernelver/--all that failed "on kernel: K"
@@ -315,6 +364,13 @@ def query_as_run(commands: list[dict]) -> list[dict]:
     return out[:1] if len({x["stdout"] for x in out}) == 1 else []
 
 
+# nvidia-smi run by a relative path (./nvidia-smi, bin/nvidia-smi): not an installed copy; an absolute
+# path (/usr/bin, WSL's /usr/lib/wsl/lib) is left as pasted.
+_RELATIVE_SMI = re.compile(r"(?!/)[^\s]*/nvidia-smi")
+# nvidia-smi's header field for the CUDA its process loaded (R610: "CUDA UMD Version").
+_OWN_CUDA = re.compile(r"CUDA (?:UMD )?Version:\s*\S+")
+
+
 def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
     """The commands as the probe runs them: a bare name the shell found on PATH is also recorded
     under the path the case's files hold it at (WSL's /usr/lib/wsl/lib/nvidia-smi)."""
@@ -325,6 +381,20 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
         if argv[:1] == ["sudo"] and len(argv) > 1 and not argv[1].startswith("-"):
             if not any((x.get("argv") or []) == argv[1:] for x in commands):
                 out.append({**c, "argv": argv[1:]})
+    commands = list(out)
+    for c in commands:  # `./nvidia-smi ARGS` (a build's output, a relative path outside PATH): its driver
+        # version and GPU rows are the kernel driver's (through NVML), as the nvidia-smi on PATH
+        # prints them. Its "CUDA Version" is not: NVML reads it from the libcuda that this binary's
+        # loader finds (nvmlSystemGetCudaDriverVersion: "retrieved from the currently installed
+        # version of CUDA"), which its own RPATH or environment decides; that field is left out.
+        # Only where no bare `nvidia-smi ARGS` was pasted.
+        argv = [str(a) for a in (c.get("argv") or [])]
+        if argv[:1] and _RELATIVE_SMI.fullmatch(argv[0]):
+            if not any(
+                (x.get("argv") or [])[:1] == ["nvidia-smi"] and x["argv"][1:] == argv[1:] for x in out
+            ):
+                said = _OWN_CUDA.sub(lambda m: " " * len(m.group(0)), str(c.get("stdout", "")))
+                out.append({**c, "argv": ["nvidia-smi", *argv[1:]], "stdout": said})
     commands = list(out)
     for c in commands:  # `modinfo nvidia` holds `modinfo -F version nvidia`'s answer: its version field.
         # Ubuntu's nvidia-NNN packages name the module nvidia_NNN and alias it ("alias nvidia
@@ -471,6 +541,11 @@ def materialize(case: dict, directory: Path) -> Path:
         if path not in case["files"]:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
+    marker = container_without_gpu(case["commands"]) if not case["files"] else None
+    if marker:
+        target = out / "root" / marker.lstrip("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("", encoding="utf-8")
     kernel = dkms_running_kernel(case["commands"])
     if kernel and not {"/proc/sys/kernel/osrelease", "/proc/version"} & set(case["files"]):
         target = out / "root" / "proc" / "sys" / "kernel" / "osrelease"

@@ -164,8 +164,11 @@ def parse_smi_csv(text: str) -> list[GpuInfo]:
 LOST_ROW = re.compile(DEVICE_HANDLE + r"\s*([0-9A-Fa-f:.]+):\s*(?!Not Found)(.+)")
 # R610 renamed the header's fields: "KMD Version" and "CUDA UMD Version" (NVIDIA's nvidia-smi docs).
 HEADER_DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*([0-9]+(?:\.[0-9]+)+)")
+# A Jetson's integrated GPU (Tegra: "Orin (nvgpu)", L4T r36+) is on no PCI bus: nvidia-smi prints
+# "N/A" in its Bus-Id cell, and the row is still one GPU.
 TABLE_ROW = re.compile(  # a pasted table may be indented as a whole, its spacing or outer "|" lost
-    r"^\s*\|?\s*([0-9]+)\s+(.+?)\s+(?:On|Off|WDDM|TCC|N/A)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])"
+    r"^\s*\|?\s*([0-9]+)\s+([^|]+?)\s+(?:On|Off|WDDM|TCC|N/A)\s*\|\s*"
+    r"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9]|N/A(?=\s|\|))"
 )
 SMI_BANNER = re.compile(r"NVIDIA-SMI\s+[0-9]+(?:\.[0-9]+)+")
 HEADER_CUDA = re.compile(r"CUDA (?:UMD )?Version\s*:\s*(\S+)")
@@ -186,7 +189,8 @@ def parse_smi_table(text: str) -> list[GpuInfo]:
         m = TABLE_ROW.match(line)
         if not m:
             continue
-        gpu = GpuInfo(index=int(m.group(1)), name=m.group(2).strip(), pci_bus_id=m.group(3))
+        bus = m.group(3) if m.group(3) != "N/A" else None
+        gpu = GpuInfo(index=int(m.group(1)), name=m.group(2).strip(), pci_bus_id=bus)
         below = lines[n + 1] if n + 1 < len(lines) else ""
         mem = re.search(r"([0-9]+)Mi?B\s*/\s*([0-9]+)Mi?B", below)
         if mem:
