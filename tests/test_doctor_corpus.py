@@ -148,7 +148,7 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # channel's build matrix) stay unanswered and NO_EVIDENCE is full.
 RULES_ROUND = 25
 RULES_ROUNDS_ALSO = (27,)  # newer rounds whose training texts are held right too (see above)
-FRESH_ROUND = 28  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+FRESH_ROUND = 29  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
 # title or a reply the text leaves out): scored like every text, but not held right, since no honest
 # rule names that cause from the body. Each says why; a test checks each is still in the corpus and
@@ -809,6 +809,17 @@ READ_BARS[27] = Bar(recognised=4, right=2, wrong_causes=0)
 # harmful); training 15/21 recognised, 15 right, 2 wrong causes. Below the issue's bar: held at what
 # was measured, its one wrong cause counted (FRESH_MEASURED) and printed as not meeting the bar.
 FRESH_MEASURED = Bar(recognised=10, right=10, wrong_causes=1)
+# After rules from its 21 training texts only (i35j), its held-out third (never read): 10/13, 10 right,
+# 1 wrong cause, unchanged. Held there.
+READ_BARS[28] = Bar(recognised=10, right=10, wrong_causes=1)
+# Round 29 (35 texts, 13 held out, 3 harmless, 7 zh; c35r29, collected blind while i35j wrote rules
+# from round 28): scored once blind with i35i's rules: held out 9/13 recognised (69.2%), 7 right first
+# id, 2 wrong causes (two "no kernel image" texts labelled cover-gap / cover-too-old answered
+# unsupported-cc); training 18/22, 17 right, 3 wrong. Again after i35j's merge: the same. Unread.
+FRESH_MEASURED = Bar(recognised=9, right=7, wrong_causes=2)
+# The wrong causes measured on held-out thirds no rule writer has read (rounds 28 and 29): counted in
+# the whole third's total, not hidden.
+UNREAD_WRONG_CAUSES = {28: 1, 29: 2}
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
@@ -840,7 +851,7 @@ def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
     # Plain counts in the asserts: pytest's report of a failed assert would print the Score with
     # its misses, which is exactly what the rule writer must not see.
     # The fresh round's measured wrong causes are its blind score, unread: counted, not hidden.
-    whole_wrong = HELD_OUT_WRONG_CAUSES + FRESH_MEASURED.wrong_causes
+    whole_wrong = HELD_OUT_WRONG_CAUSES + sum(UNREAD_WRONG_CAUSES.values())
     whole_ok = s.recognised >= 0.9 * s.total and s.wrong_cause <= whole_wrong
     assert whole_ok, "the whole held-out third is below the issue's bar (counts printed above)"
     unbarred = [rnd for rnd in rounds if 1 < rnd < FRESH_ROUND and rnd not in READ_BARS]
