@@ -325,6 +325,24 @@ async def test_help_has_a_glossary_on_g() -> None:
 # ---- Chinese: two cells a character ---------------------------------------------------
 
 
+async def test_zh_plan_titles_wrap_between_characters_and_never_run_off_the_side(zh: Zh) -> None:  # noqa: F811
+    """A Chinese title is one long run without spaces: the title column is sized by the units the
+    app's wrapping breaks at (a character), not by spaces, so no title runs past the screen's edge
+    (the shadowing-library demo lost "后重" of "之后重启 WSL" there)."""
+    from tests.apps.screen_text import screen_text as zh_text
+
+    app = zh.app("wsl2-rtx4070-shadowing-library")
+    async with app.run_test(size=SMALL) as pilot:
+        await zh.wizard.to_plan(pilot)
+        table = app.screen.query_one("PlanStepTable")
+        assert table.virtual_size.width <= table.size.width
+        shown = "".join(zh_text(app).split())
+        plan = app.session.plan
+        assert plan is not None
+        for step in plan.steps[:3]:  # those in sight before any scroll
+            assert "".join(step.title.split()) in shown, step.title
+
+
 async def test_zh_80x24_nothing_overflows_and_the_glossary_is_chinese(zh: Zh) -> None:  # noqa: F811
     from tests.apps.screen_text import screen_text as zh_text  # imported in Chinese by the fixture
 

@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.events import Resize
 from textual.widgets import DataTable
 
+from wizard.cjk.linebreak import words as break_units
 from wizard.plan.model import step_numbers
 from wizard.safe.display import safe
 from wizard.text import t
@@ -93,8 +94,11 @@ class PlanStepTable(DataTable[Text]):
             self.add_column(t(p + "col_" + key), key=key, width=widths[key])
         titles = [title_text(step, step.id in self.there and step.enabled) for step in self.steps]
         self._fixed = sum(widths.values())
-        # Never narrower than the longest word: a word is only ever moved whole to the next line.
-        longest = max((cell_len(w) for title in titles for w in title.split()), default=0)
+        # Never narrower than the longest unit a line cannot break: a word is only ever moved whole
+        # to the next line. Chinese breaks between characters (wizard.cjk's units, as the app's
+        # wrapping does): measured by spaces, a Chinese title was one long "word" that made the
+        # column wider than the screen, and its line ran off the edge (zh, 80x24).
+        longest = max((cell_len(w.strip()) for title in titles for _, _, w in break_units(title)), default=0)
         self._title_width = max(self._room(self._fixed), longest, MIN_TITLE)
         self.add_column(t(p + "col_title"), key="title", width=self._title_width)
         console = self.app.console
