@@ -48,6 +48,8 @@ ROUND9 = CORPUS.with_name("round9.json")
 ROUND10 = CORPUS.with_name("round10.json")
 # Round 11: collected blind after round 10's rules; scored blind (SCORES_round11.txt).
 ROUND11 = CORPUS.with_name("round11.json")
+# Round 12: collected blind after round 11's rules; scored blind (SCORES_round12.txt).
+ROUND12 = CORPUS.with_name("round12.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
