@@ -132,6 +132,16 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # a machine said to have no GPU, PyTorch's "found version" as the driver's CUDA judged by
 # judge.cuda_floor, a WSL2 failure tied to a Windows driver release, a mismatch with neither version
 # left open, Jupyter kernels sharing the GPU) 21/21 right, 0 wrong; no relabels. They are held through
+# Round 28's 21 training texts (i35j, read after the blind score: 15 recognised, 15 right, 2 wrong causes):
+# after i35j (a message read through Markdown bold and a comma typed for a library's dot; cuInit where
+# the person wants CUDA off and no GPU is shown: harmless; lspci's NVIDIA row beside CUDA finding no
+# device: no-device; Paddle's cuDNN warning with a pair PyTorch's own check refuses, no run shown after
+# it; "DLL load failed" beside cuDNN's folder on %PATH% and its cuda\bin; 46 on native Windows, whose
+# WDDM allows only the Default compute mode (nvml.h), with no mode or other work shown: not sure) 20
+# recognised, 19 right, 0 wrong; no relabels. Not held: automatic1111/stable-diffusion-webui#2986 (46 on
+# Windows, the thread's bad driver not in the text) is answered not sure with nvidia-smi, and
+# robotology/himrep#25 (the runtime's no device, no GPU shown) gets the symptom cuinit-failed, not its
+# no-device label.
 # RULES_ROUNDS_ALSO: RULES_ROUND cannot pass 26 while round 26's two misses (emgucv/emgucv#376: an
 # OpenCV build's IsCompatible false on a GTX 950, which needs that build's GPU list; pytorch/pytorch#69202:
 # a conda pytorch=1.9.0 + cudatoolkit=11.3 install that fell back to a CPU build, which needs the

@@ -128,14 +128,25 @@ _CJK_ASCII = re.compile(
 )
 
 
+# i35j: two marks a person's paste puts inside a message: Markdown's bold (two asterisks, not the
+# three of glog's "*** Check failure stack trace: ***" or make's "***"), and a comma typed for the dot of
+# a shared library's file name.
+_BOLD = re.compile(r"(?<!\*)\*\*(?!\*)")
+_COMMA_SO = re.compile(r"\b(lib[A-Za-z][\w+-]*),so\b(?=\.[0-9]|\s|:|$)")
+
+
 def plain(line: str) -> str:
     """The line as matched: typographic quotes, full-width punctuation and HTML entities made plain,
     a Chinese character and an English word beside it parted by a space, and a run of spaces or
     tabs inside it one space ("required  key not available")."""
     if "&" in line and ";" in line:
         line = html.unescape(line)
+    if "**" in line:  # Markdown bold inside a pasted message ("no **CUDA-capable device is detected**")
+        line = _BOLD.sub("", line)
     if not line.isascii():
         line = _CJK_ASCII.sub(" ", line.translate(_PLAIN))
+    if ",so" in line:  # a library's name retyped with a comma ("libcudart,so.11.0": ',' is '.''s neighbour)
+        line = _COMMA_SO.sub(r"\1.so", line)
     if "  " in line or "\t" in line:
         line = " ".join(line.split())
     return line

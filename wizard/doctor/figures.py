@@ -10,6 +10,8 @@ is neither free nor PyTorch's, another process (or a non-PyTorch library in this
 and a smaller batch will not help. Where PyTorch holds it all, the work's own tensors did not fit.
 A build's CUDA ("torch 1.8.1+cu111") printed beside the driver's version ("Driver version: 440.82")
 says the driver is too old where the version is below that CUDA major's floor (wizard.choose.driver_floors).
+A cuDNN loaded beside the one a program was built with ("compiled with CUDNN 8.2, but CUDNN version in
+your machine is 8.1") is incompatible where PyTorch's own check would refuse it.
 """
 
 from __future__ import annotations
@@ -80,9 +82,30 @@ def cuda_build_above_driver(match: re.Match[str]) -> bool:
     return bool(cuda and driver) and below_linux_floor(driver, int(cuda[:-1]))
 
 
+def _major_minor(text: str | None) -> tuple[int, int] | None:
+    parts = (text or "").strip(".").split(".")
+    if len(parts) < 2 or not all(p.isdigit() for p in parts[:2]):
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+def cudnn_runtime_incompatible(match: re.Match[str]) -> bool:
+    """`built` (the cuDNN a program was compiled with) and `machine` (the one loaded), "major.minor":
+    incompatible by PyTorch's own check (torch/backends/cudnn/__init__.py, _init): another major always;
+    before cuDNN 7 another minor; from 7 on a minor older than the build's (minors are backward
+    compatible only: a newer cuDNN serves an older build, not the reverse)."""
+    built, machine = _major_minor(match.group("built")), _major_minor(match.group("machine"))
+    if built is None or machine is None:
+        return False
+    if built[0] != machine[0]:
+        return True
+    return machine[1] != built[1] if built[0] < 7 else machine[1] < built[1]
+
+
 FIGURES: dict[str, Callable[[re.Match[str]], bool]] = {
     "torch-memory-held-elsewhere": torch_memory_held_elsewhere,
     "cuda-build-above-driver": cuda_build_above_driver,
+    "cudnn-runtime-incompatible": cudnn_runtime_incompatible,
 }
 
 

@@ -8,8 +8,9 @@ the machine said to have no GPU at all ("on a machine without a GPU", "CPU-only 
 driver serves as PyTorch reads it (its "driver on your system is too old (found version 10010)":
 cudaDriverGetVersion's 1000 x major + 10 x minor); a failure said to come, stay or come back with a
 driver release ("still exists with 560 drivers", "updated the driver to 555.99 and this issue came
-back"); a driver update (or a reboot that mended it) said beside a failure. Each keeps the line it was
-read from. Values are log data: shown only through wizard.safe.display.
+back"); a driver update (or a reboot that mended it) said beside a failure; CUDA or the GPU said to be
+unwanted ("I would like to disable cuda support"); lspci's row of an NVIDIA device. Each keeps the line
+it was read from. Values are log data: shown only through wizard.safe.display.
 """
 
 from __future__ import annotations
@@ -90,6 +91,46 @@ _UPDATED = re.compile(
     re.I,
 )
 
+# i35j: the person says they want CUDA or the GPU off ("I would like to disable cuda support", "we don't
+# need the GPU"): no GPU is expected, so cuInit finding none is what they asked for. The object ends
+# there (not "disable CUDA graphs", "turn off the GPU's fan").
+_OFF = (
+    r"(?:disable|turn\s+off|switch\s+off|deactivate)\s+(?:the\s+)?(?:cuda|gpu)"
+    r"(?:\s+(?:support|usage|acceleration))?"
+)
+_END = r"(?=\s*(?:[,.;:!?)]|$|\s(?:and|so|because|is|in|for|on|at|completely)\b))"
+_CUDA_UNWANTED = re.compile(
+    r"\b(?:want|wish|like|prefer|how|way)\b[^.\n?]{0,30}?\b"
+    + _OFF
+    + _END
+    + r"|\b(?:i|we)\s+(?:do ?n.?t|do not|dont)\s+(?:want|need)\s+(?:to\s+use\s+)?"
+    + r"(?:the\s+|a\s+|any\s+)?(?:cuda|gpus?)"
+    + _END
+    + r"|(?:想|希望|如何|怎么|怎样)\s*(?:禁用|关闭|关掉|不用)\s*(?:cuda|gpu|显卡)",
+    re.I,
+)
+# lspci's row for an NVIDIA device ("00:03.0 VGA compatible controller: NVIDIA Corporation GK104GL [GRID
+# K520] (rev a1)", "01:00.0 3D controller [0302]: NVIDIA Corporation ..."): the GPU is on the PCI bus.
+_PCI_NVIDIA = re.compile(
+    r"^[\s>|`]*(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\s+"
+    r"(?:VGA compatible controller|3D controller|Display controller)(?:\s*\[[0-9a-f]{4}\])?:\s*"
+    r"NVIDIA Corporation\b\s*(?P<name>[^(\n]*)",
+    re.I,
+)
+
+# Other work said beside the GPU ("another process", "a second instance", "already running"): what 46's
+# documented meaning names beside the compute modes (kernels or memory of active CUDA work).
+_OTHER_WORK = re.compile(
+    r"\b(?:another|other|second|two|several|multiple)\s+(?:process|program|instance|job|app|application|"
+    r"kernel|session|user|run|training|script|model)s?\b|\balready\s+(?:running|in\s+use|using|open)\b"
+    r"|(?:另一个|其他|其它|多个)\s*(?:进程|程序|任务|实例)|已经在运行",
+    re.I,
+)
+
+# A Windows driver model other than WDDM said (TCC / WDM, or MCDM: nvml.h's driver models): a compute
+# mode other than Default can be set there.
+_NOT_WDDM = re.compile(r"\b(?:TCC|WDM|MCDM)\b")
+
 
 @dataclass
 class HostFacts:
@@ -102,12 +143,20 @@ class HostFacts:
     blamed_said: str = ""
     updated_at: Evidence | None = None  # a driver update, or a reboot that mended it, said
     gpus_named: list[str] = field(default_factory=list)  # GPUs as people write them (gpu_names)
+    unwanted_at: Evidence | None = None  # the person wants CUDA / the GPU off
+    unwanted_said: str = ""
+    pci_at: Evidence | None = None  # lspci's row of an NVIDIA device
+    pci_name: str = ""
+    other_work_at: Evidence | None = None  # other work on the GPU said
+    not_wddm_at: Evidence | None = None  # TCC, WDM or MCDM said
 
     def lines(self) -> list[tuple[str, str]]:
         pairs = (
             ("no_gpu", self.no_gpu_said),
             ("found_cuda", f"{self.found_cuda} ({self.found_version})" if self.found_cuda else ""),
             ("blamed", self.blamed_said),
+            ("unwanted", self.unwanted_said),
+            ("pci", self.pci_name),
         )
         return [(k, v) for k, v in pairs if v]
 
@@ -140,6 +189,16 @@ def read_host(text: str) -> HostFacts:
             h.blamed_at, h.blamed_said = at, _said(m.group(0))
         if h.updated_at is None and (m := _UPDATED.search(pair)) and m.start() < len(line):
             h.updated_at = at
+        # The line alone first: its end ends the wish where no stop follows it.
+        wish = _CUDA_UNWANTED.search(line) or _CUDA_UNWANTED.search(pair) if h.unwanted_at is None else None
+        if (m := wish) and m.start() < len(line):
+            h.unwanted_at, h.unwanted_said = at, _said(m.group(0))
+        if h.other_work_at is None and _OTHER_WORK.search(line):
+            h.other_work_at = at
+        if h.not_wddm_at is None and _NOT_WDDM.search(line):
+            h.not_wddm_at = at
+        if h.pci_at is None and (m := _PCI_NVIDIA.search(line)):
+            h.pci_at, h.pci_name = at, _said(m.group("name").strip() or "NVIDIA")
     if h.no_gpu_at is not None:  # only what the no-GPU statement is weighed against
         h.gpus_named = named_gpus(text)
     return h

@@ -12,6 +12,9 @@
   where the build's CUDA is older than the driver's, the message contradicts the versions: not sure.
 * WSL2, the Windows driver shown, and the failure said to be with (or to come back with) a driver
   release: CUDA and nvidia-smi in WSL2 are that driver's own files, so that release is at fault.
+* i35j: cuInit failing where the person wants CUDA off and no GPU is shown: harmless; CUDA finding no
+  device beside lspci's NVIDIA row with nothing hiding it: no-device; 46 on native Windows (WDDM: the
+  Default compute mode only) with nothing that shows a mode or other work: not sure, nvidia-smi.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from wizard.doctor.facts import Facts
 from wizard.doctor.judge import cuda_floor
 
 # PyTorch's own record of the CUDA it was built for, and the driver it reads: decides a contradiction.
+# nvidia-smi shows whether the driver answers, each GPU's compute mode (Compute M.) and the processes on it.
+DECIDE_BUSY = "nvidia-smi"
 DECIDE_TORCH_CUDA = 'nvidia-smi; python -c "import torch; print(torch.__version__, torch.version.cuda)"'
 
 
@@ -55,6 +60,7 @@ def _gpu_shown(facts: Facts) -> bool:
         or facts.smi_cuda
         or facts.gpu_asked
         or facts.setup.smi_version
+        or facts.host.pci_at
     )
 
 
@@ -67,6 +73,57 @@ def _no_gpu_host(facts: Facts, causes: list[str], symptoms: set[str]) -> HostDec
         {"said": facts.host.no_gpu_said},
         harmless=True,
     )
+
+
+def _cuda_unwanted(facts: Facts, causes: list[str], symptoms: set[str]) -> HostDecision | None:
+    """cuInit failing where the person says they want CUDA or the GPU off and the text shows no GPU: no
+    GPU is expected, which the catalogue's cuinit-failed calls harmless (the program runs on the CPU)."""
+    h = facts.host
+    if causes or symptoms != {"cuinit-failed"} or h.unwanted_at is None or _gpu_shown(facts):
+        return None
+    return HostDecision(
+        "cuinit-failed", "doctor.judge28.cuda_unwanted", {"said": h.unwanted_said}, harmless=True
+    )
+
+
+def _gpu_on_bus(facts: Facts, causes: list[str], symptoms: set[str]) -> HostDecision | None:
+    """CUDA finding no device (cuInit, the runtime's cudaErrorNoDevice) where lspci shows an NVIDIA GPU on
+    the PCI bus and nothing hides it (no CUDA_VISIBLE_DEVICES, no container, scheduler, WSL2, TCC or
+    MIG): the GPU is there, so the driver is not loaded or cannot reach it (no-device), not "no GPU"."""
+    h = facts.host
+    if causes or h.pci_at is None or "cuinit-failed" not in symptoms or facts.failure_line is None:
+        return None
+    if not symptoms <= {"cuinit-failed", "no-device"} or facts.visible_devices is not None:
+        return None
+    if {"container", "WSL2", "scheduler"} & set(facts.platforms) or facts.tcc or facts.mig:
+        return None
+    return HostDecision(
+        "no-device",
+        "doctor.judge28.pci_gpu",
+        {"gpu": h.pci_name},
+        evidence=facts.failure_line,
+        drop=("cuinit-failed",),
+    )
+
+
+def _busy_on_windows(facts: Facts, causes: list[str]) -> HostDecision | None:
+    """46, "all CUDA-capable devices are busy or unavailable", on native Windows with nothing that shows
+    its causes: driver_types.h documents it as the Prohibited or Exclusive Process compute mode, or
+    other CUDA work filling the GPU (nvidia_cuda_runtime_cu12-12.5.82's, sha256 3e79a060..., as
+    harvested in error_codes.json), and nvml.h says "Under windows compute mode may only be set to
+    DEFAULT when running in WDDM" (nvmlDeviceSetComputeMode; nvidia_nvml_dev_cu12-12.9.79's,
+    sha256 8bb36791...). With no TCC/WDM/MCDM, no compute mode, no other work and no nvidia-smi table
+    shown, neither is decided: not sure, with the command that shows the mode and the processes (and
+    whether the driver answers at all)."""
+    if not causes or causes[0] != "gpu-busy" or "Windows" not in facts.platforms:
+        return None
+    if {"WSL2", "scheduler", "container"} & set(facts.platforms) or facts.tcc or facts.mig:
+        return None
+    if facts.compute_mode or facts.mode_words or facts.exclusive or facts.driver_smi:
+        return None
+    if facts.host.other_work_at is not None or facts.host.not_wddm_at is not None:
+        return None
+    return HostDecision(drop=("gpu-busy",), command=DECIDE_BUSY)
 
 
 def _build_cuda(facts: Facts) -> tuple[Version, bool] | None:
@@ -134,9 +191,12 @@ def decide_host(facts: Facts, causes: list[str], symptoms: set[str], wsl_driver:
     """`wsl_driver`: the Windows driver a WSL2 text shows (reason._wsl_driver_seen), "" for none."""
     return (
         _no_gpu_host(facts, causes, symptoms)
+        or _cuda_unwanted(facts, causes, symptoms)
+        or _gpu_on_bus(facts, causes, symptoms)
+        or _busy_on_windows(facts, causes)
         or _found_version(facts, causes)
         or _wsl_release(facts, causes, wsl_driver)
     )
 
 
-__all__ = ["DECIDE_TORCH_CUDA", "HostDecision", "decide_host"]
+__all__ = ["DECIDE_BUSY", "DECIDE_TORCH_CUDA", "HostDecision", "decide_host"]
