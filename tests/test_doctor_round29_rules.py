@@ -15,7 +15,7 @@ import pytest
 
 from tests import doctor_first
 from wizard.doctor.diagnose import match_output, recognised_in_output
-from wizard.doctor.host_reason import DECIDE_NVML
+from wizard.doctor.host_reason import DECIDE_MEMORY, DECIDE_NVML
 from wizard.doctor.reasoned import unsure
 
 english = doctor_first.english  # autouse: every text read in English
@@ -119,3 +119,24 @@ def test_nvml_failing_with_the_driver_version_shown_keeps_driver_too_old() -> No
 def test_device_count_35_is_read_as_the_code(said: str) -> None:
     d = first(f"when I run the deviceQuery sample I just get a {said}.\n")
     assert d.id == "driver-too-old" and d.harmful
+
+
+# ---- out-of-memory words alone (zigangzhao-ai/zte_img_denoise#5) ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "said", ["CUDA out of memory\n\n请问您的显存是多大的？", "RuntimeError: CUDA out of memory\n"]
+)
+def test_out_of_memory_words_alone_are_not_sure_with_what_holds_the_memory(said: str) -> None:
+    found = match_output(said)
+    assert not recognised_in_output(found)  # neither the work's own use nor another holder is decided
+    note = unsure(found)
+    assert note is not None and note.fix.endswith(DECIDE_MEMORY)
+
+
+def test_out_of_memory_with_pytorchs_figures_is_decided() -> None:
+    text = (
+        "CUDA out of memory. Tried to allocate 108.00 MiB (GPU 0; 5.79 GiB total capacity; 4.96 GiB already "
+        "allocated; 145.19 MiB free; 4.96 GiB reserved in total by PyTorch)\n"
+    )
+    assert first(text).id == "tensor-oom"

@@ -141,6 +141,11 @@ _STUB_HINT = re.compile(r"Ignore above cudart dlerror if you do not have a GPU s
 # mismatch", ": Unknown Error") the catalogue reads that reason.
 _NVML_FAILED = re.compile(r"\bFailed to initialize NVML\b(?!\s*:\s*\S)", re.I)
 
+# i35k: PyTorch's allocator's words alone (c10/cuda/CUDACachingAllocator.cpp begins "CUDA out of memory."),
+# read only to say not sure where no row read more: its figures, when printed, tell the work from other
+# holders. A CUDA call's "CUDA error: out of memory" (cudaErrorMemoryAllocation) is left as it was.
+_OOM_WORDS = re.compile(r"\bCUDA out of memory\b", re.I)
+
 # A Windows driver model other than WDDM said (TCC / WDM, or MCDM: nvml.h's driver models): a compute
 # mode other than Default can be set there.
 _NOT_WDDM = re.compile(r"\b(?:TCC|WDM|MCDM)\b")
@@ -165,6 +170,7 @@ class HostFacts:
     not_wddm_at: Evidence | None = None  # TCC, WDM or MCDM said
     stub_hint_at: Evidence | None = None  # TensorFlow's "Ignore above cudart dlerror if ..."
     nvml_failed_at: Evidence | None = None  # "Failed to initialize NVML" with no reason
+    oom_at: Evidence | None = None  # an allocator's out-of-memory words
 
     def lines(self) -> list[tuple[str, str]]:
         pairs = (
@@ -217,6 +223,8 @@ def read_host(text: str) -> HostFacts:
             h.stub_hint_at = at
         if h.nvml_failed_at is None and _NVML_FAILED.search(line):
             h.nvml_failed_at = at
+        if h.oom_at is None and _OOM_WORDS.search(line):
+            h.oom_at = at
         if h.pci_at is None and (m := _PCI_NVIDIA.search(line)):
             h.pci_at, h.pci_name = at, _said(m.group("name").strip() or "NVIDIA")
     if h.no_gpu_at is not None:  # only what the no-GPU statement is weighed against

@@ -19,6 +19,8 @@
   line, libcuda not found, and a libcudart TensorFlow could not load beside its own hint to ignore that
   dlerror without a GPU are what such a machine prints too: harmless. 35's words ("CUDA driver version is
   insufficient") beside NVML failing to start, with no driver version shown: not sure, nvidia-smi.
+  Out-of-memory words alone, no row read (no figures, no other work said): not sure, with the command
+  that lists what holds the GPU's memory.
 """
 
 from __future__ import annotations
@@ -36,6 +38,11 @@ from wizard.doctor.judge import cuda_floor
 DECIDE_BUSY = "nvidia-smi"
 # i35k: run where the program ran; NVML failing there too means the driver is not reached at all.
 DECIDE_NVML = "nvidia-smi"
+# i35k: what holds the GPU's memory, and how much the GPU has: the work's own use against other holders.
+DECIDE_MEMORY = (
+    "nvidia-smi --query-gpu=memory.total,memory.used --format=csv; "
+    "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"
+)
 DECIDE_TORCH_CUDA = 'nvidia-smi; python -c "import torch; print(torch.__version__, torch.version.cuda)"'
 
 
@@ -50,6 +57,7 @@ class HostDecision:
     texts: str = ""
     fix_fields: dict[str, str] = field(default_factory=dict)
     command: str = ""  # where the facts contradict each other: the one command that decides
+    note: bool = False  # not sure where no row named anything (the failure is read, its cause open)
 
 
 def _gpu_shown(facts: Facts) -> bool:
@@ -118,6 +126,16 @@ def _nvml_down(facts: Facts, causes: list[str]) -> HostDecision | None:
     if facts.host.found_cuda or facts.setup.smi_version:
         return None
     return HostDecision(drop=("driver-too-old",), command=DECIDE_NVML)
+
+
+def _oom_open(facts: Facts, causes: list[str], symptoms: set[str]) -> HostDecision | None:
+    """i35k: "CUDA out of memory" with nothing that any row reads: PyTorch's allocator prints, when it
+    can, the GPU's total, what is free and what PyTorch holds (c10/cuda/CUDACachingAllocator.cpp); with
+    those figures, or another process said, the catalogue decides the work's own use (tensor-oom)
+    against memory held elsewhere (memory-held). Without them neither is decided: not sure."""
+    if causes or symptoms or facts.host.oom_at is None or facts.codes:
+        return None
+    return HostDecision(command=DECIDE_MEMORY, note=True)
 
 
 def _cuda_unwanted(facts: Facts, causes: list[str], symptoms: set[str]) -> HostDecision | None:
@@ -238,6 +256,7 @@ def decide_host(facts: Facts, causes: list[str], symptoms: set[str], wsl_driver:
         _no_gpu_host(facts, causes, symptoms)
         or _no_gpu_host_more(facts, causes, symptoms)
         or _nvml_down(facts, causes)
+        or _oom_open(facts, causes, symptoms)
         or _cuda_unwanted(facts, causes, symptoms)
         or _gpu_on_bus(facts, causes, symptoms)
         or _busy_on_windows(facts, causes)
@@ -246,4 +265,4 @@ def decide_host(facts: Facts, causes: list[str], symptoms: set[str], wsl_driver:
     )
 
 
-__all__ = ["DECIDE_BUSY", "DECIDE_NVML", "DECIDE_TORCH_CUDA", "HostDecision", "decide_host"]
+__all__ = ["DECIDE_BUSY", "DECIDE_MEMORY", "DECIDE_NVML", "DECIDE_TORCH_CUDA", "HostDecision", "decide_host"]
