@@ -91,6 +91,7 @@ def test_insufficient_driver_beside_nvml_failing_is_not_sure() -> None:
     assert "driver-too-old" not in {d.id for d in found}
     note = unsure(found)
     assert note is not None and note.fix.endswith(DECIDE_NVML)
+    assert "Failed to initialize NVML" in note.evidence  # the fact read is listed beside the command
 
 
 def test_insufficient_driver_alone_is_driver_too_old() -> None:
@@ -132,6 +133,7 @@ def test_out_of_memory_words_alone_are_not_sure_with_what_holds_the_memory(said:
     assert not recognised_in_output(found)  # neither the work's own use nor another holder is decided
     note = unsure(found)
     assert note is not None and note.fix.endswith(DECIDE_MEMORY)
+    assert "CUDA out of memory" in note.evidence
 
 
 def test_out_of_memory_with_pytorchs_figures_is_decided() -> None:

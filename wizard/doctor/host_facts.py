@@ -179,6 +179,8 @@ class HostFacts:
             ("blamed", self.blamed_said),
             ("unwanted", self.unwanted_said),
             ("pci", self.pci_name),
+            ("nvml_failed", _said(self.nvml_failed_at[1]) if self.nvml_failed_at else ""),
+            ("oom", _said(self.oom_at[1]) if self.oom_at else ""),
         )
         return [(k, v) for k, v in pairs if v]
 
