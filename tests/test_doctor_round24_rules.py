@@ -255,7 +255,10 @@ def test_out_of_memory_on_a_gpu_free_before_the_run_is_the_works_own() -> None:
 
 
 def test_out_of_memory_alone_names_no_cause() -> None:
-    assert first('an error "CUDA out of memory" on my 2G card') == "nothing"
+    # i35k: "not sure" with the command that shows what holds the memory names no cause either
+    text = 'an error "CUDA out of memory" on my 2G card'
+    assert first(text) in ("nothing", "not-sure")
+    assert not any(d.harmful for d in match_output(text))
 
 
 def test_out_of_memory_with_another_process_holding_it_is_memory_held() -> None:

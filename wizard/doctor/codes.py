@@ -37,7 +37,7 @@ _NUMBERS = re.compile(
     r"(?:\bCUDA error[: ]+(?:code[ =:]*)?|\bcuda runtime error \(|\bCUDA Runtime Error\(|\bCUDA failure |"
     r"\bCuda Error in \w+: |\bcudaGetDeviceCount\(\)[^.]*?\. Error |"
     r"Did you run some cuda functions[^?]*\? Error |\bset an error\? Error |"
-    r"\bCUDA error at [^ ]+ code=|\berror=|\bcudaGetDeviceCount returned |"
+    r"\bCUDA error at [^ ]+ code=|\berror=|\bcudaGetDeviceCount return(?:ed|s)? |"
     r"\bcudaGetDeviceProperties returned |"
     r"\berror == cudaSuccess \(|\bCUDA_ERROR |"
     # A code retold in words ("vLLM also fails with CUDA 802"): three digits, never a version (12.4).

@@ -51,6 +51,11 @@ _NO_GPU = re.compile(
     + r"|我(?:的电脑|的笔记本|的机器|的服务器)?\s*(?:没有|无)\s*(?:独立)?\s*(?:显卡|GPU)",
     re.I,
 )
+# i35k: TensorFlow's issue template's field answered "None" ("- GPU model and memory: None"), read on its
+# own line; "N/A" is left out (it is also written for "not known").
+_NO_GPU_FIELD = re.compile(
+    r"\bGPU\s+model\s+and\s+memory\s*:[\s*_]*(?:none|no\s+GPU|no|CPU[- ]only)[\s*_.]*$", re.I
+)
 # A condition, not a statement ("If you are running on a CPU-only machine, ..." is PyTorch's advice).
 _IF = re.compile(r"\b(?:if|whether|unless|in case)\b[^.;\n]*$", re.I)
 # PyTorch's words (torch/cuda/__init__.py before 1.8, c10/cuda/CUDAFunctions.cpp since): "The NVIDIA
@@ -127,6 +132,20 @@ _OTHER_WORK = re.compile(
     re.I,
 )
 
+# i35k: TensorFlow's own hint after a libcudart it could not load (stream_executor/cuda/cudart_stub.cc:
+# "Ignore above cudart dlerror if you do not have a GPU set up on your machine."): on a machine with no
+# GPU that dlerror is no fault.
+_STUB_HINT = re.compile(r"Ignore above cudart dlerror if you do not have a GPU set up", re.I)
+# i35k: NVML, the driver's own library (libnvidia-ml), failing to start with no reason given
+# ("Failed to initialize NVML", nvidia-smi's and DCGM's words); with a reason (": Driver/library version
+# mismatch", ": Unknown Error") the catalogue reads that reason.
+_NVML_FAILED = re.compile(r"\bFailed to initialize NVML\b(?!\s*:\s*\S)", re.I)
+
+# i35k: PyTorch's allocator's words alone (c10/cuda/CUDACachingAllocator.cpp begins "CUDA out of memory."),
+# read only to say not sure where no row read more: its figures, when printed, tell the work from other
+# holders. A CUDA call's "CUDA error: out of memory" (cudaErrorMemoryAllocation) is left as it was.
+_OOM_WORDS = re.compile(r"\bCUDA out of memory\b", re.I)
+
 # A Windows driver model other than WDDM said (TCC / WDM, or MCDM: nvml.h's driver models): a compute
 # mode other than Default can be set there.
 _NOT_WDDM = re.compile(r"\b(?:TCC|WDM|MCDM)\b")
@@ -149,6 +168,9 @@ class HostFacts:
     pci_name: str = ""
     other_work_at: Evidence | None = None  # other work on the GPU said
     not_wddm_at: Evidence | None = None  # TCC, WDM or MCDM said
+    stub_hint_at: Evidence | None = None  # TensorFlow's "Ignore above cudart dlerror if ..."
+    nvml_failed_at: Evidence | None = None  # "Failed to initialize NVML" with no reason
+    oom_at: Evidence | None = None  # an allocator's out-of-memory words
 
     def lines(self) -> list[tuple[str, str]]:
         pairs = (
@@ -157,6 +179,8 @@ class HostFacts:
             ("blamed", self.blamed_said),
             ("unwanted", self.unwanted_said),
             ("pci", self.pci_name),
+            ("nvml_failed", _said(self.nvml_failed_at[1]) if self.nvml_failed_at else ""),
+            ("oom", _said(self.oom_at[1]) if self.oom_at else ""),
         )
         return [(k, v) for k, v in pairs if v]
 
@@ -178,7 +202,7 @@ def read_host(text: str) -> HostFacts:
         after = lines[number].lstrip("> \t") if number < len(lines) else ""
         pair = f"{line} {after}"
         at = (number, cut(line.strip(), LINE_CHARS))
-        m = _NO_GPU.search(pair) if h.no_gpu_at is None else None
+        m = _NO_GPU.search(pair) or _NO_GPU_FIELD.search(line) if h.no_gpu_at is None else None
         if m is not None and m.start() < len(line) and not _IF.search(pair[: m.start()]):
             h.no_gpu_at, h.no_gpu_said = at, _said(m.group(0))
         if not h.found_version and (m := _FOUND_VERSION.search(pair)) and m.start() < len(line):
@@ -197,6 +221,12 @@ def read_host(text: str) -> HostFacts:
             h.other_work_at = at
         if h.not_wddm_at is None and _NOT_WDDM.search(line):
             h.not_wddm_at = at
+        if h.stub_hint_at is None and _STUB_HINT.search(line):
+            h.stub_hint_at = at
+        if h.nvml_failed_at is None and _NVML_FAILED.search(line):
+            h.nvml_failed_at = at
+        if h.oom_at is None and _OOM_WORDS.search(line):
+            h.oom_at = at
         if h.pci_at is None and (m := _PCI_NVIDIA.search(line)):
             h.pci_at, h.pci_name = at, _said(m.group("name").strip() or "NVIDIA")
     if h.no_gpu_at is not None:  # only what the no-GPU statement is weighed against

@@ -15,6 +15,12 @@
 * i35j: cuInit failing where the person wants CUDA off and no GPU is shown: harmless; CUDA finding no
   device beside lspci's NVIDIA row with nothing hiding it: no-device; 46 on native Windows (WDDM: the
   Default compute mode only) with nothing that shows a mode or other work: not sure, nvidia-smi.
+* i35k: on a machine said to have no GPU that shows none, CUDA_ERROR_NO_DEVICE read in cuInit's own
+  line, libcuda not found, and a libcudart TensorFlow could not load beside its own hint to ignore that
+  dlerror without a GPU are what such a machine prints too: harmless. 35's words ("CUDA driver version is
+  insufficient") beside NVML failing to start, with no driver version shown: not sure, nvidia-smi.
+  Out-of-memory words alone, no row read (no figures, no other work said): not sure, with the command
+  that lists what holds the GPU's memory.
 """
 
 from __future__ import annotations
@@ -30,6 +36,13 @@ from wizard.doctor.judge import cuda_floor
 # PyTorch's own record of the CUDA it was built for, and the driver it reads: decides a contradiction.
 # nvidia-smi shows whether the driver answers, each GPU's compute mode (Compute M.) and the processes on it.
 DECIDE_BUSY = "nvidia-smi"
+# i35k: run where the program ran; NVML failing there too means the driver is not reached at all.
+DECIDE_NVML = "nvidia-smi"
+# i35k: what holds the GPU's memory, and how much the GPU has: the work's own use against other holders.
+DECIDE_MEMORY = (
+    "nvidia-smi --query-gpu=memory.total,memory.used --format=csv; "
+    "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"
+)
 DECIDE_TORCH_CUDA = 'nvidia-smi; python -c "import torch; print(torch.__version__, torch.version.cuda)"'
 
 
@@ -44,6 +57,7 @@ class HostDecision:
     texts: str = ""
     fix_fields: dict[str, str] = field(default_factory=dict)
     command: str = ""  # where the facts contradict each other: the one command that decides
+    note: bool = False  # not sure where no row named anything (the failure is read, its cause open)
 
 
 def _gpu_shown(facts: Facts) -> bool:
@@ -73,6 +87,55 @@ def _no_gpu_host(facts: Facts, causes: list[str], symptoms: set[str]) -> HostDec
         {"said": facts.host.no_gpu_said},
         harmless=True,
     )
+
+
+def _no_gpu_host_more(facts: Facts, causes: list[str], symptoms: set[str]) -> HostDecision | None:
+    """i35k: the machine said to have no GPU (and none shown), where more than cuInit's failure was read:
+    CUDA_ERROR_NO_DEVICE in cuInit's own line (cuda.h: "no CUDA-capable devices were detected by the
+    installed CUDA driver", which is this machine), libcuda.so.1 not found (no driver on a machine with no
+    GPU), and a libcudart not loaded where TensorFlow's own next line says "Ignore above cudart dlerror if
+    you do not have a GPU set up on your machine" (stream_executor/cuda/cudart_stub.cc). Anything else
+    harmful keeps its reading."""
+    h = facts.host
+    if h.no_gpu_at is None or _gpu_shown(facts):
+        return None
+    allowed = {"missing-cudart"} if h.stub_hint_at is not None else set()
+    if not set(causes) <= allowed or not symptoms <= {"cuinit-failed", "no-device"}:
+        return None
+    if any(c.decides != "no-device" or "cuinit" not in line.lower() for c, _, line in facts.codes):
+        return None
+    if "cuinit-failed" not in symptoms and not facts.codes:
+        return None
+    key, fields = "doctor.judge27.no_gpu_host", {"said": h.no_gpu_said}
+    if causes:
+        key = "doctor.judge29k.no_gpu_stub"
+    return HostDecision("cuinit-failed", key, fields, drop=("no-device", "missing-cudart"), harmless=True)
+
+
+def _nvml_down(facts: Facts, causes: list[str]) -> HostDecision | None:
+    """i35k: 35's words ("CUDA driver version is insufficient for CUDA runtime version") beside NVML
+    failing to start with no reason. NVML is the driver's own library (libnvidia-ml, nvml.h's nvmlInit:
+    NVML_ERROR_DRIVER_NOT_LOADED, NVML_ERROR_LIBRARY_NOT_FOUND) and does not depend on the CUDA
+    runtime's version, so a driver merely older than the runtime still starts it: here the driver was
+    not reached at all (a container given no GPU, no driver loaded) or is too old, and no driver version
+    in the text decides which. Not sure: nvidia-smi where the program ran shows which."""
+    if causes != ["driver-too-old"] or facts.host.nvml_failed_at is None:
+        return None
+    if facts.driver_smi or facts.driver_library or facts.driver_kernel or facts.smi_cuda:
+        return None
+    if facts.host.found_cuda or facts.setup.smi_version:
+        return None
+    return HostDecision(drop=("driver-too-old",), command=DECIDE_NVML)
+
+
+def _oom_open(facts: Facts, causes: list[str], symptoms: set[str]) -> HostDecision | None:
+    """i35k: "CUDA out of memory" with nothing that any row reads: PyTorch's allocator prints, when it
+    can, the GPU's total, what is free and what PyTorch holds (c10/cuda/CUDACachingAllocator.cpp); with
+    those figures, or another process said, the catalogue decides the work's own use (tensor-oom)
+    against memory held elsewhere (memory-held). Without them neither is decided: not sure."""
+    if causes or symptoms or facts.host.oom_at is None or facts.codes:
+        return None
+    return HostDecision(command=DECIDE_MEMORY, note=True)
 
 
 def _cuda_unwanted(facts: Facts, causes: list[str], symptoms: set[str]) -> HostDecision | None:
@@ -191,6 +254,9 @@ def decide_host(facts: Facts, causes: list[str], symptoms: set[str], wsl_driver:
     """`wsl_driver`: the Windows driver a WSL2 text shows (reason._wsl_driver_seen), "" for none."""
     return (
         _no_gpu_host(facts, causes, symptoms)
+        or _no_gpu_host_more(facts, causes, symptoms)
+        or _nvml_down(facts, causes)
+        or _oom_open(facts, causes, symptoms)
         or _cuda_unwanted(facts, causes, symptoms)
         or _gpu_on_bus(facts, causes, symptoms)
         or _busy_on_windows(facts, causes)
@@ -199,4 +265,4 @@ def decide_host(facts: Facts, causes: list[str], symptoms: set[str], wsl_driver:
     )
 
 
-__all__ = ["DECIDE_BUSY", "DECIDE_TORCH_CUDA", "HostDecision", "decide_host"]
+__all__ = ["DECIDE_BUSY", "DECIDE_MEMORY", "DECIDE_NVML", "DECIDE_TORCH_CUDA", "HostDecision", "decide_host"]

@@ -504,7 +504,7 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         return out
     host = decide_host(facts, causes, symptoms, _wsl_driver_seen(facts))
     if host is not None and not host.id:  # the facts contradict each other: not sure
-        out.drop, out.command = host.drop, host.command
+        out.drop, out.command, out.note = host.drop, host.command, host.note
         return out
     if host is not None:
         out.decisions.append(
