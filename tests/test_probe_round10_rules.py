@@ -11,13 +11,13 @@ import dataclasses
 from pathlib import Path
 
 from tests.machines import LINUX_PY, context, fail, tree
-from tests.test_probe_round7_rules import NATIVE, NO_LIB, UNSHOWN, probe, reasons, replay
+from tests.probe_case import in_both_languages, layer, reasons, run
+from tests.test_probe_round7_rules import NATIVE, NO_LIB, UNSHOWN, probe, replay
 from wizard.doctor.findings import find_problems
 from wizard.probe import detect
 from wizard.probe.nvidia import NAME_BUS_DRIVER
 from wizard.probe.state_view import words
-from wizard.profile import FAILING, UNREADABLE, LayerState, MachineProfile
-from wizard.text import set_language
+from wizard.profile import FAILING, UNREADABLE
 
 # The R550 table inside a container (gpu-operator#238), cut before the processes box.
 TABLE_550 = (
@@ -32,14 +32,6 @@ TABLE_550 = (
 )
 HEALTHY = {"driver": "550.90.07", "cuda": "12.4", "gpus": 1, "reasons": []}
 IMAGE = "nvidia/cuda:12.2.2-base-ubuntu22.04"
-
-
-def run(*argv: str, stdout: str = "", stderr: str = "") -> dict:
-    return {"argv": list(argv), "stdout": stdout, "stderr": stderr, "exit": None}
-
-
-def layer(p: MachineProfile, name: str) -> LayerState:
-    return next(s for s in p.states if s.layer == name)
 
 
 # ---- a container given every GPU: the host's own nvidia-smi and NVML, every GPU ---------------------
@@ -169,15 +161,8 @@ def test_a_dkms_install_without_k_that_failed_names_module_not_built(tmp_path: P
     state = layer(p, "module")
     assert state.reason == "module-not-built" and state.facts["version"] == "390.157"
     assert any("6.5.2-arch1-1" in e.line for e in state.evidence)
-    set_language("zh")
-    try:
-        zh = words(state, p)
-    finally:
-        set_language(None)
-    assert (
-        "6.5.2-arch1-1" in words(state, p).fix + words(state, p).title
-        and "6.5.2-arch1-1" in zh.fix + zh.title
-    )
+    (en_title, en_fix), (zh_title, zh_fix) = in_both_languages(state, p)
+    assert "6.5.2-arch1-1" in en_fix + en_title and "6.5.2-arch1-1" in zh_fix + zh_title
 
 
 def test_dkms_autoinstall_without_k_names_it_too(tmp_path: Path) -> None:
@@ -235,14 +220,9 @@ def test_on_windows_the_unreachable_gpu_is_worded_for_windows(tmp_path: Path) ->
     p = detect(context=ctx, nvml=NO_LIB)
     assert p.platform == "windows" and reasons(p) == {"gpu-unreachable"}
     state = layer(p, "gpu")
-    en = words(state, p)
-    set_language("zh")
-    try:
-        zh = words(state, p)
-    finally:
-        set_language(None)
-    assert "0000:B1:00.0" in en.title and "Device Manager" in en.fix and "dmesg" not in en.fix
-    assert "设备管理器" in zh.fix and "dmesg" not in zh.fix
+    (en_title, en_fix), (_, zh_fix) = in_both_languages(state, p)
+    assert "0000:B1:00.0" in en_title and "Device Manager" in en_fix and "dmesg" not in en_fix
+    assert "设备管理器" in zh_fix and "dmesg" not in zh_fix
     assert "state-gpu-unreachable" in {f.key for f in find_problems(p)}
     # a Windows machine whose nvidia-smi works has no states, as before
     ok_ctx = context(tree(tmp_path / "ok", {}), {("nvidia-smi",): fail(0, TABLE_550)}, python=windows)

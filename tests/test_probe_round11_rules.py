@@ -12,10 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.dump_corpus import container_without_gpu
-from tests.test_probe_round7_rules import reasons, replay
-from wizard.probe.state_view import words
-from wizard.profile import BLOCKED, LayerState, MachineProfile
-from wizard.text import set_language
+from tests.probe_case import in_both_languages, layer, reasons, run
+from tests.test_probe_round7_rules import replay
+from wizard.profile import BLOCKED
 
 # L4T r36 (JetPack 6.2) on a Jetson Orin Nano (ollama#9503), cut before the processes box.
 JETSON_TABLE = (
@@ -50,14 +49,6 @@ NO_DRIVER_BANNER = (
     "   https://docs.nvidia.com/datacenter/cloud-native/ .\n"
 )
 IMAGE = "nvidia/cuda:11.1.1-cudnn8-devel-ubuntu20.04"
-
-
-def run(*argv: str, stdout: str = "", stderr: str = "") -> dict:
-    return {"argv": list(argv), "stdout": stdout, "stderr": stderr, "exit": None}
-
-
-def layer(p: MachineProfile, name: str) -> LayerState:
-    return next(s for s in p.states if s.layer == name)
 
 
 # ---- a Jetson's integrated GPU: one row whose Bus-Id is N/A ------------------------------------------
@@ -117,13 +108,8 @@ def test_docker_run_without_gpus_and_the_no_driver_banner_is_a_container_without
         ("/.dockerenv", "present"),
         ("/dev/nvidiactl", "missing"),
     ]
-    en = words(state, p)
-    set_language("zh")
-    try:
-        zh = words(state, p)
-    finally:
-        set_language(None)
-    assert "--gpus all" in en.fix and "--gpus all" in zh.fix  # the step that fixes it, never a driver
+    (_, en_fix), (_, zh_fix) = in_both_languages(state, p)
+    assert "--gpus all" in en_fix and "--gpus all" in zh_fix  # the step that fixes it, never a driver
 
 
 def test_podman_and_sudo_and_docker_container_run_read_the_same(tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.dump_corpus import materialize
-from wizard.probe.dump import detect_dump
+from tests.probe_case import cmd, reasons
+from tests.probe_case import replay_machine as replay
 from wizard.profile import MachineProfile
 
 KERNEL = "6.1.0-21-amd64"
@@ -25,19 +25,6 @@ NOT_LOADED = (
     "latest NVIDIA driver is installed and running.\n"
 )
 LSPCI_GPU = "01:00.0 VGA compatible controller: NVIDIA Corporation TU104 [GeForce RTX 2060 SUPER] (rev a1)\n"
-
-
-def cmd(argv: list[str], stdout: str = "", stderr: str = "", exit: int | None = None) -> dict:
-    return {"argv": argv, "stdout": stdout, "stderr": stderr, "exit": exit}
-
-
-def replay(tmp_path: Path, files: dict[str, str], commands: list[dict]) -> MachineProfile:
-    case = {"slug": "m", "source": "https://github.com/example/m", "files": files, "commands": commands}
-    return detect_dump(materialize(case, tmp_path))
-
-
-def reasons(p: MachineProfile) -> set[str]:
-    return {s.reason for s in p.failed_states if s.reason}
 
 
 def container(p: MachineProfile):  # type: ignore[no-untyped-def]

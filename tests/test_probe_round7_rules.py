@@ -12,6 +12,7 @@ import pytest
 
 from tests.dump_corpus import judge, materialize
 from tests.machines import NATIVE_PROC_VERSION, UBUNTU_2204, context, fail, tree
+from tests.probe_case import reasons
 from wizard.nvml import ErrorKind
 from wizard.nvml_fake import FakeNvml
 from wizard.probe import detect
@@ -33,10 +34,6 @@ def probe(
     nvml: FakeNvml = NO_LIB,
 ) -> MachineProfile:
     return detect(context=context(tree(tmp_path, files), dict(commands)), nvml=nvml)
-
-
-def reasons(p: MachineProfile) -> set[str]:
-    return {s.reason for s in p.failed_states if s.reason}
 
 
 # ---- the GPU count: every GPU nvidia-smi printed, in each of its layouts ---------------------------

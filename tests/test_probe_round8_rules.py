@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from tests.machines import NATIVE_PROC_VERSION, UBUNTU_2204, WSL2_PROC_VERSION, fail
-from tests.test_probe_round7_rules import NATIVE, UNSHOWN, probe, reasons, replay
+from tests.probe_case import in_both_languages, layer, reasons
+from tests.test_probe_round7_rules import NATIVE, UNSHOWN, probe, replay
 from wizard.doctor.findings import find_problems
 from wizard.probe.state_view import words
-from wizard.profile import FAILING, UNREADABLE, WORKS, LayerState, MachineProfile
+from wizard.profile import FAILING, UNREADABLE, WORKS
 from wizard.text import set_language
 
 COULD_NOT = (
@@ -23,20 +24,6 @@ COULD_NOT = (
 )
 # WSL's nvidia-smi (the Windows driver's) follows its failed start with its shutdown line.
 WSL_SMI = COULD_NOT + "\nFailed to properly shut down NVML: Driver Not Loaded\n\n"
-
-
-def layer(p: MachineProfile, name: str) -> LayerState:
-    return next(s for s in p.states if s.layer == name)
-
-
-def in_both_languages(state: LayerState, p: MachineProfile) -> tuple[tuple[str, str], tuple[str, str]]:
-    en = words(state, p)
-    set_language("zh")
-    try:
-        zh = words(state, p)
-    finally:
-        set_language(None)
-    return (en.title, en.fix), (zh.title, zh.fix)
 
 
 # ---- WSL's nvidia-smi: the Windows driver not reached, never a Linux module -------------------------

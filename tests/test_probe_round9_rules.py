@@ -20,11 +20,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.dump_corpus import materialize
+from tests.probe_case import cmd, reasons
+from tests.probe_case import replay_machine as replay
 from wizard.doctor.facts import read_facts
-from wizard.probe.dump import detect_dump
 from wizard.probe.state_view import words
-from wizard.profile import MachineProfile
 
 NATIVE = {
     "/proc/version": "Linux version 5.15.0-41-generic (buildd@lcy02-amd64-065) #44-Ubuntu SMP\n",
@@ -88,19 +87,6 @@ TF_CHECK = ["python3", "-c", "import tensorflow as tf; print(tf.config.list_phys
 LDCONFIG_HEAD = "1234 libs found in cache `/etc/ld.so.cache'\n"
 LDCONFIG_ML = "\tlibnvidia-ml.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libnvidia-ml.so.1\n"
 LDCONFIG_CUDA = "\tlibcuda.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libcuda.so.1\n"
-
-
-def cmd(argv: list[str], stdout: str = "", stderr: str = "", exit: int | None = None) -> dict:
-    return {"argv": argv, "stdout": stdout, "stderr": stderr, "exit": exit}
-
-
-def replay(tmp_path: Path, files: dict[str, str], commands: list[dict]) -> MachineProfile:
-    case = {"slug": "m", "source": "https://github.com/example/m", "files": files, "commands": commands}
-    return detect_dump(materialize(case, tmp_path))
-
-
-def reasons(p: MachineProfile) -> set[str]:
-    return {s.reason for s in p.failed_states if s.reason}
 
 
 # ---- 1. dxcore's failure proves no WSL -----------------------------------------------------------
