@@ -177,6 +177,12 @@ class LayerState:
     def failed(self) -> bool:
         return self.state in (FAILING, UNREADABLE, BLOCKED)
 
+    @property
+    def gives_no_gpu(self) -> bool:
+        """The GPU layer failing with no cause named: the loaded driver gives no usable GPU
+        (nvidia-smi: "No devices were found"). Still a GPU to fix, never a machine without one."""
+        return self.layer == "gpu" and self.state == FAILING and not self.reason
+
 
 _NOTE_CODE = re.compile(r"probe\.[a-z0-9_]+")
 
@@ -352,11 +358,7 @@ class MachineProfile:
         """The failure whose fix comes first (a reboot before anything that needs the driver). A GPU
         the loaded driver fails to give ("No devices were found") blocks too, with no cause named:
         it is a GPU to plan for (its restart first), not a machine without one."""
-        unnamed_gpu = (FAILING, "gpu")
-        return next(
-            (s for s in self.failed_states if s.blocks and (s.reason or (s.state, s.layer) == unnamed_gpu)),
-            None,
-        )
+        return next((s for s in self.failed_states if s.blocks and (s.reason or s.gives_no_gpu)), None)
 
     @property
     def has_nvidia_gpu(self) -> bool:

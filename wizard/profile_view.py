@@ -6,7 +6,7 @@ the rows in as each probe part finishes.
 
 from __future__ import annotations
 
-from wizard.profile import FAILING, UNKNOWN, UNREADABLE, MachineProfile, PciGpu
+from wizard.profile import UNKNOWN, UNREADABLE, MachineProfile, PciGpu
 from wizard.safe.display import safe
 from wizard.text import t
 
@@ -124,7 +124,7 @@ def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
                 title=words(stopped).title,
             )
             rows = [(t(f + "driver"), shown)]
-        elif p.driver is None and any(x.layer == "gpu" and x.state == FAILING for x in p.failed_states):
+        elif p.driver is None and any(x.gives_no_gpu for x in p.failed_states):
             # The driver answered and gave no working GPU ("No devices were found"): loaded, not missing.
             rows = [(t(f + "driver"), t(v + "driver_no_gpu"))]
         elif p.driver is None:

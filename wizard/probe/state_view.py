@@ -128,10 +128,10 @@ def unsure_key(state: LayerState) -> str:
         return ""
     if state.layer == "module" and state.facts.get("build_failed_for"):
         return "module-build-failed"
+    if state.gives_no_gpu:
+        return "gpu-no-usable"
     if state.state != FAILING:
         return ""
-    if state.layer == "gpu":
-        return "gpu-no-usable"
     if state.layer == "wsl" and state.facts.get("unreached") == "windows-driver":
         return "wsl-driver-unreached"
     if state.layer == "module" and state.facts.get("loads") == "none":
