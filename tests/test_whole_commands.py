@@ -15,7 +15,7 @@ from screens.plan_screen import PlanScreen
 from screens.widgets.path_text import PathText
 from screens.widgets.path_wrap import wrap_arguments
 from screens.widgets.step_log import StepLog, is_command
-from tests.apps.wizard_app import build_app, run_screen, to_finished, to_plan
+from tests.apps.wizard_app import build_app, run_screen, to_finished, to_plan, wait_until
 from wizard.text import set_language
 
 SIZES = [(80, 24), (120, 40)]
@@ -139,7 +139,7 @@ async def test_the_run_log_breaks_commands_only_between_arguments(
                 (
                     [t for t in log.texts if isinstance(t, str)],
                     _drawn(log),
-                    log.scrollable_content_region.width,
+                    log.drawn_width,  # a resize may be on its way: the lines are for this width
                 )
             )
         reset(log)
@@ -149,6 +149,7 @@ async def test_the_run_log_breaks_commands_only_between_arguments(
     async with app.run_test(size=size) as pilot:
         await to_finished(pilot)
         log = run_screen(app).query_one(StepLog)
+        await wait_until(pilot, lambda: log.drawn_width == log.scrollable_content_region.width)
         seen.append(
             ([t for t in log.texts if isinstance(t, str)], _drawn(log), log.scrollable_content_region.width)
         )

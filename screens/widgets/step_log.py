@@ -47,6 +47,7 @@ class StepLog(RichLog):
         )
         self.texts: deque[str | tuple[str, str]] = deque(maxlen=MAX_LINES)  # (label, path): a path line
         self._wrapped_at = 0
+        self.drawn_width = 0  # the content width its lines were last written at (0: none yet)
         self._stale = False  # lines were added while hidden: written again once it has a width
 
     def add(self, line: str) -> None:
@@ -98,6 +99,7 @@ class StepLog(RichLog):
 
     def _write(self, entry: str | tuple[str, str]) -> None:
         width = self.scrollable_content_region.width
+        self.drawn_width = width
         if isinstance(entry, str):
             if width > 0 and cell_len(entry) > width and "\n" not in entry and is_command(entry):
                 # Copied from here, a command must be whole: never a break inside an argument.
