@@ -50,6 +50,7 @@ ROUND10 = CORPUS.with_name("round10.json")
 ROUND11 = CORPUS.with_name("round11.json")
 # Round 12: collected blind after round 11's rules; scored blind (SCORES_round12.txt).
 ROUND12 = CORPUS.with_name("round12.json")
+ROUND13 = CORPUS.with_name("round13.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
@@ -204,31 +205,44 @@ def _lspci_nn_k(argv: list[str]) -> bool:
 # own (a libnvidia-ml of another version inside it): neither is read as the host's.
 _ALL_GPUS = {"all", '"all"', "'all'"}
 _CDI_ALL = "nvidia.com/gpu=all"
+# The NVIDIA runtime as the container's runtime (Docker's and nerdctl's --runtime, containerd ctr's
+# --runc-binary): its hook passes the GPUs NVIDIA_VISIBLE_DEVICES names, which NVIDIA's CUDA images
+# set to "all" (their Dockerfiles: ENV NVIDIA_VISIBLE_DEVICES all), as `-e` can.
+_NVIDIA_RUNTIME = re.compile(r"^(?:--runtime=nvidia|--runc-binary=\S*nvidia-container-runtime)$")
+_CUDA_IMAGE = re.compile(r"(?:^|/)nvidia/cuda:")
 
 
-def _all_gpus_flag(opts: list[str]) -> bool:
+def _all_gpus_flag(opts: list[str], image: str = "") -> bool:
+    runtime = every = False
     for i, a in enumerate(opts):
         nxt = opts[i + 1] if i + 1 < len(opts) else ""
         if (a == "--gpus" and nxt in _ALL_GPUS) or (a.startswith("--gpus=") and a[7:] in _ALL_GPUS):
             return True
         if (a == "--device" and nxt == _CDI_ALL) or a == f"--device={_CDI_ALL}":
             return True
-    return False
+        runtime = runtime or bool(_NVIDIA_RUNTIME.match(a)) or (a == "--runtime" and nxt == "nvidia")
+        every = every or (a in ("-e", "--env") and nxt == "NVIDIA_VISIBLE_DEVICES=all")
+        every = every or a in ("--env=NVIDIA_VISIBLE_DEVICES=all", "-eNVIDIA_VISIBLE_DEVICES=all")
+    return runtime and (every or bool(_CUDA_IMAGE.search(image)))
+
+
+_RUNNERS = (["docker", "run"], ["podman", "run"], ["nerdctl", "run"], ["ctr", "run"])
 
 
 def _container_smi(argv: list[str]) -> list[str] | None:
-    """`[sudo] docker|podman run OPTIONS IMAGE nvidia-smi ARGS` given every GPU: `nvidia-smi ARGS`."""
+    """`[sudo] docker|podman|nerdctl run OPTIONS IMAGE nvidia-smi ARGS` (`ctr run OPTIONS IMAGE ID
+    nvidia-smi ARGS`) given every GPU: `nvidia-smi ARGS`."""
     argv = argv[1:] if argv[:1] == ["sudo"] else argv
-    if argv[:2] not in (["docker", "run"], ["podman", "run"], ["docker", "container"]):
+    if argv[:3] == ["docker", "container", "run"]:
+        argv = ["docker", *argv[2:]]
+    if argv[:2] not in _RUNNERS:
         return None
-    start = 3 if argv[1] == "container" else 2
-    if argv[1] == "container" and argv[2:3] != ["run"]:
-        return None
-    for i in range(start + 1, len(argv)):
+    named = 2 if argv[0] == "ctr" else 1  # ctr: the image, then the container's id
+    for i in range(2 + named, len(argv)):
         # the command's first word, right after the image (not an option's value such as --name)
         if argv[i].rsplit("/", 1)[-1] == "nvidia-smi" and not argv[i - 1].startswith("-"):
-            opts = argv[start : i - 1]
-            return ["nvidia-smi", *argv[i + 1 :]] if _all_gpus_flag(opts) else None
+            opts, image = argv[2 : i - named], argv[i - named]
+            return ["nvidia-smi", *argv[i + 1 :]] if _all_gpus_flag(opts, image) else None
     return None
 
 
@@ -244,10 +258,17 @@ def container_smi_as_host(commands: list[dict]) -> list[dict]:
             SMI_BANNER.search(x) and HEADER_DRIVER.search(x) for x in out.splitlines()
         ):
             said.append({**c, "argv": own})
-    host = any((c.get("argv") or []) in (["nvidia-smi"], ["sudo", "nvidia-smi"]) for c in commands)
-    if host or len({x["stdout"] for x in said}) != 1:
+        rows = [x for x in out.splitlines() if x.strip()]
+        if own == ["nvidia-smi", "-L"] and rows and all(_LIST_ROW.match(x) for x in rows):
+            said.append({**c, "argv": own})  # every GPU listed by NVML: the host's list
+    host = any((c.get("argv") or [])[-2:] in (["sudo", "nvidia-smi"], ["nvidia-smi"]) for c in commands)
+    if host or len({(tuple(x["argv"]), x["stdout"]) for x in said}) != 1:
         return []
     return said[:1]
+
+
+# `nvidia-smi -L`'s row (nvidia-smi's list: "GPU 0: NVIDIA GeForce GTX 1060 6GB (UUID: GPU-...)").
+_LIST_ROW = re.compile(r"^GPU [0-9]+: .+ \(UUID: GPU-[0-9a-fA-F-]+\)$")
 
 
 # NVIDIA's CUDA and NGC images run an entrypoint that prints this where the container sees no driver:

@@ -23,6 +23,7 @@ from tests.dump_corpus import (
     ROUND10,
     ROUND11,
     ROUND12,
+    ROUND13,
     cases,
     held_out,
     judge,
@@ -146,6 +147,9 @@ ROUND4_UNREAD = {
     "text shows a driver installed, so 'no module built' could tell a machine without one to rebuild",
     "dgx-spark-startos-secureboot-mok-not-staged": "Secure Boot on and an empty lsmod; nvidia-smi only "
     "quoted as a fragment, so nothing shows a driver installed",
+    "k8s-pod-hami-nvml-unknown-error": "NVML's 'Unknown Error' as it starts, alone: labelled "
+    "gpu-unreachable here, but rounds 10 and 12 showed the same words from a pod's lost device rules "
+    "and a shim over libnvidia-ml, so the GPU layer now fails with no cause named (nvml-unknown)",
 }
 
 
@@ -354,10 +358,9 @@ LATER_ROUNDS = {
         ROUND10,
         27,
         9,
-        {
-            "k8s-hami-vgpu-pod-nvml-unknown-error": "held out: a vGPU pod's NVML 'Unknown Error' named "
-            "gpu-unreachable, which the text does not show (measured blind, unread)",
-        },
+        # Its held-out vGPU pod (NVML's "Unknown Error", measured blind named gpu-unreachable, wrong)
+        # is right since the GPU layer fails on those words with no cause named (nvml-unknown).
+        {},
         {
             "x11docker-container-started-without-gpus": "tini's 'exec nvidia-smi failed' is also what an "
             "image without the tools, or a container given the GPU without the utility capability, "
@@ -382,12 +385,23 @@ LATER_ROUNDS = {
         ROUND12,
         23,
         9,
-        {
-            "linux-nvml-fix-shim-390.87-nvml-unknown-error": "NVML's 'Unknown Error' (a third-party NVML "
-            "shim) named gpu-unreachable, which the text does not show (measured blind; the same shape as "
-            "round 10's held-out vGPU pod)",
-        },
+        {},  # the NVML shim's "Unknown Error", measured blind named gpu-unreachable: now no cause named
         None,
+    ),
+    13: LaterRound(
+        ROUND13,
+        30,
+        11,
+        {
+            "proxmox-vgpu-host-gtx1080-535-230-cuda-na": "held out: a vGPU host driver's 'CUDA Version: "
+            "N/A' named cuda-err where the collector labelled no-libcuda (measured blind, unread)",
+        },
+        {
+            "void-linux52-nvidia-settings-driver-not-loaded": "nvidia-settings' 'driver is not loaded' "
+            "alone: the thread's fix (rebuild DKMS), not the output, names module-not-built",
+            "fedora28-dkms-status-missing-dkms-conf-after-kernel-upgrade": "dkms's missing dkms.conf for "
+            "an old tree: the thread's fix, not the output, says the module was not built",
+        },
     ),
 }
 LATER_CASES = {n: cases(r.path) for n, r in LATER_ROUNDS.items()}

@@ -52,7 +52,13 @@ def test_every_reason_the_probe_names_has_a_real_dump_or_says_why_not() -> None:
     catalogue = tomllib.loads(asset_text("text/en/states.toml"))
     named = {key for key, value in catalogue.items() if isinstance(value, dict) and "title" in value}
     # Failing layers worded with no cause named (state_view's undecided words): not reasons.
-    named -= {"gpu-no-usable", "wsl-driver-unreached", "no-module-loading", "module-build-failed"}
+    named -= {
+        "gpu-no-usable",
+        "wsl-driver-unreached",
+        "no-module-loading",
+        "module-build-failed",
+        "nvml-unknown",
+    }
     # secure-boot is the decided form of not-loaded-secure-boot (the key's rejection read): the same
     # dump proves it (tests/dump_corpus.judge accepts it for that label).
     covered = set(REAL_DUMP) | set(NO_REAL_DUMP) | {"secure-boot"}

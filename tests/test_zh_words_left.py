@@ -51,6 +51,9 @@ def check_footer(app: Any, where: str) -> None:
 
 async def _walk(pilot: Pilot[Any], zh: Zh) -> None:  # noqa: F811
     app = pilot.app
+    await zh.wizard.wait_until(
+        pilot, lambda: bool(footer_of(app).strip())
+    )  # drawn (a loaded machine is slow)
     check_footer(app, "welcome")
     await zh.wizard.to_detect(pilot)
     check_footer(app, "detect")

@@ -264,6 +264,31 @@ _CC_FOUND = re.compile(
 _BUILD_MIN = re.compile(
     r"minimum cuda capability (?:supported by this library|that we support) is ([0-9]{1,2}\.[0-9])\b", re.I
 )
+# A build's own words that the GPU is below its lowest compute capability, each with both values:
+# TensorFlow's gpu_device.cc ("Ignoring visible gpu device (...) with Cuda compute capability 3.0. The
+# minimum required Cuda capability is 3.5."), StreamExecutor's "insufficient compute capability: 3.5
+# required, device is 3.0", PyTorch's "PyTorch no longer supports this GPU because it is too old"
+# (its lowest in "The minimum cuda capability supported by this library is 3.7").
+_BELOW_MIN = (
+    (
+        re.compile(
+            r"with Cuda compute capability ([0-9]{1,2}\.[0-9])\. "
+            r"The minimum required Cuda capability is ([0-9]{1,2}\.[0-9])",
+            re.I,
+        ),
+        1,
+        2,
+    ),
+    (
+        re.compile(
+            r"insufficient compute capability: ([0-9]{1,2}\.[0-9]) required, device is ([0-9]{1,2}\.[0-9])",
+            re.I,
+        ),
+        2,
+        1,
+    ),
+)
+_TOO_OLD_SAID = re.compile(r"no longer supports this GPU because it is too old", re.I)
 _CC_CSV = re.compile(
     r"^\s*(?:NVIDIA\s+)?(?:GeForce|Tesla|Quadro|TITAN|RTX|[ABHL][0-9]{1,3}|T4|GH200)\b[\w -]{0,40},"
     r"\s*([0-9]{1,2})\.([0-9])\s*$",
@@ -281,7 +306,9 @@ _CUDA_UNKNOWN = re.compile(
 _NO_KERNEL = re.compile(
     r"no kernel image is available|CUDA_ERROR_NO_BINARY_FOR_GPU|\bCuda\W?NoBinaryForGpu\b|"
     r"cudaErrorNoKernelImageForDevice|device kernel image is invalid|cudaErrorInvalidKernelImage|"
-    r"invalid device function|cudaErrorInvalidDeviceFunction",
+    r"invalid device function|cudaErrorInvalidDeviceFunction|"
+    # a build's own words for the same (tiny-cuda-nn's torch binding, built per compute capability)
+    r"Could not find compatible \S+ extension for compute capability",
     re.I,
 )
 
@@ -334,6 +361,7 @@ class Facts:
     build_code: list[str] = field(default_factory=list)  # the code a build lists: sm_50, compute_37
     build_minimum: str = ""  # the lowest compute capability a build says it supports ("3.7")
     no_kernel_line: tuple[int, str] | None = None  # "no kernel image is available" and its kin
+    below_minimum_line: tuple[int, str] | None = None  # a build's words: the GPU below its lowest
     smi_cuda_err: bool = False  # nvidia-smi's "CUDA Version: ERR!"
     cuda_unknown: bool = False  # CUDA's unknown error (999)
     setup: SetupFacts = field(default_factory=SetupFacts)  # where it ran, what it was given
@@ -520,6 +548,18 @@ def read_facts(text: str) -> Facts:
     m = _BUILD_MIN.search(text)
     if m:
         f.build_minimum = m.group(1)
+    for rx, device, lowest in _BELOW_MIN:
+        m = rx.search(text)
+        if m and f.below_minimum_line is None:
+            f.build_minimum = f.build_minimum or m.group(lowest)
+            if m.group(lowest) != m.group(device) and m.group(lowest) in f.compute_capabilities:
+                f.compute_capabilities.remove(m.group(lowest))  # the build's floor, read as a GPU's above
+            if m.group(device) not in f.compute_capabilities and len(f.compute_capabilities) < MAX_GPUS:
+                f.compute_capabilities.append(m.group(device))
+            f.below_minimum_line = _line_at(text, m.start())
+    m = _TOO_OLD_SAID.search(text)
+    if m and f.below_minimum_line is None and f.build_minimum:
+        f.below_minimum_line = _line_at(text, m.start())
     for m in (*_CC_SM.finditer(text), *_CC_CSV.finditer(text)):
         cc = f"{m.group(1)}.{m.group(2)}"
         if cc not in f.compute_capabilities and len(f.compute_capabilities) < MAX_GPUS:

@@ -220,10 +220,12 @@ def coverage(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
 
 def _below_minimum(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     """A build that says only its lowest compute capability ("The minimum cuda capability supported
-    by this library is 3.7"): a GPU below it is too old; one above it is not judged (no upper bound)."""
+    by this library is 3.7", TensorFlow's "minimum required Cuda capability"): a GPU below it is too
+    old; one above it is not judged (no upper bound)."""
     lowest = _version(facts.build_minimum) if facts.build_minimum else None
     gpus = _gpu_ccs(facts, kb)
-    if facts.no_kernel_line is None or lowest is None or not gpus or any(cc >= lowest for _, cc in gpus):
+    failed = facts.no_kernel_line or facts.below_minimum_line  # "no kernel image", or the build's words
+    if failed is None or lowest is None or not gpus or any(cc >= lowest for _, cc in gpus):
         return None
     name, cc = gpus[0]
     fields = {"gpu": name or "GPU", "cc": str(cc), "build": t("doctor.fact.listed_build")}

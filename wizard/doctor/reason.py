@@ -103,6 +103,13 @@ VERDICT_IDS = (
     "driver-mismatch-one-side",
 )
 REASONED_IDS = (*VERDICT_IDS, "wsl-windows-driver", "macos")
+# Verdicts that leave the deciding fact open: they name the failure ("no code for this GPU", "the
+# libraries and the module differ") and the one command that tells its sides apart, never one side's
+# fix. Each is "not sure" about the causes it keys, which it neither names nor contradicts.
+OPEN_VERDICTS: dict[str, frozenset[str]] = {
+    "cover-open": frozenset({"unsupported-cc", "cover-too-old", "cover-gap", "gpu-too-new"}),
+    "driver-mismatch-one-side": frozenset({"driver-library-mismatch", "driver-userspace-older"}),
+}
 
 
 @dataclass(frozen=True)
@@ -167,8 +174,10 @@ def _mismatch_one_side(facts: Facts, causes: list[str]) -> Decision | None:
     """A driver/library mismatch where the text shows one side's version only: which side is newer
     decides the fix (reboot, or mend older libraries), so the doctor says what it read and the one
     command that shows the other side, never a fix it cannot choose."""
-    if not causes or causes[0] not in REBOOT_IDS or facts.mismatch() != 0 or facts.driver_smi:
+    if not causes or causes[0] not in REBOOT_IDS or facts.mismatch() != 0:
         return None
+    if facts.driver_smi:
+        return _mismatch_in_container(facts)
     if facts.driver_library and facts.driver_kernel:
         return None  # both, and equal: the catalogue's own answer stands
     if not facts.driver_library and not facts.driver_kernel:
@@ -199,13 +208,40 @@ def _mismatch_one_side(facts: Facts, causes: list[str]) -> Decision | None:
     )
 
 
+# Inside a container: the driver libraries it loads, by their versioned file names (the NVIDIA
+# Container Toolkit mounts the host's; an image may carry its own, a forward-compatibility libcuda
+# under /usr/local/cuda*/compat among them).
+DECIDE_CONTAINER_LIBS = "find /usr -name 'libcuda.so.*' -o -name 'libnvidia-ml.so.*'"
+
+
+def _mismatch_in_container(facts: Facts) -> Decision | None:
+    """A container's mismatch beside nvidia-smi's own driver in the text: that nvidia-smi worked, so
+    where it ran the libraries and the module agree; the container's NVML does not, so its libraries
+    are not the module's version (an image that carries its own). A reboot of the host is not shown
+    to mend that, nor which side is newer: the versions the container loads decide."""
+    if "container" not in facts.platforms or facts.driver_library or facts.driver_kernel:
+        return None  # elsewhere a working nvidia-smi beside the mismatch is the reboot that mended it
+    if facts.host.updated_at is not None:
+        return None  # a driver update (or a reboot that mended it) said: the catalogue's reboot stands
+    return Decision(
+        "driver-library-mismatch",
+        "doctor.judge31.mismatch_container",
+        {"version": facts.driver_smi},
+        drop=UPDATE_DRIVER_IDS + REBOOT_IDS,
+        texts="driver-mismatch-one-side",
+        evidence=facts.mismatch_line or facts.failure_line,
+        fix_fields={"command": DECIDE_CONTAINER_LIBS},
+    )
+
+
 def _coverage(facts: Facts, causes: list[str]) -> Decision | None:
     """ "No kernel image" with the GPU and the build's code in the text: Choose's code coverage
     decides too new, too old, or PTX the driver cannot compile (wizard.doctor.judge)."""
     if causes and causes[0] not in COVERAGE_IDS:
         return None
     verdict = coverage(facts, load_knowledge())
-    if verdict is None or facts.no_kernel_line is None:
+    line = facts.no_kernel_line or facts.below_minimum_line
+    if verdict is None or line is None:
         return None
     return Decision(
         verdict.id,
@@ -213,7 +249,7 @@ def _coverage(facts: Facts, causes: list[str]) -> Decision | None:
         _sourced(verdict.fields, verdict.source),
         drop=verdict.drop,
         texts=verdict.texts,
-        evidence=facts.no_kernel_line,
+        evidence=line,
         fix_fields={"cc": verdict.fields.get("cc", "")},
     )
 

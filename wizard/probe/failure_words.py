@@ -76,6 +76,9 @@ def _same_gpu(bus: str, line: str) -> bool:
     )
 
 
+UNREACHABLE = "gpu-unreachable"  # what a GPU's failure line names where nothing decides more
+
+
 def unreachable_gpu_reason(line: str, bus: str, kernel_log: str) -> str:
     """The state one GPU's failure line names: gpu-lost where NVML says so or the kernel says it fell
     off the bus, gpu-init-failed where the kernel says it did not start, else gpu-unreachable."""
@@ -89,7 +92,7 @@ def unreachable_gpu_reason(line: str, bus: str, kernel_log: str) -> str:
     for log_line in kernel_log.splitlines():
         if INIT_FAILED.search(log_line) and _same_gpu(bus, log_line):
             return "gpu-init-failed"
-    return "gpu-unreachable"
+    return UNREACHABLE
 
 
 _PCI_BUS = r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}"

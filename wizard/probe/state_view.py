@@ -123,11 +123,14 @@ def unsure_key(state: LayerState) -> str:
     """The words of a failure with no cause named, where what failed has words of its own: the driver
     gives no GPU ("gpu-no-usable"), WSL's nvidia-smi did not reach the Windows driver
     ("wsl-driver-unreached"), a kernel that loads no module ("no-module-loading"), a module build that
-    failed for a kernel not shown to be the running one ("module-build-failed"); else ""."""
+    failed for a kernel not shown to be the running one ("module-build-failed"), NVML's "Unknown
+    Error" as it starts with no kernel words ("nvml-unknown"); else ""."""
     if state.reason or not state.failed:
         return ""
     if state.layer == "module" and state.facts.get("build_failed_for"):
         return "module-build-failed"
+    if state.layer == "gpu" and state.facts.get("nvml") == "unknown":
+        return "nvml-unknown"
     if state.gives_no_gpu:
         return "gpu-no-usable"
     if state.state != FAILING:

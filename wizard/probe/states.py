@@ -32,6 +32,7 @@ from wizard.probe.failure_words import (
     NO_MODULE_LOADING,
     NO_PERMISSION,
     NOUVEAU_BOUND,
+    UNREACHABLE,
     WINDOWS_SMI,
     bbswitch_off,
     failed_gpus,
@@ -636,7 +637,13 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     # machine), and only where no driver answered: a driver read at all (NVML, nvidia-smi, /proc, its
     # loading line) shows its module loaded this boot, whatever an earlier attempt logged.
     nvidia_here = bool(said or p.nvidia_pci_devices) and p.driver is None
-    other_kernel = _built_for_another_kernel(ctx) if not km.nvidia_loaded and nvidia_here else None
+    # The kernel's own refusal of the nvidia module this boot shows the driver installed, whatever
+    # else was read (a paste of modprobe and dmesg alone), where the PCI bus does not show no GPU.
+    other_kernel = (
+        _built_for_another_kernel(ctx)
+        if not km.nvidia_loaded and p.driver is None and (nvidia_here or gpu_possible)
+        else None
+    )
     if other_kernel:
         ev = [*_smi_failure_lines(ctx), other_kernel, *_seen_evidence(ctx, "modinfo")]
         return [
@@ -1127,8 +1134,9 @@ _NVML_UNKNOWN = re.compile(r"Failed to initialize NVML: (?:Unknown Error|GPU is 
 
 def _unreachable_at_init(ctx: ProbeContext, p: MachineProfile, states: list[LayerState]) -> list[LayerState]:
     """NVML_ERROR_UNKNOWN as NVML starts, on a machine that shows no container and where no layer
-    named a cause: the driver cannot reach the GPU, no more is proved (inside a container the same
-    words mean a GPU not passed or its device rules lost: the container layer says those)."""
+    named a cause: the GPU layer fails; the kernel's words name lost or not started, else no cause
+    is named (inside a container the same words mean a GPU not passed or its device rules lost: the
+    container layer says those)."""
     if p.platform != "linux" or p.driver is not None or p.gpus or _in_container(ctx):
         return []
     if any(s.reason for s in states if s.state != WORKS):
@@ -1141,6 +1149,11 @@ def _unreachable_at_init(ctx: ProbeContext, p: MachineProfile, states: list[Laye
     # (those the layers above name first), else it stays unreachable.
     log = _kernel_log(ctx)
     reason = unreachable_gpu_reason(line, "", log)
+    if reason == UNREACHABLE:
+        # NVML_ERROR_UNKNOWN as NVML starts says no more than "an internal driver error": a GPU the
+        # driver cannot reach, a replaced libnvidia-ml (a shim), device rules a pod lost all say it.
+        # Without the kernel's words it is a failure with no cause named (state_view.unsure_key).
+        return [_state("gpu", FAILING, "", ev, nvml="unknown")]
     said = kernel_line_for(reason, "", log)
     fallen = fallen_off_bus(log) if reason == "gpu-lost" else None
     bus = fallen[1] if fallen else named_bus(said)
