@@ -592,3 +592,30 @@ def test_a_driver_that_gives_no_gpu_is_a_gpu_to_fix_in_every_view(tmp_path: Path
     assert w.title in plan.steps[0].title and w.fix in plan.steps[0].why
     assert not any(word in " ".join(c) for s in plan.steps for c in s.commands for word in INSTALLS)
     assert any(w.fix in d.fix for d in diagnose(profile))
+
+
+def test_nvml_failing_with_unknown_error_is_a_gpu_to_fix_in_every_view(tmp_path: Path) -> None:
+    """NVML's "Unknown Error" as it starts, nothing else read: no cause is named (a GPU the driver
+    cannot reach, a shim over libnvidia-ml and a pod's lost device rules all print it), yet every
+    view says the driver is installed and gives the same first step: Detect's Driver row and note,
+    Choose's first step, the plan's first step and the doctor."""
+    said = "Failed to initialize NVML: Unknown Error\n"
+    commands = {QUERY: fail(255, stdout=said), ("nvidia-smi",): fail(255, stdout=said)}
+    profile = machine(tmp_path, dict(NATIVE), commands, FakeNvml(init_error=ErrorKind.OTHER))
+    state = profile.blocking_state
+    assert state is not None and (state.layer, state.state, state.reason) == ("gpu", "failing", "")
+    w = words(state, profile)
+    assert "Unknown Error" in w.title and w.fix.startswith("Restart the computer") and "dmesg" in w.fix
+
+    driver_row = dict(part_rows("nvidia", profile))["Driver"]
+    assert "installed" in driver_row and "no NVIDIA driver" not in driver_row
+    codes = {n.code for n in profile.notes}
+    assert "probe.no_driver" not in codes and "probe.driver_nvml_unknown" in codes
+
+    best = recommend(profile).recommended
+    assert best is not None and best.set.method != "cpu" and best.driver is not None
+    assert w.title in first_step_line(best.driver) and w.fix in best.reasons[0]
+    plan = build_plan(profile, best, home="/home/student")
+    assert w.title in plan.steps[0].title and w.fix in plan.steps[0].why
+    assert not any(word in " ".join(c) for s in plan.steps for c in s.commands for word in INSTALLS)
+    assert any(w.fix in d.fix for d in diagnose(profile))

@@ -124,6 +124,11 @@ def part_rows(part: str, p: MachineProfile) -> list[tuple[str, str]]:
                 title=words(stopped).title,
             )
             rows = [(t(f + "driver"), shown)]
+        elif p.driver is None and any(
+            x.layer == "gpu" and x.facts.get("nvml") == "unknown" for x in p.failed_states
+        ):
+            # NVML's library started and failed with "Unknown Error": installed, not shown working.
+            rows = [(t(f + "driver"), t(v + "driver_nvml_unknown"))]
         elif p.driver is None and any(x.gives_no_gpu for x in p.failed_states):
             # The driver answered and gave no working GPU ("No devices were found"): loaded, not missing.
             rows = [(t(f + "driver"), t(v + "driver_no_gpu"))]

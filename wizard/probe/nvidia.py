@@ -349,6 +349,8 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
             ctx.note("probe.smi_failed", detail=first[0] if first else f"exit {result.returncode}")
             # NVML started and counted no GPU: the driver is loaded (the GPU layer's state says why).
             ctx.seen["smi_no_devices"] = "no devices were found" in said
+            # NVML_ERROR_UNKNOWN as it starts: its library is installed and loaded, whatever stops it.
+            ctx.seen["smi_nvml_unknown"] = "failed to initialize nvml: unknown error" in said
         return False
     if not gpus and header_argv == [smi] and banner:
         # A table with its banner and no GPU row (cut where it was pasted): the GPU list says them.
@@ -462,6 +464,8 @@ def probe_nvidia(ctx: ProbeContext, profile: MachineProfile) -> str:
             ctx.note("probe.gpu_without_driver", count=profile.nvidia_pci_devices)
         elif ctx.seen.get("smi_no_devices"):
             ctx.note("probe.driver_no_gpus")  # loaded, not missing: never "no driver" here
+        elif ctx.seen.get("smi_nvml_unknown"):
+            ctx.note("probe.driver_nvml_unknown")  # installed, not missing: never "no driver" here
         elif profile.platform == "wsl2" and not any(ctx.system.exists(f) for f in CONTAINER_MARKERS):
             # Inside a container the runtime, not the Windows driver, decides (states: the container).
             ctx.note("probe.no_driver_wsl2")
