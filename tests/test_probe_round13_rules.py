@@ -109,3 +109,15 @@ def test_nvml_unknown_error_beside_the_kernels_fallen_off_the_bus_is_lost(tmp_pa
     smi = cmd(["nvidia-smi"], "Failed to initialize NVML: Unknown Error\n", exit=255)
     p = replay_machine(tmp_path, NATIVE, [smi, cmd(["dmesg"], log)])
     assert "gpu-lost" in reasons(p)
+
+
+def test_cuda_version_na_says_libcuda_was_not_loaded_and_how_to_see_it(tmp_path: Path) -> None:
+    # N/A: nvidia-smi could not load libcuda to ask its version (ERR!: it loaded it and CUDA failed).
+    na = TABLE.replace("CUDA Version: 11.7 ", "CUDA Version: N/A  ")
+    p = replay_machine(tmp_path, NATIVE, [cmd(["nvidia-smi"], na)])
+    (en_title, en_fix), (zh_title, zh_fix) = in_both_languages(layer(p, "cuda"), p)
+    assert "N/A" in en_title and "ldconfig -p | grep libcuda.so.1" in en_fix and "vGPU" in en_fix
+    assert "ldconfig -p | grep libcuda.so.1" in zh_fix
+    err = replay_machine(tmp_path / "err", NATIVE, [cmd(["nvidia-smi"], TABLE.replace("11.7 ", "ERR!"))])
+    (_, err_fix), _ = in_both_languages(layer(err, "cuda"), err)
+    assert "ldconfig" not in err_fix and "Restart" in err_fix

@@ -164,6 +164,11 @@ def words(state: LayerState, profile: MachineProfile | None = None) -> StateWord
         title = t(f"states.{reason}.title_wsl1", **facts)
         fix = t(f"states.{reason}.fix_wsl1", **facts)
         manual = ""
+    elif reason == "cuda-err" and state.facts.get("shown") == "N/A":
+        # N/A: nvidia-smi could not load libcuda to ask (ERR!: it loaded and failed).
+        title = t(f"states.{reason}.title", **facts)
+        fix = t(f"states.{reason}.fix_na", **facts)
+        manual = ""
     elif reason == "gpu-unreachable" and profile is not None and profile.platform == "windows":
         # No dmesg on Windows: Device Manager shows the GPU's status (a GPU-PV guest's, too).
         title = t(f"states.{reason}.title", **facts)
