@@ -51,6 +51,7 @@ ROUND11 = CORPUS.with_name("round11.json")
 # Round 12: collected blind after round 11's rules; scored blind (SCORES_round12.txt).
 ROUND12 = CORPUS.with_name("round12.json")
 ROUND13 = CORPUS.with_name("round13.json")
+ROUND14 = CORPUS.with_name("round14.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
@@ -235,6 +236,8 @@ def _container_smi(argv: list[str]) -> list[str] | None:
     argv = argv[1:] if argv[:1] == ["sudo"] else argv
     if argv[:3] == ["docker", "container", "run"]:
         argv = ["docker", *argv[2:]]
+    while len(argv) > 2 and argv[1].startswith("--") and "=" in argv[1]:
+        argv = [argv[0], *argv[2:]]  # the runner's own options before `run` (podman --cdi-spec-dir=DIR)
     if argv[:2] not in _RUNNERS:
         return None
     named = 2 if argv[0] == "ctr" else 1  # ctr: the image, then the container's id

@@ -24,6 +24,7 @@ from tests.dump_corpus import (
     ROUND11,
     ROUND12,
     ROUND13,
+    ROUND14,
     cases,
     held_out,
     judge,
@@ -401,6 +402,30 @@ LATER_ROUNDS = {
             "alone: the thread's fix (rebuild DKMS), not the output, names module-not-built",
             "fedora28-dkms-status-missing-dkms-conf-after-kernel-upgrade": "dkms's missing dkms.conf for "
             "an old tree: the thread's fix, not the output, says the module was not built",
+        },
+    ),
+    14: LaterRound(
+        ROUND14,
+        35,
+        12,
+        {
+            "proxmox7-gtx1050ti-460-32-04-vgpu-host-cuda-na": "held out: a vGPU host's 'CUDA Version: N/A' "
+            "named cuda-err where the collector labelled nothing (measured blind, unread)",
+            "tf-gpu-container-nvml-not-in-ldcache-until-ldconfig": "held out: named container-no-libs where "
+            "the collector labelled no-libcuda (measured blind, unread)",
+            "zh-ubuntu-smi-couldnt-communicate-after-kernel-update": "nvidia-smi's bare 'couldn't "
+            "communicate' named not-loaded (NVML's DRIVER_NOT_LOADED, its own words) where the collector "
+            "labelled nothing; kept as measured",
+        },
+        {
+            "nixos-gtx860m-nouveau-holds-gpu-nvrm-probe-not-called": "the NVRM lines come from `journalctl "
+            "-xe` (the journal's end, any boot), which is not read as this boot's log",
+            "ocp-driver-container-module-not-signed-trusted-key": "nvidia-installer's own output in a pod's "
+            "log, no log file named: not a file the probe reads on the node",
+            "gentoo-nvidia-device-nodes-unreadable-mode": "an `ls -l` of the device nodes' modes: the "
+            "replay does not carry file modes, and NVML's own words are not shown",
+            "zh-ubuntu-smi-couldnt-communicate-after-kernel-update": "named not-loaded where the collector "
+            "labelled nothing (kept wrong, above)",
         },
     ),
 }

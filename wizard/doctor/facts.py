@@ -307,9 +307,16 @@ _NO_KERNEL = re.compile(
     r"no kernel image is available|CUDA_ERROR_NO_BINARY_FOR_GPU|\bCuda\W?NoBinaryForGpu\b|"
     r"cudaErrorNoKernelImageForDevice|device kernel image is invalid|cudaErrorInvalidKernelImage|"
     r"invalid device function|cudaErrorInvalidDeviceFunction|"
-    # a build's own words for the same (tiny-cuda-nn's torch binding, built per compute capability)
-    r"Could not find compatible \S+ extension for compute capability",
+    # a build's own words for the same (tiny-cuda-nn's torch binding, built per compute capability;
+    # PaddlePaddle's check of its compiled architectures against the GPU's)
+    r"Could not find compatible \S+ extension for compute capability|Mismatched GPU Architecture",
     re.I,
+)
+# PaddlePaddle's "Mismatched GPU Architecture: The installed PaddlePaddle package was compiled for 60 61
+# 70 75 80 86 ,but your current GPU is 120": the build's machine code and the GPU's compute
+# capability, each as major and minor run together.
+_COMPILED_FOR = re.compile(
+    r"was compiled for ((?:[0-9]{2,3}[ ,]+)*[0-9]{2,3})\s*,\s*but your current GPU is ([0-9]{2,3})\b", re.I
 )
 
 
@@ -680,6 +687,12 @@ def _read_coverage(text: str, f: Facts) -> None:
     f.own_build = own_build(text)
     f.built_on = built_on(text)
     f.torch = bool(_TORCH.search(text))
+    m = _COMPILED_FOR.search(text)
+    if m and not f.build_code:
+        f.build_code = list(dict.fromkeys(f"sm_{w}" for w in re.findall(r"[0-9]{2,3}", m.group(1))))
+        cc = f"{m.group(2)[:-1]}.{m.group(2)[-1]}"
+        if cc not in f.compute_capabilities and len(f.compute_capabilities) < MAX_GPUS:
+            f.compute_capabilities.append(cc)
     f.arch_named = not f.build_code and bool(re.search(r"\b(?:sm|compute)_[0-9]{2,3}", text, re.I))
     if not f.build_code:
         m = _ARCH_FLAGS.search(text)

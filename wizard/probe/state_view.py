@@ -31,6 +31,7 @@ _WHERE = {
     "gpu-lost": "user",
     "gpu-init-failed": "user",
     "gpu-unreachable": "user",
+    "driver-drops-gpu": "user",
 }
 _RESTART = {
     "secure-boot": "reboot",
@@ -43,6 +44,7 @@ _RESTART = {
     "gpu-lost": "reboot",
     "gpu-init-failed": "reboot",
     "gpu-unreachable": "reboot",
+    "driver-drops-gpu": "reboot",
     "wsl-no-gpu-device": "wsl-shutdown",
     "basic-render-only": "wsl-shutdown",
     "wsl-gpu-blocked": "wsl-shutdown",

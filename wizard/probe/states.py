@@ -44,6 +44,7 @@ from wizard.probe.failure_words import (
     unreachable_gpu_reason,
 )
 from wizard.probe.kernel_log import kernel_evidence, kernel_log_text
+from wizard.probe.legacy_gpu import ignored_gpu
 from wizard.probe.libcuda_cache import uncached_libcuda
 from wizard.probe.os_platform import WSL_LIB
 from wizard.probe.pci_gpus import LSPCI_ARGV
@@ -576,6 +577,22 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         # The nvidia-smi that ran is the Windows driver's (WSL2, a GPU-PV guest): its failure is said
         # by the wsl layer; no Linux module is involved.
         return []
+    ignored = ignored_gpu(_kernel_log(ctx)) if not km.nvidia_loaded and p.driver is None else None
+    if ignored is not None and (log := _log_ev(ctx, ignored.line)):
+        # The installed driver says it does not serve this GPU and names the legacy branch that does
+        # (wizard.probe.legacy_gpu): not a module a restart loads, nor one to rebuild.
+        ev = [*_smi_failure_lines(ctx), *log]
+        return [
+            _state(
+                "module",
+                BLOCKED,
+                "driver-drops-gpu",
+                ev,
+                version=ignored.version,
+                legacy=ignored.branch,
+                name=ignored.gpu,
+            )
+        ]
     no_loading = "" if km.nvidia_loaded else _no_module_loading(ctx, p)
     if no_loading:
         # modprobe's ENOSYS: this kernel loads no module (WSL1, a kernel without module support); not
