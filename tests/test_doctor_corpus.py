@@ -932,7 +932,8 @@ def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_every_diagnosis_in_the_catalogue_is_met_in_the_training_corpus() -> None:
-    met = {d.id for f in TRAINED for d in match_output(parse(f).body)}
+    # Every training text (a row from a round not yet held right is met all the same).
+    met = {d.id for f in FILES for d in match_output(parse(f).body)}
     assert {p.id for p in patterns()} - met == set()
 
 

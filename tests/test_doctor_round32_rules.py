@@ -59,3 +59,23 @@ def test_nouveau_driving_the_gpu_in_the_boot_log_is_nouveau() -> None:
     assert first(NOUVEAU).id == "nouveau"
     loaded = NOUVEAU + "[   12.100000] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01\n"
     assert all(d.id != "nouveau" for d in match_output(loaded))  # the NVIDIA module took over after
+
+
+# ---- the installed driver's branch ignores the GPU (nixos/nixos-hardware#1880, siderolabs/talos#8764)
+
+
+LEGACY = (
+    "NVRM: The NVIDIA GeForce GTX 1050 GPU installed in this system is\n"
+    "NVRM:  supported through the NVIDIA 580.xx Legacy drivers. Please\n"
+    "NVRM:  visit http://www.nvidia.com/object/unix.html for more\n"
+    "NVRM:  information.  The 595.71.05 NVIDIA driver will ignore\n"
+    "NVRM:  this GPU.  Continuing probe...\n"
+    "NVRM: No NVIDIA GPU found.\n"
+    "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n"
+)
+
+
+def test_a_driver_that_ignores_the_gpu_names_its_legacy_branch_not_a_reboot() -> None:
+    found = match_output(LEGACY)
+    assert found[0].id == "driver-drops-gpu" and "legacy" in found[0].fix
+    assert all("sudo reboot" != d.fix for d in found)
