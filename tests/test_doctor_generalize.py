@@ -462,12 +462,13 @@ def test_words_that_deny_the_cause_name_no_cause() -> None:
             "RuntimeError: cuda runtime error (35) : at /pytorch/aten/src/THC/THCGeneral.cpp:51",
             "driver-too-old",
         ),
-        # The NVIDIA kernel module's own words (dmesg): a driver that ignores this GPU, or no GPU at all.
+        # The NVIDIA kernel module's own words (dmesg): a driver that ignores this GPU (its legacy
+        # branch serves it: driver-drops-gpu since stop 44), or no GPU at all.
         (
             "NVRM: The NVIDIA GeForce GT 710 GPU installed in this system is\nNVRM:  supported through the NVIDIA "
             "470.xx Legacy drivers. Please\nNVRM:  visit http://www.nvidia.com/object/unix.html for more\n"
             "NVRM:  information.  The 535.154.05 NVIDIA driver will ignore\nNVRM:  this GPU.  Continuing probe...",
-            "no-device",
+            "driver-drops-gpu",
         ),
         ("NVRM: No NVIDIA GPU found.", "no-device"),
         # TensorFlow's placer when it has no GPU device (from source).

@@ -121,3 +121,14 @@ def test_cuda_version_na_says_libcuda_was_not_loaded_and_how_to_see_it(tmp_path:
     err = replay_machine(tmp_path / "err", NATIVE, [cmd(["nvidia-smi"], TABLE.replace("11.7 ", "ERR!"))])
     (_, err_fix), _ = in_both_languages(layer(err, "cuda"), err)
     assert "ldconfig" not in err_fix and "Restart" in err_fix
+
+
+def test_in_a_container_a_fix_on_the_driver_or_gpu_is_said_for_its_host(tmp_path: Path) -> None:
+    said = "Unable to determine the device handle for GPU 0000:01:00.0: Unknown Error\n"
+    inside = {"/.dockerenv": "", "/dev/nvidiactl": "", "/dev/nvidia0": ""}
+    p = replay_machine(tmp_path, inside, [cmd(["nvidia-smi"], said)])
+    (_, en_fix), (_, zh_fix) = in_both_languages(layer(p, "gpu"), p)
+    assert "on its host" in en_fix and "restart the computer" in en_fix and "宿主机" in zh_fix
+    native = replay_machine(tmp_path / "native", NATIVE, [cmd(["nvidia-smi"], said)])
+    (_, fix), _ = in_both_languages(layer(native, "gpu"), native)
+    assert "host" not in fix and fix.startswith("Restart the computer")

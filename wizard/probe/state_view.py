@@ -33,6 +33,22 @@ _WHERE = {
     "gpu-unreachable": "user",
     "driver-drops-gpu": "user",
 }
+# Causes whose fix acts on the machine's driver or GPU: inside a container, that is its host.
+_ON_THE_HOST = frozenset(
+    {
+        "cuda-err",
+        "not-loaded",
+        "not-loaded-secure-boot",
+        "not-loaded-nouveau",
+        "secure-boot",
+        "module-not-built",
+        "gpu-switched-off",
+        "gpu-lost",
+        "gpu-init-failed",
+        "gpu-unreachable",
+        "driver-drops-gpu",
+    }
+)
 _RESTART = {
     "secure-boot": "reboot",
     "not-loaded": "reboot",
@@ -189,6 +205,9 @@ def words(state: LayerState, profile: MachineProfile | None = None) -> StateWord
         fix = t("states.no_fix")
         manual = ""
     title, fix, manual = _without_unread(title), _without_unread(fix), _without_unread(manual)
+    if reason in _ON_THE_HOST and profile is not None and any(s.layer == "container" for s in profile.states):
+        # The driver, its module and the GPU are the host's: a restart or dmesg in here does nothing.
+        fix = t("states.on_the_host", fix=fix[:1].lower() + fix[1:] if fix[:2] != fix[:2].upper() else fix)
     if title.startswith(facts["gpu"]):  # "the NVIDIA GPU fell off the bus" begins a line
         title = title[:1].upper() + title[1:]
     where = _WHERE.get(reason, "root")
