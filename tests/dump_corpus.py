@@ -52,6 +52,7 @@ ROUND11 = CORPUS.with_name("round11.json")
 ROUND12 = CORPUS.with_name("round12.json")
 ROUND13 = CORPUS.with_name("round13.json")
 ROUND14 = CORPUS.with_name("round14.json")
+ROUND15 = CORPUS.with_name("round15.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:

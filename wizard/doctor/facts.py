@@ -213,7 +213,11 @@ _GPU_ASKED = re.compile(
 )
 # A container image built for the GPU (TensorFlow's -gpu tags, NVIDIA's CUDA images): meant to use one.
 _GPU_IMAGE = re.compile(
-    r"[\w./-]+:[\w.-]*-gpu\b|[\w./-]+-gpu:[\w.-]+|\bnvidia/cuda:|\bnvcr\.io/nvidia/", re.I
+    r"[\w./-]+:[\w.-]*-gpu\b|[\w./-]+-gpu:[\w.-]+|\bnvidia/cuda:|\bnvcr\.io/nvidia/|"
+    # said in words: "I built the docker image with GPU support", "a GPU-enabled image"
+    r"\b(?:docker |container )?image (?:built )?with (?:GPU|CUDA) support\b|"
+    r"\bGPU-enabled (?:docker )?image\b",
+    re.I,
 )
 # The driver capabilities a container is given (the NVIDIA Container Toolkit's NVIDIA_DRIVER_CAPABILITIES,
 # docker's --gpus '...,capabilities=...'): "compute: required for CUDA and OpenCL applications", "utility:
@@ -289,6 +293,15 @@ _BELOW_MIN = (
     ),
 )
 _TOO_OLD_SAID = re.compile(r"no longer supports this GPU because it is too old", re.I)
+# A library's floor said as an architecture (FlashAttention's "FlashAttention only supports Ampere GPUs
+# or newer"): the lowest compute capability of that architecture's first GPUs.
+_ARCH_FLOOR = re.compile(
+    r"\bonly supports? (Maxwell|Pascal|Volta|Turing|Ampere|Ada(?: Lovelace)?|Hopper|Blackwell) "
+    r"GPUs? or newer\b",
+    re.I,
+)
+_ARCH_CC = {"maxwell": "5.0", "pascal": "6.0", "volta": "7.0", "turing": "7.5", "ampere": "8.0"}
+_ARCH_CC |= {"ada": "8.9", "ada lovelace": "8.9", "hopper": "9.0", "blackwell": "10.0"}
 _CC_CSV = re.compile(
     r"^\s*(?:NVIDIA\s+)?(?:GeForce|Tesla|Quadro|TITAN|RTX|[ABHL][0-9]{1,3}|T4|GH200)\b[\w -]{0,40},"
     r"\s*([0-9]{1,2})\.([0-9])\s*$",
@@ -567,6 +580,10 @@ def read_facts(text: str) -> Facts:
     m = _TOO_OLD_SAID.search(text)
     if m and f.below_minimum_line is None and f.build_minimum:
         f.below_minimum_line = _line_at(text, m.start())
+    m = _ARCH_FLOOR.search(text)
+    if m and f.below_minimum_line is None and not f.build_minimum:
+        f.build_minimum = _ARCH_CC[m.group(1).lower()]
+        f.below_minimum_line = _line_at(text, m.start())
     for m in (*_CC_SM.finditer(text), *_CC_CSV.finditer(text)):
         cc = f"{m.group(1)}.{m.group(2)}"
         if cc not in f.compute_capabilities and len(f.compute_capabilities) < MAX_GPUS:
@@ -625,7 +642,7 @@ def read_facts(text: str) -> Facts:
     f.setup = read_setup(text)
     f.stack = read_stack(text)
     f.host = read_host(text)
-    if f.no_kernel_line is not None:
+    if f.no_kernel_line is not None or f.below_minimum_line is not None:
         _read_coverage(text, f)
     _read_platform_lines(text, f)
     return f

@@ -2,6 +2,7 @@
 
     FIGURES["torch-memory-held-elsewhere"](match) -> bool
     FIGURES["cuda-build-above-driver"](match) -> bool
+    FIGURES["torch-request-above-free"](match) -> bool
 
 A row of assets/doctor/patterns.toml with `figures = "<name>"` claims a line only where its regex
 matches and this check, given the match's named groups, says yes. PyTorch's out-of-memory message
@@ -76,6 +77,22 @@ def torch_memory_held_elsewhere(match: re.Match[str]) -> bool:
     return memory.elsewhere >= max(ELSEWHERE_MIN, ELSEWHERE_SHARE * memory.total)
 
 
+# What PyTorch asked for against what it printed free: free at least twice the request and this
+# much more, the request would have fitted as the message tells it.
+FITS_MARGIN = 256 * 1024**2
+
+
+def torch_request_above_free(match: re.Match[str]) -> bool:
+    """PyTorch's "Tried to allocate R (...; F free; ...)": the work's tensors did not fit, unless its
+    own figures show F well above R (a request that fitted is no tensor too big). True where the
+    figures are not in the line (the message alone)."""
+    groups = match.groupdict()
+    request, free = size_bytes(groups.get("request")), size_bytes(groups.get("free"))
+    if request is None or free is None:
+        return True
+    return not (free >= 2 * request and free - request >= FITS_MARGIN)
+
+
 def cuda_build_above_driver(match: re.Match[str]) -> bool:
     """`cuda` as a wheel's local version writes it ("111" = 11.1, "121" = 12.1), `driver` dotted."""
     cuda, driver = match.group("cuda"), match.group("driver")
@@ -104,6 +121,7 @@ def cudnn_runtime_incompatible(match: re.Match[str]) -> bool:
 
 FIGURES: dict[str, Callable[[re.Match[str]], bool]] = {
     "torch-memory-held-elsewhere": torch_memory_held_elsewhere,
+    "torch-request-above-free": torch_request_above_free,
     "cuda-build-above-driver": cuda_build_above_driver,
     "cudnn-runtime-incompatible": cudnn_runtime_incompatible,
 }
