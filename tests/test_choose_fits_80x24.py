@@ -10,7 +10,7 @@ import pytest
 from textual.widgets import Button
 
 from screens.widgets.candidate_table import CandidateTable
-from tests.apps.wizard_app import build_app, to_choose
+from tests.apps.wizard_app import build_app, to_choose, wait_until
 from wizard.text import set_language
 
 
@@ -30,12 +30,11 @@ async def test_moving_between_rows_keeps_the_options_on_the_screen(name: str, la
         rows = len(screen.query_one(CandidateTable).candidates)
         for key in ["down"] * (rows - 1) + ["up"] * (rows - 1):
             await pilot.press(key)
-            # The detail is fitted over a few refreshes: on a loaded machine (CI's workers) 0.3 s
-            # may not see the last one, so the settled screen is waited for (3 s at most).
-            for _ in range(10):
-                await pilot.pause(0.3)
-                use = screen.query_one("#use", Button)
-                if screen.max_scroll_y == 0 and use.region.bottom <= screen.size.height - 1:
-                    break
+            # The detail is fitted over a few refreshes: on a loaded machine (CI's workers) they may
+            # take seconds, so the settled screen is waited for (wait_until's limit), then checked.
+            use = screen.query_one("#use", Button)
+            await wait_until(
+                pilot, lambda: screen.max_scroll_y == 0 and use.region.bottom <= screen.size.height - 1
+            )
             assert screen.max_scroll_y == 0, key
             assert use.region.bottom <= screen.size.height - 1  # above the footer, in sight
