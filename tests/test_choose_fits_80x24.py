@@ -34,7 +34,7 @@ async def test_moving_between_rows_keeps_the_options_on_the_screen(name: str, la
             # take seconds, so the settled screen is waited for (wait_until's limit), then checked.
             use = screen.query_one("#use", Button)
             await wait_until(
-                pilot, lambda: screen.max_scroll_y == 0 and use.region.bottom <= screen.size.height - 1
+                pilot, lambda b=use: screen.max_scroll_y == 0 and b.region.bottom <= screen.size.height - 1
             )
             assert screen.max_scroll_y == 0, key
             assert use.region.bottom <= screen.size.height - 1  # above the footer, in sight
