@@ -53,6 +53,7 @@ ROUND12 = CORPUS.with_name("round12.json")
 ROUND13 = CORPUS.with_name("round13.json")
 ROUND14 = CORPUS.with_name("round14.json")
 ROUND15 = CORPUS.with_name("round15.json")
+ROUND16 = CORPUS.with_name("round16.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
@@ -134,7 +135,14 @@ def written_build_logs(commands: list[dict]) -> dict[str, str]:
             logs.setdefault(path, f"DKMS make.log for {m.group(1)}-{m.group(2)} for kernel {m.group(3)}\n")
     for m in _INSTALLER_LOG.finditer(text):
         logs[m.group(1)] = "".join(x.strip() + "\n" for x in text.splitlines() if x.startswith("ERROR: "))
+    for m in _AKMODS_FAILED.finditer(text):  # akmods names the log it wrote for the failed build
+        logs.setdefault(m.group(1), m.group(0) + "\n")
     return logs
+
+
+# akmods' own words for a failed build ("Building rpms failed; see /var/cache/akmods/nvidia/565.77-1-for-
+# 6.13.4-200.fc41.x86_64.failed.log for details"): the log it wrote, by its name.
+_AKMODS_FAILED = re.compile(r"Building rpms failed; see (/var/cache/akmods/\S+\.failed\.log) for details")
 
 
 def x_server_log(commands: list[dict]) -> dict[str, str]:
@@ -228,7 +236,13 @@ def _all_gpus_flag(opts: list[str], image: str = "") -> bool:
     return runtime and (every or bool(_CUDA_IMAGE.search(image)))
 
 
-_RUNNERS = (["docker", "run"], ["podman", "run"], ["nerdctl", "run"], ["ctr", "run"])
+_RUNNERS = (
+    ["docker", "run"],
+    ["podman", "run"],
+    ["nerdctl", "run"],
+    ["ctr", "run"],
+    ["nvidia-docker", "run"],
+)
 
 
 def _container_smi(argv: list[str]) -> list[str] | None:
@@ -246,7 +260,9 @@ def _container_smi(argv: list[str]) -> list[str] | None:
         # the command's first word, right after the image (not an option's value such as --name)
         if argv[i].rsplit("/", 1)[-1] == "nvidia-smi" and not argv[i - 1].startswith("-"):
             opts, image = argv[2 : i - named], argv[i - named]
-            return ["nvidia-smi", *argv[i + 1 :]] if _all_gpus_flag(opts, image) else None
+            # nvidia-docker (1.x, its own wrapper) passes every GPU unless NV_GPU names some.
+            every = argv[0] == "nvidia-docker" and not any("NV_GPU" in a for a in opts)
+            return ["nvidia-smi", *argv[i + 1 :]] if every or _all_gpus_flag(opts, image) else None
     return None
 
 
@@ -303,6 +319,27 @@ def _gives_a_device(opts: list[str]) -> bool:
     return False
 
 
+# docker/podman run's options that take a value as the next word (the image is the first word that is
+# neither an option nor such a value); what follows the image is the container's command and arguments.
+_VALUE_OPTS = frozenset(
+    "-v --volume -e --env --env-file --name -p --publish --mount --network --net --runtime --device --gpus "
+    "-w --workdir -u --user --entrypoint -m --memory --shm-size --ipc --label -l --add-host --cpus "
+    "--ulimit --restart --platform --pull --log-driver --hostname -h --cap-add --cap-drop --security-opt "
+    "--tmpfs --pid --cgroupns --userns --dns".split()
+)
+
+
+def _before_image(args: list[str]) -> list[str]:
+    """A run's options, up to its image (`docker run IMAGE --gpus=all` gives --gpus to the container)."""
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if not a.startswith("-"):
+            return args[:i]
+        i += 2 if a in _VALUE_OPTS else 1
+    return args
+
+
 def container_without_gpu(commands: list[dict]) -> str | None:
     """The container marker (Docker's /.dockerenv, podman's /run/.containerenv) where every pasted
     command is `[sudo] docker|podman run OPTIONS IMAGE` given no GPU's device by any option, and its
@@ -315,7 +352,7 @@ def container_without_gpu(commands: list[dict]) -> str | None:
         start = 3 if argv[1:3] == ["container", "run"] else 2
         if argv[:1] not in (["docker"], ["podman"]) or (start == 2 and argv[1:2] != ["run"]):
             return None
-        if _gives_a_device(argv[start:]):
+        if _gives_a_device(_before_image(argv[start:])):
             return None
         said = str(c.get("stdout", "")) + "\n" + str(c.get("stderr", ""))
         if not _NO_DRIVER_BANNER.search(said):

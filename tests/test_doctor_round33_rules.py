@@ -46,3 +46,9 @@ def test_a_gpu_image_said_in_words_without_libcuda_is_a_container_without_the_gp
     )
     assert first(text).id == "container-no-gpu"
     assert all(d.id != "container-no-gpu" for d in match_output(text.replace(" with GPU support", "")))
+
+
+def test_paddles_loader_not_finding_cudnn_is_missing_cudnn() -> None:
+    # Round 34's training side (PaddlePaddle/Paddle#24953): the loader's own words.
+    assert first("Error: Can not find library: libcudnn.so. The process maybe hang.\n").id == "missing-cudnn"
+    assert first("Can not find library: libcublas.so\n").id == "missing-cudart"

@@ -26,6 +26,7 @@ from tests.dump_corpus import (
     ROUND13,
     ROUND14,
     ROUND15,
+    ROUND16,
     cases,
     held_out,
     judge,
@@ -433,6 +434,27 @@ LATER_ROUNDS = {
     # written from it (its training misses need what the replay does not carry: podman's --gpus, a
     # no-op there; kernel lines inside an installer's output; DKMS builds for kernels not shown running).
     15: LaterRound(ROUND15, 30, 13, {}, None),
+    # Blind after every rule of stop 44 but round 16's own: held out 4/5, 0 wrong; training 4/11, 0
+    # wrong. Then the replay's reading of its training side: nvidia-docker 1.x passes every GPU, a
+    # `docker run IMAGE --gpus=all` gives --gpus to the container, akmods' failed log by its name.
+    16: LaterRound(
+        ROUND16,
+        16,
+        5,
+        {},
+        {
+            "void-linux5-3-dkms-nvidia-390-132-build-failed": "xbps's kernel hook builds for the kernel it "
+            "configures, not shown to be the running one",
+            "fedora43-aarch64-akmod-nvidia-590-48-failed-log-gcc-cxx": "akmods' failed log for a kernel not "
+            "shown to be the running one",
+            "fedora36-surface-kernel-akmods-nvidia-510-68-failed": "akmods' failed log for a kernel not "
+            "shown to be the running one",
+            "fedora41-akmods-force-nvidia-565-77-kernel-6-13-failed": "akmods' failed log for a kernel not "
+            "shown to be the running one",
+            "debian10-nvidia-container-cli-info-libcuda-so-1-missing": "nvidia-container-cli's own words "
+            "only; the thread's end is not shown",
+        },
+    ),
 }
 LATER_CASES = {n: cases(r.path) for n, r in LATER_ROUNDS.items()}
 

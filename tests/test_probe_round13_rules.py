@@ -132,3 +132,36 @@ def test_in_a_container_a_fix_on_the_driver_or_gpu_is_said_for_its_host(tmp_path
     native = replay_machine(tmp_path / "native", NATIVE, [cmd(["nvidia-smi"], said)])
     (_, fix), _ = in_both_languages(layer(native, "gpu"), native)
     assert "host" not in fix and fix.startswith("Restart the computer")
+
+
+# ---- round 16's replay readings (tests/dump_corpus.py) -------------------------------------------
+
+
+def test_nvidia_docker_1_passes_every_gpu_so_its_table_is_the_hosts(tmp_path: Path) -> None:
+    p = replay_machine(
+        tmp_path, {}, [cmd(["nvidia-docker", "run", "--rm", "nvidia/cuda", "nvidia-smi"], TABLE)]
+    )
+    assert p.driver is not None and p.driver.version == "515.48.07"
+
+
+def test_a_gpus_flag_after_the_image_is_the_containers_argument(tmp_path: Path) -> None:
+    banner = "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.\n"
+    after = replay_machine(tmp_path, {}, [cmd(["docker", "run", "5f270feee059", "--gpus=all"], banner)])
+    assert "container-no-gpu" in reasons(after)
+    before = replay_machine(
+        tmp_path / "b", {}, [cmd(["docker", "run", "--gpus=all", "5f270feee059"], banner)]
+    )
+    assert "container-no-gpu" not in reasons(before)  # given the GPU: the banner is not the whole story
+
+
+def test_akmods_failed_log_by_its_name_keeps_the_driver_version(tmp_path: Path) -> None:
+    said = (
+        "Building and installing nvidia-kmod [FAILED]\n"
+        "Building rpms failed; see /var/cache/akmods/nvidia/565.77-1-for-6.13.4-200.fc41.x86_64.failed.log for details\n"
+    )
+    p = replay_machine(tmp_path, {}, [cmd(["akmods", "--force"], said)])
+    module = layer(p, "module")
+    assert (
+        module.facts.get("version") == "565.77"
+        and module.facts.get("build_failed_for") == "6.13.4-200.fc41.x86_64"
+    )
