@@ -52,3 +52,18 @@ def test_paddles_loader_not_finding_cudnn_is_missing_cudnn() -> None:
     # Round 34's training side (PaddlePaddle/Paddle#24953): the loader's own words.
     assert first("Error: Can not find library: libcudnn.so. The process maybe hang.\n").id == "missing-cudnn"
     assert first("Can not find library: libcublas.so\n").id == "missing-cudart"
+
+
+def test_35_on_a_machine_said_to_have_no_gpu_is_no_gpu_not_an_old_driver() -> None:
+    # cudaErrorInsufficientDriver is also what the runtime answers where no NVIDIA driver is there.
+    said = "CUDA driver version is insufficient for CUDA runtime version\n"
+    d = first("This machine has no GPU.\n" + said)
+    assert d.id == "no-nvidia-gpu" and "35" in d.why
+    assert (
+        first("I do not have an NVIDIA GPU.\ncudaGetDeviceCount returned 35\n-> " + said).id
+        == "no-nvidia-gpu"
+    )
+    # A driver shown, or the statement a question: the catalogue's reading stands.
+    table = "| NVIDIA-SMI 418.87   Driver Version: 418.87   CUDA Version: 10.1 |\n"
+    assert first("This machine has no GPU.\n" + said + table).id == "driver-too-old"
+    assert first("Do I not have a GPU?\n" + said).id == "driver-too-old"

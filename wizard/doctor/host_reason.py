@@ -250,12 +250,34 @@ def _wsl_release(facts: Facts, causes: list[str], wsl_driver: str) -> HostDecisi
     )
 
 
+def _no_gpu_insufficient(facts: Facts, causes: list[str]) -> HostDecision | None:
+    """35's words ("CUDA driver version is insufficient for CUDA runtime version") on a machine the text
+    says has no (NVIDIA) GPU, none shown: the CUDA runtime answers cudaErrorInsufficientDriver where it
+    finds no NVIDIA driver at all (no libcuda to ask), so on such a machine it says no driver, not an
+    old one; updating a driver there changes nothing."""
+    if causes not in ([], ["driver-too-old"]) or facts.host.no_gpu_at is None or _gpu_shown(facts):
+        return None
+    if not causes and not any(c.decides == "driver-too-old" for c, _, _ in facts.codes):
+        return None  # no row and no code read a driver too old
+    if facts.host.found_cuda:  # PyTorch read a driver's CUDA: a driver answered
+        return None
+    return HostDecision(
+        "no-nvidia-gpu",
+        "doctor.judge33.no_gpu_35",
+        {"said": facts.host.no_gpu_said},
+        evidence=facts.host.no_gpu_at,
+        drop=("driver-too-old",),
+        texts="no-nvidia-gpu-said",
+    )
+
+
 def decide_host(facts: Facts, causes: list[str], symptoms: set[str], wsl_driver: str) -> HostDecision | None:
     """`wsl_driver`: the Windows driver a WSL2 text shows (reason._wsl_driver_seen), "" for none."""
     return (
         _no_gpu_host(facts, causes, symptoms)
         or _no_gpu_host_more(facts, causes, symptoms)
         or _nvml_down(facts, causes)
+        or _no_gpu_insufficient(facts, causes)
         or _oom_open(facts, causes, symptoms)
         or _cuda_unwanted(facts, causes, symptoms)
         or _gpu_on_bus(facts, causes, symptoms)
