@@ -54,6 +54,7 @@ ROUND13 = CORPUS.with_name("round13.json")
 ROUND14 = CORPUS.with_name("round14.json")
 ROUND15 = CORPUS.with_name("round15.json")
 ROUND16 = CORPUS.with_name("round16.json")
+ROUND17 = CORPUS.with_name("round17.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:

@@ -643,3 +643,33 @@ def test_nvml_failing_with_unknown_error_is_a_gpu_to_fix_in_every_view(tmp_path:
     assert w.title in plan.steps[0].title and w.fix in plan.steps[0].why
     assert not any(word in " ".join(c) for s in plan.steps for c in s.commands for word in INSTALLS)
     assert any(w.fix in d.fix for d in diagnose(profile))
+
+
+def test_cuda_version_na_is_cuda_to_fix_in_every_view_with_no_cause_named(tmp_path: Path) -> None:
+    """nvidia-smi's "CUDA Version: N/A": it could not load libcuda to ask (missing, broken, or a vGPU
+    host's driver, which serves none), so no cause is named, yet CUDA does not start there: Choose's
+    first step, the plan's first step and the doctor give the same words, which say how to tell."""
+    commands = {
+        QUERY: ok(ROW_3060),
+        ("nvidia-smi",): ok(HEADER_550.replace("CUDA Version: 12.4 ", "CUDA Version: N/A  ")),
+        ("ldconfig", "-p"): LDCONFIG_550,
+    }
+    files = {
+        **NATIVE,
+        **PCI,
+        "/proc/modules": "nvidia 5 0 - Live 0x0\n",
+        "/sys/module/nvidia/version": "550.120\n",
+    }
+    profile = machine(tmp_path, {**files, **LIB_550}, commands, FakeNvml(init_error=ErrorKind.OTHER))
+    state = profile.blocking_state
+    assert state is not None and (state.layer, state.state, state.reason) == ("cuda", "failing", "")
+    w = words(state, profile)
+    assert "N/A" in w.title and "ldconfig -p | grep libcuda.so.1" in w.fix
+    best = recommend(profile).recommended
+    assert best is not None and best.driver is not None
+    assert w.title in first_step_line(best.driver) and w.fix in best.reasons[0]
+    plan = build_plan(profile, best, home="/home/student")
+    assert w.title in plan.steps[0].title and w.fix in plan.steps[0].why
+    assert any(w.fix in d.fix for d in diagnose(profile))
+    err = cuda_err(tmp_path / "err")  # ERR!: it loaded libcuda and CUDA failed: cuda-err, named
+    assert err.blocking_state is not None and err.blocking_state.reason == "cuda-err"

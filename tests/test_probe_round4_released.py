@@ -84,6 +84,7 @@ HELD4_UNREAD = {
     "azure-vm-secureboot-on-mok-unenrolled": "Secure Boot is on only in the issue's title and prose; the "
     "text holds nvidia-smi's 'couldn't communicate' alone (no mokutil, no SecureBoot variable, no key "
     "line): not-loaded, whose fix is restart once, then `sudo modprobe nvidia` says why",
+    "freebsd-linux-shim-575-rtx5070-cuda-na": "nvidia-smi's 'CUDA Version: N/A' alone: since stop 44 the CUDA layer fails with no cause named (N/A is libcuda not loaded, which a vGPU host's driver shows too: rounds 13, 14, 17), where this case was labelled cuda-err",
 }
 
 

@@ -183,6 +183,13 @@ class LayerState:
         (nvidia-smi: "No devices were found"). Still a GPU to fix, never a machine without one."""
         return self.layer == "gpu" and self.state == FAILING and not self.reason
 
+    @property
+    def blocks_unnamed(self) -> bool:
+        """A failure with no cause named that still stops every GPU set: the GPU the driver does not
+        give (gives_no_gpu), or CUDA not loaded under a working driver (nvidia-smi's "CUDA Version:
+        N/A"). Its words say what failed and the reads that would tell why."""
+        return self.gives_no_gpu or (self.layer == "cuda" and self.state == FAILING and not self.reason)
+
 
 _NOTE_CODE = re.compile(r"probe\.[a-z0-9_]+")
 
@@ -358,7 +365,7 @@ class MachineProfile:
         """The failure whose fix comes first (a reboot before anything that needs the driver). A GPU
         the loaded driver fails to give ("No devices were found") blocks too, with no cause named:
         it is a GPU to plan for (its restart first), not a machine without one."""
-        return next((s for s in self.failed_states if s.blocks and (s.reason or s.gives_no_gpu)), None)
+        return next((s for s in self.failed_states if s.blocks and (s.reason or s.blocks_unnamed)), None)
 
     @property
     def has_nvidia_gpu(self) -> bool:

@@ -142,13 +142,16 @@ def unsure_key(state: LayerState) -> str:
     gives no GPU ("gpu-no-usable"), WSL's nvidia-smi did not reach the Windows driver
     ("wsl-driver-unreached"), a kernel that loads no module ("no-module-loading"), a module build that
     failed for a kernel not shown to be the running one ("module-build-failed"), NVML's "Unknown
-    Error" as it starts with no kernel words ("nvml-unknown"); else ""."""
+    Error" as it starts with no kernel words ("nvml-unknown"), nvidia-smi's "CUDA Version: N/A"
+    ("cuda-na"); else ""."""
     if state.reason or not state.failed:
         return ""
     if state.layer == "module" and state.facts.get("build_failed_for"):
         return "module-build-failed"
     if state.layer == "gpu" and state.facts.get("nvml") == "unknown":
         return "nvml-unknown"
+    if state.layer == "cuda" and state.facts.get("shown", "").upper() == "N/A":
+        return "cuda-na"
     if state.gives_no_gpu:
         return "gpu-no-usable"
     if state.state != FAILING:
@@ -181,11 +184,6 @@ def words(state: LayerState, profile: MachineProfile | None = None) -> StateWord
         # WSL1 never gets a GPU device: converting the distribution is the step, not an update.
         title = t(f"states.{reason}.title_wsl1", **facts)
         fix = t(f"states.{reason}.fix_wsl1", **facts)
-        manual = ""
-    elif reason == "cuda-err" and state.facts.get("shown") == "N/A":
-        # N/A: nvidia-smi could not load libcuda to ask (ERR!: it loaded and failed).
-        title = t(f"states.{reason}.title", **facts)
-        fix = t(f"states.{reason}.fix_na", **facts)
         manual = ""
     elif reason == "gpu-unreachable" and profile is not None and profile.platform == "windows":
         # No dmesg on Windows: Device Manager shows the GPU's status (a GPU-PV guest's, too).

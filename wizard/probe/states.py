@@ -1000,7 +1000,13 @@ def _cuda(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     shown = ctx.seen.get("smi_cuda")
     if isinstance(shown, dict):
         ev = [Evidence("nvidia-smi", _smi_exit(ctx), str(shown.get("line", "")))]
-        return [*uncached, _state("cuda", FAILING, "cuda-err", ev, shown=str(shown.get("value", "")))]
+        value = str(shown.get("value", ""))
+        if value.upper() == "N/A":
+            # N/A: nvidia-smi could not load libcuda to ask (missing, broken, or a vGPU host's driver,
+            # which serves none): the CUDA layer fails with no cause named (state_view.unsure_key);
+            # ERR!: it loaded it and CUDA failed, cuda-err.
+            return [*uncached, _state("cuda", FAILING, "", ev, shown=value)]
+        return [*uncached, _state("cuda", FAILING, "cuda-err", ev, shown=value)]
     if uncached:
         return uncached
     if p.driver.cuda not in ("", "unknown"):
