@@ -44,6 +44,7 @@ ALLOWED = {
     "required for CUDA and OpenCL applications",  # the Container Toolkit's words for "compute"
     "Function not implemented",  # ENOSYS's strerror, as modprobe prints it
     "Driver Not Loaded",  # NVML's own error string
+    "driver version is insufficient",  # cudaErrorInsufficientDriver's own words (35)
 }
 
 
