@@ -194,10 +194,11 @@ def init_failed(tmp_path: Path) -> MachineProfile:
     return machine(tmp_path, {**files, **LIB_550}, commands, FakeNvml(init_error=ErrorKind.OTHER))
 
 
-def cuda_err(tmp_path: Path) -> MachineProfile:
+def cuda_shown(tmp_path: Path, shown: str) -> MachineProfile:
+    """A loaded 550 driver whose nvidia-smi shows `shown` (4 cells) for its CUDA Version."""
     commands = {
         QUERY: ok(ROW_3060),
-        ("nvidia-smi",): ok(HEADER_550.replace("CUDA Version: 12.4 ", "CUDA Version: ERR!")),
+        ("nvidia-smi",): ok(HEADER_550.replace("CUDA Version: 12.4 ", f"CUDA Version: {shown}")),
         ("ldconfig", "-p"): LDCONFIG_550,
     }
     files = {
@@ -207,6 +208,10 @@ def cuda_err(tmp_path: Path) -> MachineProfile:
         "/sys/module/nvidia/version": "550.120\n",
     }
     return machine(tmp_path, {**files, **LIB_550}, commands, FakeNvml(init_error=ErrorKind.OTHER))
+
+
+def cuda_err(tmp_path: Path) -> MachineProfile:
+    return cuda_shown(tmp_path, "ERR!")
 
 
 def no_libcuda(tmp_path: Path) -> MachineProfile:
@@ -649,18 +654,7 @@ def test_cuda_version_na_is_cuda_to_fix_in_every_view_with_no_cause_named(tmp_pa
     """nvidia-smi's "CUDA Version: N/A": it could not load libcuda to ask (missing, broken, or a vGPU
     host's driver, which serves none), so no cause is named, yet CUDA does not start there: Choose's
     first step, the plan's first step and the doctor give the same words, which say how to tell."""
-    commands = {
-        QUERY: ok(ROW_3060),
-        ("nvidia-smi",): ok(HEADER_550.replace("CUDA Version: 12.4 ", "CUDA Version: N/A  ")),
-        ("ldconfig", "-p"): LDCONFIG_550,
-    }
-    files = {
-        **NATIVE,
-        **PCI,
-        "/proc/modules": "nvidia 5 0 - Live 0x0\n",
-        "/sys/module/nvidia/version": "550.120\n",
-    }
-    profile = machine(tmp_path, {**files, **LIB_550}, commands, FakeNvml(init_error=ErrorKind.OTHER))
+    profile = cuda_shown(tmp_path, "N/A ")
     state = profile.blocking_state
     assert state is not None and (state.layer, state.state, state.reason) == ("cuda", "failing", "")
     w = words(state, profile)
