@@ -17,7 +17,7 @@ from wizard.nvml import ErrorKind
 from wizard.nvml_fake import FakeGpu, FakeNvml
 from wizard.plan.build import build_plan
 from wizard.probe import detect
-from wizard.probe.state_view import words
+from wizard.probe.state_view import StateWords, words
 from wizard.profile import MachineProfile
 from wizard.profile_view import part_rows
 from wizard.sysio import CommandResult
@@ -596,31 +596,35 @@ def no_devices(tmp_path: Path) -> MachineProfile:
     return machine(tmp_path, dict(NATIVE), commands, FakeNvml(init_error=ErrorKind.OTHER))
 
 
+def unnamed_first_step(profile: MachineProfile, layer: str) -> StateWords:
+    """A failure with no cause named blocks, and Choose's first step, the plan's first step and the
+    doctor give its one wording, with no driver installed over the installed one: its words."""
+    state = profile.blocking_state
+    assert state is not None and (state.layer, state.state, state.reason) == (layer, "failing", "")
+    w = words(state, profile)
+    best = recommend(profile).recommended
+    assert best is not None and best.set.method != "cpu"
+    assert best.driver is not None and best.driver.fix is not None
+    assert w.title in first_step_line(best.driver) and w.fix in best.reasons[0]
+    plan = build_plan(profile, best, home="/home/student")
+    assert w.title in plan.steps[0].title and w.fix in plan.steps[0].why
+    assert not any(word in " ".join(c) for s in plan.steps for c in s.commands for word in INSTALLS)
+    assert any(w.fix in d.fix for d in diagnose(profile))
+    return w
+
+
 def test_a_driver_that_gives_no_gpu_is_a_gpu_to_fix_in_every_view(tmp_path: Path) -> None:
     """No view says "no driver" or "no GPU" of a machine whose loaded driver gives no GPU: Detect's
     Driver row says loaded, Choose plans a GPU set whose first step is the state's fix (a restart),
     the plan's first step is it, and the doctor gives the same fix."""
     profile = no_devices(tmp_path)
-    state = profile.blocking_state
-    assert state is not None and (state.layer, state.state, state.reason) == ("gpu", "failing", "")
-    w = words(state, profile)
+    w = unnamed_first_step(profile, "gpu")
     assert "No devices were found" in w.title and w.fix.startswith("Restart the computer")
-
     driver_row = dict(part_rows("nvidia", profile))["Driver"]
     assert "loaded" in driver_row and "no NVIDIA driver" not in driver_row
     codes = {n.code for n in profile.notes}
     assert "probe.no_driver" not in codes and "probe.driver_no_gpus" in codes
     assert not {"gpu-without-driver", "no-nvidia-gpu"} & {f.key for f in find_problems(profile)}
-
-    best = recommend(profile).recommended
-    assert best is not None and best.set.method != "cpu"
-    assert best.driver is not None and best.driver.fix is not None
-    assert w.title in first_step_line(best.driver) and w.fix in best.reasons[0]
-
-    plan = build_plan(profile, best, home="/home/student")
-    assert w.title in plan.steps[0].title and w.fix in plan.steps[0].why
-    assert not any(word in " ".join(c) for s in plan.steps for c in s.commands for word in INSTALLS)
-    assert any(w.fix in d.fix for d in diagnose(profile))
 
 
 def test_nvml_failing_with_unknown_error_is_a_gpu_to_fix_in_every_view(tmp_path: Path) -> None:
@@ -631,23 +635,12 @@ def test_nvml_failing_with_unknown_error_is_a_gpu_to_fix_in_every_view(tmp_path:
     said = "Failed to initialize NVML: Unknown Error\n"
     commands = {QUERY: fail(255, stdout=said), ("nvidia-smi",): fail(255, stdout=said)}
     profile = machine(tmp_path, dict(NATIVE), commands, FakeNvml(init_error=ErrorKind.OTHER))
-    state = profile.blocking_state
-    assert state is not None and (state.layer, state.state, state.reason) == ("gpu", "failing", "")
-    w = words(state, profile)
+    w = unnamed_first_step(profile, "gpu")
     assert "Unknown Error" in w.title and w.fix.startswith("Restart the computer") and "dmesg" in w.fix
-
     driver_row = dict(part_rows("nvidia", profile))["Driver"]
     assert "installed" in driver_row and "no NVIDIA driver" not in driver_row
     codes = {n.code for n in profile.notes}
     assert "probe.no_driver" not in codes and "probe.driver_nvml_unknown" in codes
-
-    best = recommend(profile).recommended
-    assert best is not None and best.set.method != "cpu" and best.driver is not None
-    assert w.title in first_step_line(best.driver) and w.fix in best.reasons[0]
-    plan = build_plan(profile, best, home="/home/student")
-    assert w.title in plan.steps[0].title and w.fix in plan.steps[0].why
-    assert not any(word in " ".join(c) for s in plan.steps for c in s.commands for word in INSTALLS)
-    assert any(w.fix in d.fix for d in diagnose(profile))
 
 
 def test_cuda_version_na_is_cuda_to_fix_in_every_view_with_no_cause_named(tmp_path: Path) -> None:
@@ -655,15 +648,7 @@ def test_cuda_version_na_is_cuda_to_fix_in_every_view_with_no_cause_named(tmp_pa
     host's driver, which serves none), so no cause is named, yet CUDA does not start there: Choose's
     first step, the plan's first step and the doctor give the same words, which say how to tell."""
     profile = cuda_shown(tmp_path, "N/A ")
-    state = profile.blocking_state
-    assert state is not None and (state.layer, state.state, state.reason) == ("cuda", "failing", "")
-    w = words(state, profile)
+    w = unnamed_first_step(profile, "cuda")
     assert "N/A" in w.title and "ldconfig -p | grep libcuda.so.1" in w.fix
-    best = recommend(profile).recommended
-    assert best is not None and best.driver is not None
-    assert w.title in first_step_line(best.driver) and w.fix in best.reasons[0]
-    plan = build_plan(profile, best, home="/home/student")
-    assert w.title in plan.steps[0].title and w.fix in plan.steps[0].why
-    assert any(w.fix in d.fix for d in diagnose(profile))
     err = cuda_err(tmp_path / "err")  # ERR!: it loaded libcuda and CUDA failed: cuda-err, named
     assert err.blocking_state is not None and err.blocking_state.reason == "cuda-err"
