@@ -333,6 +333,12 @@ _COMPILED_FOR = re.compile(
 )
 
 
+def _add_cc(f: Facts, cc: str) -> None:
+    """A compute capability the text shows, once, and no more than MAX_GPUS of them."""
+    if cc not in f.compute_capabilities and len(f.compute_capabilities) < MAX_GPUS:
+        f.compute_capabilities.append(cc)
+
+
 def _cut(value: str) -> str:
     value = " ".join(value.split())
     return value[:VALUE_CHARS]
@@ -557,14 +563,12 @@ def read_facts(text: str) -> Facts:
                 f.gpus.append(name)
     for m in _CC.finditer(text):
         cc = f"{m.group(1)}.{m.group(2)}" if m.group(1) else f"{m.group(3)}.{m.group(4)}"
-        if cc not in f.compute_capabilities and len(f.compute_capabilities) < MAX_GPUS:
-            f.compute_capabilities.append(cc)
+        _add_cc(f, cc)
     for m in _CC_FOUND.finditer(text):
         name, cc = _cut(m.group(1)), f"{m.group(2)}.{m.group(3)}"
         if name not in f.gpus and len(f.gpus) < MAX_GPUS:
             f.gpus.append(name)
-        if cc not in f.compute_capabilities and len(f.compute_capabilities) < MAX_GPUS:
-            f.compute_capabilities.append(cc)
+        _add_cc(f, cc)
     m = _BUILD_MIN.search(text)
     if m:
         f.build_minimum = m.group(1)
@@ -574,8 +578,7 @@ def read_facts(text: str) -> Facts:
             f.build_minimum = f.build_minimum or m.group(lowest)
             if m.group(lowest) != m.group(device) and m.group(lowest) in f.compute_capabilities:
                 f.compute_capabilities.remove(m.group(lowest))  # the build's floor, read as a GPU's above
-            if m.group(device) not in f.compute_capabilities and len(f.compute_capabilities) < MAX_GPUS:
-                f.compute_capabilities.append(m.group(device))
+            _add_cc(f, m.group(device))
             f.below_minimum_line = _line_at(text, m.start())
     m = _TOO_OLD_SAID.search(text)
     if m and f.below_minimum_line is None and f.build_minimum:
@@ -586,8 +589,7 @@ def read_facts(text: str) -> Facts:
         f.below_minimum_line = _line_at(text, m.start())
     for m in (*_CC_SM.finditer(text), *_CC_CSV.finditer(text)):
         cc = f"{m.group(1)}.{m.group(2)}"
-        if cc not in f.compute_capabilities and len(f.compute_capabilities) < MAX_GPUS:
-            f.compute_capabilities.append(cc)
+        _add_cc(f, cc)
     said = _NVC_DXCORE_PROBE.sub("", text)  # nvidia-container-cli names WSL on every host
     f.platforms = [name for name, rx in _PLATFORMS if rx.search(said)]
     m = _COMPUTE_MODE.search(text)
@@ -707,9 +709,7 @@ def _read_coverage(text: str, f: Facts) -> None:
     m = _COMPILED_FOR.search(text)
     if m and not f.build_code:
         f.build_code = list(dict.fromkeys(f"sm_{w}" for w in re.findall(r"[0-9]{2,3}", m.group(1))))
-        cc = f"{m.group(2)[:-1]}.{m.group(2)[-1]}"
-        if cc not in f.compute_capabilities and len(f.compute_capabilities) < MAX_GPUS:
-            f.compute_capabilities.append(cc)
+        _add_cc(f, f"{m.group(2)[:-1]}.{m.group(2)[-1]}")
     f.arch_named = not f.build_code and bool(re.search(r"\b(?:sm|compute)_[0-9]{2,3}", text, re.I))
     if not f.build_code:
         m = _ARCH_FLAGS.search(text)

@@ -225,7 +225,7 @@ def _below_minimum(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     lowest = _version(facts.build_minimum) if facts.build_minimum else None
     gpus = _gpu_ccs(facts, kb)
     failed = facts.no_kernel_line or facts.below_minimum_line  # "no kernel image", or the build's words
-    if failed is not None and lowest is not None and not gpus and facts.below_minimum_line is not None:
+    if lowest is not None and not gpus and facts.below_minimum_line is not None:
         # The build's own check said this GPU is below its lowest, naming no GPU: it read the GPU.
         fields = {"minimum": str(lowest)}
         return Verdict(TOO_OLD, "doctor.judge33.below_said", fields, (TOO_NEW, PTX_DRIVER), "cover-too-old")

@@ -120,9 +120,15 @@ def named_bus(line: str) -> str:
     return m.group(1) if m else ""
 
 
+def join_nvrm(kernel_log: str) -> str:
+    """The log with NVRM's continuation lines joined to the message they continue ("NVRM: The NVIDIA
+    ... is\n NVRM:  supported through ..."), so a message spread over lines reads as one."""
+    return re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", kernel_log)
+
+
 def fallen_off_bus(kernel_log: str) -> tuple[str, str] | None:
     """(the kernel's line, the GPU's bus id) where the log says a GPU fell off the bus, else None."""
-    joined = re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", kernel_log)
+    joined = join_nvrm(kernel_log)
     if m := _FALLEN_OLD.search(joined):
         return m.group(0), m.group(1)
     lines = kernel_log.splitlines()
@@ -139,7 +145,7 @@ def failed_gpus(kernel_log: str) -> dict[str, tuple[str, str]]:
     """bus id (its last 7 characters, lower case) -> (reason, the kernel's line) for each GPU the log
     names as fallen off the bus (gpu-lost, which wins) or not started (gpu-init-failed)."""
     found: dict[str, tuple[str, str]] = {}
-    joined = re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", kernel_log)
+    joined = join_nvrm(kernel_log)
     for old in _FALLEN_OLD.finditer(joined):
         found.setdefault(old.group(1)[-7:].lower(), ("gpu-lost", old.group(0)))
     for line in kernel_log.splitlines():

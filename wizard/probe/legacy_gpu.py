@@ -18,7 +18,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# The message across its NVRM: continuation lines, joined first (a pager may cut the first line's end).
+from wizard.probe.failure_words import join_nvrm
+
+# The message across its NVRM: continuation lines, joined first (failure_words.join_nvrm; a pager may
+# cut the first line's end).
 _IGNORED = re.compile(
     r"NVRM: The NVIDIA (?P<gpu>[^\n]+?) GPU installed in this system\W*(?:is\s+)?supported through the "
     r"NVIDIA (?P<branch>[0-9]{3})(?:\.xx)? Legacy drivers\..{0,200}?The (?P<version>[0-9]{3}\.[0-9]{2,3}"
@@ -37,8 +40,7 @@ class IgnoredGpu:
 
 def ignored_gpu(kernel_log: str) -> IgnoredGpu | None:
     """The first GPU the installed driver says it ignores, with the legacy branch it names."""
-    joined = re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", kernel_log)
-    m = _IGNORED.search(joined)
+    m = _IGNORED.search(join_nvrm(kernel_log))
     if m is None:
         return None
     first = next((x.strip() for x in kernel_log.splitlines() if "GPU installed in this system" in x), "")

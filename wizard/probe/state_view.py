@@ -205,7 +205,7 @@ def words(state: LayerState, profile: MachineProfile | None = None) -> StateWord
     title, fix, manual = _without_unread(title), _without_unread(fix), _without_unread(manual)
     if reason in _ON_THE_HOST and profile is not None and any(s.layer == "container" for s in profile.states):
         # The driver, its module and the GPU are the host's: a restart or dmesg in here does nothing.
-        fix = t("states.on_the_host", fix=fix[:1].lower() + fix[1:] if fix[:2] != fix[:2].upper() else fix)
+        fix = t("states.on_the_host", fix=fix[:1].lower() + fix[1:])
     if title.startswith(facts["gpu"]):  # "the NVIDIA GPU fell off the bus" begins a line
         title = title[:1].upper() + title[1:]
     where = _WHERE.get(reason, "root")

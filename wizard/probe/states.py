@@ -38,6 +38,7 @@ from wizard.probe.failure_words import (
     failed_gpus,
     fallen_off_bus,
     first_line,
+    join_nvrm,
     kernel_line_for,
     named_bus,
     saved_log_line,
@@ -745,7 +746,7 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         # No cause decided; the module's own last words at load this boot (no GPU found, a GPU this
         # driver does not support) go with it for the person who reads on.
         klog = _kernel_log(ctx)
-        unsupported = _UNSUPPORTED.search(re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", klog))
+        unsupported = _UNSUPPORTED.search(join_nvrm(klog))
         ev += _log_ev(ctx, unsupported.group(0)) if unsupported else []
         ev += _log_ev(ctx, _gave_up_at_load(klog))
         # A GPU switched off (the PCI layer's cause) leaves its module nothing to load onto: no
