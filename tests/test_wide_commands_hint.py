@@ -96,3 +96,46 @@ async def test_c_on_a_step_done_by_hand_says_so_and_k_copies_its_check() -> None
         await pilot.press("k")
         await pilot.pause()
         assert app.clipboard == step.check_line()
+
+
+async def test_the_hint_is_wrapped_again_when_the_box_beside_a_table_narrows() -> None:
+    """The box's width changes while its too-wide text keeps its own (held by the long argument):
+    the hint is wrapped again for the box as it is now, not left at the width it had first
+    (the 120x40 plan snapshot that failed when the preview widened the table after the wrap)."""
+    from textual.app import App, ComposeResult
+    from textual.containers import Horizontal
+    from textual.widgets import Static
+
+    from screens.widgets.detail_box import DetailBox
+
+    hint = "The check is too wide to show here: press d, then the arrow to scroll it, or k to copy it whole."
+
+    class Beside(App[None]):
+        def compose(self) -> ComposeResult:
+            with Horizontal():
+                yield Static("table", id="left")
+                with DetailBox(id="box"):
+                    yield PathText("  $ bash -c " + "x" * 90, id="text", hint=hint)
+
+    def hint_lines(text: PathText) -> list[str]:
+        lines = str(text.render()).split("\n")
+        return lines[next(i for i, line in enumerate(lines) if line.startswith("The check")) :]
+
+    app = Beside()
+    async with app.run_test(size=(100, 20)) as pilot:
+        left = app.query_one("#left", Static)
+        left.styles.width = 20
+        await pilot.pause()
+        await pilot.pause()
+        text = app.query_one("#text", PathText)
+        assert text.too_wide
+        for width in (40, 26, 33):  # the table beside it widens, narrows, widens again
+            left.styles.width = width
+            for _ in range(4):
+                await pilot.pause()
+            room = app.query_one("#box", DetailBox).scrollable_content_region.width
+            lines = hint_lines(text)
+            assert " ".join(lines).split() == hint.split()
+            assert max(cell_len(line) for line in lines) <= room
+            # wrapped for this width: the next word would not have fit on any line but the last
+            assert all(cell_len(a) + 1 + cell_len(b.split()[0]) > room for a, b in zip(lines, lines[1:]))
