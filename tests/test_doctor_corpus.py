@@ -191,8 +191,24 @@ NO_EVIDENCE: dict[str, str] = {
         "mixed of its label; which libcuda was loaded is not in the text, so the doctor says not sure with "
         "the command that shows it (i35f's precision pass; the label is questioned in its report)"
     ),
+    # CUDA's 803 alone (cudaErrorSystemDriverMismatch, "unsupported display driver / cuda driver
+    # combination"): its header's meaning is a mismatch of the display driver and the CUDA driver, which
+    # a driver updated without a reboot, a forward-compatibility libcuda in an image or a cuda-compat
+    # package, and an old driver all give; the fix of each contradicts the others', so the doctor names
+    # the code and the command that shows both sides (round 34's gpustack text, a host driver newer than
+    # its image's libcuda, is the same code with the opposite fix).
+    **{
+        stem: "the body is CUDA's 803 with no driver version, libcuda version or platform beside it: the "
+        "thread's fix was a newer driver, but the code is as much a driver updated without a reboot or an "
+        "image's forward-compatibility libcuda on a newer host driver, so the doctor says not sure"
+        for stem in (
+            "a_driver_803_gtx1070_easydiffusion379",
+            "a_driver_803_hoomd542",
+            "a_zh_driver_803_docker_mobilenetyolo266",
+        )
+    },
 }
-MAX_NO_EVIDENCE = 5
+MAX_NO_EVIDENCE = 8  # 5, then 8 with the three 803 texts (i36a)
 
 
 def held_out(address: str) -> bool:

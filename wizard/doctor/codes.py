@@ -81,6 +81,11 @@ _CALL_NUMBERS = re.compile(
     r"\s*[:=]\s*\(?([0-9]{1,4})\b"
 )
 
+# The runtime's own message for a code (cudaGetErrorString's text) pasted without its number
+# ("system has unsupported display driver / cuda driver combination" alone, HOOMD's start-up line):
+# the code it is the message of. Only messages no other code shares.
+_RUNTIME_MESSAGES = ((re.compile(r"\bunsupported display driver / cuda driver combination\b", re.I), 803),)
+
 
 def _call_codes(line: str, found: list[Code]) -> None:
     for m in _CALL_NUMBERS.finditer(line):
@@ -197,6 +202,11 @@ def codes_in(line: str) -> list[Code]:
             found.append(code)
     _call_codes(line, found)
     numbers = {c.number for c in found if c.table in ("cudaerror", "curesult")}
+    for message, number in _RUNTIME_MESSAGES:
+        code = explain_number(number)
+        if message.search(line) and code is not None and number not in numbers:
+            found.append(code)
+            numbers.add(number)
     for table, check in _CHECKS:
         for m in check.finditer(line):
             number = int(m.group(1) or m.group(2))
