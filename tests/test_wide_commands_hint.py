@@ -5,6 +5,7 @@ check exactly as the runner runs it; where everything fits, no hint."""
 
 from __future__ import annotations
 
+import itertools
 import shlex
 
 from rich.cells import cell_len
@@ -138,4 +139,4 @@ async def test_the_hint_is_wrapped_again_when_the_box_beside_a_table_narrows() -
             assert " ".join(lines).split() == hint.split()
             assert max(cell_len(line) for line in lines) <= room
             # wrapped for this width: the next word would not have fit on any line but the last
-            assert all(cell_len(a) + 1 + cell_len(b.split()[0]) > room for a, b in zip(lines, lines[1:]))
+            assert all(cell_len(a) + 1 + cell_len(b.split()[0]) > room for a, b in itertools.pairwise(lines))
