@@ -55,6 +55,7 @@ ROUND14 = CORPUS.with_name("round14.json")
 ROUND15 = CORPUS.with_name("round15.json")
 ROUND16 = CORPUS.with_name("round16.json")
 ROUND17 = CORPUS.with_name("round17.json")
+ROUND18 = CORPUS.with_name("round18.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:

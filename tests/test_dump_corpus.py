@@ -28,6 +28,7 @@ from tests.dump_corpus import (
     ROUND15,
     ROUND16,
     ROUND17,
+    ROUND18,
     cases,
     held_out,
     judge,
@@ -461,6 +462,9 @@ LATER_ROUNDS = {
     # training 9/12, 0 wrong. Then N/A's CUDA layer with no cause named (written after that score line,
     # its text unread): held out 4/6, 0 wrong. No rule from its training side.
     17: LaterRound(ROUND17, 18, 6, {}, None),
+    # Blind after every rule of stop 44 and stop 45's first two doctor commits: held out 8/9, 0 wrong;
+    # training 7/11, 0 wrong.
+    18: LaterRound(ROUND18, 20, 9, {}, None),
 }
 LATER_CASES = {n: cases(r.path) for n, r in LATER_ROUNDS.items()}
 
