@@ -56,6 +56,7 @@ ROUND15 = CORPUS.with_name("round15.json")
 ROUND16 = CORPUS.with_name("round16.json")
 ROUND17 = CORPUS.with_name("round17.json")
 ROUND18 = CORPUS.with_name("round18.json")
+ROUND19 = CORPUS.with_name("round19.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:

@@ -29,6 +29,7 @@ from tests.dump_corpus import (
     ROUND16,
     ROUND17,
     ROUND18,
+    ROUND19,
     cases,
     held_out,
     judge,
@@ -465,6 +466,9 @@ LATER_ROUNDS = {
     # Blind after every rule of stop 44 and stop 45's first two doctor commits: held out 8/9, 0 wrong;
     # training 7/11, 0 wrong.
     18: LaterRound(ROUND18, 20, 9, {}, None),
+    # Blind after the same rules as round 18 (and stop 45's doctor rules): held out 8/11, 0 wrong;
+    # training 12/13, 0 wrong.
+    19: LaterRound(ROUND19, 24, 11, {}, None),
 }
 LATER_CASES = {n: cases(r.path) for n, r in LATER_ROUNDS.items()}
 

@@ -117,6 +117,13 @@ _VISIBLE = re.compile(r"\bCUDA_VISIBLE_DEVICES[ \t]*[=:][ \t]*(\"[^\"\n]*\"|'[^'
 # SLURM's own value for a job given no GPU (its gres plugin sets CUDA_VISIBLE_DEVICES=NoDevFiles), as
 # `echo $CUDA_VISIBLE_DEVICES` prints it too.
 _NODEVFILES = re.compile(r"^\W{0,4}NoDevFiles\W{0,4}$", re.M)
+# A job step started by srun that asks for no GPU (no --gres=gpu, --gpus, -G, --gpus-per-*): SLURM gives
+# a job the GPUs it requests as generic resources (GRES) and, where cgroups constrain devices, hides the
+# rest. A GPU asked for anywhere in the text (an #SBATCH or salloc line) leaves the step's share open.
+_SRUN = re.compile(r"^[^\S\n]*(?:[\w@.~:/-]*[$#>][^\S\n]*)?srun\b[^\n]*$", re.M)
+_SLURM_GPU_ASKED = re.compile(
+    r"--gres[= ]\S*gpu|--gpus\b|--gpus-per-\w+|(?<!\S)-G[ =]?\d|--tres-per-\w+=\S*gpu", re.I
+)
 # The variable set by the text's own command (export, os.environ, a prefix before the program): the
 # person's (or the program's) choice, not what a scheduler gave the job.
 _VISIBLE_SET = re.compile(
@@ -376,6 +383,7 @@ class Facts:
     visible_devices: str | None = None
     visible_at: tuple[int, str] | None = None  # the line CUDA_VISIBLE_DEVICES' value was read from
     visible_set: bool = False  # the text's own command sets it (export, os.environ, a command prefix)
+    srun_no_gpu_at: tuple[int, str] | None = None  # an srun line asking for no GPU, none asked in the text
     codes: list[tuple[Code, int, str]] = field(default_factory=list)  # (code, line number, line)
     mismatch_from: str = ""  # "nvrm" (the kernel's log), "dso" (TensorFlow's libcuda check), "nvml"
     mismatch_line: tuple[int, str] | None = None  # where the two driver versions were read
@@ -617,6 +625,9 @@ def read_facts(text: str) -> Facts:
     m = _NODEVFILES.search(text)
     if m and (f.visible_devices is None or f.visible_devices.startswith("$")):
         f.visible_devices, f.visible_at = "NoDevFiles", _line_at(text, m.start())
+    m = _SRUN.search(text)
+    if m and not _SLURM_GPU_ASKED.search(text):
+        f.srun_no_gpu_at = _line_at(text, m.start())
     for number, line in enumerate(text.splitlines(), start=1):
         if f.driver_library and f.mismatch_line is None and _MISMATCH_LINE.search(line):
             f.mismatch_line = (number, cut(line.strip(), 200))

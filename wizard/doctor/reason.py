@@ -138,14 +138,9 @@ class Reasoning:
 
 def _mismatch(facts: Facts) -> Decision | None:
     side = facts.mismatch()
-    if side == 0:
+    if side == 0 or _container_newer(facts):
         return None
     fields = {"library": facts.driver_library, "kernel": facts.driver_kernel}
-    if side > 0 and facts.mismatch_from in ("dso", "nvml") and "container" in facts.platforms:
-        # TensorFlow's libcuda inside a container newer than the host's module: the image's
-        # forward-compatibility libcuda (update the host driver) or the host's own new libcuda
-        # mounted before its reboot (reboot). Only the host's nvidia-smi tells them apart.
-        return None
     if side > 0:
         return Decision(
             "driver-library-mismatch",
@@ -163,6 +158,13 @@ def _mismatch(facts: Facts) -> Decision | None:
         over_causes=True,
         texts="driver-userspace-older",
     )
+
+
+def _container_newer(facts: Facts) -> bool:
+    """TensorFlow's (or NVML's) libcuda inside a container newer than the host's module: the image's
+    forward-compatibility libcuda (update the host driver) or the host's own new libcuda mounted before
+    its reboot (reboot). Only the host's nvidia-smi tells them apart."""
+    return facts.mismatch() > 0 and facts.mismatch_from in ("dso", "nvml") and "container" in facts.platforms
 
 
 def _sourced(fields: dict[str, str], source: str) -> dict[str, str]:
@@ -354,14 +356,22 @@ def _macos(facts: Facts, causes: list[str]) -> Decision | None:
 
 
 def _scheduler(facts: Facts, symptoms: set[str]) -> Decision | None:
-    if facts.visible_devices is None or not _NO_GPU_VISIBLE.match(facts.visible_devices):
-        return None
-    if facts.visible_set:  # set by the text's own command: not what the scheduler gave the job
-        return None
     no_gpu = {"no-device", "gpu-list-empty", "cuinit-failed"} & symptoms or any(
         c.decides == "no-device" for c, _, _ in facts.codes
     )
     if "scheduler" not in facts.platforms or not no_gpu:
+        return None
+    if facts.visible_devices is None and facts.srun_no_gpu_at is not None:
+        # A step run by srun asking for no GPU, where CUDA then finds none: SLURM gave it none.
+        return Decision(
+            "scheduler-no-gpu",
+            "doctor.reason.scheduler_srun",
+            {"line": facts.srun_no_gpu_at[1]},
+            evidence=facts.srun_no_gpu_at,
+        )
+    if facts.visible_devices is None or not _NO_GPU_VISIBLE.match(facts.visible_devices):
+        return None
+    if facts.visible_set:  # set by the text's own command: not what the scheduler gave the job
         return None
     return Decision(
         "scheduler-no-gpu",
@@ -508,7 +518,8 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
     if mismatch is not None:
         out.decisions.append(mismatch)
         return out
-    if facts.mismatch() > 0 and set(causes) & set(REBOOT_IDS) and set(causes) & set(UPDATE_DRIVER_IDS):
+    contradicting = set(causes) & set(REBOOT_IDS) and set(causes) & set(UPDATE_DRIVER_IDS)
+    if facts.mismatch() > 0 and (contradicting or _container_newer(facts)):
         # Two fixes that contradict each other (reboot, update the driver) and versions that do
         # not decide between them: not sure, with the command that decides.
         out.drop = REBOOT_IDS + UPDATE_DRIVER_IDS
