@@ -468,6 +468,12 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
         # nvidia_352" in /etc/modprobe.d), and kmod's lookup reads config aliases first (libkmod
         # kmod_module_new_from_lookup), so `modinfo nvidia` answers what `modinfo nvidia_352` does.
         argv = c.get("argv") or []
+        # kmod's modinfo takes its options after the module's name too (getopt permutes):
+        # `modinfo nvidia -F version` is `modinfo -F version nvidia`.
+        if argv[:2] == ["modinfo", "nvidia"] and argv[2:] in (["-F", "version"], ["--field=version"]):
+            if not any((x.get("argv") or []) == ["modinfo", "-F", "version", "nvidia"] for x in commands):
+                out.append({**c, "argv": ["modinfo", "-F", "version", "nvidia"]})
+            continue
         unasked = not any(
             (x.get("argv") or [])[:1] == ["modinfo"] and x["argv"][-1] == "nvidia" for x in commands
         )

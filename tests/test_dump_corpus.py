@@ -464,8 +464,23 @@ LATER_ROUNDS = {
     # its text unread): held out 4/6, 0 wrong. No rule from its training side.
     17: LaterRound(ROUND17, 18, 6, {}, None),
     # Blind after every rule of stop 44 and stop 45's first two doctor commits: held out 8/9, 0 wrong;
-    # training 7/11, 0 wrong.
-    18: LaterRound(ROUND18, 20, 9, {}, None),
+    # training 7/11, 0 wrong. Then the replay's one reading from its training side: `modinfo nvidia -F
+    # version` (options after the name) is `modinfo -F version nvidia`. Training 8/11.
+    18: LaterRound(
+        ROUND18,
+        20,
+        9,
+        {},
+        {
+            "k8s-rtx3090-gpu-operator-unsigned-module-secure-boot": "nvidia-installer's words in the GPU "
+            "Operator's driver pod log: not a file the probe reads on the node",
+            "debian11-gce-tesla-p100-smi-fails-after-reboot-headers-missing": "nvidia-smi's 'couldn't "
+            "communicate' alone: the thread's fix (the running kernel's headers), not the output, says "
+            "the module was not built",
+            "aws-g6e-l40s-query-gpu-csv-no-driver-field": "a query without driver_version: the probe's "
+            "own query asks for the driver, which this paste cannot answer",
+        },
+    ),
     # Blind after the same rules as round 18 (and stop 45's doctor rules): held out 8/11, 0 wrong;
     # training 12/13, 0 wrong.
     19: LaterRound(ROUND19, 24, 11, {}, None),
