@@ -683,7 +683,9 @@ def test_803_alone_is_not_sure_and_names_the_command_that_shows_both_sides(text:
     found = match_output(text)
     named = [d.id for d in found if d.harmful and not (pattern(d.id) is not None and pattern(d.id).symptom)]
     assert named == [] and "driver-too-old" not in [d.id for d in found]
-    if found[0].id == "not-sure":  # alone: the code's meaning and the command; beside cuInit's symptom, that row
+    if (
+        found[0].id == "not-sure"
+    ):  # alone: the code's meaning and the command; beside cuInit's symptom, that row
         assert "803" in found[0].evidence
         assert found[0].fix.endswith("cat /proc/driver/nvidia/version; nvidia-smi")
     else:

@@ -8,6 +8,8 @@
 * The driver's legacy-branch words as the kernel printed them, "NVIDA" included: driver-drops-gpu.
 * nvidia-docker 1.x's "Could not load UVM kernel module" alone names no cause (a symptom); with
   modprobe's own "Module nvidia not found" the module is missing for this kernel.
+* Other tools' words for a program that sees no GPU (PyTorch's autocast warning, cpp_extension's
+  "No CUDA runtime is found", vLLM's "No platform detected"): the empty-GPU-list symptom.
 """
 
 from __future__ import annotations
@@ -81,3 +83,17 @@ def test_uvm_not_loaded_alone_is_a_symptom() -> None:
         "$ nvidia-smi\nmodprobe: FATAL: Module nvidia not found.\n"
     )
     assert with_modprobe[0].id == "kernel-module-missing"
+
+
+def test_other_tools_words_for_no_cuda_are_the_empty_gpu_list_symptom() -> None:
+    """PyTorch's autocast warning and cpp_extension's line (torch.cuda.is_available() False), vLLM's
+    'No platform detected': the program sees no GPU; no cause is named from them alone."""
+    for text in (
+        "UserWarning: User provided device_type of 'cuda', but CUDA is not available. Disabling",
+        "No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'",
+        "INFO 05-20 20:12:25 [__init__.py:252] No platform detected, vLLM is running on UnspecifiedPlatform",
+    ):
+        found = match_output(text)
+        assert [d.id for d in found if d.harmful] == ["gpu-list-empty"], text
+        row = pattern("gpu-list-empty")
+        assert row is not None and row.symptom
