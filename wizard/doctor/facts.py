@@ -120,6 +120,7 @@ _NODEVFILES = re.compile(r"^\W{0,4}NoDevFiles\W{0,4}$", re.M)
 # A job step started by srun that asks for no GPU (no --gres=gpu, --gpus, -G, --gpus-per-*): SLURM gives
 # a job the GPUs it requests as generic resources (GRES) and, where cgroups constrain devices, hides the
 # rest. A GPU asked for anywhere in the text (an #SBATCH or salloc line) leaves the step's share open.
+# (BLAST-AI-ML/synapse#199: torch.cuda.is_available() True on the login node, False under a bare srun.)
 _SRUN = re.compile(r"^[^\S\n]*(?:[\w@.~:/-]*[$#>][^\S\n]*)?srun\b[^\n]*$", re.M)
 _SLURM_GPU_ASKED = re.compile(
     r"--gres[= ]\S*gpu|--gpus\b|--gpus-per-\w+|(?<!\S)-G[ =]?\d|--tres-per-\w+=\S*gpu", re.I
