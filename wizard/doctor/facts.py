@@ -330,7 +330,9 @@ _NO_KERNEL = re.compile(
     r"invalid device function|cudaErrorInvalidDeviceFunction|"
     # a build's own words for the same (tiny-cuda-nn's torch binding, built per compute capability;
     # PaddlePaddle's check of its compiled architectures against the GPU's)
-    r"Could not find compatible \S+ extension for compute capability|Mismatched GPU Architecture",
+    r"Could not find compatible \S+ extension for compute capability|Mismatched GPU Architecture|"
+    # the same check's message cut before its first sentence (its tail, the GPU and the fix)
+    r"your current GPU is [0-9]{2,3}\W{0,4}Solution: Install the correct wheel package built for your GPU",
     re.I,
 )
 # PaddlePaddle's "Mismatched GPU Architecture: The installed PaddlePaddle package was compiled for 60 61
@@ -338,6 +340,11 @@ _NO_KERNEL = re.compile(
 # capability, each as major and minor run together.
 _COMPILED_FOR = re.compile(
     r"was compiled for ((?:[0-9]{2,3}[ ,]+)*[0-9]{2,3})\s*,\s*but your current GPU is ([0-9]{2,3})\b", re.I
+)
+# Its tail alone (the build's list cut off): the GPU's compute capability only.
+_CURRENT_GPU = re.compile(
+    r"\byour current GPU is ([0-9]{2,3})\W{0,4}Solution: Install the correct wheel package built for your GPU",
+    re.I,
 )
 
 
@@ -722,6 +729,9 @@ def _read_coverage(text: str, f: Facts) -> None:
     if m and not f.build_code:
         f.build_code = list(dict.fromkeys(f"sm_{w}" for w in re.findall(r"[0-9]{2,3}", m.group(1))))
         _add_cc(f, f"{m.group(2)[:-1]}.{m.group(2)[-1]}")
+    m = _CURRENT_GPU.search(text) if not m else None
+    if m:
+        _add_cc(f, f"{m.group(1)[:-1]}.{m.group(1)[-1]}")
     f.arch_named = not f.build_code and bool(re.search(r"\b(?:sm|compute)_[0-9]{2,3}", text, re.I))
     if not f.build_code:
         m = _ARCH_FLAGS.search(text)
