@@ -343,7 +343,8 @@ _COMPILED_FOR = re.compile(
 )
 # Its tail alone (the build's list cut off): the GPU's compute capability only.
 _CURRENT_GPU = re.compile(
-    r"\byour current GPU is ([0-9]{2,3})\W{0,4}Solution: Install the correct wheel package built for your GPU",
+    r"\byour current GPU is ([0-9]{2,3})\W{0,4}"
+    r"Solution: Install the correct wheel package built for your GPU",
     re.I,
 )
 
