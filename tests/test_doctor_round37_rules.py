@@ -11,6 +11,8 @@
 * "I run another code on GPU0" beside an out-of-memory error: memory held by the other program.
 * A program's "No GPU found, use CPU instead": the empty-GPU-list symptom, no cause named.
 * `torch.__version__` said to be "X+cpu" beside a GPU asked for: PyTorch's CPU build.
+* Docker's "could not select device driver nvidia" on a machine the text says has no NVIDIA GPU:
+  no-nvidia-gpu (the request asks for a GPU the machine does not have).
 """
 
 from __future__ import annotations
@@ -74,3 +76,17 @@ def test_torch_version_said_plus_cpu_beside_a_gpu_is_the_cpu_build() -> None:
     text = "warp saw `cuda:0` the whole time.\n`torch.__version__` is `2.9.1+cpu` and `torch.version.cuda` is `None`."
     assert first(text).id == "cpu-only-wheel"
     assert "cpu-only-wheel" not in ids("`torch.__version__` is `2.9.1+cpu`")  # a CPU host: nothing asked
+
+
+DOCKER = 'Error response from daemon: could not select device driver "nvidia" with capabilities: [[gpu]]'
+
+
+def test_docker_asking_for_a_gpu_on_a_machine_said_to_have_none_is_no_nvidia_gpu() -> None:
+    said = "The dev stack does not start on my machine, which has no NVIDIA graphics card.\n$ docker compose up -d\n"
+    d = first(said + DOCKER)
+    assert (d.id, d.verdict) == ("no-nvidia-gpu", "no-nvidia-gpu-said")
+    assert "which has no NVIDIA graphics card" in d.why
+    # the same refusal where a GPU is shown (the toolkit is missing, not the GPU): not this
+    shown = "My RTX 3060 works on the host (nvidia-smi shows it).\n$ docker compose up -d\n"
+    assert first(shown + DOCKER).id != "no-nvidia-gpu"
+    assert first(DOCKER).id != "no-nvidia-gpu"  # nothing said about the machine

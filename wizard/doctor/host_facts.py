@@ -28,7 +28,8 @@ SAID_CHARS = 80
 _QUESTION = r"(?![^.\n]{0,40}\?)"
 # A GPU word that is the hardware itself, not its driver, its support or a setting of it.
 _GPU = (
-    r"(?:an?\s+|any\s+)?(?:NVIDIA\s+|CUDA[- ]capable\s+|dedicated\s+|discrete\s+)?GPUs?\b"
+    r"(?:an?\s+|any\s+)?(?:NVIDIA\s+|CUDA[- ]capable\s+|dedicated\s+|discrete\s+)?"
+    r"(?:GPUs?|graphics\s+cards?|video\s+cards?)\b"
     r"(?!\s*(?:driver|support|access|pass|acceleration|enabled|build|version|mode|index|[0-9#]))"
 )
 _MACHINE = r"(?:machine|computer|node|server|host|laptop|pc|box|vm|instance|system|workstation)s?"
@@ -40,7 +41,7 @@ _NO_GPU_SAID = (
     r"\b" + _MACHINE + r"[\s*_]+(?:\w+[\s*_]+)?(?:without|with\s+no|w/o)[\s*_]+" + _GPU,
     r"\b(?:this|my|the|our|a|that)\s+"
     + _MACHINE
-    + r"\s+(?:has|have|had)\s+(?:no|not\s+(?:got\s+)?(?:an?|any))\s+"
+    + r",?\s+(?:which\s+|that\s+)?(?:has|have|had)\s+(?:no|not\s+(?:got\s+)?(?:an?|any))\s+"
     + _GPU,
     r"\b(?:i|we)\s+" + _HAVE_NOT + r"\s+have\s+" + _GPU,
     r"\bCPU[- ]only\s+" + _MACHINE + r"\b",
@@ -55,6 +56,11 @@ _NO_GPU = re.compile(
 # own line; "N/A" is left out (it is also written for "not known").
 _NO_GPU_FIELD = re.compile(
     r"\bGPU\s+model\s+and\s+memory\s*:[\s*_]*(?:none|no\s+GPU|no|CPU[- ]only)[\s*_.]*$", re.I
+)
+# Docker's refusal of a GPU request it has no device driver for ("could not select device driver
+# \"nvidia\" with capabilities: [[gpu]]"): no NVIDIA Container Toolkit is set up for it on this host.
+_NO_DEVICE_DRIVER = re.compile(
+    r"could not select device driver\W{0,3}(?:nvidia)?\W{0,3} with capabilities", re.I
 )
 # A condition, not a statement ("If you are running on a CPU-only machine, ..." is PyTorch's advice).
 _IF = re.compile(r"\b(?:if|whether|unless|in case)\b[^.;\n]*$", re.I)
@@ -171,6 +177,7 @@ class HostFacts:
     stub_hint_at: Evidence | None = None  # TensorFlow's "Ignore above cudart dlerror if ..."
     nvml_failed_at: Evidence | None = None  # "Failed to initialize NVML" with no reason
     oom_at: Evidence | None = None  # an allocator's out-of-memory words
+    no_runtime_at: Evidence | None = None  # docker could not select the "nvidia" device driver
 
     def lines(self) -> list[tuple[str, str]]:
         pairs = (
@@ -227,6 +234,8 @@ def read_host(text: str) -> HostFacts:
             h.nvml_failed_at = at
         if h.oom_at is None and _OOM_WORDS.search(line):
             h.oom_at = at
+        if h.no_runtime_at is None and _NO_DEVICE_DRIVER.search(line):
+            h.no_runtime_at = at
         if h.pci_at is None and (m := _PCI_NVIDIA.search(line)):
             h.pci_at, h.pci_name = at, _said(m.group("name").strip() or "NVIDIA")
     if h.no_gpu_at is not None:  # only what the no-GPU statement is weighed against

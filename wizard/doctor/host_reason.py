@@ -25,7 +25,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from packaging.version import InvalidVersion, Version
 
@@ -271,6 +271,26 @@ def _no_gpu_insufficient(facts: Facts, causes: list[str]) -> HostDecision | None
     )
 
 
+def _no_gpu_docker(facts: Facts, causes: list[str], symptoms: set[str]) -> HostDecision | None:
+    """Docker's "could not select device driver "nvidia" with capabilities: [[gpu]]" on a machine the
+    text says has no NVIDIA GPU (none shown): the container asks for a GPU the machine does not have,
+    so no toolkit or driver install helps; run it without the GPU request (on the CPU)."""
+    h = facts.host
+    if causes or not symptoms <= {"no-device"} or h.no_runtime_at is None:
+        return None
+    # The request itself asks for a GPU (gpu_asked): only a GPU the text shows otherwise counts.
+    if h.no_gpu_at is None or _gpu_shown(replace(facts, gpu_asked=False)):
+        return None
+    return HostDecision(
+        "no-nvidia-gpu",
+        "doctor.judge37.no_gpu_docker",
+        {"said": h.no_gpu_said},
+        evidence=h.no_gpu_at,
+        drop=("no-device",),
+        texts="no-nvidia-gpu-said",
+    )
+
+
 def decide_host(facts: Facts, causes: list[str], symptoms: set[str], wsl_driver: str) -> HostDecision | None:
     """`wsl_driver`: the Windows driver a WSL2 text shows (reason._wsl_driver_seen), "" for none."""
     return (
@@ -278,6 +298,7 @@ def decide_host(facts: Facts, causes: list[str], symptoms: set[str], wsl_driver:
         or _no_gpu_host_more(facts, causes, symptoms)
         or _nvml_down(facts, causes)
         or _no_gpu_insufficient(facts, causes)
+        or _no_gpu_docker(facts, causes, symptoms)
         or _oom_open(facts, causes, symptoms)
         or _cuda_unwanted(facts, causes, symptoms)
         or _gpu_on_bus(facts, causes, symptoms)
