@@ -172,12 +172,16 @@ async def test_welcome_down_arrow_reads_on_and_the_footer_says_pagedown() -> Non
     the buttons are one row), and the footer names PageDown while the page reads on."""
     from textual.widgets import Button
 
+    from tests.apps.wizard_app import wait_until
+
     app = build_app(None)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         body = app.screen.query_one("#welcome-body")
         assert body.max_scroll_y > 0 and isinstance(app.screen.focused, Button)
-        assert "pgdn Scroll" in screen_text(app)
+        # The footer is told after the first refresh (call_after_refresh): on a loaded machine that
+        # lands after one pause (a fresh-clone CI once read the footer before it).
+        await wait_until(pilot, lambda: "pgdn Scroll" in screen_text(app))
         await pilot.press("down", "down")
         await pilot.pause()
         assert body.scroll_y == 2

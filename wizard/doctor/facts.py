@@ -123,7 +123,7 @@ _NODEVFILES = re.compile(r"^\W{0,4}NoDevFiles\W{0,4}$", re.M)
 # (BLAST-AI-ML/synapse#199: torch.cuda.is_available() True on the login node, False under a bare srun.)
 _SRUN = re.compile(r"^[^\S\n]*(?:[\w@.~:/-]*[$#>][^\S\n]*)?srun\b[^\n]*$", re.M)
 _SLURM_GPU_ASKED = re.compile(
-    r"--gres[= ]\S*gpu|--gpus\b|--gpus-per-\w+|(?<!\S)-G[ =]?\d|--tres-per-\w+=\S*gpu", re.I
+    r"--gres[= ]\S*gpu|--gpus\b|--gpus-per-\w+|(?<!\S)-G[ =]?[0-9]|--tres-per-\w+=\S*gpu", re.I
 )
 # The variable set by the text's own command (export, os.environ, a prefix before the program): the
 # person's (or the program's) choice, not what a scheduler gave the job.
