@@ -57,6 +57,7 @@ ROUND16 = CORPUS.with_name("round16.json")
 ROUND17 = CORPUS.with_name("round17.json")
 ROUND18 = CORPUS.with_name("round18.json")
 ROUND19 = CORPUS.with_name("round19.json")
+ROUND20 = CORPUS.with_name("round20.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:

@@ -30,6 +30,7 @@ from tests.dump_corpus import (
     ROUND17,
     ROUND18,
     ROUND19,
+    ROUND20,
     cases,
     held_out,
     judge,
@@ -484,6 +485,23 @@ LATER_ROUNDS = {
     # Blind after the same rules as round 18 (and stop 45's doctor rules): held out 8/11, 0 wrong;
     # training 12/13, 0 wrong.
     19: LaterRound(ROUND19, 24, 11, {}, None),
+    # Blind after the same rules: held out 5/6, 0 wrong; training 10/13, 2 wrong: two containers' NVML
+    # "Unknown Error" (a running container's device rules lost, per their threads) named
+    # container-no-gpu. The paste shows no device node either way, and round 2's nvidia-docker#1171
+    # prints the same words from a container run without --gpus: the output does not decide, so no
+    # rule; kept as measured.
+    20: LaterRound(
+        ROUND20,
+        19,
+        6,
+        {
+            "docker-ollama-rtx3080-nvml-unknown-error-after-a-while": "named container-no-gpu where the "
+            "thread's cause is the container's lost device rules (measured blind, kept)",
+            "docker-ubuntu2204-570-144-nvml-unknown-error-after-daemon-reload": "named container-no-gpu "
+            "where the cause is the device rules a daemon-reload dropped (measured blind, kept)",
+        },
+        None,
+    ),
 }
 LATER_CASES = {n: cases(r.path) for n, r in LATER_ROUNDS.items()}
 
