@@ -341,6 +341,11 @@ _NO_KERNEL = re.compile(
 _COMPILED_FOR = re.compile(
     r"was compiled for ((?:[0-9]{2,3}[ ,]+)*[0-9]{2,3})\s*,\s*but your current GPU is ([0-9]{2,3})\b", re.I
 )
+# Paddle's start-up warning of the same check (gpu_resources.cc): "The GPU architecture in your current
+# machine is Pascal, which is not compatible with Paddle installation with arch: 70 75 80 86".
+_PADDLE_ARCHS = re.compile(
+    r"not compatible with Paddle installation with arch:\s*((?:[0-9]{2,3}[ ,]+)*[0-9]{2,3})\b", re.I
+)
 # Its tail alone (the build's list cut off): the GPU's compute capability only.
 _CURRENT_GPU = re.compile(
     r"\byour current GPU is ([0-9]{2,3})\W{0,4}"
@@ -733,6 +738,9 @@ def _read_coverage(text: str, f: Facts) -> None:
     m = _CURRENT_GPU.search(text) if not m else None
     if m:
         _add_cc(f, f"{m.group(1)[:-1]}.{m.group(1)[-1]}")
+    m = _PADDLE_ARCHS.search(text)
+    if m and not f.build_code:
+        f.build_code = list(dict.fromkeys(f"sm_{w}" for w in re.findall(r"[0-9]{2,3}", m.group(1))))
     f.arch_named = not f.build_code and bool(re.search(r"\b(?:sm|compute)_[0-9]{2,3}", text, re.I))
     if not f.build_code:
         m = _ARCH_FLAGS.search(text)

@@ -1,14 +1,14 @@
 """GPU names as people write them in a log or a post, and their compute capability from the GPU table.
 
-    named_gpus(text) -> list[str]        "5070Ti", "5090显卡", "tesla v100", "2070super", "Tesla P40"
+    named_gpus(text) -> list[str]        "5070Ti", "5090显卡", "tesla v100", "2070super", "my 5090"
                                          read as "RTX 5070 Ti", "RTX 5090", "Tesla V100", ...
     table_cc(name, kb) -> Version | None the compute capability Choose's GPU table gives that name
 
 A model number alone is a GPU only where it cannot be a random number: with its brand (RTX, GTX,
-Tesla, ...), glued to a variant (5070Ti, 2070super), beside a GPU word (GPU, 显卡, graphics card)
-or as a data-centre model (V100, A100, H100). The table (assets/knowledge/gpus.toml, the names
-NVML gives) answers by model: every row of that model must agree on the capability (a Ti or SUPER
-of a model shares its chip generation), else nothing is known.
+Tesla, ...), glued to a variant (5070Ti, 2070super), beside a GPU word (GPU, 显卡, graphics card),
+owned ("my 5090") or as a data-centre model (V100, A100, H100). The table
+(assets/knowledge/gpus.toml, the names NVML gives) answers by model: every row of that model must
+agree on the capability (a Ti or SUPER of a model shares its chip generation), else nothing is known.
 """
 
 from __future__ import annotations
@@ -42,6 +42,11 @@ _BESIDE = re.compile(
     r"|(?<![A-Za-z0-9.])(?P<num2>" + _GEFORCE + r")(?P<var2>" + _VARIANT + r")?[ \t]?" + _GPU_WORD,
     _FLAGS,
 )
+# A GeForce number someone calls theirs ("would love to use my 5090", "our 3090s"): a card, not a count.
+_OWNED = re.compile(
+    rf"(?<![A-Za-z])(?:my|our)\s+(?P<num>{_GEFORCE})(?P<var>{_VARIANT})?s?(?![A-Za-z0-9]|\.[0-9]){_UNIT}",
+    _FLAGS,
+)
 # Data-centre models: with their brand any model; alone only the unmistakable ones (V100, A100, ...).
 _TESLA = re.compile(
     r"(?<![A-Za-z])(?P<brand>Tesla|Quadro)\s+(?P<model>[KMPVTAHL][0-9]{1,3}[A-Z]?)(?![A-Za-z0-9])", _FLAGS
@@ -71,6 +76,8 @@ def named_gpus(text: str) -> list[str]:
         num = m.group("num") or m.group("num2")
         var = m.group("var") or m.group("var2") or ""
         found.append((m.start(), _name(_geforce_brand(num), num, var)))
+    for m in _OWNED.finditer(text):
+        found.append((m.start(), _name(_geforce_brand(m.group("num")), m.group("num"), m.group("var") or "")))
     for m in _TESLA.finditer(text):
         found.append((m.start(), f"{m.group('brand').title()} {m.group('model').upper()}"))
     for m in _DATACENTRE.finditer(text):

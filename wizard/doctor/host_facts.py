@@ -150,7 +150,10 @@ _NVML_FAILED = re.compile(r"\bFailed to initialize NVML\b(?!\s*:\s*\S)", re.I)
 # i35k: PyTorch's allocator's words alone (c10/cuda/CUDACachingAllocator.cpp begins "CUDA out of memory."),
 # read only to say not sure where no row read more: its figures, when printed, tell the work from other
 # holders. A CUDA call's "CUDA error: out of memory" (cudaErrorMemoryAllocation) is left as it was.
-_OOM_WORDS = re.compile(r"\bCUDA out of memory\b", re.I)
+# ASCII edges, not \b: pasted in Chinese prose ("一直报CUDA out of memory怎么办") the words touch CJK letters,
+# which \b counts as word characters. "CUDA error: out of memory" is the runtime's cudaErrorMemoryAllocation
+# in words, the same open choice.
+_OOM_WORDS = re.compile(r"(?<![A-Za-z])CUDA (?:error: )?out of memory(?![A-Za-z])", re.I)
 
 # A Windows driver model other than WDDM said (TCC / WDM, or MCDM: nvml.h's driver models): a compute
 # mode other than Default can be set there.
