@@ -159,7 +159,7 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # channel's build matrix) stay unanswered and NO_EVIDENCE is full.
 RULES_ROUND = 25
 RULES_ROUNDS_ALSO = (27,)  # newer rounds whose training texts are held right too (see above)
-FRESH_ROUND = 38  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+FRESH_ROUND = 39  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
 # title or a reply the text leaves out): scored like every text, but not held right, since no honest
 # rule names that cause from the body. Each says why; a test checks each is still in the corpus and
@@ -930,8 +930,13 @@ READ_BARS[37] = Bar(recognised=13, right=11, wrong_causes=1)
 # "CUDA out of memory" in Chinese prose (not sure), and one relabel with its note (Windows' error 127
 # beside a cuDNN DLL is two cuDNN versions mixed, as PaddleDetection#8265): held out unchanged;
 # training 36/41 recognised, 34 right, 0 wrong.
-FRESH_MEASURED = Bar(recognised=9, right=7, wrong_causes=1)
-UNREAD_WRONG_CAUSES = {28: 1, 29: 1, 30: 0, 31: 0, 32: 2, 33: 1, 34: 0, 35: 0, 36: 1, 37: 1, 38: 1}
+READ_BARS[38] = Bar(recognised=9, right=7, wrong_causes=1)
+# Round 39 (39 texts, 10 held out, 6 zh; c41 and c42, split by owner, collected blind in stop 45 while
+# the lead wrote round 38's rules; both ran out of search budget, so many texts are thin: prose
+# findings, one-line titles, no raw log). Scored once blind after them: held out 6/10 recognised
+# (60.0%), 5 right, 1 wrong; training 13/29, 10 right, 2 wrong. Unread.
+FRESH_MEASURED = Bar(recognised=6, right=5, wrong_causes=1)
+UNREAD_WRONG_CAUSES = {28: 1, 29: 1, 30: 0, 31: 0, 32: 2, 33: 1, 34: 0, 35: 0, 36: 1, 37: 1, 38: 1, 39: 1}
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
