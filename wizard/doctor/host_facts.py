@@ -62,6 +62,14 @@ _NO_GPU_FIELD = re.compile(
 _NO_DEVICE_DRIVER = re.compile(
     r"could not select device driver\W{0,3}(?:nvidia)?\W{0,3} with capabilities", re.I
 )
+# The same work said to have run before ("It was working perfectly on Sunday with the same program"):
+# beside an out-of-memory error, the work's own size is not what changed.
+_WORKED_BEFORE = re.compile(
+    r"\b(?:working|worked|ran|running)\s(?:perfectly\s|fine\s|well\s|ok\s|okay\s)?"
+    r"(?:on\s\w+day|yesterday|before|last\sweek|earlier|last\stime)\b[^.\n]{0,30}"
+    r"\bsame\s(?:program|code|model|script|notebook|settings|data|batch\ssize)\b",
+    re.I,
+)
 # A condition, not a statement ("If you are running on a CPU-only machine, ..." is PyTorch's advice).
 _IF = re.compile(r"\b(?:if|whether|unless|in case)\b[^.;\n]*$", re.I)
 # PyTorch's words (torch/cuda/__init__.py before 1.8, c10/cuda/CUDAFunctions.cpp since): "The NVIDIA
@@ -181,6 +189,7 @@ class HostFacts:
     nvml_failed_at: Evidence | None = None  # "Failed to initialize NVML" with no reason
     oom_at: Evidence | None = None  # an allocator's out-of-memory words
     no_runtime_at: Evidence | None = None  # docker could not select the "nvidia" device driver
+    worked_before_at: Evidence | None = None  # the same work said to have run before
 
     def lines(self) -> list[tuple[str, str]]:
         pairs = (
@@ -239,6 +248,8 @@ def read_host(text: str) -> HostFacts:
             h.oom_at = at
         if h.no_runtime_at is None and _NO_DEVICE_DRIVER.search(line):
             h.no_runtime_at = at
+        if h.worked_before_at is None and _WORKED_BEFORE.search(line):
+            h.worked_before_at = at
         if h.pci_at is None and (m := _PCI_NVIDIA.search(line)):
             h.pci_at, h.pci_name = at, _said(m.group("name").strip() or "NVIDIA")
     if h.no_gpu_at is not None:  # only what the no-GPU statement is weighed against

@@ -138,6 +138,15 @@ def _oom_open(facts: Facts, causes: list[str], symptoms: set[str]) -> HostDecisi
     return HostDecision(command=DECIDE_MEMORY, note=True)
 
 
+def _oom_worked_before(facts: Facts, causes: list[str]) -> HostDecision | None:
+    """Out of memory read as the work's own tensors (tensor-oom) where the text says the same work ran
+    before: its size did not change, so what changed is the memory free to it (another process, a
+    smaller GPU given, a leak); neither is decided. Not sure, with the command that shows the holders."""
+    if causes != ["tensor-oom"] or facts.host.worked_before_at is None:
+        return None
+    return HostDecision(drop=("tensor-oom",), command=DECIDE_MEMORY, note=True)
+
+
 def _cuda_unwanted(facts: Facts, causes: list[str], symptoms: set[str]) -> HostDecision | None:
     """cuInit failing where the person says they want CUDA or the GPU off and the text shows no GPU: no
     GPU is expected, which the catalogue's cuinit-failed calls harmless (the program runs on the CPU)."""
@@ -300,6 +309,7 @@ def decide_host(facts: Facts, causes: list[str], symptoms: set[str], wsl_driver:
         or _no_gpu_insufficient(facts, causes)
         or _no_gpu_docker(facts, causes, symptoms)
         or _oom_open(facts, causes, symptoms)
+        or _oom_worked_before(facts, causes)
         or _cuda_unwanted(facts, causes, symptoms)
         or _gpu_on_bus(facts, causes, symptoms)
         or _busy_on_windows(facts, causes)
