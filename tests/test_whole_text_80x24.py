@@ -172,10 +172,14 @@ async def _finish(pilot: Pilot[Any]) -> Any:
     await to_plan(pilot)
     await pilot.press("r")
     run: Any = next(s for s in pilot.app.screen_stack if s.__class__.__name__ == "RunScreen")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, PasswordModal) or run.state == "finished")
+    # 180 s, not wait_until's 60: a fresh-clone CI run with other heavy tests beside it once took longer
+    # than 60 s to finish this simulated run (79 s in all; it passes alone in a few seconds).
+    await wait_until(
+        pilot, lambda: isinstance(pilot.app.screen, PasswordModal) or run.state == "finished", timeout=180
+    )
     if isinstance(pilot.app.screen, PasswordModal):
         await pilot.press(*"secret", "enter")
-    await wait_until(pilot, lambda: run.state == "finished")
+    await wait_until(pilot, lambda: run.state == "finished", timeout=180)
     # Until the log shows its whole path, then until the screen is still: a fixed 0.4 s once left
     # the path's last line undrawn on a loaded machine (a fresh-clone CI).
     await wait_until(pilot, lambda: _log_path_drawn(pilot.app, run))
