@@ -9,6 +9,8 @@
   start: fabric-manager.
 * A driver said to be below a program's floor in the text's own finding ("needs a newer nvidia driver
   than my installed 535"): driver-too-old.
+* A build's refusal naming only its floor (vLLM's "GPUs with compute capability less than 7.0 are not
+  supported") beside several GPUs: the one below the floor is too old for it.
 * TensorFlow's out-of-memory error where the same program is said to have run before: not sure (the
   work's size did not change), with the command that shows who holds the memory.
 """
@@ -65,3 +67,22 @@ def test_oom_where_the_same_program_ran_before_is_not_sure() -> None:
     found = match_output("It was working perfectly on Sunday with the same program.\n" + oom)
     assert found[0].id == "not-sure" and not any(d.harmful for d in found)
     assert "nvidia-smi" in found[0].fix
+
+
+def test_a_floor_refused_by_the_build_names_the_gpu_below_it_among_others() -> None:
+    """vLLM's "GPUs with compute capability less than 7.0 are not supported" beside an A100 and a P100:
+    the refusal names a GPU below the floor, the P100 (6.0): too old for this build."""
+    text = (
+        "RuntimeError: GPUs with compute capability less than 7.0 are not supported.\n"
+        "|   0  NVIDIA A100-PCIE-40GB          Off | 00000000:3F:00.0 Off |                    0 |\n"
+        "|   1  Tesla P100-PCIE-16GB           Off | 00000000:40:00.0 Off |                    0 |\n"
+    )
+    d = first(text)
+    assert (d.id, d.verdict) == ("unsupported-cc", "cover-too-old")
+    assert "P100" in d.why
+    # the same GPUs beside a bare "no kernel image": which one ran it is not shown
+    bare = text.replace(
+        "RuntimeError: GPUs with compute capability less than 7.0 are not supported.",
+        "no kernel image is available for execution on the device",
+    )
+    assert first(bare).verdict != "cover-too-old"

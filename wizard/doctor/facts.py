@@ -301,6 +301,13 @@ _BELOW_MIN = (
     ),
 )
 _TOO_OLD_SAID = re.compile(r"no longer supports this GPU because it is too old", re.I)
+# A build's refusal that names only its floor (vLLM's "GPUs with compute capability less than 7.0 are
+# not supported"): the lowest it runs on, and a GPU of this machine below it.
+_FLOOR_REFUSED = re.compile(
+    r"GPUs? with compute capability (?:less than|below|lower than|<) ([0-9]{1,2}\.[0-9]) "
+    r"(?:are|is) not supported",
+    re.I,
+)
 # A library's floor said as an architecture (FlashAttention's "FlashAttention only supports Ampere GPUs
 # or newer"): the lowest compute capability of that architecture's first GPUs.
 _ARCH_FLOOR = re.compile(
@@ -604,6 +611,10 @@ def read_facts(text: str) -> Facts:
             f.below_minimum_line = _line_at(text, m.start())
     m = _TOO_OLD_SAID.search(text)
     if m and f.below_minimum_line is None and f.build_minimum:
+        f.below_minimum_line = _line_at(text, m.start())
+    m = _FLOOR_REFUSED.search(text)
+    if m and f.below_minimum_line is None:
+        f.build_minimum = f.build_minimum or m.group(1)
         f.below_minimum_line = _line_at(text, m.start())
     m = _ARCH_FLOOR.search(text)
     if m and f.below_minimum_line is None and not f.build_minimum:

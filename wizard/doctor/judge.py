@@ -229,9 +229,14 @@ def _below_minimum(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
         # The build's own check said this GPU is below its lowest, naming no GPU: it read the GPU.
         fields = {"minimum": str(lowest)}
         return Verdict(TOO_OLD, "doctor.judge33.below_said", fields, (TOO_NEW, PTX_DRIVER), "cover-too-old")
-    if failed is None or lowest is None or not gpus or any(cc >= lowest for _, cc in gpus):
+    below = [(name, cc) for name, cc in gpus if cc < lowest] if lowest is not None else []
+    if failed is None or lowest is None or not below:
         return None
-    name, cc = gpus[0]
+    # A GPU at or above the floor beside it leaves "no kernel image" open (which GPU ran it is not
+    # shown); the build's own refusal names a GPU below its floor, so one of the GPUs is that one.
+    if len(below) < len(gpus) and facts.below_minimum_line is None:
+        return None
+    name, cc = below[0]
     fields = {"gpu": name or "GPU", "cc": str(cc), "build": t("doctor.fact.listed_build")}
     fields |= {"code": f">= {lowest}", "minimum": str(lowest)}
     return Verdict(TOO_OLD, "doctor.judge.cover_too_old", fields, (TOO_NEW, PTX_DRIVER), "cover-too-old")
