@@ -937,7 +937,8 @@ READ_BARS[38] = Bar(recognised=9, right=7, wrong_causes=1)
 # (60.0%), 5 right, 1 wrong; training 13/29, 10 right, 2 wrong. Unread. Then from its training side: a
 # container flag said forgotten (container-no-gpu, before 35), memory said not released after a kill,
 # the Fabric Manager said not running or mismatched, a driver said below a program's floor, and TF's OOM
-# where the same program ran before (not sure): held out unchanged; training 15/29, 14 right, 0 wrong.
+# where the same program ran before (not sure), a build's floor refusal beside mixed GPUs: held out
+# unchanged; training 16/29, 15 right, 0 wrong.
 FRESH_MEASURED = Bar(recognised=6, right=5, wrong_causes=1)
 UNREAD_WRONG_CAUSES = {28: 1, 29: 1, 30: 0, 31: 0, 32: 2, 33: 1, 34: 0, 35: 0, 36: 1, 37: 1, 38: 1, 39: 1}
 
