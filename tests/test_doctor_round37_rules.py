@@ -84,8 +84,9 @@ DOCKER = 'Error response from daemon: could not select device driver "nvidia" wi
 def test_docker_asking_for_a_gpu_on_a_machine_said_to_have_none_is_no_nvidia_gpu() -> None:
     said = "The dev stack does not start on my machine, which has no NVIDIA graphics card.\n$ docker compose up -d\n"
     d = first(said + DOCKER)
-    assert (d.id, d.verdict) == ("no-nvidia-gpu", "no-nvidia-gpu-said")
+    assert (d.id, d.verdict) == ("no-nvidia-gpu", "no-nvidia-gpu-docker")
     assert "which has no NVIDIA graphics card" in d.why
+    assert "--gpus" in d.fix and "changes nothing" in d.fix  # the request is what to change, not a driver
     # the same refusal where a GPU is shown (the toolkit is missing, not the GPU): not this
     shown = "My RTX 3060 works on the host (nvidia-smi shows it).\n$ docker compose up -d\n"
     assert first(shown + DOCKER).id != "no-nvidia-gpu"

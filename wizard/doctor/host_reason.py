@@ -296,7 +296,7 @@ def _no_gpu_docker(facts: Facts, causes: list[str], symptoms: set[str]) -> HostD
         {"said": h.no_gpu_said},
         evidence=h.no_gpu_at,
         drop=("no-device",),
-        texts="no-nvidia-gpu-said",
+        texts="no-nvidia-gpu-docker",
     )
 
 
