@@ -331,6 +331,8 @@ _CUDA_UNKNOWN = re.compile(
     r"CUDA unknown error|\bCUDA error: unknown error\b",
     re.I,
 )
+# The fix PaddlePaddle's architecture check ends with, after the GPU's compute capability.
+_PADDLE_FIX = r"Solution: Install the correct wheel package built for your GPU"
 _NO_KERNEL = re.compile(
     r"no kernel image is available|CUDA_ERROR_NO_BINARY_FOR_GPU|\bCuda\W?NoBinaryForGpu\b|"
     r"cudaErrorNoKernelImageForDevice|device kernel image is invalid|cudaErrorInvalidKernelImage|"
@@ -339,7 +341,7 @@ _NO_KERNEL = re.compile(
     # PaddlePaddle's check of its compiled architectures against the GPU's)
     r"Could not find compatible \S+ extension for compute capability|Mismatched GPU Architecture|"
     # the same check's message cut before its first sentence (its tail, the GPU and the fix)
-    r"your current GPU is [0-9]{2,3}\W{0,4}Solution: Install the correct wheel package built for your GPU",
+    r"your current GPU is [0-9]{2,3}\W{0,4}" + _PADDLE_FIX,
     re.I,
 )
 # PaddlePaddle's "Mismatched GPU Architecture: The installed PaddlePaddle package was compiled for 60 61
@@ -354,11 +356,17 @@ _PADDLE_ARCHS = re.compile(
     r"not compatible with Paddle installation with arch:\s*((?:[0-9]{2,3}[ ,]+)*[0-9]{2,3})\b", re.I
 )
 # Its tail alone (the build's list cut off): the GPU's compute capability only.
-_CURRENT_GPU = re.compile(
-    r"\byour current GPU is ([0-9]{2,3})\W{0,4}"
-    r"Solution: Install the correct wheel package built for your GPU",
-    re.I,
-)
+_CURRENT_GPU = re.compile(r"\byour current GPU is ([0-9]{2,3})\W{0,4}" + _PADDLE_FIX, re.I)
+
+
+def _sm_codes(words: str) -> list[str]:
+    """A build's architectures as Paddle lists them ("60 61 70 75"): sm_60, sm_61, ... once each."""
+    return list(dict.fromkeys(f"sm_{w}" for w in re.findall(r"[0-9]{2,3}", words)))
+
+
+def _cc_of(digits: str) -> str:
+    """A compute capability run together as Paddle prints it: "120" -> "12.0", "61" -> "6.1"."""
+    return f"{digits[:-1]}.{digits[-1]}"
 
 
 def _add_cc(f: Facts, cc: str) -> None:
@@ -744,14 +752,14 @@ def _read_coverage(text: str, f: Facts) -> None:
     f.torch = bool(_TORCH.search(text))
     m = _COMPILED_FOR.search(text)
     if m and not f.build_code:
-        f.build_code = list(dict.fromkeys(f"sm_{w}" for w in re.findall(r"[0-9]{2,3}", m.group(1))))
-        _add_cc(f, f"{m.group(2)[:-1]}.{m.group(2)[-1]}")
+        f.build_code = _sm_codes(m.group(1))
+        _add_cc(f, _cc_of(m.group(2)))
     m = _CURRENT_GPU.search(text) if not m else None
     if m:
-        _add_cc(f, f"{m.group(1)[:-1]}.{m.group(1)[-1]}")
+        _add_cc(f, _cc_of(m.group(1)))
     m = _PADDLE_ARCHS.search(text)
     if m and not f.build_code:
-        f.build_code = list(dict.fromkeys(f"sm_{w}" for w in re.findall(r"[0-9]{2,3}", m.group(1))))
+        f.build_code = _sm_codes(m.group(1))
     f.arch_named = not f.build_code and bool(re.search(r"\b(?:sm|compute)_[0-9]{2,3}", text, re.I))
     if not f.build_code:
         m = _ARCH_FLAGS.search(text)

@@ -70,14 +70,12 @@ def named_gpus(text: str) -> list[str]:
     found: list[tuple[int, str]] = []
     for m in _BRANDED.finditer(text):
         found.append((m.start(), _name(m.group("brand"), m.group("num"), m.group("var") or "")))
-    for m in _GLUED.finditer(text):
-        found.append((m.start(), _name(_geforce_brand(m.group("num")), m.group("num"), m.group("var"))))
+    for m in (*_GLUED.finditer(text), *_OWNED.finditer(text)):
+        found.append((m.start(), _name(_geforce_brand(m.group("num")), m.group("num"), m.group("var") or "")))
     for m in _BESIDE.finditer(text):
         num = m.group("num") or m.group("num2")
         var = m.group("var") or m.group("var2") or ""
         found.append((m.start(), _name(_geforce_brand(num), num, var)))
-    for m in _OWNED.finditer(text):
-        found.append((m.start(), _name(_geforce_brand(m.group("num")), m.group("num"), m.group("var") or "")))
     for m in _TESLA.finditer(text):
         found.append((m.start(), f"{m.group('brand').title()} {m.group('model').upper()}"))
     for m in _DATACENTRE.finditer(text):

@@ -25,7 +25,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from packaging.version import InvalidVersion, Version
 
@@ -60,8 +60,9 @@ class HostDecision:
     note: bool = False  # not sure where no row named anything (the failure is read, its cause open)
 
 
-def _gpu_shown(facts: Facts) -> bool:
-    """Anything in the text that says a GPU is (or was meant to be) on this machine."""
+def _gpu_shown(facts: Facts, *, asked: bool = True) -> bool:
+    """Anything in the text that says a GPU is (or was meant to be) on this machine; `asked=False`
+    leaves out a GPU only asked for (Docker's request, where the request itself is the failure)."""
     return bool(
         facts.gpus
         or facts.gpus_named
@@ -72,7 +73,7 @@ def _gpu_shown(facts: Facts) -> bool:
         or facts.driver_library
         or facts.driver_kernel
         or facts.smi_cuda
-        or facts.gpu_asked
+        or (asked and facts.gpu_asked)
         or facts.setup.smi_version
         or facts.host.pci_at
     )
@@ -287,8 +288,7 @@ def _no_gpu_docker(facts: Facts, causes: list[str], symptoms: set[str]) -> HostD
     h = facts.host
     if causes or not symptoms <= {"no-device"} or h.no_runtime_at is None:
         return None
-    # The request itself asks for a GPU (gpu_asked): only a GPU the text shows otherwise counts.
-    if h.no_gpu_at is None or _gpu_shown(replace(facts, gpu_asked=False)):
+    if h.no_gpu_at is None or _gpu_shown(facts, asked=False):
         return None
     return HostDecision(
         "no-nvidia-gpu",
