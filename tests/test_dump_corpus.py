@@ -483,8 +483,9 @@ LATER_ROUNDS = {
         },
     ),
     # Blind after the same rules as round 18 (and stop 45's doctor rules): held out 8/11, 0 wrong;
-    # training 12/13, 0 wrong.
-    19: LaterRound(ROUND19, 24, 11, {}, None),
+    # training 12/13, 0 wrong. Its training miss (a pasted `nvidia-smi --version`) is read since
+    # stop 46 (the version block is one of nvidia-smi's formats): training 13/13.
+    19: LaterRound(ROUND19, 24, 11, {}, {}),
     # Blind after the same rules: held out 5/6, 0 wrong; training 10/13, 2 wrong: two containers' NVML
     # "Unknown Error" (a running container's device rules lost, per their threads) named
     # container-no-gpu. The paste shows no device node either way, and round 2's nvidia-docker#1171
@@ -500,7 +501,14 @@ LATER_ROUNDS = {
             "docker-ubuntu2204-570-144-nvml-unknown-error-after-daemon-reload": "named container-no-gpu "
             "where the cause is the device rules a daemon-reload dropped (measured blind, kept)",
         },
-        None,
+        # Stop 46 read its `nvidia-smi -L` beside `--version` (training 11/13); the two kept above
+        # stay unread.
+        {
+            "docker-ollama-rtx3080-nvml-unknown-error-after-a-while": "the lost device rules are "
+            "the thread's finding, not the output's",
+            "docker-ubuntu2204-570-144-nvml-unknown-error-after-daemon-reload": "the dropped device "
+            "rules are the thread's finding, not the output's",
+        },
     ),
 }
 LATER_CASES = {n: cases(r.path) for n, r in LATER_ROUNDS.items()}

@@ -22,7 +22,7 @@ from wizard.probe.kernel_log import kernel_log_text, loaded_module_line
 from wizard.probe.os_platform import WSL_LIB
 from wizard.probe.pci_cc import fill_cc
 from wizard.probe.pci_gpus import read_pci_gpus
-from wizard.probe.smi_formats import parse_smi_list, parse_smi_xml
+from wizard.probe.smi_formats import parse_smi_list, parse_smi_version, parse_smi_xml
 from wizard.profile import DriverInfo, GpuInfo, MachineProfile
 from wizard.sysio import CommandResult
 
@@ -284,6 +284,7 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
             [smi, "-q", "-x"],
             [smi, "-L"],
             [smi, f"--query-gpu={NAME_BUS_DRIVER}", "--format=csv,noheader"],
+            [smi, "--version"],
         ):
             if not header.missing:
                 break
@@ -324,6 +325,9 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
     elif header_argv == [smi, "-q"]:
         report_driver, report_gpus = parse_smi_report(header.stdout)
         head_driver, gpus = report_driver or head_driver, gpus or report_gpus
+    elif header_argv == [smi, "--version"]:
+        report_driver, report_cuda = parse_smi_version(header.stdout)
+        head_driver = report_driver
     elif not gpus and not driver_version and not (head_driver and (header.ok or table or banner)):
         # The long report (nvidia-bug-report.sh collects it) where neither the query nor the table
         # gave a driver: its "Driver Version : X" lines are read, its errors change nothing.
@@ -352,6 +356,11 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
             # NVML_ERROR_UNKNOWN as it starts: its library is installed and loaded, whatever stops it.
             ctx.seen["smi_nvml_unknown"] = "failed to initialize nvml: unknown error" in said
         return False
+    if header_argv == [smi, "-L"] and not (driver_version or head_driver):
+        # The GPU list names no driver: `--version` says it and its CUDA, where it answered.
+        version = ctx.system.run([smi, "--version"], timeout=5.0)
+        if not version.missing and not version.timed_out:
+            head_driver, report_cuda = parse_smi_version(version.stdout)
     if not gpus and header_argv == [smi] and banner:
         # A table with its banner and no GPU row (cut where it was pasted): the GPU list says them.
         listed = ctx.system.run([smi, "-L"], timeout=5.0)

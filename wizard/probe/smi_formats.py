@@ -1,4 +1,5 @@
-"""nvidia-smi's other output formats: the GPU list (`-L`) and the XML report (`-q -x`).
+"""nvidia-smi's other output formats: the GPU list (`-L`), the XML report (`-q -x`) and the
+version block (`--version`).
 
 The probe asks nvidia-smi's query and its table first; these are read only where neither answered
 (a dump made from a pasted output shows only what the person ran). Each parser reads what the text
@@ -66,3 +67,17 @@ def parse_smi_xml(text: str) -> tuple[str, str, list[GpuInfo]]:
     if (attached := _XML_ATTACHED.search(text)) and (driver or gpus):
         gpus += [GpuInfo(index=i) for i in range(len(gpus), int(attached.group(1)))]
     return (driver.group(1) if driver else ""), (cuda.group(1) if cuda else ""), gpus
+
+
+# `nvidia-smi --version` (R525 on): "DRIVER version      : 595.71.05" and "CUDA Version        : 13.2"
+# ("KMD" and "CUDA UMD" where R610 renamed them in its banner). It prints no GPU.
+_VERSION_DRIVER = re.compile(r"^\s*(?:DRIVER|KMD) version\s*:\s*([0-9]+(?:\.[0-9]+)+)\s*$", re.M | re.I)
+_VERSION_CUDA = re.compile(r"^\s*CUDA (?:UMD )?Version\s*:\s*(\S+)\s*$", re.M | re.I)
+
+
+def parse_smi_version(text: str) -> tuple[str, str]:
+    """`nvidia-smi --version`: the driver's version and its CUDA ("" where a line is absent;
+    "N/A"/"ERR!" kept as printed, as the XML report's are)."""
+    driver = _VERSION_DRIVER.search(text)
+    cuda = _VERSION_CUDA.search(text)
+    return (driver.group(1) if driver else ""), (cuda.group(1) if cuda else "")
