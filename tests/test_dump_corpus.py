@@ -31,6 +31,7 @@ from tests.dump_corpus import (
     ROUND18,
     ROUND19,
     ROUND20,
+    ROUND21,
     cases,
     held_out,
     judge,
@@ -508,6 +509,20 @@ LATER_ROUNDS = {
             "the thread's finding, not the output's",
             "docker-ubuntu2204-570-144-nvml-unknown-error-after-daemon-reload": "the dropped device "
             "rules are the thread's finding, not the output's",
+        },
+    ),
+    # Blind after stop 46's `nvidia-smi --version` reading: held out 5/5, 0 wrong; training 11/13,
+    # 0 wrong (the same at stop 45's 573addc). The VM's GPU given no memory window (BAR1 0M) is read
+    # since (training 12/13).
+    21: LaterRound(
+        ROUND21,
+        18,
+        5,
+        {},
+        {
+            "lxd-host-gtx650-proc-information": "a GPU only in /proc/driver/nvidia/gpus/*/information: "
+            "listed while the module holds it, started or not (RmInitAdapter runs at first open), so "
+            "it is not read as a working GPU; on a machine the PCI bus names it",
         },
     ),
 }

@@ -47,10 +47,12 @@ NOUVEAU_BOUND = re.compile(
 _BUS = re.compile(r"([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])\b")
 # RmInitAdapter's own failure line, and the lines after which it always gives up (osinit.c: a GSP or
 # DCE firmware RM that does not boot goes to its "RmInitAdapter failed!"; kernel_gsp.c's last boot
-# attempt comes before that), which a log cut short may show alone.
+# attempt comes before that), which a log cut short may show alone. Before any of that, the module's
+# probe gives a GPU up where the firmware (or a VM) assigned it no usable memory window (nv-pci.c:
+# "This PCI I/O region assigned to your NVIDIA device is invalid: BAR1 is 0M @ 0x0 (PCI:...)").
 INIT_FAILED = re.compile(
     r"RmInitAdapter failed|rm_init_adapter failed|Cannot initialize (?:GSP|DCE) firmware RM|"
-    r"Max GSP-RM boot attempts exceeded",
+    r"Max GSP-RM boot attempts exceeded|PCI I/O region assigned to your NVIDIA device is invalid",
     re.IGNORECASE,
 )
 _FALLEN = re.compile(r"fallen off the bus", re.IGNORECASE)
