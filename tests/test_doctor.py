@@ -156,7 +156,8 @@ def _all_fix_texts() -> list[tuple[str, str, str]]:
     for lang in ("en", "zh"):
         set_language(lang)
         try:
-            ids = {p.id for p in patterns()} | set(FINDING_TO_DIAGNOSIS.values())
+            ids = {p.id for p in patterns()} | {p.texts for p in patterns() if p.texts}
+            ids |= set(FINDING_TO_DIAGNOSIS.values())
             out += [(lang, i, t(f"doctor.{i}.fix", venv="~/.venvs/tf-gpu")) for i in sorted(ids)]
             out += [(lang, f"sharpen.{k}", t(f"doctor.sharpen.{k}")) for k in ("install", "install_lock")]
         finally:

@@ -194,6 +194,15 @@ class Architecture(Sourced):
 
 
 @dataclass(frozen=True)
+class NvccFloor(Sourced):
+    """From this CUDA on, nvcc builds no code below `lowest`: a build made with it has no machine
+    code or PTX a GPU of a lower compute capability can run."""
+
+    cuda: Version
+    lowest: Version
+
+
+@dataclass(frozen=True)
 class Myth(Sourced):
     id: str
     claim: str
@@ -217,6 +226,7 @@ class KnowledgeBase:
     harvest: Harvest = field(default_factory=lambda: Harvest(date=None), compare=False, repr=False)
     _gpu_index: dict[str, Gpu] = field(default_factory=dict, compare=False, repr=False)
     previews: tuple[Release, ...] = ()  # pre-releases the harvest read (2.22.0rc0), newest first
+    nvcc_floors: tuple[NvccFloor, ...] = ()  # newest CUDA first
 
     def with_previews(self) -> KnowledgeBase:
         """The same knowledge with the pre-releases among the releases (`--pre`)."""
@@ -250,6 +260,11 @@ class KnowledgeBase:
 
     def minor_floor(self, cuda_major: int) -> MinorCompat | None:
         return next((m for m in self.minor_compat if m.cuda_major == cuda_major), None)
+
+    def nvcc_lowest(self, cuda: Version) -> Version | None:
+        """The lowest compute capability a build made with this CUDA can serve; None where no row
+        reaches back to it."""
+        return next((f.lowest for f in self.nvcc_floors if f.cuda <= cuda), None)
 
     def toolkit(self, cuda: Version) -> Toolkit | None:
         """The toolkit row for a CUDA major.minor (12.5.1 -> 12.5)."""
@@ -331,6 +346,9 @@ def build_knowledge(raw: Mapping[str, Mapping[str, Any]], harvest: Harvest | Non
         gpus=tuple(gpus),
         architectures=tuple(_rows(raw, "architectures", "arch", _arch)),
         myths=tuple(_rows(raw, "myths", "myth", _myth)),
+        nvcc_floors=tuple(
+            sorted(_rows(raw, "architectures", "nvcc_floor", _nvcc_floor), key=lambda f: f.cuda, reverse=True)
+        ),
         harvest=harvest,
         _gpu_index={gpu_key(g.name): g for g in gpus},
     )
@@ -637,6 +655,10 @@ def _arch(row: Mapping[str, Any]) -> Architecture:
         ptx_isa_min=tuple((Version(r["cc"]), Version(r["isa"])) for r in row.get("ptx_isa_min", [])),
         **_sourced(row),
     )
+
+
+def _nvcc_floor(row: Mapping[str, Any]) -> NvccFloor:
+    return NvccFloor(cuda=Version(row["cuda"]), lowest=Version(row["lowest"]), **_sourced(row))
 
 
 def _myth(row: Mapping[str, Any]) -> Myth:

@@ -221,6 +221,9 @@ class Pattern:
     # Ids whose message is this row's root: where the same text shows one of them, this row's line
     # is its consequence and is ranked right after it (see wizard.doctor.diagnose.from_hits).
     after: tuple[str, ...] = ()
+    # The doctor.toml section of its title, why and fix where not the id's own: the same cause in
+    # another program's words (PyTorch's CPU build is cpu-only-wheel, told as PyTorch's).
+    texts: str = ""
 
     @property
     def order(self) -> tuple[int, bool, bool]:
@@ -342,6 +345,7 @@ def patterns() -> tuple[Pattern, ...]:
             decisive=bool(row.get("decisive", False)),
             prose=bool(row.get("prose", False)),
             after=tuple(row.get("after", [])),
+            texts=row.get("texts", ""),
         )
         for row in data["pattern"]
     )

@@ -129,7 +129,7 @@ def _texts(diag_id: str, **fields: str) -> tuple[str, str, str]:
 def _from_hit(hit: Hit, sharpen: Sharpener | None, unsure: bool = False) -> Diagnosis:
     """`unsure`: a weak line with no harmful line beside it, shown as a note, not as a cause."""
     p = hit.pattern
-    title, why, fix = _texts(p.id)
+    title, why, fix = _texts(p.texts or p.id)
     harmful = p.harmful and not unsure
     return Diagnosis(
         id=p.id,
@@ -143,7 +143,8 @@ def _from_hit(hit: Hit, sharpen: Sharpener | None, unsure: bool = False) -> Diag
         line=hit.number,
         origin="output",
         seen_in=public_source(p.seen_in),
-        for_this_machine=sharpen(p.id) if sharpen and harmful else "",
+        # The machine's own fix is the wizard's TensorFlow set: not for another program's words.
+        for_this_machine=sharpen(p.id) if sharpen and harmful and not p.texts else "",
     )
 
 

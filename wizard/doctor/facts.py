@@ -341,7 +341,9 @@ _NO_KERNEL = re.compile(
     # PaddlePaddle's check of its compiled architectures against the GPU's)
     r"Could not find compatible \S+ extension for compute capability|Mismatched GPU Architecture|"
     # the same check's message cut before its first sentence (its tail, the GPU and the fix)
-    r"your current GPU is [0-9]{2,3}\W{0,4}" + _PADDLE_FIX,
+    r"your current GPU is [0-9]{2,3}\W{0,4}" + _PADDLE_FIX + "|"
+    # OpenCV's DNN module: its CUDA backend has no code for the device (CUDA_ARCH_BIN/PTX)
+    r"OpenCV was not built to work with the selected device",
     re.I,
 )
 # PaddlePaddle's "Mismatched GPU Architecture: The installed PaddlePaddle package was compiled for 60 61
@@ -438,6 +440,7 @@ class Facts:
     own_build: bool = False  # a build of one's own: compiled here, its capability list chosen here
     built_on: tuple[str, str] | None = None  # (the GPU the build was compiled on, the other GPU named)
     torch: bool = False  # the text is PyTorch's (its build's list is torch's, not TensorFlow's)
+    build_cuda: str = ""  # the CUDA its PyTorch build was made with ("11.8"), where it says one only
     arch_named: bool = False  # an sm_XY / compute_XY outside a build's list read as one
     smi_crash: tuple[int, str] | None = None  # nvidia-smi itself crashed (a segmentation fault)
     mac: tuple[int, str] | None = None  # the text says it ran on a Mac (macOS, a MacBook, Apple silicon)
@@ -741,6 +744,30 @@ _SAID_CODE = re.compile(
     r"\b(binary|machine|SASS|PTX)(?:\s+code)?\s+for\s+(?:CC|compute\s+capabilit(?:y|ies))\s+" + _CC_LIST, re.I
 )
 _TORCH = re.compile(r"\btorch\b|\bpytorch\b|TORCH_USE_CUDA_DSA", re.I)
+# The CUDA a PyTorch build was made with, as it says it: its wheel's local version ("torch 2.1.0+cu121",
+# pip's "torch-2.1.0+cu121", "torch==1.13.1+cu117"), collect_env's "CUDA used to build PyTorch: 11.8",
+# torch.version.cuda printed beside its name.
+_TORCH_CU = re.compile(
+    r"(?<![a-z])(?:py)?torch(?:vision|audio)?\W{0,3}(?:version\W{0,3})?\s?v?[0-9]+\.[0-9]+(?:\.[0-9]+)*\+cu([0-9]{2,3})\b",
+    re.I,
+)
+_TORCH_BUILT_CUDA = re.compile(
+    r"CUDA used to build PyTorch:\s*([0-9]{1,2}\.[0-9])\b"
+    r"|torch\.version\.cuda\W{0,8}\s?([0-9]{1,2}\.[0-9])\b",
+    re.I,
+)
+
+
+def _cu_tag(digits: str) -> str:
+    """A wheel's CUDA tag as a version: cu92 -> 9.2, cu118 -> 11.8, cu130 -> 13.0."""
+    return f"{digits[:-1]}.{digits[-1]}"
+
+
+def torch_build_cuda(text: str) -> str:
+    """The one CUDA the text says its PyTorch was built with ("" where none, or several)."""
+    said = {_cu_tag(m.group(1)) for m in _TORCH_CU.finditer(text)}
+    said |= {m.group(1) or m.group(2) for m in _TORCH_BUILT_CUDA.finditer(text)}
+    return next(iter(said)) if len(said) == 1 else ""
 
 
 def _read_coverage(text: str, f: Facts) -> None:
@@ -750,6 +777,7 @@ def _read_coverage(text: str, f: Facts) -> None:
     f.own_build = own_build(text)
     f.built_on = built_on(text)
     f.torch = bool(_TORCH.search(text))
+    f.build_cuda = torch_build_cuda(text)
     m = _COMPILED_FOR.search(text)
     if m and not f.build_code:
         f.build_code = _sm_codes(m.group(1))

@@ -209,7 +209,7 @@ def coverage(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     old for. Every GPU and every build source the text shows must agree."""
     verdicts = _coverage_verdicts(facts, kb)
     if verdicts is None:
-        return _below_minimum(facts, kb) or _gpu_alone(facts, kb)
+        return _below_minimum(facts, kb) or _below_toolkit(facts, kb) or _gpu_alone(facts, kb)
     if any(v is None for v in verdicts) or len({v.id for v in verdicts if v}) != 1:
         return None
     tf = _tf_build(facts, kb)
@@ -240,6 +240,22 @@ def _below_minimum(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     fields = {"gpu": name or "GPU", "cc": str(cc), "build": t("doctor.fact.listed_build")}
     fields |= {"code": f">= {lowest}", "minimum": str(lowest)}
     return Verdict(TOO_OLD, "doctor.judge.cover_too_old", fields, (TOO_NEW, PTX_DRIVER), "cover-too-old")
+
+
+def _below_toolkit(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
+    """ "No kernel image" from a build whose CUDA the text shows (PyTorch's +cu118) on GPUs below the
+    lowest compute capability that CUDA's nvcc builds for (knowledge: nvcc_floor): no list that CUDA
+    could make holds code for them, so they are too old for it. A GPU at or above that floor is not
+    judged (the build's own list decides)."""
+    if facts.no_kernel_line is None or not facts.build_cuda or facts.build_code or facts.build_minimum:
+        return None
+    lowest = kb.nvcc_lowest(Version(facts.build_cuda))
+    gpus = _gpu_ccs(facts, kb)
+    if lowest is None or not gpus or any(cc >= lowest for _, cc in gpus):
+        return None
+    name, cc = gpus[0]
+    fields = {"gpu": name or "GPU", "cc": str(cc), "cuda": facts.build_cuda, "minimum": str(lowest)}
+    return Verdict(TOO_OLD, "doctor.judge40.below_toolkit", fields, (TOO_NEW, PTX_DRIVER), "cover-too-old")
 
 
 def _gpu_alone(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
