@@ -949,7 +949,21 @@ READ_BARS[39] = Bar(recognised=6, right=5, wrong_causes=1)
 # training 28/35, 25 right, 1 wrong (the mlrun text, below). Held out after them (unread, aggregate):
 # 13/17, 10 right, 3 wrong.
 FRESH_MEASURED = Bar(recognised=13, right=10, wrong_causes=3)
-UNREAD_WRONG_CAUSES = {28: 1, 29: 1, 30: 0, 31: 0, 32: 2, 33: 1, 34: 0, 35: 0, 36: 1, 37: 1, 38: 1, 39: 1, 40: 3}
+UNREAD_WRONG_CAUSES = {
+    28: 1,
+    29: 1,
+    30: 0,
+    31: 0,
+    32: 2,
+    33: 1,
+    34: 0,
+    35: 0,
+    36: 1,
+    37: 1,
+    38: 1,
+    39: 1,
+    40: 3,
+}
 
 
 def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
