@@ -45,6 +45,8 @@ _SMI = re.compile(
     r"NVIDIA-SMI\s+" + _V + r"\s+Driver Version:\s*" + _V + r"(?:\s+CUDA Version:\s*([0-9]+\.[0-9]+))?", re.I
 )
 _SMI_DRIVER = re.compile(r"Driver Version:\s*" + _V, re.I)
+# cudaGetErrorString(cudaErrorInsufficientDriver): 35 in its runtime's words.
+_INSUFFICIENT = re.compile(r"CUDA driver version is insufficient for CUDA runtime version", re.I)
 _TF = re.compile(
     r"\b(?:tensorflow(?:-gpu|-cpu)?(?:==|\s+version:?\s*|\s+)v?|TF\s+)"
     r"([0-9]\.[0-9]{1,2}(?:\.[0-9]{1,2})?)\b",
@@ -308,6 +310,18 @@ _FLOOR_REFUSED = re.compile(
     r"(?:are|is) not supported",
     re.I,
 )
+# RAPIDS (cuDF, cuML) on import: "A GPU with NVIDIA Pascal™ (Compute Capability 6.0) or newer
+# architecture is required." then "Detected GPU 0: Tesla M60" / "Detected Compute Capability: 5.2";
+# a program's own "the 't' kernel requires 5.0 capability": the floor, and the GPU below it.
+_FLOOR_REQUIRED = re.compile(
+    r"\(Compute Capability ([0-9]{1,2}\.[0-9])\) or newer architecture is required"
+    r"|\bkernel requires ([0-9]{1,2}\.[0-9]) (?:compute )?capability\b",
+    re.I,
+)
+_CC_DETECTED = re.compile(r"\bDetected Compute Capability:\s*([0-9]{1,2})\.([0-9])\b", re.I)
+# RAPIDS' check of its PTX against the GPU: "This cuDF installation is missing the necessary PTX files
+# that are <=50": the build's code begins above this GPU's capability (5.0).
+_PTX_BELOW = re.compile(r"missing the necessary PTX files that are <=\s?([0-9]{1,2})([0-9])\b", re.I)
 # A library's floor said as an architecture (FlashAttention's "FlashAttention only supports Ampere GPUs
 # or newer"): the lowest compute capability of that architecture's first GPUs.
 _ARCH_FLOOR = re.compile(
@@ -427,7 +441,9 @@ class Facts:
     build_minimum: str = ""  # the lowest compute capability a build says it supports ("3.7")
     no_kernel_line: tuple[int, str] | None = None  # "no kernel image is available" and its kin
     below_minimum_line: tuple[int, str] | None = None  # a build's words: the GPU below its lowest
+    ptx_below: str = ""  # a build's words: it has no code at or below this capability (RAPIDS' PTX check)
     smi_cuda_err: bool = False  # nvidia-smi's "CUDA Version: ERR!"
+    insufficient: bool = False  # CUDA's 35 in its runtime's words ("driver version is insufficient ...")
     cuda_unknown: bool = False  # CUDA's unknown error (999)
     setup: SetupFacts = field(default_factory=SetupFacts)  # where it ran, what it was given
     libcuda_missing: tuple[int, str] | None = None  # the driver's libcuda not found
@@ -568,6 +584,7 @@ def read_facts(text: str) -> Facts:
         if k:
             f.driver_kernel = k.group(1)
     f.smi_cuda_err = bool(_SMI_CUDA_ERR.search(text))
+    f.insufficient = bool(_INSUFFICIENT.search(text))
     f.cuda_unknown = bool(_CUDA_UNKNOWN.search(text))
     for m in _TF.finditer(text):
         if m.group(1) not in f.tf_versions:
@@ -627,11 +644,21 @@ def read_facts(text: str) -> Facts:
     if m and f.below_minimum_line is None:
         f.build_minimum = f.build_minimum or m.group(1)
         f.below_minimum_line = _line_at(text, m.start())
+    m = _FLOOR_REQUIRED.search(text)
+    if m and f.below_minimum_line is None:
+        f.build_minimum = f.build_minimum or m.group(1) or m.group(2)
+        f.below_minimum_line = _line_at(text, m.start())
+    m = _PTX_BELOW.search(text)
+    if m and f.below_minimum_line is None:
+        # Its build has no code at or below this GPU's capability: a floor just above it.
+        _add_cc(f, f"{m.group(1)}.{m.group(2)}")
+        f.ptx_below = f"{m.group(1)}.{m.group(2)}"
+        f.below_minimum_line = _line_at(text, m.start())
     m = _ARCH_FLOOR.search(text)
     if m and f.below_minimum_line is None and not f.build_minimum:
         f.build_minimum = _ARCH_CC[m.group(1).lower()]
         f.below_minimum_line = _line_at(text, m.start())
-    for m in (*_CC_SM.finditer(text), *_CC_CSV.finditer(text)):
+    for m in (*_CC_SM.finditer(text), *_CC_CSV.finditer(text), *_CC_DETECTED.finditer(text)):
         cc = f"{m.group(1)}.{m.group(2)}"
         _add_cc(f, cc)
     said = _NVC_DXCORE_PROBE.sub("", text)  # nvidia-container-cli names WSL on every host

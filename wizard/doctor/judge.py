@@ -224,6 +224,10 @@ def _below_minimum(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     old; one above it is not judged (no upper bound)."""
     lowest = _version(facts.build_minimum) if facts.build_minimum else None
     gpus = _gpu_ccs(facts, kb)
+    if facts.ptx_below and facts.below_minimum_line is not None:
+        # The build's own check: it has no code at or below this GPU's capability.
+        fields = {"cc": facts.ptx_below}
+        return Verdict(TOO_OLD, "doctor.judge41.ptx_below", fields, (TOO_NEW, PTX_DRIVER), "cover-too-old")
     failed = facts.no_kernel_line or facts.below_minimum_line  # "no kernel image", or the build's words
     if lowest is not None and not gpus and facts.below_minimum_line is not None:
         # The build's own check said this GPU is below its lowest, naming no GPU: it read the GPU.
@@ -410,6 +414,40 @@ def driver_floor(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     return Verdict("driver-too-old", key, fields, source=source)
 
 
+@dataclass(frozen=True)
+class Served:
+    """A driver the text shows at or above the floor of every CUDA program it may run (`newest`: the
+    newest CUDA major whose floor it meets), or of the CUDA the program loads."""
+
+    key: str
+    fields: dict[str, str]
+
+
+def driver_serves(facts: Facts, kb: KnowledgeBase) -> Served | None:
+    """CUDA's 35 ("driver version is insufficient") beside a driver that runs the program's CUDA: from
+    its major's minor-version floor on, a driver runs every runtime of that major, so it is not older
+    than this program's runtime. Where the program's CUDA is not shown, only a driver at or above the
+    newest major's floor runs every CUDA program; below it the code's own meaning (a runtime newer
+    than the driver) stays open. The driver: nvidia-smi's, else the loaded module's (no mismatch)."""
+    shown_driver = facts.driver_smi or ("" if facts.mismatch() else facts.driver_kernel)
+    have = normalize_driver(shown_driver) if shown_driver else None
+    majors = sorted({m.cuda_major for m in kb.minor_compat}, reverse=True)
+    if have is None or not majors:
+        return None
+    platform = text_platform(facts)
+    key = "doctor.judge41.driver_serves"
+    major = facts.cuda_major
+    if major is None:
+        major, key = majors[0], "doctor.judge41.driver_serves_all"
+    found = cuda_floor(Version(f"{major}.0"), platform, kb)
+    need = normalize_driver(found[0]) if found is not None else None
+    if found is None or need is None or have < need:
+        return None
+    shown = {"linux": "Linux", "wsl2": "WSL2", "windows": "Windows"}[platform]
+    fields = {"driver": shown_driver, "platform": shown, "cuda": str(major), "floor": driver_text(found[0])}
+    return Served(key, fields | {"source": found[1]})
+
+
 __all__ = [
     "COVERAGE_IDS",
     "DECIDE_BUILD",
@@ -421,5 +459,6 @@ __all__ = [
     "cuda_floor",
     "decide_open",
     "driver_floor",
+    "driver_serves",
     "python_fit",
 ]

@@ -52,6 +52,7 @@ from wizard.doctor.judge import (
     coverage_undecided,
     decide_open,
     driver_floor,
+    driver_serves,
     python_fit,
 )
 from wizard.doctor.setup_reason import decide_setup
@@ -133,6 +134,8 @@ class Reasoning:
     command: str = ""  # where nothing is decided: the one command that would decide
     drop: tuple[str, ...] = ()  # causes that contradict each other with nothing to decide between them
     on_host: bool = False  # the command runs on the container's host, not inside it
+    why: str = ""  # doctor.* text that says why a cause was ruled out (leads the not-sure note)
+    why_fields: dict[str, str] = field(default_factory=dict)
     note: bool = False  # the not-sure note even beside a symptom row's own fix (its cause is open)
 
 
@@ -496,6 +499,15 @@ def _platform(facts: Facts, symptoms: set[str]) -> Decision | None:
     return None
 
 
+# Where the program runs (inside its container): the driver it reaches, and whether libcuda is found.
+DECIDE_REACHED = "nvidia-smi; ldconfig -p | grep libcuda"
+
+
+def _said_35(facts: Facts) -> bool:
+    """CUDA's 35 by its number or its words, not a program's own check of the driver."""
+    return facts.insufficient or any(c.table == "cudaerror" and c.number == 35 for c, _, _ in facts.codes)
+
+
 def _driver_floor(facts: Facts, causes: list[str], symptoms: set[str]) -> Decision | None:
     """nvidia-smi's driver below the floor of the CUDA the program loads, on its platform (Choose's
     floors, wizard.doctor.judge.driver_floor): the driver is too old, whatever generic words came
@@ -548,6 +560,13 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
     sched = sched or _driver_floor(facts, causes, symptoms)
     if sched is not None and (not causes or causes[0] == sched.id):
         out.decisions.append(sched)
+        return out
+    served = driver_serves(facts, load_knowledge()) if causes[:1] == ["driver-too-old"] else None
+    if served is not None and _said_35(facts):
+        # The driver runs the program's CUDA: 35 is not its age. Which way the program missed the
+        # driver is not shown: not sure, with what the program's own environment shows.
+        out.drop, out.command = UPDATE_DRIVER_IDS, DECIDE_REACHED
+        out.why, out.why_fields = served.key, served.fields
         return out
     host = decide_host(facts, causes, symptoms, _wsl_driver_seen(facts))
     if host is not None and not host.id:  # the facts contradict each other: not sure

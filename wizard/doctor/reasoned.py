@@ -76,7 +76,7 @@ def _decided(decision: Decision, existing: Diagnosis | None, facts: Facts, make:
     return made
 
 
-def _not_sure(facts: Facts, command: str, make: Make, on_host: bool = False) -> Diagnosis:
+def _not_sure(facts: Facts, command: str, make: Make, on_host: bool = False, why: str = "") -> Diagnosis:
     line = None
     if facts.codes:
         line = facts.codes[0][1]
@@ -91,6 +91,7 @@ def _not_sure(facts: Facts, command: str, make: Make, on_host: bool = False) -> 
         source,
         harmful=False,
         fix=t("doctor.not-sure.fix_host" if on_host else "doctor.not-sure.fix", command=command),
+        reason=why,
     )
 
 
@@ -127,7 +128,8 @@ def reasoned(found: list[Diagnosis], facts: Facts, make: Make) -> list[Diagnosis
     if not command:
         families = [d.family for d in output if d.harmful]
         command = DECIDE_MISMATCH if facts.mismatch() else command_for(families)
-    return [*output, _not_sure(facts, command, make, reasoning.on_host), *rest]
+    why = t(reasoning.why, **reasoning.why_fields) if reasoning.why else ""
+    return [*output, _not_sure(facts, command, make, reasoning.on_host, why), *rest]
 
 
 def unsure(found: list[Diagnosis]) -> Diagnosis | None:
