@@ -416,8 +416,8 @@ def driver_floor(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
 
 @dataclass(frozen=True)
 class Served:
-    """A driver the text shows at or above the floor of every CUDA program it may run (`newest`: the
-    newest CUDA major whose floor it meets), or of the CUDA the program loads."""
+    """A driver the text shows at or above the floor of the CUDA the program loads, or of every CUDA
+    program (the newest major's): `key` says which, `fields` its driver, floor and platform."""
 
     key: str
     fields: dict[str, str]
