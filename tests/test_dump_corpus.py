@@ -32,6 +32,7 @@ from tests.dump_corpus import (
     ROUND19,
     ROUND20,
     ROUND21,
+    ROUND22,
     cases,
     held_out,
     judge,
@@ -524,6 +525,20 @@ LATER_ROUNDS = {
             "listed while the module holds it, started or not (RmInitAdapter runs at first open), so "
             "it is not read as a working GPU; on a machine the PCI bus names it",
         },
+    ),
+    # Blind after stop 46's rules (rounds 21 and 40-41 included): held out 6/8, 0 wrong; training 3/7,
+    # 1 wrong: a distrobox container whose nvidia-smi found no libnvidia-ml (its thread: the libraries
+    # were not mounted) named container-no-gpu, since the case shows no device node. No rule written.
+    22: LaterRound(
+        ROUND22,
+        15,
+        8,
+        {
+            "distrobox-ubuntu-guest-nvidia-libs-not-mounted": "named container-no-gpu where the thread "
+            "says the libraries were not mounted; the paste shows no device node either way (measured "
+            "blind, kept)",
+        },
+        None,
     ),
 }
 LATER_CASES = {n: cases(r.path) for n, r in LATER_ROUNDS.items()}
