@@ -1,7 +1,8 @@
 """GPU names as people write them in a log or a post, and their compute capability from the GPU table.
 
-    named_gpus(text) -> list[str]        "5070Ti", "5090显卡", "tesla v100", "2070super", "my 5090"
-                                         read as "RTX 5070 Ti", "RTX 5090", "Tesla V100", ...
+    named_gpus(text) -> list[str]        "5070Ti", "5090显卡", "tesla v100", "2070super", "my 5090",
+                                         "RTX 50 series" read as "RTX 5070 Ti", "RTX 5090", "Tesla
+                                         V100", ..., "RTX 50 series"
     table_cc(name, kb) -> Version | None the compute capability Choose's GPU table gives that name
 
 A model number alone is a GPU only where it cannot be a random number: with its brand (RTX, GTX,
@@ -47,6 +48,14 @@ _OWNED = re.compile(
     rf"(?<![A-Za-z])(?:my|our)\s+(?P<num>{_GEFORCE})(?P<var>{_VARIANT})?s?(?![A-Za-z0-9]|\.[0-9]){_UNIT}",
     _FLAGS,
 )
+# A GeForce series as people name it ("RTX 50 series", "RTX50", "RTX 40xx", "GTX 10系列"): every GPU of
+# a series shares its chip generation, so the table's rows of that series give one capability.
+_SERIES = re.compile(
+    r"(?<![A-Za-z0-9.])(?P<brand>RTX|GTX)(?:\s?-?(?P<spaced>50|40|30|20|16|10)\s?-?(?:series|系列|系)"
+    r"|\s?(?P<xx>50|40|30|20|16|10)[xX][xX0]|(?P<glued>50|40|30|20|16|10)(?![0-9A-Za-z]|\.[0-9]))",
+    _FLAGS,
+)
+SERIES = " series"
 # Data-centre models: with their brand any model; alone only the unmistakable ones (V100, A100, ...).
 _TESLA = re.compile(
     r"(?<![A-Za-z])(?P<brand>Tesla|Quadro)\s+(?P<model>[KMPVTAHL][0-9]{1,3}[A-Z]?)(?![A-Za-z0-9])", _FLAGS
@@ -76,6 +85,9 @@ def named_gpus(text: str) -> list[str]:
         num = m.group("num") or m.group("num2")
         var = m.group("var") or m.group("var2") or ""
         found.append((m.start(), _name(_geforce_brand(num), num, var)))
+    for m in _SERIES.finditer(text):
+        series = m.group("spaced") or m.group("xx") or m.group("glued")
+        found.append((m.start(), f"{m.group('brand').upper()} {series}{SERIES}"))
     for m in _TESLA.finditer(text):
         found.append((m.start(), f"{m.group('brand').title()} {m.group('model').upper()}"))
     for m in _DATACENTRE.finditer(text):
@@ -119,6 +131,14 @@ def table_cc(name: str, kb: KnowledgeBase) -> Version | None:
     row = kb.gpu(name)
     if row is not None:
         return row.compute_capability
+    if name.endswith(SERIES):  # "RTX 50 series": the GeForce rows of models 50x0
+        series = name.split()[1]
+        ccs = {
+            g.compute_capability
+            for g in kb.gpus
+            if "GeForce" in g.name and re.fullmatch(series + r"[0-9]0", _model(g.name)[0])
+        }
+        return next(iter(ccs)) if len(ccs) == 1 else None
     model, var = _model(name)
     rows = _by_model(tuple((g.name, g.compute_capability) for g in kb.gpus)).get(model, [])
     if var in ("ti", "super"):
