@@ -60,6 +60,7 @@ ROUND19 = CORPUS.with_name("round19.json")
 ROUND20 = CORPUS.with_name("round20.json")
 ROUND21 = CORPUS.with_name("round21.json")
 ROUND22 = CORPUS.with_name("round22.json")
+ROUND23 = CORPUS.with_name("round23.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
