@@ -33,6 +33,7 @@ from tests.dump_corpus import (
     ROUND20,
     ROUND21,
     ROUND22,
+    ROUND23,
     cases,
     held_out,
     judge,
@@ -540,6 +541,10 @@ LATER_ROUNDS = {
         },
         None,
     ),
+    # Blind after the same rules as round 22: held out 2/4, 0 wrong; training 10/12, 0 wrong (its two
+    # misses are pastes no probe meets: a table run as `chroot /run/nvidia/driver nvidia-smi`, and an XML
+    # report HTML-escaped by an e-mail reply). No rule written.
+    23: LaterRound(ROUND23, 16, 4, {}, None),
 }
 LATER_CASES = {n: cases(r.path) for n, r in LATER_ROUNDS.items()}
 
