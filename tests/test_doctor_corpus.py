@@ -159,7 +159,7 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # channel's build matrix) stay unanswered and NO_EVIDENCE is full.
 RULES_ROUND = 25
 RULES_ROUNDS_ALSO = (27,)  # newer rounds whose training texts are held right too (see above)
-FRESH_ROUND = 42  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+FRESH_ROUND = 43  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
 # title or a reply the text leaves out): scored like every text, but not held right, since no honest
 # rule names that cause from the body. Each says why; a test checks each is still in the corpus and
@@ -884,7 +884,10 @@ READ_BARS[31] = Bar(recognised=5, right=5, wrong_causes=0)
 # for NVIDIA Driver Release N or later, but version M was detected", jaxlib's "Unknown backend gpu"
 # with no CUDA plugin failing, nouveau's own probe line in the kernel log with no NVIDIA module loading.
 # After them: held out 13/14, 7 right, 2 wrong (unread); training 20/20 recognised, 18 right, 0 wrong.
-READ_BARS[32] = Bar(recognised=13, right=7, wrong_causes=2)
+# Stop 46: a text whose causes are an old driver (update it) and a driver/library mismatch (reboot),
+# the mismatch's sides not shown, is not sure (the issue: never two fixes that contradict each other);
+# one held-out text of this round was answered so, its first fix right (aggregate, unread).
+READ_BARS[32] = Bar(recognised=12, right=6, wrong_causes=2)
 # Round 33 (40 texts, 18 held out, 7 zh, 3 harmless; c35r33, collected blind while the lead wrote round
 # 32's rules). Scored once blind after them: held out 15/18 recognised (83.3%), 12 right, 1 wrong cause
 # (a wsl-windows-driver text, doubtful label, answered gpu-busy); training 21/22, 15 right, 1 wrong
@@ -965,7 +968,15 @@ READ_BARS[41] = Bar(recognised=11, right=8, wrong_causes=1)
 # service without a device reservation, Omniverse's driver range from 0: training 35/39, 32 right, 0
 # wrong. (A rule for cuDNN's "Please make sure ... is in your library path!" was tried and dropped: two
 # older training texts print it where libcuda, not cuDNN, was missing.) Held out unchanged.
-FRESH_MEASURED = Bar(recognised=12, right=8, wrong_causes=3)
+READ_BARS[42] = Bar(recognised=12, right=8, wrong_causes=3)
+# Round 43 (24 texts, 3 held out, 7 zh; two collectors split by owner, collected blind in stop 46 while
+# the lead wrote round 42's rules; both ran out of search budget, so it is small). Scored once blind
+# after them: held out 2/3 recognised, 2 right, 0 wrong; training 15/21, 10 right, 2 wrong. Unread.
+# Then from its training side: PyTorch 2.x's own capability range beside the GPU it found (below: too
+# old, above: too new), a GeForce number before its brand ("5090 RTX"), darknet's bare out-of-memory
+# line naming the work's size only where the text shows it (else not sure): training 14/21, 12 right,
+# 0 wrong. Held out unchanged.
+FRESH_MEASURED = Bar(recognised=2, right=2, wrong_causes=0)
 UNREAD_WRONG_CAUSES = {
     28: 1,
     29: 1,
@@ -982,6 +993,7 @@ UNREAD_WRONG_CAUSES = {
     40: 3,
     41: 1,
     42: 3,
+    43: 0,
 }
 
 

@@ -278,6 +278,13 @@ _CC_FOUND = re.compile(
 _BUILD_MIN = re.compile(
     r"minimum cuda capability (?:supported by this library|that we support) is ([0-9]{1,2}\.[0-9])\b", re.I
 )
+# PyTorch 2.x's own range beside "Found GPU0 ... which is of cuda capability 6.0": "Minimum and Maximum
+# cuda capability supported by this version of PyTorch is (7.0) - (12.0)".
+_BUILD_RANGE = re.compile(
+    r"Minimum and Maximum cuda capability supported by this version of PyTorch is\s*"
+    r"\(([0-9]{1,2}\.[0-9])\)\s*-\s*\(([0-9]{1,2}\.[0-9])\)",
+    re.I,
+)
 # A build's own words that the GPU is below its lowest compute capability, each with both values:
 # TensorFlow's gpu_device.cc ("Ignoring visible gpu device (...) with Cuda compute capability 3.0. The
 # minimum required Cuda capability is 3.5."), StreamExecutor's "insufficient compute capability: 3.5
@@ -385,6 +392,12 @@ def _cc_of(digits: str) -> str:
     return f"{digits[:-1]}.{digits[-1]}"
 
 
+def _cc_number(cc: str) -> tuple[int, int]:
+    """A compute capability ("8.6") as (major, minor), to compare."""
+    major, _, minor = cc.partition(".")
+    return int(major), int(minor or 0)
+
+
 def _add_cc(f: Facts, cc: str) -> None:
     """A compute capability the text shows, once, and no more than MAX_GPUS of them."""
     if cc not in f.compute_capabilities and len(f.compute_capabilities) < MAX_GPUS:
@@ -439,6 +452,7 @@ class Facts:
     pip_tf_wanted: str = ""  # the version it was asked for ("2.10.0"), "" for none
     build_code: list[str] = field(default_factory=list)  # the code a build lists: sm_50, compute_37
     build_minimum: str = ""  # the lowest compute capability a build says it supports ("3.7")
+    build_maximum: str = ""  # the highest, where the build says its range ("12.0")
     no_kernel_line: tuple[int, str] | None = None  # "no kernel image is available" and its kin
     below_minimum_line: tuple[int, str] | None = None  # a build's words: the GPU below its lowest
     ptx_below: str = ""  # a build's words: it has no code at or below this capability (RAPIDS' PTX check)
@@ -629,6 +643,16 @@ def read_facts(text: str) -> Facts:
     m = _BUILD_MIN.search(text)
     if m:
         f.build_minimum = m.group(1)
+    m = _BUILD_RANGE.search(text)
+    if m:
+        f.build_minimum, f.build_maximum = f.build_minimum or m.group(1), m.group(2)
+        for bound in {m.group(1), m.group(2)} - {c for c in re.findall(r"capability ([0-9.]+)\.", text)}:
+            if bound in f.compute_capabilities:  # the build's range, read as GPUs' above
+                f.compute_capabilities.remove(bound)
+        low, high = _cc_number(m.group(1)), _cc_number(m.group(2))
+        outside = [cc for cc in f.compute_capabilities if not low <= _cc_number(cc) <= high]
+        if f.compute_capabilities and outside == f.compute_capabilities and f.below_minimum_line is None:
+            f.below_minimum_line = _line_at(text, m.start())  # the build's words: every GPU outside it
     for rx, device, lowest in _BELOW_MIN:
         m = rx.search(text)
         if m and f.below_minimum_line is None:

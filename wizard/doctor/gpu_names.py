@@ -43,6 +43,15 @@ _BESIDE = re.compile(
     r"|(?<![A-Za-z0-9.])(?P<num2>" + _GEFORCE + r")(?P<var2>" + _VARIANT + r")?[ \t]?" + _GPU_WORD,
     _FLAGS,
 )
+# A GeForce number before its brand ("I use a 5090 RTX", "3060 GTX"): the card, its words turned round.
+_BRAND_AFTER = re.compile(
+    r"(?<![A-Za-z0-9.])(?P<num>"
+    + _GEFORCE
+    + r")(?P<var>"
+    + _VARIANT
+    + r")?\s(?P<brand>RTX|GTX)(?![A-Za-z0-9])",
+    _FLAGS,
+)
 # A GeForce number someone calls theirs ("would love to use my 5090", "our 3090s"): a card, not a count.
 _OWNED = re.compile(
     rf"(?<![A-Za-z])(?:my|our)\s+(?P<num>{_GEFORCE})(?P<var>{_VARIANT})?s?(?![A-Za-z0-9]|\.[0-9]){_UNIT}",
@@ -79,6 +88,8 @@ def named_gpus(text: str) -> list[str]:
     found: list[tuple[int, str]] = []
     for m in _BRANDED.finditer(text):
         found.append((m.start(), _name(m.group("brand"), m.group("num"), m.group("var") or "")))
+    for m in _BRAND_AFTER.finditer(text):  # named by its number: "3060 GTX" is the RTX 3060
+        found.append((m.start(), _name(_geforce_brand(m.group("num")), m.group("num"), m.group("var") or "")))
     for m in (*_GLUED.finditer(text), *_OWNED.finditer(text)):
         found.append((m.start(), _name(_geforce_brand(m.group("num")), m.group("num"), m.group("var") or "")))
     for m in _BESIDE.finditer(text):

@@ -233,6 +233,14 @@ def _below_minimum(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
         # The build's own check said this GPU is below its lowest, naming no GPU: it read the GPU.
         fields = {"minimum": str(lowest)}
         return Verdict(TOO_OLD, "doctor.judge33.below_said", fields, (TOO_NEW, PTX_DRIVER), "cover-too-old")
+    highest = _version(facts.build_maximum) if facts.build_maximum else None
+    above = [(name, cc) for name, cc in gpus if cc > highest] if highest is not None else []
+    if failed is not None and above and len(above) == len(gpus):
+        # The build's own range ends below every GPU the text shows: each is newer than the build.
+        name, cc = above[0]
+        fields = {"gpu": name or "GPU", "cc": str(cc), "build": t("doctor.fact.listed_build")}
+        fields |= {"code": f"<= {highest}", "newest": str(highest)}
+        return Verdict(TOO_NEW, "doctor.judge.cover_too_new", fields, (TOO_OLD, PTX_DRIVER))
     below = [(name, cc) for name, cc in gpus if cc < lowest] if lowest is not None else []
     if failed is None or lowest is None or not below:
         return None

@@ -531,7 +531,8 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         out.decisions.append(mismatch)
         return out
     contradicting = set(causes) & set(REBOOT_IDS) and set(causes) & set(UPDATE_DRIVER_IDS)
-    if facts.mismatch() > 0 and (contradicting or _container_newer(facts)):
+    # (A mismatch whose sides are not shown contradicts an old driver's fix just the same.)
+    if (contradicting and facts.mismatch() >= 0) or (facts.mismatch() > 0 and _container_newer(facts)):
         # Two fixes that contradict each other (reboot, update the driver) and versions that do
         # not decide between them: not sure, with the command that decides.
         out.drop = REBOOT_IDS + UPDATE_DRIVER_IDS
