@@ -536,7 +536,10 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         # Two fixes that contradict each other (reboot, update the driver) and versions that do
         # not decide between them: not sure, with the command that decides.
         out.drop = REBOOT_IDS + UPDATE_DRIVER_IDS
-        out.command, out.on_host = "nvidia-smi", True
+        if _container_newer(facts):  # the container's libcuda against the host's driver
+            out.command, out.on_host = "nvidia-smi", True
+        else:  # the module's version against the libraries'
+            out.command = DECIDE_MISMATCH
         return out
     judged = (
         _container_no_compute(facts, causes, symptoms)
