@@ -531,15 +531,17 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         out.decisions.append(mismatch)
         return out
     contradicting = set(causes) & set(REBOOT_IDS) and set(causes) & set(UPDATE_DRIVER_IDS)
-    # (A mismatch whose sides are not shown contradicts an old driver's fix just the same.)
-    if (contradicting and facts.mismatch() >= 0) or (facts.mismatch() > 0 and _container_newer(facts)):
+    if contradicting and facts.mismatch() == 0:
+        # A mismatch whose sides are not shown beside an old driver's words (CUDA's 35): the mismatch
+        # is certain, the old driver may be its consequence; "update the driver" would contradict the
+        # mismatch's own answer (which side is newer decides), so it is taken out.
+        out.drop = UPDATE_DRIVER_IDS
+        causes = [c for c in causes if c not in UPDATE_DRIVER_IDS]
+    elif facts.mismatch() > 0 and (contradicting or _container_newer(facts)):
         # Two fixes that contradict each other (reboot, update the driver) and versions that do
         # not decide between them: not sure, with the command that decides.
         out.drop = REBOOT_IDS + UPDATE_DRIVER_IDS
-        if _container_newer(facts):  # the container's libcuda against the host's driver
-            out.command, out.on_host = "nvidia-smi", True
-        else:  # the module's version against the libraries'
-            out.command = DECIDE_MISMATCH
+        out.command, out.on_host = "nvidia-smi", True
         return out
     judged = (
         _container_no_compute(facts, causes, symptoms)
