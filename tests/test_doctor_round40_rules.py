@@ -91,6 +91,7 @@ def test_a_gpu_below_its_build_s_cuda_compiler_floor_is_too_old() -> None:
     too_old = first("torch 2.9.0+cu130\n" + NO_KERNEL + "GPU: GeForce GTX 1060\n")
     assert (too_old.id, too_old.verdict) == ("unsupported-cc", "cover-too-old")
     assert "13.0" in too_old.why and "7.5" in too_old.why
+    assert "cuda-toolkit-release-notes" in too_old.seen_in  # the knowledge row that decided, cited
     said = first("CUDA used to build PyTorch: 11.8\n" + NO_KERNEL + "GPU 0 has compute capability 3.0\n")
     assert said.verdict == "cover-too-old"
     # at or above the floor the build's own list decides: open

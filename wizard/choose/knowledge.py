@@ -261,10 +261,14 @@ class KnowledgeBase:
     def minor_floor(self, cuda_major: int) -> MinorCompat | None:
         return next((m for m in self.minor_compat if m.cuda_major == cuda_major), None)
 
+    def nvcc_floor(self, cuda: Version) -> NvccFloor | None:
+        """The row that gives the lowest compute capability a build made with this CUDA can serve;
+        None where no row reaches back to it."""
+        return next((f for f in self.nvcc_floors if f.cuda <= cuda), None)
+
     def nvcc_lowest(self, cuda: Version) -> Version | None:
-        """The lowest compute capability a build made with this CUDA can serve; None where no row
-        reaches back to it."""
-        return next((f.lowest for f in self.nvcc_floors if f.cuda <= cuda), None)
+        floor = self.nvcc_floor(cuda)
+        return floor.lowest if floor is not None else None
 
     def toolkit(self, cuda: Version) -> Toolkit | None:
         """The toolkit row for a CUDA major.minor (12.5.1 -> 12.5)."""

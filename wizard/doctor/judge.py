@@ -261,13 +261,14 @@ def _below_toolkit(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     judged (the build's own list decides)."""
     if facts.no_kernel_line is None or not facts.build_cuda or facts.build_code or facts.build_minimum:
         return None
-    lowest = kb.nvcc_lowest(Version(facts.build_cuda))
+    floor = kb.nvcc_floor(Version(facts.build_cuda))
     gpus = _gpu_ccs(facts, kb)
-    if lowest is None or not gpus or any(cc >= lowest for _, cc in gpus):
+    if floor is None or not gpus or any(cc >= floor.lowest for _, cc in gpus):
         return None
     name, cc = gpus[0]
-    fields = {"gpu": name or "GPU", "cc": str(cc), "cuda": facts.build_cuda, "minimum": str(lowest)}
-    return Verdict(TOO_OLD, "doctor.judge40.below_toolkit", fields, (TOO_NEW, PTX_DRIVER), "cover-too-old")
+    fields = {"gpu": name or "GPU", "cc": str(cc), "cuda": facts.build_cuda, "minimum": str(floor.lowest)}
+    drop = (TOO_NEW, PTX_DRIVER)
+    return Verdict(TOO_OLD, "doctor.judge40.below_toolkit", fields, drop, "cover-too-old", floor.source)
 
 
 def _gpu_alone(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
