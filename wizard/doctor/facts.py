@@ -328,7 +328,7 @@ _FLOOR_REQUIRED = re.compile(
 _CC_DETECTED = re.compile(r"\bDetected Compute Capability:\s*([0-9]{1,2})\.([0-9])\b", re.I)
 # RAPIDS' check of its PTX against the GPU: "This cuDF installation is missing the necessary PTX files
 # that are <=50": the build's code begins above this GPU's capability (5.0).
-_PTX_BELOW = re.compile(r"missing the necessary PTX files that are <=\s?([0-9]{1,2})([0-9])\b", re.I)
+_PTX_BELOW = re.compile(r"missing the necessary PTX files that are <=\s?([0-9]{2,3})\b", re.I)
 # A library's floor said as an architecture (FlashAttention's "FlashAttention only supports Ampere GPUs
 # or newer"): the lowest compute capability of that architecture's first GPUs.
 _ARCH_FLOOR = re.compile(
@@ -387,15 +387,10 @@ def _sm_codes(words: str) -> list[str]:
     return list(dict.fromkeys(f"sm_{w}" for w in re.findall(r"[0-9]{2,3}", words)))
 
 
-def _cc_of(digits: str) -> str:
-    """A compute capability run together as Paddle prints it: "120" -> "12.0", "61" -> "6.1"."""
+def _dotted(digits: str) -> str:
+    """A version run together, its last digit the minor: Paddle's compute capability ("120" ->
+    "12.0", "61" -> "6.1"), a wheel's CUDA tag (cu118 -> "11.8"), RAPIDS' "<=50" ("5.0")."""
     return f"{digits[:-1]}.{digits[-1]}"
-
-
-def _cc_number(cc: str) -> tuple[int, int]:
-    """A compute capability ("8.6") as (major, minor), to compare."""
-    major, _, minor = cc.partition(".")
-    return int(major), int(minor or 0)
 
 
 def _add_cc(f: Facts, cc: str) -> None:
@@ -646,11 +641,8 @@ def read_facts(text: str) -> Facts:
     m = _BUILD_RANGE.search(text)
     if m:
         f.build_minimum, f.build_maximum = f.build_minimum or m.group(1), m.group(2)
-        for bound in {m.group(1), m.group(2)} - {c for c in re.findall(r"capability ([0-9.]+)\.", text)}:
-            if bound in f.compute_capabilities:  # the build's range, read as GPUs' above
-                f.compute_capabilities.remove(bound)
-        low, high = _cc_number(m.group(1)), _cc_number(m.group(2))
-        outside = [cc for cc in f.compute_capabilities if not low <= _cc_number(cc) <= high]
+        low, high = Version(m.group(1)), Version(m.group(2))
+        outside = [cc for cc in f.compute_capabilities if not low <= Version(cc) <= high]
         if f.compute_capabilities and outside == f.compute_capabilities and f.below_minimum_line is None:
             f.below_minimum_line = _line_at(text, m.start())  # the build's words: every GPU outside it
     for rx, device, lowest in _BELOW_MIN:
@@ -675,8 +667,8 @@ def read_facts(text: str) -> Facts:
     m = _PTX_BELOW.search(text)
     if m and f.below_minimum_line is None:
         # Its build has no code at or below this GPU's capability: a floor just above it.
-        _add_cc(f, f"{m.group(1)}.{m.group(2)}")
-        f.ptx_below = f"{m.group(1)}.{m.group(2)}"
+        f.ptx_below = _dotted(m.group(1))
+        _add_cc(f, f.ptx_below)
         f.below_minimum_line = _line_at(text, m.start())
     m = _ARCH_FLOOR.search(text)
     if m and f.below_minimum_line is None and not f.build_minimum:
@@ -809,14 +801,9 @@ _TORCH_BUILT_CUDA = re.compile(
 )
 
 
-def _cu_tag(digits: str) -> str:
-    """A wheel's CUDA tag as a version: cu92 -> 9.2, cu118 -> 11.8, cu130 -> 13.0."""
-    return f"{digits[:-1]}.{digits[-1]}"
-
-
 def torch_build_cuda(text: str) -> str:
     """The one CUDA the text says its PyTorch was built with ("" where none, or several)."""
-    said = {_cu_tag(m.group(1)) for m in _TORCH_CU.finditer(text)}
+    said = {_dotted(m.group(1)) for m in _TORCH_CU.finditer(text)}
     said |= {m.group(1) or m.group(2) for m in _TORCH_BUILT_CUDA.finditer(text)}
     return next(iter(said)) if len(said) == 1 else ""
 
@@ -832,10 +819,10 @@ def _read_coverage(text: str, f: Facts) -> None:
     m = _COMPILED_FOR.search(text)
     if m and not f.build_code:
         f.build_code = _sm_codes(m.group(1))
-        _add_cc(f, _cc_of(m.group(2)))
+        _add_cc(f, _dotted(m.group(2)))
     m = _CURRENT_GPU.search(text) if not m else None
     if m:
-        _add_cc(f, _cc_of(m.group(1)))
+        _add_cc(f, _dotted(m.group(1)))
     m = _PADDLE_ARCHS.search(text)
     if m and not f.build_code:
         f.build_code = _sm_codes(m.group(1))

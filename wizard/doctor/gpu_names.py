@@ -88,9 +88,8 @@ def named_gpus(text: str) -> list[str]:
     found: list[tuple[int, str]] = []
     for m in _BRANDED.finditer(text):
         found.append((m.start(), _name(m.group("brand"), m.group("num"), m.group("var") or "")))
-    for m in _BRAND_AFTER.finditer(text):  # named by its number: "3060 GTX" is the RTX 3060
-        found.append((m.start(), _name(_geforce_brand(m.group("num")), m.group("num"), m.group("var") or "")))
-    for m in (*_GLUED.finditer(text), *_OWNED.finditer(text)):
+    # Named by the number, whatever brand was written beside it ("3060 GTX" is the RTX 3060).
+    for m in (*_BRAND_AFTER.finditer(text), *_GLUED.finditer(text), *_OWNED.finditer(text)):
         found.append((m.start(), _name(_geforce_brand(m.group("num")), m.group("num"), m.group("var") or "")))
     for m in _BESIDE.finditer(text):
         num = m.group("num") or m.group("num2")

@@ -376,6 +376,9 @@ def cuda_floor(cuda: Version, platform: str | None, kb: KnowledgeBase) -> tuple[
     return min(row.linux, row.windows), row.source
 
 
+PLATFORM_SHOWN = {"linux": "Linux", "wsl2": "WSL2", "windows": "Windows"}  # text_platform's, as shown
+
+
 def text_platform(facts: Facts) -> str:
     """Whose driver a log's nvidia-smi is: Windows' where the text names a Windows driver (WSL2's
     included), Linux's otherwise."""
@@ -418,26 +421,17 @@ def driver_floor(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     have, need = normalize_driver(facts.driver_smi), normalize_driver(floor)
     if have is None or need is None or have >= need:
         return None
-    shown = {"linux": "Linux", "wsl2": "WSL2", "windows": "Windows"}[platform]
-    fields = {"driver": facts.driver_smi, "cuda": cuda, "floor": floor, "platform": shown}
+    fields = {"driver": facts.driver_smi, "cuda": cuda, "floor": floor, "platform": PLATFORM_SHOWN[platform]}
     return Verdict("driver-too-old", key, fields, source=source)
 
 
-@dataclass(frozen=True)
-class Served:
-    """A driver the text shows at or above the floor of the CUDA the program loads, or of every CUDA
-    program (the newest major's): `key` says which, `fields` its driver, floor and platform."""
-
-    key: str
-    fields: dict[str, str]
-
-
-def driver_serves(facts: Facts, kb: KnowledgeBase) -> Served | None:
+def driver_serves(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     """CUDA's 35 ("driver version is insufficient") beside a driver that runs the program's CUDA: from
     its major's minor-version floor on, a driver runs every runtime of that major, so it is not older
     than this program's runtime. Where the program's CUDA is not shown, only a driver at or above the
     newest major's floor runs every CUDA program; below it the code's own meaning (a runtime newer
-    than the driver) stays open. The driver: nvidia-smi's, else the loaded module's (no mismatch)."""
+    than the driver) stays open. The driver: nvidia-smi's, else the loaded module's (no mismatch).
+    The verdict names no cause (id ""): it rules driver-too-old out (its `drop`)."""
     shown_driver = facts.driver_smi or ("" if facts.mismatch() else facts.driver_kernel)
     have = normalize_driver(shown_driver) if shown_driver else None
     majors = sorted({m.cuda_major for m in kb.minor_compat}, reverse=True)
@@ -452,9 +446,9 @@ def driver_serves(facts: Facts, kb: KnowledgeBase) -> Served | None:
     need = normalize_driver(found[0]) if found is not None else None
     if found is None or need is None or have < need:
         return None
-    shown = {"linux": "Linux", "wsl2": "WSL2", "windows": "Windows"}[platform]
-    fields = {"driver": shown_driver, "platform": shown, "cuda": str(major), "floor": driver_text(found[0])}
-    return Served(key, fields | {"source": found[1]})
+    fields = {"driver": shown_driver, "platform": PLATFORM_SHOWN[platform], "cuda": str(major)}
+    fields["floor"] = driver_text(found[0])
+    return Verdict("", key, fields, ("driver-too-old",), source=found[1])
 
 
 __all__ = [

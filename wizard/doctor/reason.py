@@ -571,7 +571,7 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
     if served is not None and _said_35(facts):
         # The driver runs the program's CUDA: 35 is not its age. Which way the program missed the
         # driver is not shown: not sure, with what the program's own environment shows.
-        out.drop, out.command = UPDATE_DRIVER_IDS, DECIDE_REACHED
+        out.drop, out.command = served.drop, DECIDE_REACHED
         out.why, out.why_fields = served.key, served.fields
         return out
     host = decide_host(facts, causes, symptoms, _wsl_driver_seen(facts))
