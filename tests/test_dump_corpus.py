@@ -34,6 +34,8 @@ from tests.dump_corpus import (
     ROUND21,
     ROUND22,
     ROUND23,
+    ROUND24,
+    ROUND25,
     cases,
     held_out,
     judge,
@@ -545,6 +547,25 @@ LATER_ROUNDS = {
     # misses are pastes no probe meets: a table run as `chroot /run/nvidia/driver nvidia-smi`, and an XML
     # report HTML-escaped by an e-mail reply). No rule written.
     23: LaterRound(ROUND23, 16, 4, {}, None),
+    # Blind after stop 46's rules (SCORES_round24.txt): held out 2/2, 0 wrong; training 8/10, 0 wrong.
+    # Its `docker exec NAME nvidia-smi` table is read since the harness reads it as a `run` given the
+    # GPUs; its R470 help header beside a refused query field is left (no probe meets it). No probe rule;
+    # its training side is held read since.
+    24: LaterRound(
+        ROUND24,
+        12,
+        2,
+        {},
+        {
+            "ubuntu-470-compute-cap-not-valid-field": "its lines are nvidia-smi's help header and a refused "
+            "query field: no table and no --version, which the probe would run",
+        },
+    ),
+    # Blind after stop 46's rules (SCORES_round25.txt): held out 4/7, 0 wrong; training 5/6, 0 wrong; its
+    # miss (NVML's "Unknown Error" in a pod, labelled with the view's own words nvml-unknown) is right
+    # since the judge takes a failure's no-cause words (state_view.unsure_key) as named. No probe rule;
+    # its training side is held read since.
+    25: LaterRound(ROUND25, 13, 7, {}, {}),
 }
 LATER_CASES = {n: cases(r.path) for n, r in LATER_ROUNDS.items()}
 
