@@ -347,7 +347,8 @@ def test_driver_insufficient_on_a_machine_without_an_nvidia_gpu_is_no_device() -
     line = "Error CUDA driver version is insufficient for CUDA runtime version at line 167"
     assert first(line) == "driver-too-old"
     assert first(line + "\nI'm using an integrated Intel GPU (Iris Xe)") == "no-device"
-    assert first("I don't have an NVIDIA GPU, only Intel graphics.\n" + line) == "no-device"
+    # Said in words, none shown: no NVIDIA GPU on this machine (r44's rule), the CPU set its answer.
+    assert first("I don't have an NVIDIA GPU, only Intel graphics.\n" + line) == "no-nvidia-gpu"
     # a laptop with both GPUs: the NVIDIA one is there, its driver is what is too old
     assert first("integrated Intel GPU and a GeForce GTX 1050\n" + line) == "driver-too-old"
 

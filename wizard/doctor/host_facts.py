@@ -25,7 +25,7 @@ from wizard.safe.display import cut
 LINE_CHARS = 200
 SAID_CHARS = 80
 
-_QUESTION = r"(?![^.\n]{0,40}\?)"
+_QUESTION = r"(?![^.,\n]{0,40}\?)"
 # A GPU word that is the hardware itself, not its driver, its support or a setting of it.
 _GPU = (
     r"(?:an?\s+|any\s+)?(?:NVIDIA\s+|CUDA[- ]capable\s+|dedicated\s+|discrete\s+)?"

@@ -300,6 +300,25 @@ def _no_gpu_docker(facts: Facts, causes: list[str], symptoms: set[str]) -> HostD
     )
 
 
+def _no_gpu_no_device(facts: Facts, causes: list[str], symptoms: set[str]) -> HostDecision | None:
+    """A program finding no CUDA device or driver (PyTorch's "Found no NVIDIA driver on your system")
+    on a machine the text says has no GPU, none shown: that is the machine, not a driver to install;
+    its answer is the CPU. A code that names another cause keeps its reading."""
+    h = facts.host
+    if causes or symptoms != {"no-device"} or h.no_gpu_at is None or _gpu_shown(facts, asked=False):
+        return None
+    if any(c.decides != "no-device" for c, _, _ in facts.codes):
+        return None
+    return HostDecision(
+        "no-nvidia-gpu",
+        "doctor.judge44.no_gpu_said",
+        {"said": h.no_gpu_said},
+        evidence=h.no_gpu_at,
+        drop=("no-device",),
+        texts="no-nvidia-gpu-said",
+    )
+
+
 def decide_host(facts: Facts, causes: list[str], symptoms: set[str], wsl_driver: str) -> HostDecision | None:
     """`wsl_driver`: the Windows driver a WSL2 text shows (reason._wsl_driver_seen), "" for none."""
     return (
@@ -308,6 +327,7 @@ def decide_host(facts: Facts, causes: list[str], symptoms: set[str], wsl_driver:
         or _nvml_down(facts, causes)
         or _no_gpu_insufficient(facts, causes)
         or _no_gpu_docker(facts, causes, symptoms)
+        or _no_gpu_no_device(facts, causes, symptoms)
         or _oom_open(facts, causes, symptoms)
         or _oom_worked_before(facts, causes)
         or _cuda_unwanted(facts, causes, symptoms)

@@ -311,6 +311,18 @@ def coverage_undecided(facts: Facts, kb: KnowledgeBase) -> bool:
     return _coverage_verdicts(facts, kb) is None and coverage(facts, kb) is None
 
 
+def gpus_disagree(facts: Facts, kb: KnowledgeBase) -> bool:
+    """The text shows GPUs of different compute capabilities, one of them older than NEVER_TOO_OLD
+    ("built on an RTX 3090, run on a 2080 Ti"): which one met the build is not shown, so "too new"
+    keyed by one GPU's name decides nothing."""
+    names = [facts.built_on[1]] if facts.built_on else facts.gpus or facts.gpus_named
+    ccs = {g.compute_capability if (g := kb.gpu(name)) is not None else table_cc(name, kb) for name in names}
+    # Named GPUs only: a capability figure may be a build's range.
+    known = [cc for cc in ccs if cc is not None]
+    # GPUs all of NEVER_TOO_OLD or newer are each newer than a build without their code: that agrees.
+    return len(known) > 1 and min(known) < NEVER_TOO_OLD
+
+
 def decide_open(facts: Facts, kb: KnowledgeBase) -> str:
     """The one command that decides an open "no kernel image": the GPU's capability where the text
     lacks it, else the build's own list (PyTorch's where the text is PyTorch's)."""
@@ -463,5 +475,6 @@ __all__ = [
     "decide_open",
     "driver_floor",
     "driver_serves",
+    "gpus_disagree",
     "python_fit",
 ]

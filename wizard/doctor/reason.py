@@ -53,6 +53,7 @@ from wizard.doctor.judge import (
     decide_open,
     driver_floor,
     driver_serves,
+    gpus_disagree,
     python_fit,
 )
 from wizard.doctor.setup_reason import decide_setup
@@ -263,7 +264,12 @@ def _coverage_open(facts: Facts, causes: list[str]) -> Decision | None:
     """ "No kernel image" with no GPU in the text: the build has no code for it, but too old or too
     new is not shown. The catalogue's general answer keeps its id; its words say which is open and
     the one command that decides, never one side's fix."""
-    if not causes or causes[0] != "unsupported-cc" or not coverage_undecided(facts, load_knowledge()):
+    if not causes or not coverage_undecided(facts, load_knowledge()):
+        return None
+    # The catalogue's "too new" keyed by one GPU's name, where the text shows another of a different
+    # capability: which of them ran is open too.
+    keyed_by_name = causes[0] == "gpu-too-new" and gpus_disagree(facts, load_knowledge())
+    if causes[0] != "unsupported-cc" and not keyed_by_name:
         return None
     return Decision(
         "unsupported-cc",
@@ -272,6 +278,7 @@ def _coverage_open(facts: Facts, causes: list[str]) -> Decision | None:
         texts="cover-open",
         evidence=facts.no_kernel_line,
         fix_fields={"command": decide_open(facts, load_knowledge())},
+        drop=("gpu-too-new",),
     )
 
 
