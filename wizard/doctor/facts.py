@@ -449,6 +449,8 @@ class Facts:
     build_minimum: str = ""  # the lowest compute capability a build says it supports ("3.7")
     build_maximum: str = ""  # the highest, where the build says its range ("12.0")
     no_kernel_line: tuple[int, str] | None = None  # "no kernel image is available" and its kin
+    nvrtc_arch_line: tuple[int, str] | None = None  # NVRTC refusing the GPU's architecture (one such kin)
+    nvrtc_cuda: str = ""  # the toolkit CUDA the text shows beside it (its NVRTC's)
     below_minimum_line: tuple[int, str] | None = None  # a build's words: the GPU below its lowest
     ptx_below: str = ""  # a build's words: it has no code at or below this capability (RAPIDS' PTX check)
     smi_cuda_err: bool = False  # nvidia-smi's "CUDA Version: ERR!"
@@ -465,7 +467,7 @@ class Facts:
     own_build: bool = False  # a build of one's own: compiled here, its capability list chosen here
     built_on: tuple[str, str] | None = None  # (the GPU the build was compiled on, the other GPU named)
     torch: bool = False  # the text is PyTorch's (its build's list is torch's, not TensorFlow's)
-    build_cuda: str = ""  # the CUDA its PyTorch build was made with ("11.8"), where it says one only
+    build_cuda: str = ""  # the CUDA its build was made with (PyTorch's "11.8", Paddle's runtime), one only
     arch_named: bool = False  # an sm_XY / compute_XY outside a build's list read as one
     smi_crash: tuple[int, str] | None = None  # nvidia-smi itself crashed (a segmentation fault)
     mac: tuple[int, str] | None = None  # the text says it ran on a Mac (macOS, a MacBook, Apple silicon)
@@ -719,6 +721,9 @@ def read_facts(text: str) -> Facts:
             f.context_failure = (number, cut(line.strip(), 200))
         if f.no_kernel_line is None and _NO_KERNEL.search(line):
             f.no_kernel_line = (number, cut(line.strip(), 200))
+        if f.nvrtc_arch_line is None and _NVRTC_ARCH.search(line):
+            f.nvrtc_arch_line = (number, cut(line.strip(), 200))
+            f.no_kernel_line = f.no_kernel_line or f.nvrtc_arch_line
         if f.libcuda_missing is None and _LIBCUDA_MISSING.search(line):
             f.libcuda_missing = (number, cut(line.strip(), 200))
         if len(f.codes) < 32:
@@ -801,10 +806,43 @@ _TORCH_BUILT_CUDA = re.compile(
 )
 
 
+# NVRTC refusing the architecture a program compiles its kernels for at run time (nvrtc's "invalid value
+# for --gpu-architecture (-arch)"): the compiler has no target for this GPU, as "no kernel image" says of
+# a build. Its CUDA is the toolkit's (the NVRTC library that ships with it).
+_NVRTC_ARCH = re.compile(r"nvrtc: error: invalid value for --gpu-architecture", re.I)
+# The one CUDA toolkit a text shows as installed: nvcc's "Cuda compilation tools, release 11.4", "installed
+# cuda 11.4", "CUDA Toolkit 11.4 installed", conda's cudatoolkit=11.4.
+_TOOLKIT_CUDA = re.compile(
+    r"Cuda compilation tools, release ([0-9]{1,2}\.[0-9])\b"
+    r"|\binstall(?:ed)?\s+(?:the\s+)?cuda(?:[- ]toolkit)?\s+v?([0-9]{1,2}\.[0-9])\b"
+    r"|\bcuda(?:[- ]toolkit)?\s+v?([0-9]{1,2}\.[0-9])(?:\.[0-9]+)?\s+(?:is\s+)?installed\b"
+    r"|\bcudatoolkit\s?[=:]=?\s?([0-9]{1,2}\.[0-9])\b",
+    re.I,
+)
+
+
+def toolkit_cuda(text: str) -> str:
+    """The one CUDA toolkit the text shows installed ("" where none, or several)."""
+    said = {next(g for g in m.groups() if g) for m in _TOOLKIT_CUDA.finditer(text)}
+    return next(iter(said)) if len(said) == 1 else ""
+
+
+# Paddle's start-up note of the device (device_context.cc / gpu_info: "Please NOTE: device: 0, CUDA
+# Capability: 75, Driver Version: 10.0, Runtime Version: 8.0"; newer: "Driver API Version", "Runtime API
+# Version"): its runtime is the CUDA the Paddle build links, so the CUDA it was built with.
+_PADDLE_RUNTIME = re.compile(
+    r"CUDA Capability:\s*[0-9]{2,3},\s*Driver(?: API)? Version:\s*[0-9.]+,"
+    r"\s*Runtime(?: API)? Version:\s*([0-9]{1,2}\.[0-9])\b",
+    re.I,
+)
+
+
 def torch_build_cuda(text: str) -> str:
-    """The one CUDA the text says its PyTorch was built with ("" where none, or several)."""
+    """The one CUDA the text says its build was made with: PyTorch's (its wheel's +cuXYZ, collect_env,
+    torch.version.cuda) or Paddle's runtime in its device note ("" where none, or several)."""
     said = {_dotted(m.group(1)) for m in _TORCH_CU.finditer(text)}
     said |= {m.group(1) or m.group(2) for m in _TORCH_BUILT_CUDA.finditer(text)}
+    said |= {m.group(1) for m in _PADDLE_RUNTIME.finditer(text)}
     return next(iter(said)) if len(said) == 1 else ""
 
 
@@ -816,6 +854,8 @@ def _read_coverage(text: str, f: Facts) -> None:
     f.built_on = built_on(text)
     f.torch = bool(_TORCH.search(text))
     f.build_cuda = torch_build_cuda(text)
+    if f.nvrtc_arch_line is not None:
+        f.nvrtc_cuda = toolkit_cuda(text)
     m = _COMPILED_FOR.search(text)
     if m and not f.build_code:
         f.build_code = _sm_codes(m.group(1))

@@ -209,7 +209,13 @@ def coverage(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     old for. Every GPU and every build source the text shows must agree."""
     verdicts = _coverage_verdicts(facts, kb)
     if verdicts is None:
-        return _below_minimum(facts, kb) or _below_toolkit(facts, kb) or _gpu_alone(facts, kb)
+        return (
+            _below_minimum(facts, kb)
+            or _below_toolkit(facts, kb)
+            or _nvrtc_below(facts, kb)
+            or _above_toolkit(facts, kb)
+            or _gpu_alone(facts, kb)
+        )
     if any(v is None for v in verdicts) or len({v.id for v in verdicts if v}) != 1:
         return None
     tf = _tf_build(facts, kb)
@@ -269,6 +275,44 @@ def _below_toolkit(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     fields = {"gpu": name or "GPU", "cc": str(cc), "cuda": facts.build_cuda, "minimum": str(floor.lowest)}
     drop = (TOO_NEW, PTX_DRIVER)
     return Verdict(TOO_OLD, "doctor.judge40.below_toolkit", fields, drop, "cover-too-old", floor.source)
+
+
+def _nvrtc_below(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
+    """NVRTC refusing the GPU's architecture, with the toolkit's CUDA in the text, on GPUs below the
+    lowest compute capability that CUDA's compilers build for (knowledge: nvcc_floor; NVRTC ships with
+    and follows nvcc): the runtime compiler has no target for them, so they are too old for it."""
+    if facts.nvrtc_arch_line is None or not facts.nvrtc_cuda:
+        return None
+    floor = kb.nvcc_floor(Version(facts.nvrtc_cuda))
+    gpus = _gpu_ccs(facts, kb)
+    if floor is None or not gpus or any(cc >= floor.lowest for _, cc in gpus):
+        return None
+    name, cc = gpus[0]
+    fields = {"gpu": name or "GPU", "cc": str(cc), "cuda": facts.nvrtc_cuda, "minimum": str(floor.lowest)}
+    drop = (TOO_NEW, PTX_DRIVER)
+    return Verdict(TOO_OLD, "doctor.judge45.nvrtc_below", fields, drop, "cover-too-old", floor.source)
+
+
+def _above_toolkit(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
+    """ "No kernel image" from a build whose CUDA the text shows, on GPUs of an architecture that CUDA
+    predates: the first CUDA that builds for it (knowledge: architectures, ptxas_cuda) is of a later
+    major. Every target that CUDA knows is older than the GPU, so the build has no code it runs (its
+    PTX would have run: the failure says there is none) and the GPU is newer than the build, never
+    too old for it. Compared by major only: within one (Ampere's 8.0 from 11.0, 8.6 from 11.1) the
+    row's first CUDA is that of the architecture's newest member."""
+    if facts.no_kernel_line is None or not facts.build_cuda or facts.build_code or facts.build_minimum:
+        return None
+    built = Version(facts.build_cuda)
+    gpus = _gpu_ccs(facts, kb)
+    archs = [(name, cc, kb.architecture(cc)) for name, cc in gpus]
+    firsts = [a.ptxas_cuda if a is not None else None for _, _, a in archs]
+    if not archs or not all(first is not None and first.major > built.major for first in firsts):
+        return None
+    name, cc, arch = archs[0]
+    assert arch is not None and arch.ptxas_cuda is not None
+    fields = {"gpu": name or "GPU", "cc": str(cc), "arch": arch.name, "cuda": facts.build_cuda}
+    fields["first"] = f"{arch.ptxas_cuda.major}.{arch.ptxas_cuda.minor}"
+    return Verdict(TOO_NEW, "doctor.judge45.above_toolkit", fields, (TOO_OLD, PTX_DRIVER), "", arch.source)
 
 
 def _gpu_alone(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
