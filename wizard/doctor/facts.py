@@ -217,8 +217,9 @@ _LIBCUDA_MISSING = re.compile(
 # Anything in the text that gives (or tried to give) a container the GPU: the NVIDIA Container
 # Toolkit's options and variables, nvidia-docker, compose's device reservation, CDI.
 _GPU_ASKED = re.compile(
-    r"--gpus\b|--runtime[= ]?nvidia\b|NVIDIA_VISIBLE_DEVICES|\bnvidia-docker\b|nvidia-container-"
-    r"|--device[= ]nvidia\.com/|capabilities:\s*\[\W{0,2}gpu|\b(?:driver|runtime):\s*\W?nvidia\b",
+    r"--gpus\b|(?<!\S)--nv\b|--runtime[= ]?nvidia\b|NVIDIA_VISIBLE_DEVICES|\bnvidia-docker\b"
+    r"|nvidia-container-|--device[= ]nvidia\.com/|capabilities:\s*\[\W{0,2}gpu"
+    r"|\b(?:driver|runtime):\s*\W?nvidia\b",
     re.I,
 )
 # A container image built for the GPU (TensorFlow's -gpu tags, NVIDIA's CUDA images): meant to use one.

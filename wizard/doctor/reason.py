@@ -510,6 +510,13 @@ def _platform(facts: Facts, symptoms: set[str]) -> Decision | None:
 DECIDE_REACHED = "nvidia-smi; ldconfig -p | grep libcuda"
 
 
+def _container_unshown(facts: Facts) -> bool:
+    """A container the text runs in, with neither the GPU given to it (--gpus, --nv, the NVIDIA runtime)
+    nor any driver version shown."""
+    shown = facts.driver_smi or facts.driver_kernel or facts.driver_library or facts.windows_driver
+    return "container" in facts.platforms and not facts.gpu_asked and not shown
+
+
 def _said_35(facts: Facts) -> bool:
     """CUDA's 35 by its number or its words, not a program's own check of the driver."""
     return facts.insufficient or any(c.table == "cudaerror" and c.number == 35 for c, _, _ in facts.codes)
@@ -603,6 +610,13 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
     if setup is not None:
         d = setup
         out.decisions.append(Decision(d.id, d.key, d.fields, line=d.line, drop=d.drop, said=d.said))
+        return out
+    if causes[:1] == ["driver-too-old"] and _said_35(facts) and _container_unshown(facts):
+        # 35 inside a container given no GPU the text shows, beside no driver's version: the runtime
+        # says it where it finds no usable libcuda (a container started without the GPU) as much as
+        # where the driver is older than it. Inside the container, nvidia-smi tells them apart.
+        out.drop, out.command = ("driver-too-old",), DECIDE_REACHED
+        out.why, out.why_fields = "doctor.judge46.container_35", {}
         return out
     fabric = _fabric_state(facts, causes, symptoms)
     if fabric is not None:
