@@ -64,6 +64,7 @@ ROUND22 = CORPUS.with_name("round22.json")
 ROUND23 = CORPUS.with_name("round23.json")
 ROUND24 = CORPUS.with_name("round24.json")
 ROUND25 = CORPUS.with_name("round25.json")
+ROUND26 = CORPUS.with_name("round26.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:

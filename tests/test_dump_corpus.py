@@ -36,6 +36,7 @@ from tests.dump_corpus import (
     ROUND23,
     ROUND24,
     ROUND25,
+    ROUND26,
     cases,
     held_out,
     judge,
@@ -566,6 +567,24 @@ LATER_ROUNDS = {
     # since the judge takes a failure's no-cause words (state_view.unsure_key) as named. No probe rule;
     # its training side is held read since.
     25: LaterRound(ROUND25, 13, 7, {}, {}),
+    # Blind after stop 47's rounds 24-25 (SCORES_round26.txt): held out 2/3, 0 wrong; training 6/9, 1
+    # wrong: a TDX guest's "No devices were found" beside a filtered `lspci -nn` (no driver shown) named
+    # gpu-init-failed; the probe now names that only where the GPU's driver is known (sysfs, `lspci -k`,
+    # NVML naming the GPU it could not open): training 6/9, 0 wrong.
+    26: LaterRound(
+        ROUND26,
+        12,
+        3,
+        {},
+        {
+            "tdx-guest-8xh100-ppcie-no-devices-found": "its eight GPUs are on the bus only (lspci): the "
+            "probe's GPU list holds the GPUs the driver serves",
+            "kata-clh-guest-m40-no-irq-probe-failed": "the module's probe failing on the GPU (no IRQ) is "
+            "read from no nvidia-smi: the GPU layer is not stated from the kernel's log alone",
+            "gpustat-8x-titanx-query-gpu-csv": "a --query-gpu answer without the driver's fields: its GPU "
+            "rows are not read as the GPU list",
+        },
+    ),
 }
 LATER_CASES = {n: cases(r.path) for n, r in LATER_ROUNDS.items()}
 

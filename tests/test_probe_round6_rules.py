@@ -145,10 +145,14 @@ def test_no_devices_alone_fails_the_gpu_layer_with_no_cause(tmp_path: Path) -> N
     assert [e.line for e in gpu.evidence][:1] == ["No devices were found"]
 
 
-def test_no_devices_with_the_module_loaded_or_the_gpu_on_the_bus_is_gpu_init_failed(tmp_path: Path) -> None:
+def test_no_devices_with_the_gpu_shown_bound_to_nvidia_is_gpu_init_failed(tmp_path: Path) -> None:
     smi = {("nvidia-smi",): fail(UNSHOWN, NO_DEVICES)}
     loaded = {**NATIVE, "/proc/modules": "nvidia 56717312 188 - Live 0x0\n"}
-    assert "gpu-init-failed" in reasons(probe(tmp_path / "a", loaded, smi))
+    # The module loaded and which driver holds the GPU not read (no sysfs, no `lspci -k`): a GPU given
+    # to vfio-pci leaves the module loaded too (below), so no cause is named (round 26's TDX guest).
+    unread = probe(tmp_path / "a", loaded, smi)
+    assert "gpu-init-failed" not in reasons(unread)
+    assert next(s for s in unread.failed_states if s.layer == "gpu").reason == ""
     # sysfs: the GPU bound to nvidia
     bus = "/sys/bus/pci/devices/0000:01:00.0"
     sysfs = {**NATIVE, f"{bus}/vendor": "0x10de\n", f"{bus}/class": "0x030000\n", f"{bus}/device": "0x2803\n"}

@@ -1061,7 +1061,12 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         # Nor where the bus shows the GPU held by another driver: vfio-pci took it for a VM (libvirt
         # unbinds it from nvidia as the VM starts, the module stays loaded), or nouveau has it.
         off_container = not _in_container(ctx)
-        decides = off_container and not _bus_gpu_bound_elsewhere(ctx)
+        # Which driver holds the GPU must be known: read (sysfs, `lspci -k`), or shown by NVML naming the
+        # GPU it could not open ("Unable to determine the device handle for gpu BUS": only a GPU the
+        # nvidia module probed is listed). Unknown, a GPU given to a VM (vfio-pci) or to no driver at all
+        # is as likely as one that failed to start.
+        known = _bus_binding_read(ctx) or bool(re.search(DEVICE_HANDLE, text, re.IGNORECASE))
+        decides = off_container and known and not _bus_gpu_bound_elsewhere(ctx)
         on_bus = bool(p.nvidia_pci_devices) and decides
         line = _line_with(text, _NOT_STARTED) if (p.kernel.nvidia_loaded and decides) or on_bus else ""
         log = _kernel_log(ctx)
@@ -1097,6 +1102,16 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
 
 
 _SYSFS_PCI = "/sys/bus/pci/devices"
+
+
+def _bus_binding_read(ctx: ProbeContext) -> bool:
+    """The bus's drivers were read: sysfs's device folders, or `lspci -k`'s answer."""
+    if ctx.system.is_dir(_SYSFS_PCI):
+        return True
+    if "lspci_k" not in ctx.seen:
+        ctx.seen["lspci_k"] = ctx.system.run(LSPCI_DRIVERS, timeout=3.0)
+    result = ctx.seen["lspci_k"]
+    return isinstance(result, CommandResult) and not result.missing and not result.timed_out
 
 
 def _bus_gpu_bound_elsewhere(ctx: ProbeContext) -> str:
