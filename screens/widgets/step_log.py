@@ -87,6 +87,10 @@ class StepLog(RichLog):
         if floor is None or floor.value != rows:
             self.styles.min_height = rows
             self.post_message(self.FloorChanged())
+        # The new floor changes the log's height after its last write scrolled to the end: once laid
+        # out again, its end (the path's last line) is scrolled to, or a loaded machine left it one
+        # line short of the path.
+        self.call_after_refresh(self.scroll_end, animate=False, immediate=True, x_axis=False)
 
     def _hidden(self) -> bool:
         """Laid out once, but hidden now (the Run screen hides the log while a Windows step waits
