@@ -132,20 +132,30 @@ def _one_release(facts: Facts, kb: KnowledgeBase) -> Release | None:
     return next(iter(found.values()))
 
 
+def _gpu_names(facts: Facts) -> list[str]:
+    """The GPU it ran on, where a sentence names the one the build was compiled on; else the GPUs
+    named strictly (a listing, nvidia-smi), else as people write them ("5070Ti", "tesla v100")."""
+    return [facts.built_on[1]] if facts.built_on else facts.gpus or facts.gpus_named
+
+
+def _named_cc(name: str, kb: KnowledgeBase) -> tuple[str, Version] | None:
+    """A GPU's name as Choose's GPU table writes it and its compute capability; None where unknown."""
+    gpu = kb.gpu(name)
+    if gpu is not None:
+        return gpu.name, gpu.compute_capability
+    cc = table_cc(name, kb)
+    return (name, cc) if cc is not None else None
+
+
 def _gpu_ccs(facts: Facts, kb: KnowledgeBase) -> list[tuple[str, Version]]:
     """(name, compute capability) of every GPU the text shows: its own capability figures and the
     names Choose's GPU table knows, together (a capability a sentence claims beside a GPU's name
     then counts too, and the verdicts must agree for both)."""
     found: dict[Version, str] = {}
-    # The GPU it ran on, where a sentence names the one the build was compiled on; else the GPUs
-    # named strictly (a listing, nvidia-smi), else as people write them ("5070Ti", "tesla v100").
-    names = [facts.built_on[1]] if facts.built_on else facts.gpus or facts.gpus_named
+    names = _gpu_names(facts)
     for name in names:
-        gpu = kb.gpu(name)
-        if gpu is not None:
-            found.setdefault(gpu.compute_capability, gpu.name)
-        elif (cc := table_cc(name, kb)) is not None:
-            found.setdefault(cc, name)
+        if (known := _named_cc(name, kb)) is not None:
+            found.setdefault(known[1], known[0])
     for text in facts.compute_capabilities:
         cc = _version(text)
         if cc is not None:
@@ -260,37 +270,33 @@ def _below_minimum(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     return Verdict(TOO_OLD, "doctor.judge.cover_too_old", fields, (TOO_NEW, PTX_DRIVER), "cover-too-old")
 
 
-def _below_toolkit(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
-    """ "No kernel image" from a build whose CUDA the text shows (PyTorch's +cu118) on GPUs below the
-    lowest compute capability that CUDA's nvcc builds for (knowledge: nvcc_floor): no list that CUDA
-    could make holds code for them, so they are too old for it. A GPU at or above that floor is not
-    judged (the build's own list decides)."""
-    if facts.no_kernel_line is None or not facts.build_cuda or facts.build_code or facts.build_minimum:
-        return None
-    floor = kb.nvcc_floor(Version(facts.build_cuda))
+def _below_floor(facts: Facts, kb: KnowledgeBase, cuda: str, key: str) -> Verdict | None:
+    """GPUs below the lowest compute capability that CUDA `cuda`'s compilers build for (knowledge:
+    nvcc_floor): too old for what that CUDA compiles. A GPU at or above that floor is not judged."""
+    floor = kb.nvcc_floor(Version(cuda))
     gpus = _gpu_ccs(facts, kb)
     if floor is None or not gpus or any(cc >= floor.lowest for _, cc in gpus):
         return None
     name, cc = gpus[0]
-    fields = {"gpu": name or "GPU", "cc": str(cc), "cuda": facts.build_cuda, "minimum": str(floor.lowest)}
-    drop = (TOO_NEW, PTX_DRIVER)
-    return Verdict(TOO_OLD, "doctor.judge40.below_toolkit", fields, drop, "cover-too-old", floor.source)
+    fields = {"gpu": name or "GPU", "cc": str(cc), "cuda": cuda, "minimum": str(floor.lowest)}
+    return Verdict(TOO_OLD, key, fields, (TOO_NEW, PTX_DRIVER), "cover-too-old", floor.source)
+
+
+def _below_toolkit(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
+    """ "No kernel image" from a build whose CUDA the text shows (PyTorch's +cu118) on GPUs below that
+    CUDA's nvcc floor: no list that CUDA could make holds code for them, so they are too old for it
+    (the build's own list decides above the floor)."""
+    if facts.no_kernel_line is None or not facts.build_cuda or facts.build_code or facts.build_minimum:
+        return None
+    return _below_floor(facts, kb, facts.build_cuda, "doctor.judge40.below_toolkit")
 
 
 def _nvrtc_below(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
-    """NVRTC refusing the GPU's architecture, with the toolkit's CUDA in the text, on GPUs below the
-    lowest compute capability that CUDA's compilers build for (knowledge: nvcc_floor; NVRTC ships with
-    and follows nvcc): the runtime compiler has no target for them, so they are too old for it."""
+    """NVRTC refusing the GPU's architecture, with the toolkit's CUDA in the text (NVRTC ships with and
+    follows nvcc), on GPUs below that CUDA's nvcc floor: the runtime compiler has no target for them."""
     if facts.nvrtc_arch_line is None or not facts.nvrtc_cuda:
         return None
-    floor = kb.nvcc_floor(Version(facts.nvrtc_cuda))
-    gpus = _gpu_ccs(facts, kb)
-    if floor is None or not gpus or any(cc >= floor.lowest for _, cc in gpus):
-        return None
-    name, cc = gpus[0]
-    fields = {"gpu": name or "GPU", "cc": str(cc), "cuda": facts.nvrtc_cuda, "minimum": str(floor.lowest)}
-    drop = (TOO_NEW, PTX_DRIVER)
-    return Verdict(TOO_OLD, "doctor.judge45.nvrtc_below", fields, drop, "cover-too-old", floor.source)
+    return _below_floor(facts, kb, facts.nvrtc_cuda, "doctor.judge45.nvrtc_below")
 
 
 def _above_toolkit(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
@@ -359,10 +365,8 @@ def gpus_disagree(facts: Facts, kb: KnowledgeBase) -> bool:
     """The text shows GPUs of different compute capabilities, one of them older than NEVER_TOO_OLD
     ("built on an RTX 3090, run on a 2080 Ti"): which one met the build is not shown, so "too new"
     keyed by one GPU's name decides nothing."""
-    names = [facts.built_on[1]] if facts.built_on else facts.gpus or facts.gpus_named
-    ccs = {g.compute_capability if (g := kb.gpu(name)) is not None else table_cc(name, kb) for name in names}
     # Named GPUs only: a capability figure may be a build's range.
-    known = [cc for cc in ccs if cc is not None]
+    known = {found[1] for name in _gpu_names(facts) if (found := _named_cc(name, kb)) is not None}
     # GPUs all of NEVER_TOO_OLD or newer are each newer than a build without their code: that agrees.
     return len(known) > 1 and min(known) < NEVER_TOO_OLD
 

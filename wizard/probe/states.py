@@ -1106,12 +1106,17 @@ _SYSFS_PCI = "/sys/bus/pci/devices"
 
 def _bus_binding_read(ctx: ProbeContext) -> bool:
     """The bus's drivers were read: sysfs's device folders, or `lspci -k`'s answer."""
-    if ctx.system.is_dir(_SYSFS_PCI):
-        return True
+    return ctx.system.is_dir(_SYSFS_PCI) or _lspci_k(ctx) is not None
+
+
+def _lspci_k(ctx: ProbeContext) -> CommandResult | None:
+    """`lspci -k`'s answer, run once per probe; None where it did not answer."""
     if "lspci_k" not in ctx.seen:
         ctx.seen["lspci_k"] = ctx.system.run(LSPCI_DRIVERS, timeout=3.0)
     result = ctx.seen["lspci_k"]
-    return isinstance(result, CommandResult) and not result.missing and not result.timed_out
+    if not isinstance(result, CommandResult) or result.missing or result.timed_out:
+        return None
+    return result
 
 
 def _bus_gpu_bound_elsewhere(ctx: ProbeContext) -> str:
@@ -1130,10 +1135,8 @@ def _bus_gpu_bound_elsewhere(ctx: ProbeContext) -> str:
             if driver != "driver" and not driver.startswith("nvidia"):
                 return f"{dev}: {driver}"
         return ""
-    if "lspci_k" not in ctx.seen:
-        ctx.seen["lspci_k"] = ctx.system.run(LSPCI_DRIVERS, timeout=3.0)
-    result = ctx.seen["lspci_k"]
-    if not isinstance(result, CommandResult) or result.missing or result.timed_out:
+    result = _lspci_k(ctx)
+    if result is None:
         return ""
     device = ""
     for line in result.stdout.splitlines():
