@@ -82,6 +82,14 @@ def _replay(tmp_path: Path, case: dict):  # type: ignore[no-untyped-def]
     return judge(case, detect_dump(materialize(case, tmp_path)))
 
 
+# Read as far as the text decides since stop 48 (a miss, never a wrong name).
+ROUND2_UNREAD = {
+    "container-no-gpus-unknown-error": "NVML's 'Unknown Error' inside a container alone: the same words "
+    "came from containers whose device rules a reload dropped (round 20's two, named container-no-gpu "
+    "wrongly before), so the GPU layer fails with the container's undecided words (nvml-unknown-container)",
+}
+
+
 @pytest.mark.parametrize("case", ROUND2_CASES, ids=[c["slug"] for c in ROUND2_CASES])
 def test_round2_dump_is_read_as_it_is(tmp_path: Path, case: dict) -> None:
     """Both sides, the held-out third included (read and scored already, SCORES_round2.txt): nothing
@@ -91,7 +99,10 @@ def test_round2_dump_is_read_as_it_is(tmp_path: Path, case: dict) -> None:
     NVRM's loading line for the driver, the version of a module on disk that does not load."""
     verdict = _replay(tmp_path, case)
     assert not verdict.wrong, verdict.wrong
-    assert not verdict.missed, verdict.missed
+    if case["slug"] in ROUND2_UNREAD:  # still a miss; drop it from the list once it is read
+        assert verdict.missed, ROUND2_UNREAD[case["slug"]]
+    else:
+        assert not verdict.missed, verdict.missed
 
 
 def test_round2_is_split_by_the_projects_rule() -> None:
@@ -495,18 +506,14 @@ LATER_ROUNDS = {
     # Blind after the same rules: held out 5/6, 0 wrong; training 10/13, 2 wrong: two containers' NVML
     # "Unknown Error" (a running container's device rules lost, per their threads) named
     # container-no-gpu. The paste shows no device node either way, and round 2's nvidia-docker#1171
-    # prints the same words from a container run without --gpus: the output does not decide, so no
-    # rule; kept as measured.
+    # prints the same words from a container run without --gpus: the output does not decide. Since
+    # stop 48 it names neither: the GPU layer fails with the container's undecided words
+    # (nvml-unknown-container: the host's nvidia-smi decides), 0 wrong.
     20: LaterRound(
         ROUND20,
         19,
         6,
-        {
-            "docker-ollama-rtx3080-nvml-unknown-error-after-a-while": "named container-no-gpu where the "
-            "thread's cause is the container's lost device rules (measured blind, kept)",
-            "docker-ubuntu2204-570-144-nvml-unknown-error-after-daemon-reload": "named container-no-gpu "
-            "where the cause is the device rules a daemon-reload dropped (measured blind, kept)",
-        },
+        {},
         # Stop 46 read its `nvidia-smi -L` beside `--version` (training 11/13); the two kept above
         # stay unread.
         {

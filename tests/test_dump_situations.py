@@ -59,6 +59,7 @@ def test_every_reason_the_probe_names_has_a_real_dump_or_says_why_not() -> None:
         "no-module-loading",
         "module-build-failed",
         "nvml-unknown",
+        "nvml-unknown-container",
         "cuda-na",
     }
     # secure-boot is the decided form of not-loaded-secure-boot (the key's rejection read): the same

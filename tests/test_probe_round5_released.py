@@ -77,18 +77,43 @@ def test_nvml_s_words_that_it_opened_a_node_show_the_gpu_passed_in(
         # round 5's docker-volume-mounted-smi-no-devices-jupyter (mattshma/bigdata#108): the host's
         # nvidia-smi bind-mounted, no device passed: NVML finds no node, "driver not loaded"
         (["nvidia-smi"], NOT_LOADED),
-        # round 2's container-no-gpus-unknown-error (NVIDIA/nvidia-docker#1171): run without --gpus
-        (["nvidia-smi"], "Failed to initialize NVML: Unknown Error\n"),
         # round 2's container-no-runtime-cmdnotfound (NVIDIA/nvidia-docker#341)
         (["nvidia-smi"], "bash: nvidia-smi: command not found\n"),
     ],
-    ids=["not-loaded", "unknown-error", "command-not-found"],
+    ids=["not-loaded", "command-not-found"],
 )
 def test_a_container_whose_nvml_reached_no_node_is_still_container_no_gpu(
     tmp_path: Path, argv: list[str], said: str
 ) -> None:
     p = replay(tmp_path, DOCKER, [cmd(argv, said)])
     assert "container-no-gpu" in reasons(p)
+
+
+# NVIDIA/nvidia-docker#1171 (run without --gpus) and round 20's two containers whose device rules a
+# daemon-reload dropped print the same line: NVML_ERROR_UNKNOWN as it starts.
+INIT_UNKNOWN = "Failed to initialize NVML: Unknown Error\n"
+
+
+@pytest.mark.parametrize("nodes", [{}, NODES], ids=["paste", "nodes-present"])
+def test_nvml_unknown_error_in_a_container_names_no_cause_and_says_what_decides(
+    tmp_path: Path, nodes: dict
+) -> None:
+    """Not "no GPU passed" and not "device rules lost": the words fit both (and a failing host
+    driver); the GPU layer fails with the container's own undecided words, whose fix starts with the
+    host's nvidia-smi and names both container causes."""
+    from wizard.probe.state_view import unsure_key, words
+
+    p = replay(tmp_path, {**DOCKER, **nodes}, [cmd(["nvidia-smi"], INIT_UNKNOWN)])
+    assert reasons(p) == set()
+    assert container(p).state == "works"
+    failed = [s for s in p.failed_states if s.layer == "gpu"]
+    assert [unsure_key(s) for s in failed] == ["nvml-unknown-container"]
+    w = words(failed[0], p)
+    assert "Unknown Error" in w.title and "container" in w.title
+    assert "nvidia-smi" in w.fix and "--gpus all" in w.fix and "restart the container" in w.fix
+    # On a machine of its own the same words keep the machine's words (restart the computer first).
+    bare = replay(tmp_path / "bare", DEBIAN, [cmd(["nvidia-smi"], INIT_UNKNOWN)])
+    assert [unsure_key(s) for s in bare.failed_states if s.layer == "gpu"] == ["nvml-unknown"]
 
 
 def test_a_handle_line_outside_a_container_is_no_container_state(tmp_path: Path) -> None:

@@ -15,8 +15,12 @@ CONTAINER_CGROUP = re.compile(r"docker|kubepods|containerd|libpod")
 # paths the probe read say: "Unable to determine the device handle for GPU X: ..." comes after
 # nvmlInit opened /dev/nvidiactl and counted X; "Insufficient Permissions" is NVML_ERROR_NO_PERMISSION,
 # an open() of a node that is there refused (file mode, SELinux label). A node that is not there
-# reads as the driver not loaded ("couldn't communicate with the NVIDIA driver").
+# reads as the driver not loaded ("couldn't communicate with the NVIDIA driver"), so NVML's "Unknown
+# Error" as it starts is an open of a node that is there failing (a device cgroup that lost its rule
+# refuses it with EPERM: the container toolkit's troubleshooting of "Failed to initialize NVML:
+# Unknown Error"), or the driver failing behind it.
 _HANDLE = re.compile(DEVICE_HANDLE, re.IGNORECASE)
+_INIT_UNKNOWN = re.compile(r"Failed to initialize NVML: Unknown Error", re.IGNORECASE)
 
 
 def in_container(ctx: ProbeContext) -> bool:
@@ -34,7 +38,7 @@ def nvml_opened_a_node(ctx: ProbeContext) -> str:
         if not isinstance(found, tuple):
             continue
         for line in (found[1].stdout + "\n" + found[1].stderr).splitlines():
-            if _HANDLE.search(line) or NO_PERMISSION.search(line):
+            if _HANDLE.search(line) or NO_PERMISSION.search(line) or _INIT_UNKNOWN.search(line):
                 return line.strip()
     return ""
 

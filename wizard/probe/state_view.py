@@ -142,14 +142,15 @@ def unsure_key(state: LayerState) -> str:
     gives no GPU ("gpu-no-usable"), WSL's nvidia-smi did not reach the Windows driver
     ("wsl-driver-unreached"), a kernel that loads no module ("no-module-loading"), a module build that
     failed for a kernel not shown to be the running one ("module-build-failed"), NVML's "Unknown
-    Error" as it starts with no kernel words ("nvml-unknown"), nvidia-smi's "CUDA Version: N/A"
+    Error" as it starts with no kernel words ("nvml-unknown", inside a container its own words),
+    nvidia-smi's "CUDA Version: N/A"
     ("cuda-na"); else ""."""
     if state.reason or not state.failed:
         return ""
     if state.layer == "module" and state.facts.get("build_failed_for"):
         return "module-build-failed"
     if state.layer == "gpu" and state.facts.get("nvml") == "unknown":
-        return "nvml-unknown"
+        return "nvml-unknown-container" if state.facts.get("inside") == "container" else "nvml-unknown"
     if state.layer == "cuda" and state.facts.get("shown", "").upper() == "N/A":
         return "cuda-na"
     if state.gives_no_gpu:

@@ -1175,11 +1175,12 @@ _NVML_UNKNOWN = re.compile(r"Failed to initialize NVML: (?:Unknown Error|GPU is 
 
 
 def _unreachable_at_init(ctx: ProbeContext, p: MachineProfile, states: list[LayerState]) -> list[LayerState]:
-    """NVML_ERROR_UNKNOWN as NVML starts, on a machine that shows no container and where no layer
-    named a cause: the GPU layer fails; the kernel's words name lost or not started, else no cause
-    is named (inside a container the same words mean a GPU not passed or its device rules lost: the
-    container layer says those)."""
-    if p.platform != "linux" or p.driver is not None or p.gpus or _in_container(ctx):
+    """NVML_ERROR_UNKNOWN as NVML starts where no layer named a cause: the GPU layer fails; the
+    kernel's words name lost or not started, else no cause is named. Inside a container the same
+    words come from device rules that refuse the nodes (a container started without the GPU asked
+    for, or one whose rules a runtime reload dropped) or from the host's driver: which, the words
+    do not say (the container layer names the causes it can see: no node, a v1 list that denies)."""
+    if p.platform != "linux" or p.driver is not None or p.gpus:
         return []
     if any(s.reason for s in states if s.state != WORKS):
         return []
@@ -1195,7 +1196,10 @@ def _unreachable_at_init(ctx: ProbeContext, p: MachineProfile, states: list[Laye
         # NVML_ERROR_UNKNOWN as NVML starts says no more than "an internal driver error": a GPU the
         # driver cannot reach, a replaced libnvidia-ml (a shim), device rules a pod lost all say it.
         # Without the kernel's words it is a failure with no cause named (state_view.unsure_key).
-        return [_state("gpu", FAILING, "", ev, nvml="unknown")]
+        state = _state("gpu", FAILING, "", ev, nvml="unknown")
+        if _in_container(ctx):  # the container's own undecided words (state_view.unsure_key)
+            state.facts["inside"] = "container"
+        return [state]
     said = kernel_line_for(reason, "", log)
     fallen = fallen_off_bus(log) if reason == "gpu-lost" else None
     bus = fallen[1] if fallen else named_bus(said)
