@@ -37,6 +37,11 @@ class ProfileError(ValueError):
     """A profile that cannot be used; the message is one line for the user."""
 
 
+# Where only the kernel module answered (its /proc file, its sysfs version, its loading line): no
+# user-space library, so no GPU list and no CUDA from the driver.
+MODULE_ONLY_SOURCES = ("proc", "sysfs", "kernel-log")
+
+
 @dataclass
 class OsInfo:
     id: str = UNKNOWN
@@ -72,7 +77,7 @@ class PythonInfo:
 class DriverInfo:
     version: str = UNKNOWN
     cuda: str = UNKNOWN  # newest CUDA the driver supports, not a toolkit version
-    source: str = UNKNOWN  # which probe layer answered: nvml | nvidia-smi | proc | windows-host
+    source: str = UNKNOWN  # which probe layer answered: nvml | nvidia-smi | proc | sysfs | windows-host
 
 
 @dataclass

@@ -14,6 +14,7 @@ SOURCE_KEYS = {
     "nvml": "nvml",
     "nvidia-smi": "nvidia_smi",
     "proc": "proc",
+    "sysfs": "sysfs",
     "kernel-log": "kernel_log",
     "nvidia-container-cli": "container_cli",
 }

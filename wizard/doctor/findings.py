@@ -10,8 +10,9 @@ from dataclasses import dataclass, replace
 
 from wizard.choose.choice import Recommendation
 from wizard.doctor.newest import newest_tf_problems, restart_loads
-from wizard.profile import LayerState, MachineProfile
+from wizard.profile import MODULE_ONLY_SOURCES, LayerState, MachineProfile
 from wizard.profile_view import wsl1_command
+from wizard.safe.display import safe
 from wizard.text import t
 
 LOW_DISK_MIB = 10 * 1024  # tensorflow[and-cuda] with its nvidia-* wheels takes about 6-7 GB
@@ -139,14 +140,16 @@ def _find_problems(p: MachineProfile) -> list[Finding]:
         elif not p.gpus:
             key = "no-driver-wsl2" if p.platform == "wsl2" else "no-nvidia-gpu"
             out.append(_f(key, "warning" if key == "no-nvidia-gpu" else "error"))
+    elif p.driver is not None and not p.gpus and p.driver.source in MODULE_ONLY_SOURCES:
+        # Only the kernel module answered (its /proc file, sysfs, its loading line): no GPU list was
+        # read at all, which is not a driver that lists none; nvidia-smi's own words say why.
+        out.append(_f("driver-module-only", "error", version=safe(p.driver.version, 40)))
     elif p.driver is not None and not p.gpus:
         out.append(_f("driver-no-gpus", "error"))
 
     # A driver version nobody can read (damaged, or markup): say so here too, as recommend does.
     unreadable = p.driver is not None and _driver_unreadable(p.driver.version)
     if unreadable and p.driver is not None:
-        from wizard.safe.display import safe
-
         out.append(_f("driver-unreadable", "warning", value=safe(p.driver.version, 80)))
 
     km = p.kernel

@@ -388,13 +388,24 @@ def parse_proc_version(text: str) -> str | None:
     return match.group(1) if match else None
 
 
+# The loaded module's version as sysfs prints it ("396.24", "570.133.07").
+_SYSFS_VERSION = re.compile(r"\d{3}\.\d{1,3}(?:\.\d{1,3})?")
+
+
 def _from_proc(ctx: ProbeContext, profile: MachineProfile) -> bool:
     text = ctx.system.read_text("/proc/driver/nvidia/version")
     version = parse_proc_version(text) if text else None
-    if not version:
+    if version:
+        profile.driver = DriverInfo(version=version, source="proc")
+        ctx.note("probe.proc_only")
+        return True
+    # The module's own sysfs file, there while it is loaded (a /proc hidden or not mounted: a
+    # sandbox, a container that masks /proc/driver): the same answer, the module's version.
+    loaded = (ctx.system.read_text("/sys/module/nvidia/version") or "").strip()
+    if profile.platform not in ("linux", "unknown") or not _SYSFS_VERSION.fullmatch(loaded):
         return False
-    profile.driver = DriverInfo(version=version, source="proc")
-    ctx.note("probe.proc_only")
+    profile.driver = DriverInfo(version=loaded, source="sysfs")
+    ctx.note("probe.sysfs_only", version=loaded)
     return True
 
 

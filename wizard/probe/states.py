@@ -60,6 +60,7 @@ from wizard.profile import (
     ABSENT,
     BLOCKED,
     FAILING,
+    MODULE_ONLY_SOURCES,
     UNREADABLE,
     WORKS,
     Evidence,
@@ -930,7 +931,7 @@ def _libraries(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             module, library = module or logged.module, (said_lib.group(1) if said_lib else logged.library)
         return [_state("libraries", FAILING, "version-mismatch", ev, module=module, library=library)]
     # Where nvidia-smi or NVML answered with a driver there is no mismatch to find in a log.
-    unanswered = p.driver is None or p.driver.source in ("proc", "kernel-log")
+    unanswered = p.driver is None or p.driver.source in MODULE_ONLY_SOURCES
     logged = api_mismatch(ctx) if not said and unanswered and log_is_ours else None
     if logged is not None and module and logged.module != module:
         logged = None  # a module loaded since: the line is about another one
@@ -1052,7 +1053,7 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         out += _failed_beside_working(ctx, p, lost)
     # NVRM's lines come from the loaded nvidia module: where /proc/modules is unread they show it.
     # A driver read only from the module (/proc, the kernel log) read no GPU either.
-    module_only = p.driver is None or (p.driver.source in ("proc", "kernel-log") and not p.gpus)
+    module_only = p.driver is None or (p.driver.source in MODULE_ONLY_SOURCES and not p.gpus)
     if module_only and p.platform == "linux" and p.kernel.nvidia_loaded is not False and not _host_only(ctx):
         text = _smi_text(ctx)
         # NVML started (the module is loaded) and offers no GPU while the bus shows one: the driver
