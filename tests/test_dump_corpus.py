@@ -37,6 +37,8 @@ from tests.dump_corpus import (
     ROUND24,
     ROUND25,
     ROUND26,
+    ROUND27,
+    ROUND28,
     cases,
     held_out,
     judge,
@@ -592,6 +594,30 @@ LATER_ROUNDS = {
             "rows are not read as the GPU list",
         },
     ),
+    # Collected blind in stop 48 by two helpers split by owner (a-m: 27, n-z: 28), with a fresh search
+    # budget, after the stop's first probe changes (nvml-unknown-container, the sysfs version, the PCI
+    # table's laptop parts, the release's refusal of a GPU); scored before any rule from them
+    # (SCORES_round27.txt, SCORES_round28.txt). Round 27: held out 5/9, 0 wrong; training 9/13, 0 wrong.
+    27: LaterRound(
+        ROUND27,
+        22,
+        9,
+        {},
+        {
+            "qemu-guest-l40s-vgpu-580-lspci-smi-banner": "nvidia-smi's table cut after its banner: no GPU "
+            "row to read (the GPU is on the bus only)",
+            "surface-book2-dkms-nvidia-435-added-not-built-5.4.6-surface": "DKMS's 'added' (built for no "
+            "kernel) without modinfo: a module installed outside DKMS is not ruled out",
+            "m11x-r3-gt540m-acpi-call-off-lspci-rev-ff": "lspci's 'rev ff' (config space reads all ones) "
+            "after acpi_call's _OFF: switched off or fallen off the bus is not told by lspci alone",
+            "monitorix-geforce6200-304-smi-q-temperature": "a 2013 `nvidia-smi -q -d TEMPERATURE` report: "
+            "its section form is not the probe's own query",
+        },
+    ),
+    # Round 28: held out 1/1, 0 wrong; training 15/15, 0 wrong, once a count or CUDA written null is
+    # read as not shown (dump_corpus.judge; as collected, the judge compared null with the GPU list:
+    # held out 0/1, training 11/15, 0 wrong).
+    28: LaterRound(ROUND28, 16, 1, {}, {}),
 }
 LATER_CASES = {n: cases(r.path) for n, r in LATER_ROUNDS.items()}
 

@@ -178,6 +178,28 @@ def driver_drops_gpu(tmp_path: Path) -> MachineProfile:
     return machine(tmp_path, {**NOT_LOADED, **LIB_550}, commands, NOT_LOADED_NVML)
 
 
+# kernel-open/nvidia/nv.c's print_unsupported, as a 550 driver prints it for an RTX 5090 Laptop GPU
+# (10de:2c58): a generation that came with CUDA 12.8 (the 570 branch).
+UNSUPPORTED_LOG = (
+    "[    8.299192] NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:2c58)\n"
+    "               NVRM: installed in this system is not supported by the\n"
+    "               NVRM: NVIDIA 550.120 driver release.\n"
+    "[    8.299233] nvidia 0000:01:00.0: probe with driver nvidia failed with error -1\n"
+    "[    8.299260] NVRM: The NVIDIA probe routine failed for 1 device(s).\n"
+    "[    8.299262] NVRM: None of the NVIDIA devices were initialized.\n"
+)
+
+
+def driver_too_old_for_gpu(tmp_path: Path) -> MachineProfile:
+    files = {**NOT_LOADED, "/sys/bus/pci/devices/0000:01:00.0/device": "0x2c58\n", **LIB_550}
+    commands = {
+        ("nvidia-smi",): fail(9, stdout=SMI_DOWN),
+        ("dmesg",): ok(UNSUPPORTED_LOG),
+        ("ldconfig", "-p"): LDCONFIG_550,
+    }
+    return machine(tmp_path, files, commands, NOT_LOADED_NVML)
+
+
 def init_failed(tmp_path: Path) -> MachineProfile:
     files = {
         **NATIVE,
@@ -360,6 +382,8 @@ EVERY_REASON = {
     "wsl-linux-driver": wsl_linux_driver,
     "wsl-shadowing-lib": wsl_shadowing_lib,
     "wsl-path": wsl_path,
+    # Not blocking: the plan's driver step (the floor Choose names) installs the driver it needs.
+    "driver-too-old-for-gpu": driver_too_old_for_gpu,
 }
 STATES_SOURCE = Path(__file__).resolve().parent.parent / "wizard" / "probe" / "states.py"
 
@@ -372,7 +396,7 @@ def test_the_walk_covers_every_reason_the_probe_names() -> None:
 
     source = STATES_SOURCE.read_text(encoding="utf-8")
     named = {m for m in re.findall(r'"([a-z]+(?:-[a-z]+)+)"', source) if has(f"states.{m}.title")}
-    assert len(named) == 22 and named == set(EVERY_REASON), sorted(named ^ set(EVERY_REASON))
+    assert len(named) == 23 and named == set(EVERY_REASON), sorted(named ^ set(EVERY_REASON))
 
 
 @pytest.mark.parametrize("reason", sorted(EVERY_REASON))

@@ -244,17 +244,30 @@ def test_a_module_that_gave_up_at_load_is_not_loaded(tmp_path: Path, fmt: str, g
     assert not reasons(p) & {"gpu-init-failed", "gpu-lost", "gpu-unreachable"}
 
 
-# osapi.c:3748-3753 print_unsupported, :3711-3718 the open module without GSP: a GPU this driver does
-# not drive. No state names it yet; nothing else may be named from it.
+# osapi.c:3748-3753 print_unsupported: since stop 48 its own state (wizard.probe.unsupported_gpu);
+# a Kepler GPU under a 550 release is not a GPU newer than the release, so no cause is named, and
+# the module's words (not "restart to load it") are what it says.
+def test_a_release_that_refuses_an_older_gpu_names_no_cause(tmp_path: Path) -> None:
+    from wizard.probe.state_view import unsure_key
+
+    lines = [
+        "NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:1184)",
+        "NVRM: installed in this system is not supported by the",
+        "NVRM: NVIDIA 550.120 driver release.",
+        "NVRM: No NVIDIA devices probed.",
+    ]
+    p = replay(tmp_path, NATIVE, [*dmesg(lines), cmd(["nvidia-smi"], NOT_LOADED)])
+    assert reasons(p) == set()
+    module = next(s for s in p.states if s.layer == "module")
+    assert unsure_key(module) == "driver-refuses-gpu" and module.facts["version"] == "550.120"
+    assert any("10de:1184" in e.line for e in module.evidence)
+
+
+# :3711-3718 the open module without GSP: a GPU this driver does not drive. No state names it yet;
+# nothing else may be named from it.
 @pytest.mark.parametrize(
     "lines",
     [
-        [
-            "NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:1184)",
-            "NVRM: installed in this system is not supported by the",
-            "NVRM: NVIDIA 550.120 driver release.",
-            "NVRM: No NVIDIA devices probed.",
-        ],
         [
             "NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:1b80)",
             "NVRM: installed in this system is not supported by open",
@@ -263,7 +276,7 @@ def test_a_module_that_gave_up_at_load_is_not_loaded(tmp_path: Path, fmt: str, g
             "NVRM: No NVIDIA devices probed.",
         ],
     ],
-    ids=["driver-release", "open-module-no-gsp"],
+    ids=["open-module-no-gsp"],
 )
 def test_an_unsupported_gpu_names_no_other_cause(tmp_path: Path, lines: list[str]) -> None:
     p = replay(tmp_path, NATIVE, [*dmesg(lines), cmd(["nvidia-smi"], NOT_LOADED)])

@@ -58,7 +58,11 @@ _CUDNN_PAIR = re.compile(
     re.I,
 )
 _CC = re.compile(
+    # Not a requirement ("a CUDA-Enabled GPU (with at least compute capability 2.0)", "a minimum
+    # compute capability 3.5"): that is a build's floor, not a GPU's figure.
+    r"(?<!at least )(?<!minimum )(?<!minimal )(?<!required )"
     r"compute capability(?:\s*\(CC\))?:?\s*([0-9]{1,2})\.([0-9])\b"
+    r"(?!\s*(?:or|and)\s+(?:higher|above|newer|later))"
     r"|\bmajor:\s*([0-9]{1,2})\s+minor:\s*([0-9])\b",
     re.I,
 )
@@ -309,6 +313,22 @@ _BELOW_MIN = (
         2,
         1,
     ),
+    # AliceVision's (Meshroom's) own check: "the compute capabilities is not enough." then the
+    # device's and the requirement's figures on the lines after it.
+    (
+        re.compile(
+            r"compute capabilit(?:y|ies) is not enough\W*?\n\s*-?\s*Device [0-9]+:\s*([0-9]{1,2}\.[0-9])\b"
+            r"[^\n]*\n\s*-?\s*Requirements?:\s*([0-9]{1,2}\.[0-9])\b",
+            re.I,
+        ),
+        1,
+        2,
+    ),
+)
+# A program's own check that the GPU it read is too old, with the capability it read (Ollama's "CUDA
+# GPU is too old. Falling back to CPU mode. Compute Capability detected: 5.2"): no code at or below it.
+_GPU_TOO_OLD_DETECTED = re.compile(
+    r"\bGPU is too old\b[^\n]{0,80}?\bCompute Capability detected:\s*([0-9]{1,2})\.([0-9])\b", re.I
 )
 _TOO_OLD_SAID = re.compile(r"no longer supports this GPU because it is too old", re.I)
 # A build's refusal that names only its floor (vLLM's "GPUs with compute capability less than 7.0 are
@@ -337,6 +357,9 @@ _ARCH_FLOOR = re.compile(
     r"GPUs? or newer\b",
     re.I,
 )
+# A build's floor said as an architecture with a plus ("only includes kernels for newer GPU
+# architectures (sm_70+)", "supports sm_80+"): that compute capability and up.
+_SM_PLUS = re.compile(r"(?<![A-Za-z0-9])sm_?([1-9][0-9]{1,2})\s?\+", re.A)
 _ARCH_CC = {"maxwell": "5.0", "pascal": "6.0", "volta": "7.0", "turing": "7.5", "ampere": "8.0"}
 _ARCH_CC |= {"ada": "8.9", "ada lovelace": "8.9", "hopper": "9.0", "blackwell": "10.0"}
 _CC_CSV = re.compile(
@@ -667,6 +690,11 @@ def read_facts(text: str) -> Facts:
     if m and f.below_minimum_line is None:
         f.build_minimum = f.build_minimum or m.group(1) or m.group(2)
         f.below_minimum_line = _line_at(text, m.start())
+    m = _GPU_TOO_OLD_DETECTED.search(text)
+    if m and f.below_minimum_line is None:
+        f.ptx_below = f"{m.group(1)}.{m.group(2)}"
+        _add_cc(f, f.ptx_below)
+        f.below_minimum_line = _line_at(text, m.start())
     m = _PTX_BELOW.search(text)
     if m and f.below_minimum_line is None:
         # Its build has no code at or below this GPU's capability: a floor just above it.
@@ -677,6 +705,9 @@ def read_facts(text: str) -> Facts:
     if m and f.below_minimum_line is None and not f.build_minimum:
         f.build_minimum = _ARCH_CC[m.group(1).lower()]
         f.below_minimum_line = _line_at(text, m.start())
+    m = _SM_PLUS.search(text)
+    if m and not f.build_minimum:
+        f.build_minimum = _dotted(m.group(1))
     for m in (*_CC_SM.finditer(text), *_CC_CSV.finditer(text), *_CC_DETECTED.finditer(text)):
         cc = f"{m.group(1)}.{m.group(2)}"
         _add_cc(f, cc)
@@ -753,8 +784,9 @@ _SMI_CRASH = re.compile(
 )
 _MAC = re.compile(
     r"\bmacOS\b|\bMac ?OS ?X\b|\bon (?:my|a|an|the) Mac\b"
-    r"|\bMac(?:Book(?: Air| Pro)?|mini| Studio| Pro| laptop)\b"
-    r"|\bApple (?:M[1-4]|silicon)\b|\barm64-apple-darwin|\bdarwin\b",
+    r"|\bMac(?:Book(?: Air| Pro)?| ?mini| Studio| Pro| laptop)\b"
+    r"|\bApple (?:M[1-4]|silicon)\b|\barm64-apple-darwin|\bdarwin\b"
+    r"|/Applications/[^/\n]+\.app/Contents/",  # a macOS application bundle's own path
     re.I,
 )
 # A program saying it found no CUDA at all (not a failure inside CUDA): cellpose's "TORCH CUDA version

@@ -52,15 +52,22 @@ def _recommendation(p: MachineProfile) -> Recommendation | None:
 # What a failed machine state explains better than these facts-only findings (their fix would be
 # "install the driver" or a second wording of the same fault): left out where a state is there.
 EXPLAINED_BY_STATE = {
-    "module": ("gpu-without-driver", "no-nvidia-gpu", "secure-boot", "nouveau", "reboot-needed"),
-    "libraries": ("reboot-needed", "driver-no-gpus"),
+    "module": (
+        "gpu-without-driver",
+        "no-nvidia-gpu",
+        "secure-boot",
+        "nouveau",
+        "reboot-needed",
+        "driver-module-only",
+    ),
+    "libraries": ("reboot-needed", "driver-no-gpus", "driver-module-only"),
     # WSL's nvidia-smi not reaching the Windows driver: the Windows GPU is there, unseen from Linux.
     "wsl": ("no-driver-wsl2", "linux-driver-in-wsl", "no-nvidia-gpu"),
     # Inside a container under WSL2 the runtime decides, not the Windows driver.
-    "container": ("no-nvidia-gpu", "gpu-without-driver", "no-driver-wsl2"),
+    "container": ("no-nvidia-gpu", "gpu-without-driver", "no-driver-wsl2", "driver-module-only"),
     # A GPU switched off, lost or not started is a GPU: never "No NVIDIA GPU found".
     "pci": ("gpu-without-driver", "no-nvidia-gpu"),
-    "gpu": ("driver-no-gpus", "gpu-without-driver", "no-nvidia-gpu"),
+    "gpu": ("driver-no-gpus", "driver-module-only", "gpu-without-driver", "no-nvidia-gpu"),
 }
 
 

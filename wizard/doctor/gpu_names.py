@@ -34,11 +34,12 @@ _BRANDED = re.compile(
 # A GeForce number glued to its variant ("5070Ti", "2070super"): a GPU's name, not a count.
 _GLUED = re.compile(r"(?<![A-Za-z0-9.])(?P<num>" + _GEFORCE + r")(?P<var>Ti|super)(?![A-Za-z0-9])", _FLAGS)
 # A GeForce number beside a GPU word on the same line, before or after it ("显卡：5070Ti",
-# "5090显卡", "Gpu: 5060ti 16gb", "my 4090 GPU").
+# "5090显卡", "Gpu: 5060ti 16gb", "my gpu is a 5070 ti", "my 4090 GPU").
 _GPU_WORD = r"(?:GPUs?|显卡|graphics card|video card|graphic card)"
 _UNIT = r"(?![ \t]?(?:MiB|MB|GiB|GB|ms|MHz|W|%))"  # "GPU 1060 MiB" is memory, not a GTX 1060
 _BESIDE = re.compile(
-    rf"(?<![A-Za-z]){_GPU_WORD}[ \t:：,，是为]{{0,4}}(?P<num>{_GEFORCE})(?P<var>{_VARIANT})?"
+    rf"(?<![A-Za-z]){_GPU_WORD}[ \t:：,，是为]{{0,4}}(?:is\s(?:an?\s)?)?"
+    rf"(?P<num>{_GEFORCE})(?P<var>{_VARIANT})?"
     rf"(?![A-Za-z0-9.]){_UNIT}"
     r"|(?<![A-Za-z0-9.])(?P<num2>" + _GEFORCE + r")(?P<var2>" + _VARIANT + r")?[ \t]?" + _GPU_WORD,
     _FLAGS,

@@ -52,6 +52,17 @@ _NO_GPU = re.compile(
     + r"|我(?:的电脑|的笔记本|的机器|的服务器)?\s*(?:没有|无)\s*(?:独立)?\s*(?:显卡|GPU)",
     re.I,
 )
+# A discrete GPU of another maker named as the machine's ("With NITRO+ RX 5700 XT 8G", "the wiki for
+# AMD cards", "my Radeon RX 6800", "Intel Arc A770"): CUDA runs on NVIDIA GPUs only. An integrated
+# "Radeon Graphics" or "Intel UHD" is left out (a laptop has one beside its NVIDIA GPU); an NVIDIA GPU
+# shown anywhere in the text stops every decision that reads this (host_reason._gpu_shown).
+_OTHER_VENDOR_GPU = re.compile(
+    r"(?<![A-Za-z0-9])(?:Radeon\s+)?RX\s?(?:[4-6][0-9]0|[5-9][0-9]{3})(?:\s?XTX?)?(?![A-Za-z0-9])"
+    r"|\bRadeon\s+(?:VII|Pro\s+W[0-9]{4}|R9\s[0-9]{3}X?)\b|\bVega\s?(?:56|64)\b"
+    r"|\b(?:for|with|my|an?|our)\s+AMD\s+(?:GPUs?|cards?|graphics\s+cards?|video\s+cards?)\b"
+    r"|\bIntel\s+Arc\s+[AB][0-9]{3}\b",
+    re.I,
+)
 # i35k: TensorFlow's issue template's field answered "None" ("- GPU model and memory: None"), read on its
 # own line; "N/A" is left out (it is also written for "not known").
 _NO_GPU_FIELD = re.compile(
@@ -224,6 +235,9 @@ def read_host(text: str) -> HostFacts:
         m = _NO_GPU.search(pair) or _NO_GPU_FIELD.search(line) if h.no_gpu_at is None else None
         if m is not None and m.start() < len(line) and not _IF.search(pair[: m.start()]):
             h.no_gpu_at, h.no_gpu_said = at, _said(m.group(0))
+        elif h.no_gpu_at is None and (m := _OTHER_VENDOR_GPU.search(line)):
+            if not _IF.search(line[: m.start()]):
+                h.no_gpu_at, h.no_gpu_said = at, _said(m.group(0))
         if not h.found_version and (m := _FOUND_VERSION.search(pair)) and m.start() < len(line):
             value = int(m.group(1))
             if value >= 1000:

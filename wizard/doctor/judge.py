@@ -46,6 +46,12 @@ DECIDE_TORCH_BUILD = 'python -c "import torch; print(torch.__version__, torch.cu
 # catalogue's rows for RTX 30xx/40xx/50xx, A100, H100 say the same. A build of one's own may
 # start anywhere (built on an H100 for sm_90 alone), so it is not judged so.
 NEVER_TOO_OLD = Version("8.0")
+# The other end: machine code runs on its own major from its minor up, and PTX on every newer GPU, so
+# a build is too new for a GPU only where all its code is of an older major with no PTX. Below 5.0
+# (Kepler, Fermi) that is a build for Fermi (2.x) or Tesla (1.x) alone, which CUDA 9 on cannot make
+# (knowledge: nvcc_floor) and no published build was: a GPU of major 3 or older with no kernel image
+# is older than the build's lowest code, whatever the build.
+ALWAYS_TOO_OLD_BELOW = Version("5.0")
 
 
 @dataclass(frozen=True)
@@ -323,8 +329,10 @@ def _above_toolkit(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
 
 def _gpu_alone(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     """ "No kernel image" with one GPU and no build's code in the text: a GPU of NEVER_TOO_OLD or
-    newer is newer than the build (no published build starts above it); an older one is not decided
-    (too old for a new build, or too new for an old one), nor is a build of one's own."""
+    newer is newer than the build (no published build starts above it), one below
+    ALWAYS_TOO_OLD_BELOW older than it (no build of CUDA 9 on ends below it); one between is not
+    decided (too old for a new build, or too new for an old one), nor is a newer GPU under a build of
+    one's own."""
     gpus = _gpu_ccs(facts, kb)
     if facts.no_kernel_line is None or len(gpus) != 1 or facts.own_build or facts.build_minimum:
         return None
@@ -333,6 +341,10 @@ def _gpu_alone(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     if facts.build_code or facts.tf_versions:
         return None  # a build the text names is judged by its code (coverage), not by the GPU alone
     name, cc = gpus[0]
+    if cc < ALWAYS_TOO_OLD_BELOW:
+        fields = {"gpu": name or "GPU", "cc": str(cc)}
+        key = "doctor.judge48.cover_gpu_old"
+        return Verdict(TOO_OLD, key, fields, (TOO_NEW, PTX_DRIVER), "cover-too-old")
     if cc < NEVER_TOO_OLD:
         return None
     fields = {"gpu": name or "GPU", "cc": str(cc), "floor": str(NEVER_TOO_OLD)}

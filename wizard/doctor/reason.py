@@ -360,9 +360,13 @@ def _macos(facts: Facts, causes: list[str]) -> Decision | None:
     """A text that says it ran on a Mac and that CUDA is not there, naming no NVIDIA GPU and no other
     cause: macOS has no NVIDIA CUDA (CUDA 10.2 was its last; Apple silicon has no NVIDIA GPU), so the
     message is what a Mac gives, and the program runs on the CPU."""
-    if causes or facts.mac is None or facts.cuda_absent is None or facts.gpus or facts.gpus_named:
+    if facts.mac is None or facts.cuda_absent is None or facts.gpus or facts.gpus_named:
         return None
-    return Decision("macos", "doctor.judge25.macos", {}, evidence=facts.cuda_absent)
+    # PyTorch's "not compiled with CUDA" on a Mac is the Mac's own wheel (no CUDA build exists for
+    # macOS since CUDA 10.2): the Mac is the cause, not a CPU wheel chosen by mistake.
+    if set(causes) - {"cpu-only-wheel"}:
+        return None
+    return Decision("macos", "doctor.judge25.macos", {}, evidence=facts.cuda_absent, drop=("cpu-only-wheel",))
 
 
 def _scheduler(facts: Facts, symptoms: set[str]) -> Decision | None:

@@ -32,6 +32,7 @@ _WHERE = {
     "gpu-init-failed": "user",
     "gpu-unreachable": "user",
     "driver-drops-gpu": "user",
+    "driver-too-old-for-gpu": "user",
 }
 # Causes whose fix acts on the machine's driver or GPU: inside a container, that is its host.
 _ON_THE_HOST = frozenset(
@@ -47,6 +48,7 @@ _ON_THE_HOST = frozenset(
         "gpu-init-failed",
         "gpu-unreachable",
         "driver-drops-gpu",
+        "driver-too-old-for-gpu",
     }
 )
 _RESTART = {
@@ -61,6 +63,7 @@ _RESTART = {
     "gpu-init-failed": "reboot",
     "gpu-unreachable": "reboot",
     "driver-drops-gpu": "reboot",
+    "driver-too-old-for-gpu": "reboot",
     "wsl-no-gpu-device": "wsl-shutdown",
     "basic-render-only": "wsl-shutdown",
     "wsl-gpu-blocked": "wsl-shutdown",
@@ -149,6 +152,8 @@ def unsure_key(state: LayerState) -> str:
         return ""
     if state.layer == "module" and state.facts.get("build_failed_for"):
         return "module-build-failed"
+    if state.facts.get("refused") == "release":
+        return "driver-refuses-gpu"
     if state.layer == "gpu" and state.facts.get("nvml") == "unknown":
         return "nvml-unknown-container" if state.facts.get("inside") == "container" else "nvml-unknown"
     if state.layer == "cuda" and state.facts.get("shown", "").upper() == "N/A":

@@ -49,6 +49,7 @@ from wizard.probe.legacy_gpu import ignored_gpu
 from wizard.probe.libcuda_cache import uncached_libcuda
 from wizard.probe.os_platform import WSL_LIB
 from wizard.probe.pci_gpus import LSPCI_ARGV
+from wizard.probe.unsupported_gpu import RefusedGpu, newer_driver_needed, refused_gpu
 from wizard.probe.wsl_files import (
     COMPUTE_LIBS,
     UTILITY_LIBS,
@@ -595,6 +596,10 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
                 name=ignored.gpu,
             )
         ]
+    refusal = refused_gpu(_kernel_log(ctx)) if not km.nvidia_loaded and p.driver is None else None
+    if refusal is not None and (log := _log_ev(ctx, refusal.line)):
+        # The installed release says it does not support the GPU at all (wizard.probe.unsupported_gpu).
+        return [_refused_state("module", refusal, [*_smi_failure_lines(ctx), *log])]
     no_loading = "" if km.nvidia_loaded else _no_module_loading(ctx, p)
     if no_loading:
         # modprobe's ENOSYS: this kernel loads no module (WSL1, a kernel without module support); not
@@ -1089,6 +1094,11 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             elif init:
                 ev += _log_ev(ctx, init)
             out.append(_state("gpu", FAILING, "gpu-init-failed", ev, bus=named_bus(init)))
+        elif no_devices and off_container and (refused := refused_gpu(log)) and _log_ev(ctx, refused.line):
+            # The loaded release says it does not support that GPU (wizard.probe.unsupported_gpu).
+            out.append(
+                _refused_state("gpu", refused, [*_smi_failure_lines(ctx), *_log_ev(ctx, refused.line)])
+            )
         elif no_devices and off_container:
             # nvidia-smi's exit 6 (nvidia-smi(1): "a query to find an object was unsuccessful"), not
             # 9 (driver not loaded): NVML started on the loaded module and was given no GPU it can
@@ -1100,6 +1110,33 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
                 ev.append(Evidence(source, None, held))
             out.append(_state("gpu", FAILING, "", ev))
     return out
+
+
+def _refused_state(layer: str, refused: RefusedGpu, ev: list[Evidence]) -> LayerState:
+    """The installed release refuses the GPU: too old for it where its generation came after the
+    release (the driver step installs the floor Choose names: a side state, not a block over it),
+    else the driver's words with no cause named (state_view.unsure_key)."""
+    need = newer_driver_needed(refused)
+    device = f"10de:{refused.device}"
+    if need is not None:
+        return _state(
+            layer,
+            FAILING,
+            "driver-too-old-for-gpu",
+            ev,
+            blocks=False,
+            name=need.gpu,
+            floor=need.floor,
+            cuda=need.cuda,
+            version=refused.version,
+            bus=refused.bus,
+            device=device,
+        )
+    state = _state(
+        layer, FAILING, "", ev, blocks=False, version=refused.version, bus=refused.bus, device=device
+    )
+    state.facts["refused"] = "release"  # the driver's words, no cause named (state_view.unsure_key)
+    return state
 
 
 _SYSFS_PCI = "/sys/bus/pci/devices"
