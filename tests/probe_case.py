@@ -3,6 +3,9 @@ commands, the reasons named, one layer's state, and a state worded in both langu
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.dump_corpus import materialize
@@ -26,6 +29,18 @@ def replay_machine(tmp_path: Path, files: dict[str, str], commands: list[dict]) 
     """A machine of these files and commands, replayed through `detect --from`'s path."""
     case = {"slug": "m", "source": "https://github.com/example/m", "files": files, "commands": commands}
     return detect_dump(materialize(case, tmp_path))
+
+
+def detect_from(dump: Path, home: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """`tf-gpu-wizard detect --from DUMP` as a person runs it (this checkout's wizard, its own home)."""
+    root = Path(__file__).resolve().parent.parent
+    full = {**os.environ, "TF_GPU_WIZARD_HOME": str(home), "PYTHONPATH": str(root), **env}
+    return subprocess.run(
+        [sys.executable, "-m", "wizard", "detect", "--from", str(dump)],
+        capture_output=True,
+        text=True,
+        env=full,
+    )
 
 
 def reasons(p: MachineProfile) -> set[str]:

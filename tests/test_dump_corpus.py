@@ -3,9 +3,6 @@ the facts the text shows are read, the failure it shows is named, nothing it con
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,9 +41,9 @@ from tests.dump_corpus import (
     judge,
     materialize,
 )
+from tests.probe_case import detect_from
 from wizard.probe.dump import detect_dump
 
-ROOT = Path(__file__).resolve().parent.parent
 ALL = cases()
 
 
@@ -65,14 +62,7 @@ def test_a_real_dump_is_read_as_it_is(tmp_path: Path, case: dict) -> None:
 
 def test_detect_from_reads_a_real_dump_on_the_command_line(tmp_path: Path) -> None:
     case = next(c for c in ALL if c["slug"] == "wsl-cuda-err")
-    dump = materialize(case, tmp_path)
-    env = {**os.environ, "TF_GPU_WIZARD_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, "-m", "wizard", "detect", "--from", str(dump)],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
+    done = detect_from(materialize(case, tmp_path), tmp_path / "home")
     assert done.returncode == 0, done.stderr
     assert "CUDA Version: ERR!" in done.stdout and "546.80" in done.stdout
 

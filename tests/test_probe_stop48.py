@@ -8,16 +8,12 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.dump_corpus import materialize
-from tests.probe_case import cmd, reasons
+from tests.probe_case import cmd, detect_from, reasons
 from tests.probe_case import replay_machine as replay
 
-ROOT = Path(__file__).resolve().parent.parent
 FEDORA = {
     "/proc/version": "Linux version 4.16.7-300.fc28.x86_64 (mockbuild@bkernel01.phx2.fedoraproject.org) #1 SMP\n",
     "/etc/os-release": 'NAME=Fedora\nVERSION_ID=28\nID=fedora\nPRETTY_NAME="Fedora 28"\n',
@@ -68,19 +64,7 @@ def test_detect_from_shows_where_the_version_was_read_in_both_languages(tmp_path
         ),
     )
     for lang, words, problem in told:
-        env = {
-            **os.environ,
-            "COLUMNS": "200",
-            "TF_GPU_WIZARD_HOME": str(tmp_path / "home"),
-            "TF_GPU_WIZARD_LANG": lang,
-            "PYTHONPATH": str(ROOT),
-        }
-        done = subprocess.run(
-            [sys.executable, "-m", "wizard", "detect", "--from", str(dump)],
-            capture_output=True,
-            text=True,
-            env=env,
-        )
+        done = detect_from(dump, tmp_path / "home", COLUMNS="200", TF_GPU_WIZARD_LANG=lang)
         assert done.returncode == 0, done.stderr
         # the source beside the version, and no "driver lists no GPU": no GPU list was read at all
         assert words in done.stdout and problem in done.stdout, done.stdout
