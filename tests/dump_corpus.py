@@ -67,6 +67,7 @@ ROUND25 = CORPUS.with_name("round25.json")
 ROUND26 = CORPUS.with_name("round26.json")
 ROUND27 = CORPUS.with_name("round27.json")
 ROUND28 = CORPUS.with_name("round28.json")
+ROUND29 = CORPUS.with_name("round29.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
@@ -711,8 +712,11 @@ def judge(case: dict, p: MachineProfile) -> Verdict:
         cuda = p.driver.cuda if p.driver is not None else "unknown"
         if cuda != want["cuda"]:
             (wrong if cuda != "unknown" else missed).append(f"cuda {cuda} != {want['cuda']}")
-    if want.get("gpus") is not None and len(p.gpus) != want["gpus"]:
-        missed.append(f"{len(p.gpus)} GPUs != {want['gpus']}")
+    # The GPUs the text shows, read: the driver's list, else (no driver answering) the PCI bus's
+    # NVIDIA GPUs, which Detect shows as such ("from the PCI bus; the driver is not answering").
+    shown = len(p.gpus) or len(p.pci_gpus)
+    if want.get("gpus") is not None and shown != want["gpus"]:
+        missed.append(f"{shown} GPUs != {want['gpus']}")
     named = {s.reason for s in p.failed_states if s.reason}
     expected = set(want.get("reasons", []))
     # The key's rejection decides Secure Boot: the probe names it secure-boot, the decided form of

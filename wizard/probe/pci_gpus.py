@@ -3,7 +3,8 @@ and the name and compute capability the PCI id table gives that device id (wizar
 
 Read from /sys/bus/pci/devices/*/{vendor,device,class}; where that folder is missing (a replayed
 dump, a container), from `lspci -nn` ("01:00.0 VGA compatible controller [0300]: NVIDIA ...
-[10de:2503] (rev a1)"). The driver is never asked: this is what Choose uses when it does not answer.
+[10de:2503] (rev a1)"), else a pasted plain `lspci` or `lspci -n`. The driver is never asked: this is
+what Choose uses when it does not answer.
 """
 
 from __future__ import annotations
@@ -25,6 +26,21 @@ _LSPCI = re.compile(
     re.IGNORECASE | re.ASCII,
 )
 _DEVICE = re.compile(r"[0-9a-f]{4}", re.ASCII)
+_SLOT = r"(?P<slot>(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])"
+# `lspci -n`: the class and vendor:device as numbers ("00:04.0 0302: 10de:20b0 (rev a1)").
+_LSPCI_N = re.compile(
+    _SLOT + r"\s+03(?:00|02|80):\s+10de:(?P<device>[0-9a-f]{4})\b", re.IGNORECASE | re.ASCII
+)
+# Plain `lspci`: names only, the device id where pci.ids names none ("NVIDIA Corporation Device 2237"),
+# else the chip and product ("NVIDIA Corporation GA102 [GeForce RTX 3090]").
+_LSPCI_PLAIN = re.compile(
+    _SLOT
+    + r"\s+(?:VGA compatible controller|3D controller|Display controller):\s+"
+    + r"NVIDIA Corporation\b(?P<rest>.*)$",
+    re.IGNORECASE | re.ASCII,
+)
+_PLAIN_DEVICE = re.compile(r"\bDevice (?P<device>[0-9a-f]{4})\b", re.IGNORECASE | re.ASCII)
+_PLAIN_NAME = re.compile(r"\[(?P<name>[^\]]+)\]")
 
 
 def read_pci_gpus(ctx: ProbeContext) -> list[PciGpu]:
@@ -34,12 +50,14 @@ def read_pci_gpus(ctx: ProbeContext) -> list[PciGpu]:
     return _from_lspci(ctx)
 
 
-def pci_gpu(bus_id: str, device: str, source: str) -> PciGpu:
-    """One GPU with what the table says of its device id (unknown name and CC where it says none)."""
+def pci_gpu(bus_id: str, device: str, source: str, shown: str = "") -> PciGpu:
+    """One GPU with what the table says of its device id (unknown name and CC where it says none);
+    `shown`, the product name plain `lspci` printed where it printed no id."""
     device = device.strip().lower().removeprefix("0x")
     known = lookup(device) if _DEVICE.fullmatch(device) else None
-    name, cc = known if known else (UNKNOWN, UNKNOWN)
-    return PciGpu(bus_id=bus_id, device_id=f"10de:{device}", name=name, compute_capability=cc, source=source)
+    name, cc = known if known else (shown or UNKNOWN, UNKNOWN)
+    device_id = f"10de:{device}" if _DEVICE.fullmatch(device) else UNKNOWN
+    return PciGpu(bus_id=bus_id, device_id=device_id, name=name, compute_capability=cc, source=source)
 
 
 def _from_sysfs(ctx: ProbeContext) -> list[PciGpu]:
@@ -57,9 +75,11 @@ def _from_sysfs(ctx: ProbeContext) -> list[PciGpu]:
 
 def _from_lspci(ctx: ProbeContext) -> list[PciGpu]:
     result = ctx.system.run(LSPCI_ARGV, timeout=3.0)
-    if result.missing:
-        # A dump made from a pasted output may hold `lspci -nn`'s text under plain `lspci`.
-        result = ctx.system.run(["lspci"], timeout=3.0)
+    for other in (["lspci"], ["lspci", "-n"]):
+        if result.missing:
+            # A dump made from a pasted output may hold plain `lspci` (or `-nn`'s text under it), or
+            # `lspci -n`: each is read for the same device lines.
+            result = ctx.system.run(other, timeout=3.0)
     # The device lines are the answer, whatever the exit code (a pasted output shows none): lspci
     # prints a device only after it read it.
     if result.missing or result.timed_out:
@@ -71,9 +91,22 @@ def lspci_gpus(text: str) -> list[PciGpu]:
     """`lspci -nn` (or -Dnn) text -> its NVIDIA display controllers, slots as sysfs names them."""
     out = []
     for line in text.splitlines():
-        m = _LSPCI.match(line.strip())
+        m = _LSPCI.match(line.strip()) or _LSPCI_N.match(line.strip())
+        plain = None if m else _LSPCI_PLAIN.match(line.strip())
+        found = m or plain
+        if found is None:
+            continue
+        slot = found.group("slot").lower()
+        bus = slot if slot.count(":") == 2 else f"0000:{slot}"
         if m:
-            slot = m.group("slot").lower()
-            bus = slot if slot.count(":") == 2 else f"0000:{slot}"
             out.append(pci_gpu(bus, m.group("device"), "lspci"))
+            continue
+        rest = found.group("rest")
+        device = _PLAIN_DEVICE.search(rest)
+        name = _PLAIN_NAME.search(rest)
+        out.append(
+            pci_gpu(
+                bus, device.group("device") if device else "", "lspci", name.group("name") if name else ""
+            )
+        )
     return out
