@@ -224,3 +224,32 @@ def test_the_shipped_table_knows_this_years_laptop_gpus() -> None:
         ("2dd8", "GeForce RTX 5050 Laptop GPU"),
     ):
         assert lookup(device) == (name, "12.0")
+
+
+# ---- the bus's GPUs from a pasted plain `lspci` or `lspci -n` -------------------------------------
+def test_plain_lspci_and_lspci_n_give_the_bus_s_gpus(tmp_path: Path) -> None:
+    from wizard.probe.pci_gpus import lspci_gpus
+
+    # round 29's AWS runner (plain lspci: pci.ids named no product, so "Device 2237") and GCP VM (-n)
+    plain = lspci_gpus(
+        "00:03.0 VGA compatible controller: Amazon.com, Inc. Device 1111\n"
+        "00:1e.0 3D controller: NVIDIA Corporation Device 2237 (rev a1)\n"
+    )
+    assert [(g.bus_id, g.device_id, g.name, g.compute_capability) for g in plain] == [
+        ("0000:00:1e.0", "10de:2237", "A10G", "8.6")
+    ]
+    numeric = lspci_gpus(
+        "00:03.0 0000: 1af4:1004\n00:04.0 0302: 10de:20b0 (rev a1)\n00:05.0 0200: 1af4:1000\n"
+    )
+    assert [(g.bus_id, g.device_id) for g in numeric] == [("0000:00:04.0", "10de:20b0")]
+    named = lspci_gpus(
+        "01:00.0 VGA compatible controller: NVIDIA Corporation GA102 [GeForce RTX 3090] (rev a1)\n"
+    )
+    assert [(g.name, g.device_id) for g in named] == [("GeForce RTX 3090", "unknown")]
+    # An NVIDIA audio function or another vendor's controller is no GPU.
+    assert (
+        lspci_gpus("01:00.1 Audio device: NVIDIA Corporation GA102 High Definition Audio Controller\n") == []
+    )
+    # Replayed: a paste of `lspci -n` alone is read as the bus.
+    p = replay(tmp_path, UBUNTU, [cmd(["lspci", "-n"], "00:04.0 0302: 10de:20b0 (rev a1)\n")])
+    assert p.nvidia_pci_devices == 1
