@@ -95,7 +95,12 @@ def test_lspci_nn_text_gives_the_nvidia_display_controllers_only() -> None:
         ("0000:01:00.0", "10de:2504", "GeForce RTX 3060", "8.6", "lspci"),
         ("0000:02:00.0", "10de:20b0", "unknown", "unknown", "lspci"),
     ]
-    assert lspci_gpus("01:00.0 VGA compatible controller: NVIDIA Corporation GA106 (rev a1)\n") == []
+    # Plain lspci (since stop 48): the NVIDIA display controller is a GPU on the bus, its id not shown.
+    plain = lspci_gpus("01:00.0 VGA compatible controller: NVIDIA Corporation GA106 (rev a1)\n")
+    assert [(g.bus_id, g.device_id, g.name) for g in plain] == [("0000:01:00.0", "unknown", "unknown")]
+    assert (
+        lspci_gpus("01:00.1 Audio device: NVIDIA Corporation GA106 High Definition Audio Controller\n") == []
+    )
 
 
 def _dump(directory: Path, commands: list[dict[str, Any]], **files: str) -> Path:
