@@ -253,3 +253,19 @@ def test_plain_lspci_and_lspci_n_give_the_bus_s_gpus(tmp_path: Path) -> None:
     # Replayed: a paste of `lspci -n` alone is read as the bus.
     p = replay(tmp_path, UBUNTU, [cmd(["lspci", "-n"], "00:04.0 0302: 10de:20b0 (rev a1)\n")])
     assert p.nvidia_pci_devices == 1
+
+
+def test_the_probe_s_generation_floor_is_choose_s() -> None:
+    """One floor: the probe reads the rows itself (no import of Choose), and gets Choose's answer for
+    every architecture's lowest and highest compute capability."""
+    from packaging.version import Version
+
+    from wizard.choose.gpu_generation import generation_floor
+    from wizard.choose.knowledge import load_knowledge
+    from wizard.probe.unsupported_gpu import generation_floor_linux
+
+    kb = load_knowledge()
+    for arch in kb.architectures:
+        for cc in (arch.cc_min, arch.cc_max):
+            assert generation_floor_linux(cc) == generation_floor(kb, cc, windows=False), (arch.name, cc)
+    assert generation_floor_linux(Version("12.0")) == (Version("570.26"), Version("12.8"))

@@ -389,7 +389,7 @@ def parse_proc_version(text: str) -> str | None:
 
 
 # The loaded module's version as sysfs prints it ("396.24", "570.133.07").
-_SYSFS_VERSION = re.compile(r"\d{3}\.\d{1,3}(?:\.\d{1,3})?")
+_SYSFS_VERSION = re.compile(r"[0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?")
 
 
 def _from_proc(ctx: ProbeContext, profile: MachineProfile) -> bool:

@@ -12,18 +12,21 @@ The words leave the why open: a GPU newer than the release (an RTX 50 under a 55
 than it serves that no legacy message names, a virtual GPU that needs NVIDIA's vGPU driver, a bus the
 kernel misread. Where the PCI id names a GPU whose generation came after the release, it is decided:
 no driver older than the CUDA that added the generation knows the GPU (architectures.toml
-`ptxas_cuda` -> that CUDA's driver in cuda.toml: the floor Choose gives the same GPU).
+`ptxas_cuda` -> that CUDA's driver in cuda.toml: the floor Choose gives the same GPU, read here from
+the same rows since the probe imports no Choose module).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from packaging.version import InvalidVersion, Version
 
 from wizard.probe.failure_words import join_nvrm
 from wizard.probe.pci_cc import lookup
+from wizard.tomlcompat import tomllib
 
 # The message across its NVRM: continuation lines (joined first: failure_words.join_nvrm).
 _REFUSED = re.compile(
@@ -62,12 +65,42 @@ def refused_gpu(kernel_log: str) -> RefusedGpu | None:
     return RefusedGpu(first, bus, m.group("device").lower(), m.group("release") or m.group("old"))
 
 
+@cache
+def _floors() -> tuple[tuple[Version, Version, Version, Version], ...]:
+    """(lowest cc, highest cc, the CUDA that added the architecture, that CUDA's Linux driver) per
+    architecture row, from the shipped tables (the probe reads no Choose module: Choose's
+    gpu_generation.generation_floor reads the same rows, and a test holds the two equal)."""
+    from wizard.assets import asset_text
+
+    arch = tomllib.loads(asset_text("knowledge/architectures.toml")).get("arch", [])
+    toolkits = tomllib.loads(asset_text("knowledge/cuda.toml")).get("toolkit", [])
+    driver = {
+        Version(str(t["cuda"])): Version(str(t["linux"])) for t in toolkits if "cuda" in t and "linux" in t
+    }
+    out = []
+    for row in arch:
+        if "ptxas_cuda" not in row:
+            continue
+        first = Version(str(row["ptxas_cuda"]))
+        linux = driver.get(Version(f"{first.major}.{first.minor}"))
+        if linux is not None:
+            out.append((Version(str(row["cc_min"])), Version(str(row["cc_max"])), first, linux))
+    return tuple(out)
+
+
+def generation_floor_linux(cc: Version) -> tuple[Version, Version] | None:
+    """(the lowest Linux driver that knows this GPU's generation, the CUDA that added it); None where
+    the tables do not say."""
+    try:
+        floors = _floors()
+    except (OSError, ValueError, KeyError, InvalidVersion):  # a table that does not load: not decided
+        return None
+    return next(((linux, first) for low, high, first, linux in floors if low <= cc <= high), None)
+
+
 def newer_driver_needed(refused: RefusedGpu) -> DriverNeeded | None:
     """The driver the GPU's generation needs, where the refusing release is older than it; None where
     the device id is not in the table, its generation has no floor, or the release is not older."""
-    from wizard.choose.gpu_generation import generation_floor
-    from wizard.choose.knowledge import load_knowledge
-
     known = lookup(refused.device)
     if known is None:
         return None
@@ -75,10 +108,7 @@ def newer_driver_needed(refused: RefusedGpu) -> DriverNeeded | None:
         cc, release = Version(known[1]), Version(refused.version)
     except InvalidVersion:
         return None
-    try:
-        floor = generation_floor(load_knowledge(), cc, windows=False)
-    except Exception:  # a table that does not load: the words stay undecided, the probe goes on
-        return None
+    floor = generation_floor_linux(cc)
     if floor is None or release >= floor[0]:
         return None
     return DriverNeeded(known[0], str(floor[0]), str(floor[1]))
