@@ -98,15 +98,14 @@ def lspci_gpus(text: str) -> list[PciGpu]:
             continue
         slot = found.group("slot").lower()
         bus = slot if slot.count(":") == 2 else f"0000:{slot}"
-        if m:
-            out.append(pci_gpu(bus, m.group("device"), "lspci"))
-            continue
-        rest = found.group("rest")
-        device = _PLAIN_DEVICE.search(rest)
-        name = _PLAIN_NAME.search(rest)
-        out.append(
-            pci_gpu(
-                bus, device.group("device") if device else "", "lspci", name.group("name") if name else ""
-            )
-        )
+        device, shown = (m.group("device"), "") if m else _plain_device(found.group("rest"))
+        out.append(pci_gpu(bus, device, "lspci", shown))
     return out
+
+
+def _plain_device(rest: str) -> tuple[str, str]:
+    """(the device id, the product name) a plain `lspci` line prints after "NVIDIA Corporation"; ""
+    for what it does not print."""
+    device = _PLAIN_DEVICE.search(rest)
+    name = _PLAIN_NAME.search(rest)
+    return (device.group("device") if device else "", name.group("name") if name else "")

@@ -596,10 +596,10 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
                 name=ignored.gpu,
             )
         ]
-    refusal = refused_gpu(_kernel_log(ctx)) if not km.nvidia_loaded and p.driver is None else None
-    if refusal is not None and (log := _log_ev(ctx, refusal.line)):
+    refusal = _refusal_ev(ctx, _kernel_log(ctx)) if not km.nvidia_loaded and p.driver is None else None
+    if refusal:
         # The installed release says it does not support the GPU at all (wizard.probe.unsupported_gpu).
-        return [_refused_state("module", refusal, [*_smi_failure_lines(ctx), *log])]
+        return [_refused_state("module", refusal[0], [*_smi_failure_lines(ctx), *refusal[1]])]
     no_loading = "" if km.nvidia_loaded else _no_module_loading(ctx, p)
     if no_loading:
         # modprobe's ENOSYS: this kernel loads no module (WSL1, a kernel without module support); not
@@ -1094,11 +1094,9 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
             elif init:
                 ev += _log_ev(ctx, init)
             out.append(_state("gpu", FAILING, "gpu-init-failed", ev, bus=named_bus(init)))
-        elif no_devices and off_container and (refused := refused_gpu(log)) and _log_ev(ctx, refused.line):
+        elif no_devices and off_container and (refusal := _refusal_ev(ctx, log)):
             # The loaded release says it does not support that GPU (wizard.probe.unsupported_gpu).
-            out.append(
-                _refused_state("gpu", refused, [*_smi_failure_lines(ctx), *_log_ev(ctx, refused.line)])
-            )
+            out.append(_refused_state("gpu", refusal[0], [*_smi_failure_lines(ctx), *refusal[1]]))
         elif no_devices and off_container:
             # nvidia-smi's exit 6 (nvidia-smi(1): "a query to find an object was unsuccessful"), not
             # 9 (driver not loaded): NVML started on the loaded module and was given no GPU it can
@@ -1110,6 +1108,13 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
                 ev.append(Evidence(source, None, held))
             out.append(_state("gpu", FAILING, "", ev))
     return out
+
+
+def _refusal_ev(ctx: ProbeContext, log: str) -> tuple[RefusedGpu, list[Evidence]] | None:
+    """The release's refusal of a GPU in this boot's log, with its line as evidence; None where none."""
+    refused = refused_gpu(log)
+    ev = _log_ev(ctx, refused.line) if refused is not None else []
+    return (refused, ev) if refused is not None and ev else None
 
 
 def _refused_state(layer: str, refused: RefusedGpu, ev: list[Evidence]) -> LayerState:
@@ -1132,11 +1137,18 @@ def _refused_state(layer: str, refused: RefusedGpu, ev: list[Evidence]) -> Layer
             bus=refused.bus,
             device=device,
         )
-    state = _state(
-        layer, FAILING, "", ev, blocks=False, version=refused.version, bus=refused.bus, device=device
+    # The driver's words with no cause named (state_view.unsure_key reads `refused`).
+    return _state(
+        layer,
+        FAILING,
+        "",
+        ev,
+        blocks=False,
+        refused="release",
+        version=refused.version,
+        bus=refused.bus,
+        device=device,
     )
-    state.facts["refused"] = "release"  # the driver's words, no cause named (state_view.unsure_key)
-    return state
 
 
 _SYSFS_PCI = "/sys/bus/pci/devices"
@@ -1234,10 +1246,9 @@ def _unreachable_at_init(ctx: ProbeContext, p: MachineProfile, states: list[Laye
         # NVML_ERROR_UNKNOWN as NVML starts says no more than "an internal driver error": a GPU the
         # driver cannot reach, a replaced libnvidia-ml (a shim), device rules a pod lost all say it.
         # Without the kernel's words it is a failure with no cause named (state_view.unsure_key).
-        state = _state("gpu", FAILING, "", ev, nvml="unknown")
-        if _in_container(ctx):  # the container's own undecided words (state_view.unsure_key)
-            state.facts["inside"] = "container"
-        return [state]
+        # Inside a container its own undecided words (state_view.unsure_key; an empty fact is dropped).
+        inside = "container" if _in_container(ctx) else ""
+        return [_state("gpu", FAILING, "", ev, nvml="unknown", inside=inside)]
     said = kernel_line_for(reason, "", log)
     fallen = fallen_off_bus(log) if reason == "gpu-lost" else None
     bus = fallen[1] if fallen else named_bus(said)
