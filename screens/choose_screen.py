@@ -130,6 +130,13 @@ class ChooseScreen(WizardScreen):
         # that measure can be the old layout's (the options then sat below the footer at 80x24).
         self.set_timer(0.1, self._fit_detail)
 
+    def watch_virtual_size(self) -> None:
+        """Measure whenever a layout pass changes what the screen holds: the refresh and timer in
+        `_refit` can both fire before a loaded machine lays out the new summary (CI once left the
+        options below the footer that way), and this follows the layout itself."""
+        if self.is_mounted:
+            self.call_after_refresh(self._fit_detail)
+
     def _fit_detail(self) -> None:
         """The screen itself never scrolls: that put the options below the footer and cut the
         detail at the screen's edge. Where the summary above is long (a tip on an 80x24 terminal),
