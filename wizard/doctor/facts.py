@@ -378,6 +378,8 @@ _CUDA_UNKNOWN = re.compile(
 )
 # The fix PaddlePaddle's architecture check ends with, after the GPU's compute capability.
 _PADDLE_FIX = r"Solution: Install the correct wheel package built for your GPU"
+# Ollama's words for the same: its CUDA discovery skips a device its build has no code for.
+_GGML_SKIPPED = r"compute capability not in (?:the )?compiled architectures"
 _NO_KERNEL = re.compile(
     r"no kernel image is available|CUDA_ERROR_NO_BINARY_FOR_GPU|\bCuda\W?NoBinaryForGpu\b|"
     r"cudaErrorNoKernelImageForDevice|device kernel image is invalid|cudaErrorInvalidKernelImage|"
@@ -388,7 +390,7 @@ _NO_KERNEL = re.compile(
     # the same check's message cut before its first sentence (its tail, the GPU and the fix)
     r"your current GPU is [0-9]{2,3}\W{0,4}" + _PADDLE_FIX + "|"
     # OpenCV's DNN module: its CUDA backend has no code for the device (CUDA_ARCH_BIN/PTX)
-    r"OpenCV was not built to work with the selected device",
+    r"OpenCV was not built to work with the selected device|" + _GGML_SKIPPED,
     re.I,
 )
 # PaddlePaddle's "Mismatched GPU Architecture: The installed PaddlePaddle package was compiled for 60 61
@@ -402,6 +404,10 @@ _COMPILED_FOR = re.compile(
 _PADDLE_ARCHS = re.compile(
     r"not compatible with Paddle installation with arch:\s*((?:[0-9]{2,3}[ ,]+)*[0-9]{2,3})\b", re.I
 )
+# Ollama's CUDA discovery skipping a device its build has no code for: the GPU and the build's list in
+# ggml's notation, 100 x major + 10 x minor ("cc=860 archs=\"[750 890 1000 1200]\"": 8.6 against 7.5,
+# 8.9, 10.0, 12.0).
+_GGML_ARCHS = re.compile(r"\bcc=\W?([1-9][0-9]{2,3})\W?\s+archs=\W{0,3}\[((?:[1-9][0-9]{2,3}[ ,]*)+)\]", re.I)
 # Its tail alone (the build's list cut off): the GPU's compute capability only.
 _CURRENT_GPU = re.compile(r"\byour current GPU is ([0-9]{2,3})\W{0,4}" + _PADDLE_FIX, re.I)
 
@@ -409,6 +415,12 @@ _CURRENT_GPU = re.compile(r"\byour current GPU is ([0-9]{2,3})\W{0,4}" + _PADDLE
 def _sm_codes(words: str) -> list[str]:
     """A build's architectures as Paddle lists them ("60 61 70 75"): sm_60, sm_61, ... once each."""
     return list(dict.fromkeys(f"sm_{w}" for w in re.findall(r"[0-9]{2,3}", words)))
+
+
+def _ggml_cc(value: str) -> str:
+    """ggml's 100 x major + 10 x minor as a compute capability ("860" -> "8.6", "1200" -> "12.0")."""
+    number = int(value)
+    return f"{number // 100}.{number % 100 // 10}"
 
 
 def _dotted(digits: str) -> str:
@@ -899,6 +911,10 @@ def _read_coverage(text: str, f: Facts) -> None:
     m = _PADDLE_ARCHS.search(text)
     if m and not f.build_code:
         f.build_code = _sm_codes(m.group(1))
+    m = _GGML_ARCHS.search(text)
+    if m and not f.build_code:
+        f.build_code = [f"sm_{_ggml_cc(w).replace('.', '')}" for w in re.findall(r"[0-9]+", m.group(2))]
+        _add_cc(f, _ggml_cc(m.group(1)))
     f.arch_named = not f.build_code and bool(re.search(r"\b(?:sm|compute)_[0-9]{2,3}", text, re.I))
     if not f.build_code:
         m = _ARCH_FLAGS.search(text)

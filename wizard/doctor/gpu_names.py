@@ -7,7 +7,7 @@
 
 A model number alone is a GPU only where it cannot be a random number: with its brand (RTX, GTX,
 Tesla, ...), glued to a variant (5070Ti, 2070super), beside a GPU word (GPU, 显卡, graphics card),
-owned ("my 5090") or as a data-centre model (V100, A100, H100). The table
+after its board maker (Zotac 5070), owned ("my 5090") or as a data-centre model (V100, A100, H100). The table
 (assets/knowledge/gpus.toml, the names NVML gives) answers by model: every row of that model must
 agree on the capability (a Ti or SUPER of a model shares its chip generation), else nothing is known.
 """
@@ -84,13 +84,28 @@ def _geforce_brand(num: str) -> str:
     return "GTX" if num.startswith(("9", "10", "16")) else "RTX"
 
 
+# A GeForce number after its board maker's name ("Zotac 5070 12 GB", "MSI 4090 Suprim", "ASUS 3080"):
+# these makers' NVIDIA cards carry the GeForce number; their AMD cards carry RX numbers, none of which
+# is a GeForce one.
+_PARTNER = re.compile(
+    r"(?<![A-Za-z0-9])(?:Zotac|MSI|ASUS|Gigabyte|EVGA|PNY|Palit|Gainward|Inno3D|Colorful|Galax|KFA2)"
+    r"\s+(?P<num>" + _GEFORCE + r")(?P<var>" + _VARIANT + r")?(?![A-Za-z0-9.])" + _UNIT,
+    _FLAGS,
+)
+
+
 def named_gpus(text: str) -> list[str]:
     """The GPUs a text names, as "RTX 5070 Ti", "Tesla V100" (first seen first; at most MAX_NAMES)."""
     found: list[tuple[int, str]] = []
     for m in _BRANDED.finditer(text):
         found.append((m.start(), _name(m.group("brand"), m.group("num"), m.group("var") or "")))
     # Named by the number, whatever brand was written beside it ("3060 GTX" is the RTX 3060).
-    for m in (*_BRAND_AFTER.finditer(text), *_GLUED.finditer(text), *_OWNED.finditer(text)):
+    for m in (
+        *_BRAND_AFTER.finditer(text),
+        *_GLUED.finditer(text),
+        *_OWNED.finditer(text),
+        *_PARTNER.finditer(text),
+    ):
         found.append((m.start(), _name(_geforce_brand(m.group("num")), m.group("num"), m.group("var") or "")))
     for m in _BESIDE.finditer(text):
         num = m.group("num") or m.group("num2")
