@@ -390,7 +390,9 @@ _NO_KERNEL = re.compile(
     # the same check's message cut before its first sentence (its tail, the GPU and the fix)
     r"your current GPU is [0-9]{2,3}\W{0,4}" + _PADDLE_FIX + "|"
     # OpenCV's DNN module: its CUDA backend has no code for the device (CUDA_ARCH_BIN/PTX)
-    r"OpenCV was not built to work with the selected device|" + _GGML_SKIPPED,
+    r"OpenCV was not built to work with the selected device|" + _GGML_SKIPPED + "|"
+    # Kokkos' start-up check of the architecture it was built for against the device's
+    r"Kokkos::Cuda::initialize ERROR: (?:likely mismatch of architecture|running kernels compiled for)",
     re.I,
 )
 # PaddlePaddle's "Mismatched GPU Architecture: The installed PaddlePaddle package was compiled for 60 61
@@ -783,6 +785,8 @@ def read_facts(text: str) -> Facts:
     f.setup = read_setup(text)
     f.stack = read_stack(text)
     f.host = read_host(text)
+    if f.no_kernel_line is None:
+        f.no_kernel_line = _torch_below_its_list(text)
     if f.no_kernel_line is not None or f.below_minimum_line is not None:
         _read_coverage(text, f)
     _read_platform_lines(text, f)
@@ -889,6 +893,29 @@ def torch_build_cuda(text: str) -> str:
     said |= {m.group(1) or m.group(2) for m in _TORCH_BUILT_CUDA.finditer(text)}
     said |= {m.group(1) for m in _PADDLE_RUNTIME.finditer(text)}
     return next(iter(said)) if len(said) == 1 else ""
+
+
+# PyTorch's check of its build's list against the GPU at first use (torch/cuda/__init__.py): "... with
+# CUDA capability sm_35 is not compatible with the current PyTorch installation. The current PyTorch
+# install supports CUDA capabilities sm_37 sm_50 ...".
+_TORCH_INCOMPATIBLE = re.compile(
+    r"with CUDA capability sm_([0-9]{2,3}) is not compatible with the current PyTorch installation", re.I
+)
+
+
+def _torch_below_its_list(text: str) -> tuple[int, str] | None:
+    """PyTorch's warning read as "no kernel image" only where the GPU is below every code the build
+    lists: no code or PTX in it runs there. Its check is stricter than the driver's above that (a
+    build's sm_70 runs on a 7.5 GPU, and PyTorch versions differ in what they accept), so a GPU inside
+    or above the list is left to the rows that read the warning itself."""
+    m = _TORCH_INCOMPATIBLE.search(text)
+    listed = _BUILD_LIST.search(text)
+    if m is None or listed is None:
+        return None
+    codes = [int(re.sub(r"[^0-9]", "", w)) for w in _ARCH_WORD.findall(next(g for g in listed.groups() if g))]
+    if not codes or int(m.group(1)) >= min(codes):
+        return None
+    return _line_at(text, m.start())
 
 
 def _read_coverage(text: str, f: Facts) -> None:
