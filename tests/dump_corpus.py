@@ -68,6 +68,9 @@ ROUND26 = CORPUS.with_name("round26.json")
 ROUND27 = CORPUS.with_name("round27.json")
 ROUND28 = CORPUS.with_name("round28.json")
 ROUND29 = CORPUS.with_name("round29.json")
+# Rounds 30-31: collected blind in stop 49 (owners a-m, n-z), scored before any rule (SCORES_round30/31.txt).
+ROUND30 = CORPUS.with_name("round30.json")
+ROUND31 = CORPUS.with_name("round31.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
@@ -193,8 +196,8 @@ _SMI_FAILED = re.compile(
 )
 
 
-def _failed_query(argv: list[str], said: str) -> bool:
-    if not argv or not argv[0].endswith("nvidia-smi") or not any(a.startswith("--query-gpu=") for a in argv):
+def _failed_query(argv: list[str], said: str, kinds: tuple[str, ...] = ("--query-gpu=",)) -> bool:
+    if not argv or not argv[0].endswith("nvidia-smi") or not any(a.startswith(kinds) for a in argv):
         return False
     ids = [a.split("=", 1)[1] for a in argv if a.startswith(("--id=", "-i="))]
     ids += [argv[i + 1] for i, a in enumerate(argv[:-1]) if a in ("--id", "-i")]
@@ -535,6 +538,12 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
             own = [argv[0], f"--query-gpu={SMI_FIELDS}", "--format=csv,noheader,nounits"]
             if not any((x.get("argv") or []) == own for x in commands):
                 out.append({**c, "argv": own})
+        # The same for a report (`-q [-d SECTION]`, `-L`) that failed at NVML's start: the plain
+        # table starts NVML the same way first, so it prints the same failure.
+        said = str(c.get("stdout", "")) + str(c.get("stderr", ""))
+        if _failed_query(argv, said, ("-q", "--query", "-L", "--list-gpus")):
+            if not any((x.get("argv") or []) == argv[:1] for x in commands):
+                out.append({**c, "argv": argv[:1]})
     for c in commands:  # a container runtime's prestart hook that failed at nvidia-container-cli's
         # start: the hook execs the host's `nvidia-container-cli [--load-kmods] configure ...`
         # (nvidia-container-toolkit cmd/nvidia-container-runtime-hook/main.go doPrestart), and

@@ -37,6 +37,8 @@ from tests.dump_corpus import (
     ROUND27,
     ROUND28,
     ROUND29,
+    ROUND30,
+    ROUND31,
     cases,
     held_out,
     judge,
@@ -622,6 +624,24 @@ LATER_ROUNDS = {
             "thread's finding, not the output's",
         },
     ),
+    # Collected blind in stop 49 by two helpers split by owner (a-m: 30, n-z: 31) after the stop's
+    # doctor rules, before any probe change; scored before any rule from them (SCORES_round30.txt,
+    # SCORES_round31.txt). Round 30: held out 6/9, 0 wrong; training 13/14, 0 wrong. Round 31: held
+    # out 8/9, 0 wrong; training 10/11, 0 wrong. Two of its training cases were round 30's sources too
+    # (both helpers took Bottlerocket's, owner b, outside round 31's split) and are kept in round 30
+    # only: training 8/9, then 9/9 once a pasted `nvidia-smi -q -d SECTION` that failed at NVML's start
+    # is read as the plain table's failure (dump_corpus.as_run).
+    30: LaterRound(
+        ROUND30,
+        23,
+        9,
+        {},
+        {
+            "dgx-spark-gb10-580-95-memory-na-unified-memory-healthy": "a --query-gpu answer of other "
+            "fields than the probe's (index, name, memory): its GPU rows are not read as the GPU list",
+        },
+    ),
+    31: LaterRound(ROUND31, 18, 9, {}, {}),
 }
 LATER_CASES = {n: cases(r.path) for n, r in LATER_ROUNDS.items()}
 
