@@ -67,3 +67,19 @@ def test_kokkos_architecture_check_is_no_kernel_image() -> None:
     text = "Kokkos::Cuda::initialize ERROR: likely mismatch of architecture\n"
     assert read_facts(text).no_kernel_line is not None
     assert first(text).id == "unsupported-cc"
+
+
+def test_onnx_runtime_s_provider_failing_with_no_library_named_is_open() -> None:
+    text = "Loadlibrary failed with error 126 when trying to load onnxruntime_providers_cuda.dll\n"
+    d = first(text)
+    assert (d.id, d.verdict) == ("missing-cudart", "cuda-libs-open")
+    assert "ort.get_build_info()" in d.fix and "{command}" not in d.fix
+    assert "missing-cudnn" not in {x.id for x in match_output(text)}
+    # A library named decides: cuDNN's DLL is missing-cudnn, a CUDA one missing-cudart, both closed.
+    cudnn = text + "Could not locate cudnn64_9.dll. Please make sure it is in your library path!\n"
+    assert first(cudnn).id == "missing-cudnn"
+    cublas = text.replace(
+        "onnxruntime_providers_cuda.dll\n",
+        "onnxruntime_providers_cuda.dll which depends on cublasLt64_12.dll which is missing.\n",
+    )
+    assert (first(cublas).id, first(cublas).verdict) == ("missing-cudart", "")

@@ -496,6 +496,8 @@ class Facts:
     cuda_unknown: bool = False  # CUDA's unknown error (999)
     setup: SetupFacts = field(default_factory=SetupFacts)  # where it ran, what it was given
     libcuda_missing: tuple[int, str] | None = None  # the driver's libcuda not found
+    # ONNX Runtime's CUDA provider not loaded, with no library of its own named (error 126, CUDA_PATH)
+    ort_unnamed: tuple[int, str] | None = None
     gpu_asked: bool = False  # the text gives (or tried to give) a container the GPU
     gpu_image: bool = False  # the text names a container image built for the GPU
     no_compute: str = ""  # driver capabilities given to a container without compute ("utility")
@@ -787,6 +789,7 @@ def read_facts(text: str) -> Facts:
     f.host = read_host(text)
     if f.no_kernel_line is None:
         f.no_kernel_line = _torch_below_its_list(text)
+    f.ort_unnamed = _ort_unnamed(text)
     if f.no_kernel_line is not None or f.below_minimum_line is not None:
         _read_coverage(text, f)
     _read_platform_lines(text, f)
@@ -893,6 +896,29 @@ def torch_build_cuda(text: str) -> str:
     said |= {m.group(1) or m.group(2) for m in _TORCH_BUILT_CUDA.finditer(text)}
     said |= {m.group(1) for m in _PADDLE_RUNTIME.finditer(text)}
     return next(iter(said)) if len(said) == 1 else ""
+
+
+# ONNX Runtime's CUDA provider failing to load with no library named: Windows' error 126 (the DLL or
+# one it links against not found: provider_bridge_ort.cc) and its Python binding's CUDA_PATH notice.
+_ORT_UNNAMED = re.compile(
+    r"LoadLibrary failed with error 126\b.{0,400}onnxruntime_providers_cuda\.dll|"
+    r"CUDA_PATH is set but CUDA wasn.?t able to be loaded",
+    re.I,
+)
+# ... and the texts that do name it: newer builds' "which depends on X which is missing", Linux's
+# dlopen error, a CUDA or cuDNN DLL of the provider's named anywhere (a cuDNN one: missing-cudnn's row).
+_ORT_NAMED = re.compile(
+    r"\bwhich depends on\W{0,3}\w+\.dll|providers_cuda\.so\W{0,3} with error: lib\w+|"
+    r"\b(?:cudnn\w*|cudart|cublas\w*|cufft|curand|cusolver|cusparse)64_[0-9]+\.dll",
+    re.I,
+)
+
+
+def _ort_unnamed(text: str) -> tuple[int, str] | None:
+    """The provider's failure where the text names none of the libraries it needs: CUDA's or cuDNN's
+    is not shown (either is missing where the provider's build wants it)."""
+    m = _ORT_UNNAMED.search(text)
+    return _line_at(text, m.start()) if m and not _ORT_NAMED.search(text) else None
 
 
 # PyTorch's check of its build's list against the GPU at first use (torch/cuda/__init__.py): "... with

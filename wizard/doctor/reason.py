@@ -103,6 +103,7 @@ VERDICT_IDS = (
     "cover-open",
     "driver-userspace-older",
     "driver-mismatch-one-side",
+    "cuda-libs-open",
 )
 REASONED_IDS = (*VERDICT_IDS, "wsl-windows-driver", "macos")
 # Verdicts that leave the deciding fact open: they name the failure ("no code for this GPU", "the
@@ -111,6 +112,7 @@ REASONED_IDS = (*VERDICT_IDS, "wsl-windows-driver", "macos")
 OPEN_VERDICTS: dict[str, frozenset[str]] = {
     "cover-open": frozenset({"unsupported-cc", "cover-too-old", "cover-gap", "gpu-too-new"}),
     "driver-mismatch-one-side": frozenset({"driver-library-mismatch", "driver-userspace-older"}),
+    "cuda-libs-open": frozenset({"missing-cudart", "missing-cudnn"}),
 }
 
 
@@ -279,6 +281,27 @@ def _coverage_open(facts: Facts, causes: list[str]) -> Decision | None:
         evidence=facts.no_kernel_line,
         fix_fields={"command": decide_open(facts, load_knowledge())},
         drop=("gpu-too-new",),
+    )
+
+
+# What prints ONNX Runtime's version and build (its CUDA provider's requirements are by version).
+ORT_VERSION = 'python -c "import onnxruntime as ort; print(ort.__version__, ort.get_build_info())"'
+
+
+def _ort_libs_open(facts: Facts, causes: list[str]) -> Decision | None:
+    """ONNX Runtime's CUDA provider not loaded where the text names none of the libraries it needs
+    (error 126, the CUDA_PATH notice): a CUDA library or cuDNN of the versions its build wants is
+    missing, and which is not shown. Its words say so and how to see which, never one side's fix."""
+    if causes[:1] != ["missing-cudart"] or facts.ort_unnamed is None:
+        return None
+    return Decision(
+        "missing-cudart",
+        "doctor.judge49.ort_open",
+        {},
+        texts="cuda-libs-open",
+        evidence=facts.ort_unnamed,
+        fix_fields={"command": ORT_VERSION},
+        drop=("missing-cudnn",),
     )
 
 
@@ -567,6 +590,7 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         or _mismatch_one_side(facts, causes)
         or _coverage(facts, causes)
         or _coverage_open(facts, causes)
+        or _ort_libs_open(facts, causes)
         or _python(facts, causes)
         or _wsl_windows_driver(facts, causes)
         or _wsl_smi_crash(facts, causes)
