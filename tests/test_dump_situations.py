@@ -34,6 +34,7 @@ REAL_DUMP = {
     "wsl-no-gpu-device": ("round3.json", "wsl-2020-linux-driver-440"),
     "basic-render-only": ("round6.json", "wsl2-egpu-no-libcuda-in-wsl-lib"),
     "driver-drops-gpu": ("round14.json", "nixos-xps9550-gtx1050-dropped-by-595-legacy-580"),
+    "open-module-no-gsp": ("round8.json", "centos-v100-open515-dmesg-gpu-not-supported-no-gsp"),
 }
 # No real dump yet, and why (each shape was searched for in rounds 7-9; ROUND9_SOURCES.md says how):
 NO_REAL_DUMP = {

@@ -178,6 +178,29 @@ def driver_drops_gpu(tmp_path: Path) -> MachineProfile:
     return machine(tmp_path, {**NOT_LOADED, **LIB_550}, commands, NOT_LOADED_NVML)
 
 
+# The open module's GSP check (kernel-open/nvidia/nv.c), as a 570 open module prints it for a GeForce
+# GTX 1060 (10de:1c03, Pascal: no GSP), then gives up at load.
+NO_GSP_LOG = (
+    "[    3.0] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.172.08  Release Build\n"
+    "[    3.1] NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:1c03)\n"
+    "               NVRM: installed in this system is not supported by open\n"
+    "               NVRM: nvidia.ko because it does not include the required GPU\n"
+    "               NVRM: System Processor (GSP).\n"
+    "[    3.2] nvidia 0000:01:00.0: probe with driver nvidia failed with error -1\n"
+    "[    3.2] NVRM: The NVIDIA probe routine failed for 1 device(s).\n"
+    "[    3.2] NVRM: None of the NVIDIA devices were initialized.\n"
+)
+
+
+def open_module_no_gsp(tmp_path: Path) -> MachineProfile:
+    commands = {
+        ("nvidia-smi",): fail(9, stdout=SMI_DOWN),
+        ("dmesg",): ok(NO_GSP_LOG),
+        ("ldconfig", "-p"): LDCONFIG_550,
+    }
+    return machine(tmp_path, {**NOT_LOADED, **LIB_550}, commands, NOT_LOADED_NVML)
+
+
 # kernel-open/nvidia/nv.c's print_unsupported, as a 550 driver prints it for an RTX 5090 Laptop GPU
 # (10de:2c58): a generation that came with CUDA 12.8 (the 570 branch).
 UNSUPPORTED_LOG = (
@@ -369,6 +392,7 @@ BLOCKING = {
     "container-no-gpu": container_no_gpu,
     "container-no-libs": container_no_libs,
     "driver-drops-gpu": driver_drops_gpu,
+    "open-module-no-gsp": open_module_no_gsp,
 }
 INSTALLS = ("ubuntu-drivers", "nvidia-driver", "cuda-drivers")
 # Every reason the probe names (wizard/probe/states.py), each from a machine that shows it; the
@@ -396,7 +420,7 @@ def test_the_walk_covers_every_reason_the_probe_names() -> None:
 
     source = STATES_SOURCE.read_text(encoding="utf-8")
     named = {m for m in re.findall(r'"([a-z]+(?:-[a-z]+)+)"', source) if has(f"states.{m}.title")}
-    assert len(named) == 23 and named == set(EVERY_REASON), sorted(named ^ set(EVERY_REASON))
+    assert len(named) == 24 and named == set(EVERY_REASON), sorted(named ^ set(EVERY_REASON))
 
 
 @pytest.mark.parametrize("reason", sorted(EVERY_REASON))
@@ -476,7 +500,7 @@ def test_every_view_gives_the_same_fix(tmp_path: Path, reason: str) -> None:
     # No view says to install a driver over the installed one (but the legacy branch the installed
     # driver itself names, where it ignores this GPU: that state's own fix, said once, in its words).
     said = [f"{f.why} {f.fix}" for f in find_problems(profile)] + fixes + best.reasons
-    if reason == "driver-drops-gpu":
+    if reason in ("driver-drops-gpu", "open-module-no-gsp"):
         said = [text.replace(w.fix, "") for text in said]
     assert not any(word in text for text in said for word in INSTALLS), said
 

@@ -263,8 +263,8 @@ def test_a_release_that_refuses_an_older_gpu_names_no_cause(tmp_path: Path) -> N
     assert any("10de:1184" in e.line for e in module.evidence)
 
 
-# :3711-3718 the open module without GSP: a GPU this driver does not drive. No state names it yet;
-# nothing else may be named from it.
+# :3711-3718 the open module without GSP: a GPU this driver does not drive. Since stop 49 its own
+# state (wizard.probe.open_module: the proprietary module is the fix); nothing else is named from it.
 @pytest.mark.parametrize(
     "lines",
     [
@@ -280,10 +280,10 @@ def test_a_release_that_refuses_an_older_gpu_names_no_cause(tmp_path: Path) -> N
 )
 def test_an_unsupported_gpu_names_no_other_cause(tmp_path: Path, lines: list[str]) -> None:
     p = replay(tmp_path, NATIVE, [*dmesg(lines), cmd(["nvidia-smi"], NOT_LOADED)])
-    assert reasons(p) == {"not-loaded"}
-    # the module's own words go with it, for whoever reads on
-    said = [e.line for e in state(p, "not-loaded").evidence]
-    assert any("is not supported by" in x and "10de:" in x for x in said), said
+    assert reasons(p) == {"open-module-no-gsp"}
+    # the module's own words are its evidence
+    said = [e.line for e in state(p, "open-module-no-gsp").evidence]
+    assert any("10de:1b80" in x for x in said), said
 
 
 # ---- a saved system log: its last boot only -----------------------------------------------------

@@ -33,6 +33,7 @@ _WHERE = {
     "gpu-unreachable": "user",
     "driver-drops-gpu": "user",
     "driver-too-old-for-gpu": "user",
+    "open-module-no-gsp": "user",
 }
 # Causes whose fix acts on the machine's driver or GPU: inside a container, that is its host.
 _ON_THE_HOST = frozenset(
@@ -49,6 +50,7 @@ _ON_THE_HOST = frozenset(
         "gpu-unreachable",
         "driver-drops-gpu",
         "driver-too-old-for-gpu",
+        "open-module-no-gsp",
     }
 )
 _RESTART = {
@@ -64,6 +66,7 @@ _RESTART = {
     "gpu-unreachable": "reboot",
     "driver-drops-gpu": "reboot",
     "driver-too-old-for-gpu": "reboot",
+    "open-module-no-gsp": "reboot",
     "wsl-no-gpu-device": "wsl-shutdown",
     "basic-render-only": "wsl-shutdown",
     "wsl-gpu-blocked": "wsl-shutdown",

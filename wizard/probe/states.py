@@ -47,6 +47,7 @@ from wizard.probe.failure_words import (
 from wizard.probe.kernel_log import kernel_evidence, kernel_log_text
 from wizard.probe.legacy_gpu import ignored_gpu
 from wizard.probe.libcuda_cache import uncached_libcuda
+from wizard.probe.open_module import OpenRefusal, open_module_refusal
 from wizard.probe.os_platform import WSL_LIB
 from wizard.probe.pci_gpus import LSPCI_ARGV
 from wizard.probe.unsupported_gpu import RefusedGpu, newer_driver_needed, refused_gpu
@@ -600,6 +601,13 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if refusal:
         # The installed release says it does not support the GPU at all (wizard.probe.unsupported_gpu).
         return [_refused_state("module", refusal[0], [*_smi_failure_lines(ctx), *refusal[1]])]
+    no_gsp = _open_refusal_ev(ctx, _kernel_log(ctx)) if not km.nvidia_loaded and p.driver is None else None
+    if no_gsp:
+        # The open module cannot drive this GPU (no GSP: older than Turing), so it gave up at load
+        # (wizard.probe.open_module): the proprietary module of a branch that serves it. Said once:
+        # the GPU layer does not say it again.
+        ctx.seen["no_gsp_said"] = True
+        return [_no_gsp_state("module", no_gsp[0], [*_smi_failure_lines(ctx), *no_gsp[1]])]
     no_loading = "" if km.nvidia_loaded else _no_module_loading(ctx, p)
     if no_loading:
         # modprobe's ENOSYS: this kernel loads no module (WSL1, a kernel without module support); not
@@ -1084,6 +1092,14 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         init = _line_with(log, _DMESG_INIT)
         logged = ""
         no_devices = _line_with(text, "No devices were found")
+        said_gsp = bool(ctx.seen.get("no_gsp_said"))
+        no_gsp = _open_refusal_ev(ctx, log) if off_container and (line or init or no_devices) else None
+        if said_gsp or no_gsp:
+            # The open module refused the GPU for want of a GSP (wizard.probe.open_module): its
+            # RmInitAdapter failure and nvidia-smi's "No devices" follow from that.
+            if no_gsp and not said_gsp:
+                out.append(_no_gsp_state("gpu", no_gsp[0], [*_smi_failure_lines(ctx), *no_gsp[1]]))
+            return out
         if no_devices and not init and not _in_container(ctx):
             # The system log (older boots too) beside nvidia-smi's "No devices were found" today.
             logged, init = saved_log_line(ctx.system, INIT_FAILED)
@@ -1115,6 +1131,26 @@ def _refusal_ev(ctx: ProbeContext, log: str) -> tuple[RefusedGpu, list[Evidence]
     refused = refused_gpu(log)
     ev = _log_ev(ctx, refused.line) if refused is not None else []
     return (refused, ev) if refused is not None and ev else None
+
+
+def _open_refusal_ev(ctx: ProbeContext, log: str) -> tuple[OpenRefusal, list[Evidence]] | None:
+    """The open module's refusal of a GPU without a GSP in this boot's log, with its line as evidence."""
+    refused = open_module_refusal(log)
+    ev = _log_ev(ctx, refused.line) if refused is not None else []
+    return (refused, ev) if refused is not None and ev else None
+
+
+def _no_gsp_state(layer: str, refused: OpenRefusal, ev: list[Evidence]) -> LayerState:
+    return _state(
+        layer,
+        BLOCKED,
+        "open-module-no-gsp",
+        ev,
+        name=refused.gpu,
+        version=refused.version,
+        bus=refused.bus,
+        device=f"10de:{refused.device}",
+    )
 
 
 def _refused_state(layer: str, refused: RefusedGpu, ev: list[Evidence]) -> LayerState:
