@@ -71,6 +71,8 @@ ROUND29 = CORPUS.with_name("round29.json")
 # Rounds 30-31: collected blind in stop 49 (owners a-m, n-z), scored before any rule (SCORES_round30/31.txt).
 ROUND30 = CORPUS.with_name("round30.json")
 ROUND31 = CORPUS.with_name("round31.json")
+# Round 32: collected blind in stop 49 (any owner), scored before any rule (SCORES_round32.txt).
+ROUND32 = CORPUS.with_name("round32.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
@@ -236,7 +238,7 @@ _CDI_ALL = "nvidia.com/gpu=all"
 # --runc-binary): its hook passes the GPUs NVIDIA_VISIBLE_DEVICES names, which NVIDIA's CUDA images
 # set to "all" (their Dockerfiles: ENV NVIDIA_VISIBLE_DEVICES all), as `-e` can.
 _NVIDIA_RUNTIME = re.compile(r"^(?:--runtime=nvidia|--runc-binary=\S*nvidia-container-runtime)$")
-_CUDA_IMAGE = re.compile(r"(?:^|/)nvidia/cuda:")
+_CUDA_IMAGE = re.compile(r"(?:^|/)nvidia/cuda(?::|$)")  # untagged: its latest, the same env
 
 
 def _all_gpus_flag(opts: list[str], image: str = "") -> bool:

@@ -39,6 +39,7 @@ from tests.dump_corpus import (
     ROUND29,
     ROUND30,
     ROUND31,
+    ROUND32,
     cases,
     held_out,
     judge,
@@ -642,6 +643,22 @@ LATER_ROUNDS = {
         },
     ),
     31: LaterRound(ROUND31, 18, 9, {}, {}),
+    # Collected blind in stop 49 (any owner) after the stop's open-module state; scored before any rule
+    # from it (SCORES_round32.txt): held out 7/8, 0 wrong; training 6/9, 0 wrong. Then an untagged
+    # nvidia/cuda image is read as the tagged ones are (dump_corpus: its env passes every GPU): training
+    # 7/9. Left: two runs inside containers whose failure the host's own outputs do not show.
+    32: LaterRound(
+        ROUND32,
+        17,
+        8,
+        {},
+        {
+            "docker-nvidia-runtime-ubuntu-nvml-unknown-error-a100-host-535": "NVML's Unknown Error inside a "
+            "container whose host's nvidia-smi works: the dump is the host's, where nothing fails",
+            "ctr-gpus-0-after-host-reboot-no-devices-were-found": "ctr's --gpus 0 (one GPU by index) run "
+            "printing No devices were found: not the host's own reading",
+        },
+    ),
 }
 LATER_CASES = {n: cases(r.path) for n, r in LATER_ROUNDS.items()}
 
