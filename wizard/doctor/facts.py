@@ -313,6 +313,18 @@ _BELOW_MIN = (
         2,
         1,
     ),
+    # Triton's check of the GPU (torch._inductor, triton's compiler): "Found NVIDIA GeForce GTX 1080 Ti
+    # which is too old to be supported by the triton GPU compiler ... Triton only supports devices of
+    # CUDA Capability >= 7.0, but your device is of CUDA capability 6.1".
+    (
+        re.compile(
+            r"only supports devices of CUDA Capability >= ([0-9]{1,2}\.[0-9]), "
+            r"but your device is of CUDA capability ([0-9]{1,2}\.[0-9])\b",
+            re.I,
+        ),
+        2,
+        1,
+    ),
     # AliceVision's (Meshroom's) own check: "the compute capabilities is not enough." then the
     # device's and the requirement's figures on the lines after it.
     (
@@ -324,6 +336,13 @@ _BELOW_MIN = (
         1,
         2,
     ),
+)
+# xformers' operator checks (its fmha dispatch): "requires device with capability > (8, 0) but your GPU
+# has capability (7, 5) (too old)" / "... < (8, 0) but your GPU has capability (12, 0) (too new)": the
+# GPU's capability and which side of the operator's range it is on, in its own words.
+_XFORMERS_CC = re.compile(
+    r"requires device with capability (?:[<>=]=?) \(([0-9]{1,2}), ([0-9])\) "
+    r"but your GPU has capability \(([0-9]{1,2}), ([0-9])\) \(too (old|new)\)"
 )
 # A program's own check that the GPU it read is too old, with the capability it read (Ollama's "CUDA
 # GPU is too old. Falling back to CPU mode. Compute Capability detected: 5.2"): no code at or below it.
@@ -498,6 +517,9 @@ class Facts:
     libcuda_missing: tuple[int, str] | None = None  # the driver's libcuda not found
     # ONNX Runtime's CUDA provider not loaded, with no library of its own named (error 126, CUDA_PATH)
     ort_unnamed: tuple[int, str] | None = None
+    # nvcc refusing an architecture it does not know ("Unsupported gpu architecture 'compute_89'")
+    nvcc_arch_line: tuple[int, str] | None = None
+    nvcc_arch_cc: str = ""  # that architecture's compute capability, "8.9"
     gpu_asked: bool = False  # the text gives (or tried to give) a container the GPU
     gpu_image: bool = False  # the text names a container image built for the GPU
     no_compute: str = ""  # driver capabilities given to a container without compute ("utility")
@@ -698,6 +720,7 @@ def read_facts(text: str) -> Facts:
     m = _TOO_OLD_SAID.search(text)
     if m and f.below_minimum_line is None and f.build_minimum:
         f.below_minimum_line = _line_at(text, m.start())
+    _read_xformers(text, f)
     m = _FLOOR_REFUSED.search(text)
     if m and f.below_minimum_line is None:
         f.build_minimum = f.build_minimum or m.group(1)
@@ -790,6 +813,8 @@ def read_facts(text: str) -> Facts:
     if f.no_kernel_line is None:
         f.no_kernel_line = _torch_below_its_list(text)
     f.ort_unnamed = _ort_unnamed(text)
+    if m := _NVCC_ARCH.search(text):
+        f.nvcc_arch_line, f.nvcc_arch_cc = _line_at(text, m.start()), _dotted(m.group(1))
     if f.no_kernel_line is not None or f.below_minimum_line is not None:
         _read_coverage(text, f)
     _read_platform_lines(text, f)
@@ -912,6 +937,28 @@ _ORT_NAMED = re.compile(
     r"\b(?:cudnn\w*|cudart|cublas\w*|cufft|curand|cusolver|cusparse)64_[0-9]+\.dll",
     re.I,
 )
+
+
+# nvcc's refusal of an architecture its CUDA release does not know (nvcc fatal, as a build from source
+# asks for one: CMAKE_CUDA_ARCHITECTURES, TORCH_CUDA_ARCH_LIST, a Makefile's -gencode).
+_NVCC_ARCH = re.compile(r"nvcc fatal\s*:\s*Unsupported gpu architecture '?compute_([0-9]{2,3})\b")
+
+
+def _read_xformers(text: str, f: Facts) -> None:
+    """xformers' own verdicts on the GPU: all "too old" is a GPU below the operators' floor (the lowest
+    they name); all "too new" a GPU above what this build has kernels for ("no kernel image" in its
+    words). Both in one text decide nothing."""
+    said = list(_XFORMERS_CC.finditer(text))
+    sides = {m.group(5) for m in said}
+    if len(sides) != 1 or f.below_minimum_line is not None:
+        return
+    m = said[0]
+    _add_cc(f, f"{m.group(3)}.{m.group(4)}")
+    if sides == {"old"}:
+        f.build_minimum = f.build_minimum or min((f"{x.group(1)}.{x.group(2)}" for x in said), key=Version)
+        f.below_minimum_line = _line_at(text, m.start())
+    elif f.no_kernel_line is None:
+        f.no_kernel_line = _line_at(text, m.start())
 
 
 def _ort_unnamed(text: str) -> tuple[int, str] | None:

@@ -41,6 +41,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from packaging.version import InvalidVersion, Version
+
 from wizard.choose.knowledge import load_knowledge
 from wizard.doctor.facts import Facts
 from wizard.doctor.host_reason import decide_host
@@ -281,6 +283,30 @@ def _coverage_open(facts: Facts, causes: list[str]) -> Decision | None:
         evidence=facts.no_kernel_line,
         fix_fields={"command": decide_open(facts, load_knowledge())},
         drop=("gpu-too-new",),
+    )
+
+
+def _nvcc_too_old(facts: Facts, causes: list[str]) -> Decision | None:
+    """nvcc refusing an architecture the build asks for: its CUDA release predates that GPU
+    generation. The architecture's row (knowledge: architectures) names the CUDA from which nvcc
+    knows every GPU of it; an architecture the tables lack keeps the row's own words."""
+    if causes[:1] != ["ptxas-too-old"] or facts.nvcc_arch_line is None:
+        return None
+    try:
+        cc = Version(facts.nvcc_arch_cc)
+    except InvalidVersion:
+        return None
+    arch = load_knowledge().architecture(cc)
+    if arch is None or arch.ptxas_cuda is None:
+        return None
+    first = f"{arch.ptxas_cuda.major}.{arch.ptxas_cuda.minor}"
+    fields = {"arch": "compute_" + facts.nvcc_arch_cc.replace(".", ""), "cc": str(cc), "name": arch.name}
+    return Decision(
+        "ptxas-too-old",
+        "doctor.judge49.nvcc_old",
+        _sourced({**fields, "first": first}, arch.source),
+        texts="nvcc-too-old",
+        evidence=facts.nvcc_arch_line,
     )
 
 
@@ -591,6 +617,7 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         or _coverage(facts, causes)
         or _coverage_open(facts, causes)
         or _ort_libs_open(facts, causes)
+        or _nvcc_too_old(facts, causes)
         or _python(facts, causes)
         or _wsl_windows_driver(facts, causes)
         or _wsl_smi_crash(facts, causes)
