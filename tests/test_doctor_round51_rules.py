@@ -7,6 +7,7 @@
 * Triton's floor ("only supports devices of CUDA Capability >= 7.0, but your device is ... 6.1").
 * Two CUDA versions in one build, in PyTorch's, DeepSpeed's and PyG's words.
 * "The GPU is already fully used" beside an out-of-memory error: memory held by other work.
+* A misaligned address (716) and Blender's "Illegal address in CUDA queue": a crashed GPU program.
 """
 
 from __future__ import annotations
@@ -71,8 +72,16 @@ def test_two_cuda_versions_in_one_build_in_the_programs_words() -> None:
 
 def test_a_gpu_already_fully_used_beside_an_oom_is_memory_held() -> None:
     oom = "OOM when allocating tensor with shape[1032651776] and type uint8 on\n"
-    text = "Or else, is it possible to run medaka on the CPU? The GPU is already fully used for basecalling.\n"
+    text = (
+        "Or else, is it possible to run medaka on the CPU? The GPU is already fully used for basecalling.\n"
+    )
     assert first(text + oom).id == "memory-held"
     # Alone, or said as a question, or denied: the allocator's own reading stands.
     for said in ("", "Is the GPU already fully used?\n", "The GPU is not already fully used.\n"):
         assert first(said + oom).id == "tensor-oom", said
+
+
+def test_a_misaligned_address_and_blenders_illegal_address_are_a_crashed_gpu_program() -> None:
+    assert first("出现CUDA error: misaligned address错误\n").id == "cuda-illegal-address"
+    blender = "`Illegal address in CUDA queue copy_from_device (integrator_shade_surface prefix_sum)`\n"
+    assert first(blender).id == "cuda-illegal-address"
