@@ -73,6 +73,8 @@ ROUND30 = CORPUS.with_name("round30.json")
 ROUND31 = CORPUS.with_name("round31.json")
 # Round 32: collected blind in stop 49 (any owner), scored before any rule (SCORES_round32.txt).
 ROUND32 = CORPUS.with_name("round32.json")
+# Round 33: collected blind in stop 49 (any owner), scored before any rule (SCORES_round33.txt).
+ROUND33 = CORPUS.with_name("round33.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:

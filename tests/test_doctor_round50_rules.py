@@ -83,3 +83,18 @@ def test_onnx_runtime_s_provider_failing_with_no_library_named_is_open() -> None
         "onnxruntime_providers_cuda.dll which depends on cublasLt64_12.dll which is missing.\n",
     )
     assert (first(cublas).id, first(cublas).verdict) == ("missing-cudart", "")
+
+
+def test_the_gsp_message_quoted_in_part_and_a_mac_chip_said_as_the_machine() -> None:
+    # Round 52's training side: the GSP refusal quoted in part beside the open flavour's package.
+    quoted = (
+        "the default installed driver is nvidia-driver-580-open, which does NOT support Pascal GPUs.\n"
+        'dmesg shows:\n"nvidia.ko because it does not include the required GPU"\n'
+    )
+    assert first(quoted).id == "driver-drops-gpu" and "proprietary" in first(quoted).title
+    mac = (
+        "Running into the error: `AssertionError: Torch not compiled with CUDA enabled`\n"
+        "Would be good if there was a check for cuda (else mps, for those of us on an M1) in the code.\n"
+    )
+    assert first(mac).id == "macos"
+    assert first(mac.replace("on an M1", "on a GPU")).id == "cpu-only-wheel"

@@ -40,6 +40,7 @@ from tests.dump_corpus import (
     ROUND30,
     ROUND31,
     ROUND32,
+    ROUND33,
     cases,
     held_out,
     judge,
@@ -657,6 +658,18 @@ LATER_ROUNDS = {
             "container whose host's nvidia-smi works: the dump is the host's, where nothing fails",
             "ctr-gpus-0-after-host-reboot-no-devices-were-found": "ctr's --gpus 0 (one GPU by index) run "
             "printing No devices were found: not the host's own reading",
+        },
+    ),
+    # Collected blind in stop 49 (any owner) after round 32; scored before any rule from it
+    # (SCORES_round33.txt): held out 3/4, 0 wrong; training 11/12, 0 wrong. No rule written from it.
+    33: LaterRound(
+        ROUND33,
+        16,
+        4,
+        {},
+        {
+            "surface-book1-dgpu-powered-off-no-discrete-gpu-found": "surface-control's 'No discrete GPU "
+            "found' (a Surface Book's base GPU powered off) is no output the probe reads",
         },
     ),
 }

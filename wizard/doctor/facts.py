@@ -830,6 +830,8 @@ _MAC = re.compile(
     r"\bmacOS\b|\bMac ?OS ?X\b|\bon (?:my|a|an|the) Mac\b"
     r"|\bMac(?:Book(?: Air| Pro)?| ?mini| Studio| Pro| laptop)\b"
     r"|\bApple (?:M[1-4]|silicon)\b|\barm64-apple-darwin|\bdarwin\b"
+    # Apple's chips said as the machine ("those of us on an M1", "using my M2 Pro")
+    r"|\b(?:on|with|using|have|own) (?:an? |my |the )?M[1-4](?: Pro| Max| Ultra)?(?![\w-])"
     r"|/Applications/[^/\n]+\.app/Contents/",  # a macOS application bundle's own path
     re.I,
 )
