@@ -8,11 +8,14 @@
 * Two CUDA versions in one build, in PyTorch's, DeepSpeed's and PyG's words.
 * "The GPU is already fully used" beside an out-of-memory error: memory held by other work.
 * A misaligned address (716) and Blender's "Illegal address in CUDA queue": a crashed GPU program.
+* (Round 52's training side) k2's build check "PyTorch is built with CUDA version: X / The current
+  running CUDA version is: Y": two CUDA versions in one build.
 """
 
 from __future__ import annotations
 
 from tests import doctor_first
+from wizard.doctor.diagnose import match_output
 from wizard.doctor.facts import read_facts
 
 english = doctor_first.english  # autouse: every text read in English
@@ -85,3 +88,10 @@ def test_a_misaligned_address_and_blenders_illegal_address_are_a_crashed_gpu_pro
     assert first("出现CUDA error: misaligned address错误\n").id == "cuda-illegal-address"
     blender = "`Illegal address in CUDA queue copy_from_device (integrator_shade_surface prefix_sum)`\n"
     assert first(blender).id == "cuda-illegal-address"
+
+
+def test_k2_s_build_check_of_two_cuda_versions() -> None:
+    text = "AssertionError: PyTorch is built with CUDA version: 11.3.\nThe current running CUDA version is: 11.4.120\n"
+    assert first(text).id == "cuda-libs-mixed"
+    # Its first line alone (the other version not shown) is not read as two versions.
+    assert all(d.id != "cuda-libs-mixed" for d in match_output("PyTorch is built with CUDA version: 11.3.\n"))
