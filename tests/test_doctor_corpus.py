@@ -1078,9 +1078,10 @@ READ_BARS[51] = Bar(recognised=29, right=24, wrong_causes=4)
 # collected blind in stop 49 after round 51's rules). Scored once blind, before any rule from it: held
 # out 11/13 recognised (84.6%), 9 right, 2 wrong; training 58/64 (90.6%), 48 right, 4 wrong. Then from
 # its training side: the GSP refusal quoted in part ("nvidia.ko because it does not include the required
-# GPU"); Apple's chip said as the machine ("on an M1") beside "Torch not compiled with CUDA enabled":
-# training 59/64, 50 right, 3 wrong (the three left: a missing libcudart of another CUDA, labelled
-# cuda-libs-mixed by the thread, read as missing-cudart). Held out after them (unread): unchanged.
+# GPU"); Apple's chip said as the machine ("on an M1") beside "Torch not compiled with CUDA enabled";
+# k2's build check of two CUDA versions: training 60/64, 51 right, 3 wrong (the three left: a missing
+# libcudart of another CUDA, labelled cuda-libs-mixed by the thread, read as missing-cudart). Held out
+# after them (unread): unchanged.
 FRESH_MEASURED = Bar(recognised=11, right=9, wrong_causes=2)
 UNREAD_WRONG_CAUSES = {
     28: 1,
