@@ -19,12 +19,12 @@ from dataclasses import dataclass
 
 from wizard.probe.failure_words import join_nvrm
 from wizard.probe.pci_cc import lookup
+from wizard.probe.unsupported_gpu import REFUSAL_HEAD, refused_where
 
 # The message across its NVRM: continuation lines (joined first: failure_words.join_nvrm).
 _NO_GSP = re.compile(
-    r"The NVIDIA GPU (?P<bus>(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]) "
-    r"\(PCI ID: 10de:(?P<device>[0-9a-f]{4})\)\s+installed\s+in this system is not supported by open\s+"
-    r"nvidia\.ko because it does not include the required GPU\s+System Processor \(GSP\)",
+    REFUSAL_HEAD + r"open\s+nvidia\.ko because it does not include the required GPU\s+"
+    r"System Processor \(GSP\)",
     re.IGNORECASE,
 )
 # The open module's own load line: "NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.172.08".
@@ -48,11 +48,7 @@ def open_module_refusal(kernel_log: str) -> OpenRefusal | None:
     m = _NO_GSP.search(join_nvrm(kernel_log))
     if m is None:
         return None
-    device = m.group("device").lower()
-    head = f"(pci id: 10de:{device})"
-    first = next((x.strip() for x in kernel_log.splitlines() if head in x.lower()), m.group(0)[:200])
-    bus = m.group("bus").lower()
-    bus = bus if bus.count(":") == 2 else f"0000:{bus}"
+    first, bus, device = refused_where(kernel_log, m)
     known = lookup(device)
     loading = _OPEN_LOADING.search(kernel_log)
     return OpenRefusal(

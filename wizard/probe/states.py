@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
+from typing import TypeVar
 
 from wizard.nvml import ErrorKind
 from wizard.probe.api_mismatch import api_mismatch
@@ -71,6 +72,8 @@ from wizard.profile import (
 )
 from wizard.sysio import CommandResult
 
+# A kernel-log message read into a record that keeps its first line (RefusedGpu, OpenRefusal).
+_Said = TypeVar("_Said", RefusedGpu, OpenRefusal)
 _VERSION = re.compile(r"\.so\.([0-9]+\.[0-9]+(?:\.[0-9]+)?)$")
 _MISMATCH_LIB = re.compile(r"NVML library version:\s*([0-9]+(?:\.[0-9]+)+)")
 # The kernel refusing the module's signature. Not "module verification failed ... tainting kernel":
@@ -1128,16 +1131,18 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
 
 def _refusal_ev(ctx: ProbeContext, log: str) -> tuple[RefusedGpu, list[Evidence]] | None:
     """The release's refusal of a GPU in this boot's log, with its line as evidence; None where none."""
-    refused = refused_gpu(log)
-    ev = _log_ev(ctx, refused.line) if refused is not None else []
-    return (refused, ev) if refused is not None and ev else None
+    return _with_ev(ctx, refused_gpu(log))
 
 
 def _open_refusal_ev(ctx: ProbeContext, log: str) -> tuple[OpenRefusal, list[Evidence]] | None:
     """The open module's refusal of a GPU without a GSP in this boot's log, with its line as evidence."""
-    refused = open_module_refusal(log)
-    ev = _log_ev(ctx, refused.line) if refused is not None else []
-    return (refused, ev) if refused is not None and ev else None
+    return _with_ev(ctx, open_module_refusal(log))
+
+
+def _with_ev(ctx: ProbeContext, found: _Said | None) -> tuple[_Said, list[Evidence]] | None:
+    """A message read from the kernel log, with its line as this boot's evidence; None where none."""
+    ev = _log_ev(ctx, found.line) if found is not None else []
+    return (found, ev) if found is not None and ev else None
 
 
 def _no_gsp_state(layer: str, refused: OpenRefusal, ev: list[Evidence]) -> LayerState:

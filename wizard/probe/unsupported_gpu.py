@@ -28,10 +28,15 @@ from wizard.probe.failure_words import join_nvrm
 from wizard.probe.pci_cc import lookup
 from wizard.tomlcompat import tomllib
 
+# nv_pci_probe's refusals of a GPU begin alike (the release's, and the open module's for want of a GSP:
+# wizard.probe.open_module): the GPU's bus and PCI device id, then what does not support it.
+REFUSAL_HEAD = (
+    r"The NVIDIA GPU (?P<bus>(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]) "
+    r"\(PCI ID: 10de:(?P<device>[0-9a-f]{4})\)\s+installed\s+in this system is not supported by "
+)
 # The message across its NVRM: continuation lines (joined first: failure_words.join_nvrm).
 _REFUSED = re.compile(
-    r"The NVIDIA GPU (?P<bus>(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]) "
-    r"\(PCI ID: 10de:(?P<device>[0-9a-f]{4})\)\s+installed\s+in this system is not supported by the\s+"
+    REFUSAL_HEAD + r"the\s+"
     r"(?:NVIDIA (?P<release>[0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?) driver release"
     r"|(?P<old>[0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)\s+NVIDIA Linux (?:graphics )?driver release)",
     re.IGNORECASE,
@@ -53,16 +58,22 @@ class DriverNeeded:
     cuda: str  # the CUDA that added the generation ("12.8")
 
 
+def refused_where(kernel_log: str, m: re.Match[str]) -> tuple[str, str, str]:
+    """(the message's first line as the log holds it, the GPU's bus "0000:3c:00.0", its PCI device id)
+    of a refusal matched (from REFUSAL_HEAD) in the joined log."""
+    device = m.group("device").lower()
+    head = f"(pci id: 10de:{device})"
+    first = next((x.strip() for x in kernel_log.splitlines() if head in x.lower()), m.group(0)[:200])
+    bus = m.group("bus").lower()
+    return first, bus if bus.count(":") == 2 else f"0000:{bus}", device
+
+
 def refused_gpu(kernel_log: str) -> RefusedGpu | None:
     """The first GPU the log says the installed release does not support, else None."""
     m = _REFUSED.search(join_nvrm(kernel_log))
     if m is None:
         return None
-    head = f"(PCI ID: 10de:{m.group('device')})".lower()
-    first = next((x.strip() for x in kernel_log.splitlines() if head in x.lower()), m.group(0)[:200])
-    bus = m.group("bus").lower()
-    bus = bus if bus.count(":") == 2 else f"0000:{bus}"
-    return RefusedGpu(first, bus, m.group("device").lower(), m.group("release") or m.group("old"))
+    return RefusedGpu(*refused_where(kernel_log, m), m.group("release") or m.group("old"))
 
 
 @cache
