@@ -75,6 +75,8 @@ ROUND31 = CORPUS.with_name("round31.json")
 ROUND32 = CORPUS.with_name("round32.json")
 # Round 33: collected blind in stop 49 (any owner), scored before any rule (SCORES_round33.txt).
 ROUND33 = CORPUS.with_name("round33.json")
+# Round 34: collected blind in stop 50 (any owner), scored before any rule (SCORES_round34.txt).
+ROUND34 = CORPUS.with_name("round34.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:

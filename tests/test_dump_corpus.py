@@ -41,6 +41,7 @@ from tests.dump_corpus import (
     ROUND31,
     ROUND32,
     ROUND33,
+    ROUND34,
     cases,
     held_out,
     judge,
@@ -670,6 +671,23 @@ LATER_ROUNDS = {
         {
             "surface-book1-dgpu-powered-off-no-discrete-gpu-found": "surface-control's 'No discrete GPU "
             "found' (a Surface Book's base GPU powered off) is no output the probe reads",
+        },
+    ),
+    # Collected blind in stop 50 (any owner) after round 33; scored before any rule from it
+    # (SCORES_round34.txt): held out 8/8, 0 wrong; training 14/17, 1 wrong. Then a DKMS make.log
+    # pasted without its header and Talos's one-line NVRM message ("\x0a"): training 16/17.
+    34: LaterRound(
+        ROUND34,
+        25,
+        8,
+        {
+            "skypilot-aws-g5-a10g-driver-450-too-old": "the collector's label (a driver too old for the "
+            "A10G) is the thread's prose; the dump shows nvidia-smi unable to reach the driver and "
+            "modinfo's version, and no GPU: the probe says the module is not loaded",
+        },
+        {
+            "skypilot-aws-g5-a10g-driver-450-too-old": "the GPU the driver is too old for is named in "
+            "no output of the dump",
         },
     ),
 }

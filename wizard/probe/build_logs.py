@@ -46,6 +46,16 @@ _DKMS_HEADER = re.compile(
     rf"^#?\s*DKMS (?:\(dkms-[^)\s]*\) )?make\.log for {DKMS_MODULE}[-/]([0-9][^\s]*) for kernel (\S+)",
     re.MULTILINE,
 )
+# A make.log read without its header (a pasted tail): make's last word is its failure ("make: ***
+# [Makefile:80: modules] Error 2"; "Chyba 2", "Fehler 2" in other languages), and the kernel is the
+# headers tree make entered ("Leaving directory '/usr/src/linux-headers-6.8.0-45-generic'", Void's
+# "/usr/src/kernel-headers-6.12.7_1", "/lib/modules/<kernel>/build").
+_MAKE_FAILED = re.compile(r"^make(?:\[[0-9]+\])?: \*\*\* \[[^\]\n]*\] \S+ [0-9]+\s*\Z", re.MULTILINE)
+_MAKE_KERNEL = re.compile(
+    r"directory '(?:/usr/src/(?:linux-headers-|kernel-headers-|kernels/)([^/']+)|"
+    r"(?:/usr)?/lib/modules/([^/']+)/build)'"
+)
+_DKMS_PATH = re.compile(rf"^{DKMS_TREE}/{DKMS_MODULE}/([0-9][^/]*)/build/make\.log$")
 # akmods' failed log is named "<kmod version>-<release>-for-<kernel>.failed.log" (akmods: kmodlogfile).
 _AKMODS_NAME = re.compile(r"^([0-9][^/]*?)-for-(.+)\.failed\.log$")
 _DRIVER_VERSION = re.compile(r"^[0-9]+(?:\.[0-9]+)+")
@@ -89,7 +99,22 @@ def failed_builds(ctx: ProbeContext) -> list[tuple[Evidence, str, str]]:
                     version.group(0) if version else "",
                 )
             )
+        elif (failed := _MAKE_FAILED.search(text)) and (kernel := _MAKE_KERNEL.search(text)):
+            out.append(
+                (
+                    file_evidence(path, failed.group(0).strip()),
+                    kernel.group(1) or kernel.group(2),
+                    _path_version(path),
+                )
+            )
     return out
+
+
+def _path_version(path: str) -> str:
+    """The driver version in a DKMS build's path (/var/lib/dkms/nvidia/<version>/build/make.log)."""
+    m = _DKMS_PATH.match(path)
+    version = _DRIVER_VERSION.match(m.group(1)) if m else None
+    return version.group(0) if version else ""
 
 
 def dkms_failed_log(ctx: ProbeContext, kernel: str) -> Evidence | None:
@@ -109,7 +134,7 @@ def build_version(ev: Evidence) -> str:
     akmods = _AKMODS_NAME.match(ev.source.rsplit("/", 1)[-1])
     named = dkms.group(1) if dkms else akmods.group(1) if akmods else ""
     version = _DRIVER_VERSION.match(named)
-    return version.group(0) if version else ""
+    return version.group(0) if version else _path_version(ev.source)
 
 
 def failed_build_of_unread_kernel(ctx: ProbeContext) -> tuple[Evidence, str, str] | None:

@@ -124,8 +124,9 @@ def named_bus(line: str) -> str:
 
 def join_nvrm(kernel_log: str) -> str:
     """The log with NVRM's continuation lines joined to the message they continue ("NVRM: The NVIDIA
-    ... is\n NVRM:  supported through ..."), so a message spread over lines reads as one."""
-    return re.sub(r"\s*\n[^\n]*?NVRM:\s*", " ", kernel_log)
+    ... is\n NVRM:  supported through ..."), so a message spread over lines reads as one. Talos's
+    `talosctl dmesg` prints such a message on one line, its line breaks written as "\\x0a"."""
+    return re.sub(r"\s*(?:\n[^\n]*?|\\x0a)NVRM:\s*", " ", kernel_log)
 
 
 def fallen_off_bus(kernel_log: str) -> tuple[str, str] | None:
