@@ -43,6 +43,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A failed snapshot test prints what differs (the screen's text, else its styles) in the
+    failure's report: the CI log is all a failure on the CI machine leaves behind."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if report.when == "call" and report.failed and "snap_compare" in getattr(item, "fixturenames", ()):
+        from pytest_textual_snapshot import node_to_report_path
+
+        from tests.snapshot_diff import report_difference
+
+        if difference := report_difference(node_to_report_path(item)):
+            report.sections.append(("snapshot difference", difference))
+
+
 @pytest.fixture(autouse=True)
 def _wizard_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Never touch the real ~/.local/state: every test gets its own wizard home."""

@@ -125,17 +125,20 @@ def build(
     return MonitorApp(make)
 
 
+def drawn_and_done(app: App[Any]) -> bool:
+    """The monitor shows its first sample and any benchmark has finished."""
+    screen = app.screen
+    if not isinstance(screen, MonitorScreen):
+        return False
+    bench_done = screen.report is None or (screen.report.done and screen._run is None)
+    return screen.samples_taken >= 1 and bench_done
+
+
 async def settle(pilot: Pilot[Any]) -> None:
-    """Until the first sample is drawn and any benchmark has finished."""
-    screen = pilot.app.screen
-    for _ in range(200):
-        await pilot.pause()
-        if isinstance(screen, MonitorScreen) or isinstance(pilot.app.screen, MonitorScreen):
-            screen = pilot.app.screen
-            assert isinstance(screen, MonitorScreen)
-            bench_done = screen.report is None or (screen.report.done and screen._run is None)
-            if screen.samples_taken >= 1 and bench_done:
-                break
+    """Until the first sample is drawn and any benchmark has finished. Waited for, not counted: the
+    first sample is drawn only after two worker threads (open the sampler, then sample), and a loaded
+    CI machine once took longer than a fixed number of pauses."""
+    await wait_until(pilot, lambda: drawn_and_done(pilot.app))
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
     await wait_until(pilot, lambda: tables_laid_out(pilot.app.screen))
