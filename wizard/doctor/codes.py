@@ -81,6 +81,10 @@ _CALL_NUMBERS = re.compile(
     r"\s*[:=]\s*\(?([0-9]{1,4})\b"
 )
 
+# CUDA.jl prints a driver API CUresult by its number and its name without "CUDA_" ("CUDA error:
+# initialization error (code 3, ERROR_NOT_INITIALIZED)"): read by the name, where the number agrees.
+_JULIA_CODE = re.compile(r"\(code ([0-9]{1,4}), (ERROR_[A-Z0-9_]+)\)")
+
 # The runtime's own message for a code (cudaGetErrorString's text) pasted without its number
 # ("system has unsupported display driver / cuda driver combination" alone, HOOMD's start-up line):
 # the code it is the message of. Only messages no other code shares.
@@ -195,6 +199,10 @@ def codes_in(line: str) -> list[Code]:
     for m in _NAMES.finditer(line):
         code = explain_name(m.group(1))
         if code is not None and code not in found and code.number != 0:
+            found.append(code)
+    for m in _JULIA_CODE.finditer(line):
+        code = explain_name("CUDA_" + m.group(2))
+        if code is not None and code.number == int(m.group(1)) and code not in found:
             found.append(code)
     for m in _NVML_NUMBERS.finditer(line):
         code = explain_number(int(m.group(1)), "nvml")

@@ -52,6 +52,19 @@ _TF = re.compile(
     r"([0-9]\.[0-9]{1,2}(?:\.[0-9]{1,2})?)\b",
     re.I,
 )
+# Linux named beside Windows (a WSL or a dual-boot machine, a Linux server): "Windows" alone is not the
+# platform the program ran on.
+_LINUX_NAMED = re.compile(
+    r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|Arch|manylinux\w*)\b|(?:^|\s)(?:/home/|/usr/|/opt/|~/)",
+    re.M,
+)
+# A crash (a backtrace's frame, a fault's line) inside the libcuda.so the Windows driver gives WSL
+# (/usr/lib/wsl/drivers/<its folder>/libcuda.so.1.1), with the crash's own words in the text.
+_WSL_LIBCUDA_FRAME = re.compile(r"\bfrom /usr/lib/wsl/drivers/[^/\s]+/libcuda\.so[0-9.]*")
+_CRASHED = re.compile(
+    r"double free|Segmentation fault|\bSIGSEGV\b|\bSIGABRT\b|__GI_abort|core dumped|\bAborted\b"
+)
+_GPU_WORD = re.compile(r"\b(?:GPUs?|CUDA|cuDNN)\b|显卡", re.I)
 _CUDNN_PAIR = re.compile(
     r"Loaded runtime CuDNN library:\s*([0-9]+\.[0-9]+\.[0-9]+)\s+"
     r"but source was compiled with:\s*([0-9]+\.[0-9]+\.[0-9]+)",
@@ -61,7 +74,7 @@ _CC = re.compile(
     # Not a requirement ("a CUDA-Enabled GPU (with at least compute capability 2.0)", "a minimum
     # compute capability 3.5"): that is a build's floor, not a GPU's figure.
     r"(?<!at least )(?<!minimum )(?<!minimal )(?<!required )"
-    r"compute capability(?:\s*\(CC\))?:?\s*([0-9]{1,2})\.([0-9])\b"
+    r"compute capability(?:\s*\(CC\))?(?:\s+is)?:?\s*([0-9]{1,2})\.([0-9])\b"
     r"(?!\s*(?:or|and)\s+(?:higher|above|newer|later))"
     r"|\bmajor:\s*([0-9]{1,2})\s+minor:\s*([0-9])\b",
     re.I,
@@ -148,7 +161,7 @@ _PLATFORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("conda", re.compile(r"\b(?:ana|mini|mamba)?conda3?\b|\bmamba\b|\bminiforge3?\b", re.I)),
-    ("Windows", re.compile(r"\b[A-Z]:\\|\.dll\b|\bWindows\b|\bPowerShell\b")),
+    ("Windows", re.compile(r"\b[A-Z]:\\|\.dll\b|\bWindows\b|\bPowerShell\b|\bWin ?1[01]\b")),
     (
         "scheduler",
         re.compile(
@@ -499,6 +512,9 @@ class Facts:
     mismatch_line: tuple[int, str] | None = None  # where the two driver versions were read
     failure_line: tuple[int, str] | None = None  # the first line that says something failed
     tf_versions: list[str] = field(default_factory=list)  # every TensorFlow version the text names
+    tf_version_at: tuple[int, str] | None = None  # the line naming the first of them
+    linux_named: bool = False  # the text names Linux (a distribution, a Linux path): not Windows alone
+    gpu_word: bool = False  # the text speaks of a GPU, CUDA or cuDNN at all
     python: str = ""  # the Python the text shows ("3.12"), where it shows one only
     pip_tf: bool = False  # pip could not resolve tensorflow
     pip_tf_wanted: str = ""  # the version it was asked for ("2.10.0"), "" for none
@@ -534,6 +550,8 @@ class Facts:
     smi_crash: tuple[int, str] | None = None  # nvidia-smi itself crashed (a segmentation fault)
     mac: tuple[int, str] | None = None  # the text says it ran on a Mac (macOS, a MacBook, Apple silicon)
     cuda_absent: tuple[int, str] | None = None  # a program says CUDA is not installed / not available
+    cudnn_arch: tuple[int, str] | None = None  # cuDNN answered CUDNN_STATUS_ARCH_MISMATCH (or its words)
+    wsl_libcuda_crash: tuple[int, str] | None = None  # a crash's frame in WSL's driver libcuda.so
     host: HostFacts = field(default_factory=HostFacts)  # what the text says of its machine (host_facts)
 
     @property
@@ -662,6 +680,12 @@ def read_facts(text: str) -> Facts:
     for m in _TF.finditer(text):
         if m.group(1) not in f.tf_versions:
             f.tf_versions.append(m.group(1))
+        f.tf_version_at = f.tf_version_at or _line_at(text, m.start())
+    f.linux_named = bool(_LINUX_NAMED.search(text))
+    f.gpu_word = bool(_GPU_WORD.search(text))
+    m = _WSL_LIBCUDA_FRAME.search(text)
+    if m and _CRASHED.search(text):
+        f.wsl_libcuda_crash = _line_at(text, m.start())
     if f.tf_versions:
         f.tf_version = f.tf_versions[0]
     pythons = {
@@ -836,11 +860,22 @@ _MAC = re.compile(
     re.I,
 )
 # A program saying it found no CUDA at all (not a failure inside CUDA): cellpose's "TORCH CUDA version
-# not installed/working", PyTorch's "Torch not compiled with CUDA enabled", is_available() False.
+# not installed/working", PyTorch's "Torch not compiled with CUDA enabled", is_available() False, a
+# check's "Your PyTorch installation is not configured to use CUDA".
 _CUDA_ABSENT = re.compile(
     r"\bCUDA (?:version )?(?:is )?not (?:installed|available|working|found)\b"
     r"|\bCUDA\b[^\n]{0,20}\bnot installed/working\b|Torch not compiled with CUDA enabled"
-    r"|torch\.cuda\.is_available\(\)\W{0,6}False|No CUDA GPUs are available",
+    r"|torch\.cuda\.is_available\(\)\W{0,6}False|No CUDA GPUs are available"
+    r"|\binstallation is not configured to use CUDA\b",  # "Your PyTorch installation is not ..."
+    re.I,
+)
+
+
+# cuDNN's CUDNN_STATUS_ARCH_MISMATCH, by its name or by the words cudnnGetErrorString and bindings
+# print for it ("ERROR: Arch mismatch" with cudnn.jl's frame on the next line).
+_CUDNN_ARCH = re.compile(
+    r"CUDNN_STATUS_ARCH_MISMATCH|\bcuDNN\b[^\n]{0,80}\bArch mismatch\b"
+    r"|\bArch mismatch\b[^\n]{0,120}\bcudnn\b",
     re.I,
 )
 
@@ -852,7 +887,12 @@ def _read_platform_lines(text: str, f: Facts) -> None:
     for number, line in enumerate(lines, start=1):
         after = lines[number].lstrip("> \t") if number < len(lines) else ""
         pair = f"{line} {after}"
-        for name, pattern in (("smi_crash", _SMI_CRASH), ("mac", _MAC), ("cuda_absent", _CUDA_ABSENT)):
+        for name, pattern in (
+            ("smi_crash", _SMI_CRASH),
+            ("mac", _MAC),
+            ("cuda_absent", _CUDA_ABSENT),
+            ("cudnn_arch", _CUDNN_ARCH),
+        ):
             if getattr(f, name) is None and (m := pattern.search(pair)) and m.start() < len(line):
                 setattr(f, name, (number, cut(line.strip(), 200)))
 

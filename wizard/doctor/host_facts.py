@@ -46,6 +46,8 @@ _NO_GPU_SAID = (
     r"\b(?:i|we)\s+" + _HAVE_NOT + r"\s+have\s+" + _GPU,
     r"\bCPU[- ]only\s+" + _MACHINE + r"\b",
     r"\bno\s+GPUs?\s+(?:on|in)\s+(?:this|my|the|our)\s+" + _MACHINE + r"\b",
+    # "my non gpu laptop", "a non-GPU machine"
+    r"\bnon[- ]?(?:NVIDIA[- ]|CUDA[- ])?GPU\s+" + _MACHINE + r"\b",
 )
 _NO_GPU = re.compile(
     "|".join(f"(?:{said}){_QUESTION}" for said in _NO_GPU_SAID)
@@ -60,8 +62,12 @@ _OTHER_VENDOR_GPU = re.compile(
     r"(?<![A-Za-z0-9])(?:Radeon\s+)?RX\s?(?:[4-6][0-9]0|[5-9][0-9]{3})(?:\s?XTX?)?(?![A-Za-z0-9])"
     r"|\bRadeon\s+(?:VII|Pro\s+W[0-9]{4}|R9\s[0-9]{3}X?)\b|\bVega\s?(?:56|64)\b"
     r"|\b(?:for|with|my|an?|our)\s+AMD\s+(?:GPUs?|cards?|graphics\s+cards?|video\s+cards?)\b"
-    r"|\bIntel\s+Arc\s+[AB][0-9]{3}\b",
-    re.I,
+    r"|\bIntel\s+Arc\s+[AB][0-9]{3}\b"
+    # Intel's graphics said to be the machine's own, the only graphics named: "a Laptop with Intel i5
+    # Graphics card", a system summary's "Graphics : Intel(R) Iris Plus Graphics 650".
+    r"|\b(?:laptop|notebook|computer|pc|machine)\s+with\s+(?:an?\s+)?Intel\b[^.,\n]{0,30}?\bGraphics\s+card\b"
+    r"|^\W*Graphics(?:\s+card)?\s*:\s*Intel\b",
+    re.I | re.M,
 )
 # i35k: TensorFlow's issue template's field answered "None" ("- GPU model and memory: None"), read on its
 # own line; "N/A" is left out (it is also written for "not known").

@@ -319,6 +319,23 @@ def _no_gpu_no_device(facts: Facts, causes: list[str], symptoms: set[str]) -> Ho
     )
 
 
+def _no_gpu_cpu_build(facts: Facts, causes: list[str]) -> HostDecision | None:
+    """A framework's CPU build ("Torch not compiled with CUDA enabled") on a machine the text says has
+    no NVIDIA GPU, none shown: the program asked for CUDA where there is none to use, and a CUDA
+    build would find no GPU either; its answer is the program's CPU mode, not another install."""
+    h = facts.host
+    if causes != ["cpu-only-wheel"] or h.no_gpu_at is None or _gpu_shown(facts, asked=False):
+        return None
+    return HostDecision(
+        "no-nvidia-gpu",
+        "doctor.judge53.no_gpu_cpu_build",
+        {"said": h.no_gpu_said},
+        evidence=h.no_gpu_at,
+        drop=("cpu-only-wheel",),
+        texts="no-nvidia-gpu-said",
+    )
+
+
 def decide_host(facts: Facts, causes: list[str], symptoms: set[str], wsl_driver: str) -> HostDecision | None:
     """`wsl_driver`: the Windows driver a WSL2 text shows (reason._wsl_driver_seen), "" for none."""
     return (
@@ -328,6 +345,7 @@ def decide_host(facts: Facts, causes: list[str], symptoms: set[str], wsl_driver:
         or _no_gpu_insufficient(facts, causes)
         or _no_gpu_docker(facts, causes, symptoms)
         or _no_gpu_no_device(facts, causes, symptoms)
+        or _no_gpu_cpu_build(facts, causes)
         or _oom_open(facts, causes, symptoms)
         or _oom_worked_before(facts, causes)
         or _cuda_unwanted(facts, causes, symptoms)

@@ -219,6 +219,11 @@ def _coverage_verdicts(facts: Facts, kb: KnowledgeBase) -> list[Verdict | None] 
     return [_judge_one(name, cc, b, driver_cuda) for name, cc in gpus for b in builds]
 
 
+def shown_gpus(facts: Facts, kb: KnowledgeBase) -> list[tuple[str, Version]]:
+    """(name, compute capability) of every GPU the text shows (names Choose's table knows, figures)."""
+    return _gpu_ccs(facts, kb)
+
+
 def coverage(facts: Facts, kb: KnowledgeBase) -> Verdict | None:
     """Where the text says the GPU found no code for it and shows both the GPU and the build's code
     (its own list, or a TensorFlow release Choose knows): too new, too old, or PTX the driver is too

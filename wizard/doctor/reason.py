@@ -57,9 +57,11 @@ from wizard.doctor.judge import (
     driver_serves,
     gpus_disagree,
     python_fit,
+    shown_gpus,
 )
 from wizard.doctor.setup_reason import decide_setup
 from wizard.doctor.stack_reason import decide_stack, stack_open
+from wizard.text import t
 
 # What each cause's fix would do, to see two that contradict: a reboot, a driver update, ...
 REBOOT_IDS = ("driver-library-mismatch",)
@@ -286,6 +288,35 @@ def _coverage_open(facts: Facts, causes: list[str]) -> Decision | None:
     )
 
 
+# cuDNN's support matrices: 9 (and 8 for CUDA 12) serve compute capability 5.0 and newer, 8 for CUDA
+# 11 from 3.5, 7 from 3.0. A GPU shown at 5.0 or above is below no cuDNN: its mismatch is left to
+# the rows.
+_CUDNN_SERVES_ALL_FROM = Version("5.0")
+
+
+def _cudnn_arch(facts: Facts, causes: list[str]) -> Decision | None:
+    """cuDNN's CUDNN_STATUS_ARCH_MISMATCH: in cuDNN's API reference, "the function requires a feature
+    absent from the current GPU device": the GPU is below what this cuDNN serves. Decided where the
+    text shows no GPU, or only GPUs below compute capability 5.0; another cause read keeps its row."""
+    if facts.cudnn_arch is None or set(causes) - {"gpu-lib-init-failed", "unsupported-cc"}:
+        return None
+    gpus = shown_gpus(facts, load_knowledge())
+    if any(cc >= _CUDNN_SERVES_ALL_FROM for _, cc in gpus):
+        return None
+    named = [f"{name} ({cc})" if name else str(cc) for name, cc in gpus]
+    gpu = ", ".join(named) if named else t("doctor.judge53.the_gpu")
+    cc = ", ".join(str(cc) for _, cc in gpus) or t("doctor.judge53.cc_unknown")
+    return Decision(
+        "unsupported-cc",
+        "doctor.judge53.cudnn_arch",
+        {"gpu": gpu},
+        texts="cover-too-old",
+        evidence=facts.cudnn_arch,
+        fix_fields={"cc": cc},
+        drop=("gpu-lib-init-failed", "gpu-too-new"),
+    )
+
+
 def _nvcc_too_old(facts: Facts, causes: list[str]) -> Decision | None:
     """nvcc refusing an architecture the build asks for: its CUDA release predates that GPU
     generation. The architecture's row (knowledge: architectures) names the CUDA from which nvcc
@@ -342,6 +373,34 @@ def _python(facts: Facts, causes: list[str]) -> Decision | None:
     )
 
 
+def _native_windows(facts: Facts, causes: list[str], symptoms: set[str]) -> Decision | None:
+    """TensorFlow 2.11 or newer on native Windows (Windows named; WSL, a container and Linux not): its
+    Windows wheels have no GPU support (knowledge: platforms), so no driver, CUDA or cuDNN makes it use
+    the GPU; the GPU route is WSL2. Every TensorFlow the text names must be one of them, the text must
+    speak of the GPU (a notice alone on such a machine asks nothing of it), and no row may have read
+    anything in it: a message's own cause (a CPU build, a removed package) keeps its reading."""
+    if "Windows" not in facts.platforms or {"WSL2", "container"} & set(facts.platforms) or facts.linux_named:
+        return None
+    if causes or symptoms or not facts.gpu_word:
+        return None
+    try:
+        versions = [Version(v) for v in facts.tf_versions]
+    except InvalidVersion:
+        return None
+    rows = [row for row in load_knowledge().wheels if row.platform == "windows"]
+    cpu_only = [
+        next((row for row in rows if row.tensorflow.contains(v, prereleases=True)), None) for v in versions
+    ]
+    if not cpu_only or any(row is None or row.gpu for row in cpu_only):
+        return None
+    return Decision(
+        "native-windows",
+        "doctor.judge53.native_windows",
+        _sourced({"tf": facts.tf_versions[0]}, cpu_only[0].source if cpu_only[0] else ""),
+        evidence=facts.tf_version_at,
+    )
+
+
 def _wsl_windows_driver(facts: Facts, causes: list[str]) -> Decision | None:
     """WSL2 where CUDA fails with its unknown error (999) or nvidia-smi shows "CUDA Version: ERR!":
     CUDA there is the Windows driver's, so with that driver's version in the text the fix is on
@@ -382,6 +441,23 @@ def _wsl_driver_seen(facts: Facts) -> str:
     if _LINUX_FORM.match(smi) and _WINDOWS_FORM.match(driver) and smi.split(".")[0] == driver.split(".")[0]:
         return driver
     return ""
+
+
+def _wsl_libcuda_crash(facts: Facts, causes: list[str]) -> Decision | None:
+    """A crash whose frames are in the libcuda.so WSL's Windows driver provides
+    (/usr/lib/wsl/drivers/<its folder>/libcuda.so): the driver's own library crashed the program, so
+    the fix is on Windows (another driver release), never in Linux."""
+    if facts.wsl_libcuda_crash is None or (causes and causes[0] not in GENERIC):
+        return None
+    windows = facts.windows_driver or facts.setup.windows_driver
+    return Decision(
+        "wsl-windows-driver",
+        "doctor.judge53.wsl_libcuda_crash",
+        {},
+        drop=("no-device", "cuinit-failed"),
+        evidence=facts.wsl_libcuda_crash,
+        fix_fields={"driver": windows or t("doctor.judge53.the_installed")},
+    )
 
 
 def _wsl_smi_crash(facts: Facts, causes: list[str]) -> Decision | None:
@@ -545,6 +621,30 @@ def _fabric_state(facts: Facts, causes: list[str], symptoms: set[str]) -> Decisi
     return Decision("fabric-manager", "doctor.reason.fabric_state", {}, evidence=facts.fabric_in_progress)
 
 
+# The driver API's answers where CUDA has no device to use: none visible, none initialised.
+_NONE_VISIBLE_CODES = {"CUDA_ERROR_NO_DEVICE", "CUDA_ERROR_NOT_INITIALIZED", "CUDA_ERROR_INVALID_DEVICE"}
+
+
+def _visible_none(facts: Facts, symptoms: set[str]) -> Decision | None:
+    """CUDA_VISIBLE_DEVICES set to nothing ("", -1, none) where the program ran, outside a scheduler,
+    and CUDA then finding no device: the variable hides every GPU (CUDA's programming guide), so the
+    failure is the setting, not the driver; unset it where a GPU is wanted."""
+    if facts.visible_devices is None or not _NO_GPU_VISIBLE.match(facts.visible_devices):
+        return None
+    if "scheduler" in facts.platforms or facts.visible_devices.lower() == "nodevfiles":
+        return None
+    codes = any(c.name in _NONE_VISIBLE_CODES for c, _, _ in facts.codes)
+    if not codes and not _no_gpu_seen(facts, symptoms):
+        return None
+    return Decision(
+        "no-device",
+        "doctor.judge53.visible_none",
+        {"value": facts.visible_devices or '""'},
+        evidence=facts.visible_at,
+        texts="visible-devices-none",
+    )
+
+
 def _platform(facts: Facts, symptoms: set[str]) -> Decision | None:
     """A device CUDA cannot see, explained by the platform the text shows: a GPU in TCC mode under
     WSL2 (WSL2 reaches only WDDM GPUs), MIG mode with no instance given to the program."""
@@ -618,10 +718,13 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         or _coverage_open(facts, causes)
         or _ort_libs_open(facts, causes)
         or _nvcc_too_old(facts, causes)
+        or _cudnn_arch(facts, causes)
         or _python(facts, causes)
         or _wsl_windows_driver(facts, causes)
         or _wsl_smi_crash(facts, causes)
+        or _wsl_libcuda_crash(facts, causes)
         or _macos(facts, causes)
+        or _native_windows(facts, causes, symptoms)
     )
     if judged is not None:
         out.decisions.append(judged)
@@ -631,7 +734,7 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         out.drop, out.command = COVERAGE_IDS, DECIDE_BUILD
         return out
     # A scheduler, TCC or MIG hiding the GPU first; then a driver below its CUDA's floor.
-    sched = _scheduler(facts, symptoms) or _platform(facts, symptoms)
+    sched = _scheduler(facts, symptoms) or _visible_none(facts, symptoms) or _platform(facts, symptoms)
     sched = sched or _driver_floor(facts, causes, symptoms)
     if sched is not None and (not causes or causes[0] == sched.id):
         out.decisions.append(sched)
