@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -111,8 +112,21 @@ class FleetBoardApp(App[int]):
                 for column, cell in zip(table.columns, cells, strict=False):
                     table.update_cell(row.host, column, cell, update_width=True)
             self.rows[row.host] = row
+        self._fit_columns(table)
         self.query_one("#board-summary", Static).update(Text(message.summary))
         self._show_detail()
+
+    def _fit_columns(self, table: DataTable[Text]) -> None:
+        """Each column at the width its cells need, set before the board is drawn: a DataTable
+        measures auto-width columns on its next idle and keeps a header drawn before that at the
+        labels' widths (its line cache does not see the measuring), a header above wider rows."""
+        header = board_header()
+        cells = [board_cells(row) for row in self.rows.values()]
+        for i, column in enumerate(table.ordered_columns):
+            need = [cell_len(header[i]) if i < len(header) else 0]
+            need += [cell_len(c[i]) for c in cells if i < len(c)]
+            column.width, column.auto_width = max(need), False
+        table.refresh()
 
     def on_board_failed(self, message: BoardFailed) -> None:
         self.query_one("#board-summary", Static).update(Text(safe(message.error, 300), style="bold red"))

@@ -61,6 +61,10 @@ HISTORY_SECONDS = 120.0  # what the graph shows; the sampler keeps 5 minutes
 AnyBenchRun = BenchRun | SimulatedBenchRun
 
 
+# The process table's columns: the name last, so a long command line gives way, never the memory.
+PROCESS_COLUMNS = ("gpu", "pid", "gpu_mem", "process")
+
+
 class SampleTaken(Message):
     def __init__(self, sample: Sample) -> None:
         super().__init__()
@@ -159,7 +163,7 @@ class MonitorScreen(Screen[None]):
         self.query_one("#monitor-left").border_title = t("monitor.title_host" if no_gpu else "monitor.title")
         table = self.query_one("#processes", DataTable)
         # The name last: a long command line gives way (between words), never the memory figure.
-        for key in ("gpu", "pid", "gpu_mem", "process"):
+        for key in PROCESS_COLUMNS:
             table.add_column(t(f"monitor.col.{key}"), key=key)
         if self.simulated:
             self.query_one(BenchPanel).set_status(
@@ -254,7 +258,6 @@ class MonitorScreen(Screen[None]):
         note.display = bool(message)
         table.display = bool(rows) and self.sampler.info.processes_available
         self.query_one("#processes-title").display = bool(s.gpus)
-        table.clear()
         cells = [
             (
                 str(index),
@@ -263,14 +266,22 @@ class MonitorScreen(Screen[None]):
             )
             for index, p in rows
         ]
-        fixed = sum(
-            max([cell_len(t(f"monitor.col.{key}"))] + [cell_len(c[i]) for c in cells])
-            for i, key in enumerate(("gpu", "pid", "gpu_mem"))
-        )
-        room = max(8, table.size.width - fixed - 2 * table.cell_padding * 4 - 1)
-        for (index, pid, mem), (_, p) in zip(cells, rows, strict=True):
-            name = safe(p.name, 60) if p.name is not None else t("monitor.na")
-            table.add_row(index, pid, mem, Text(fit_words(name, room)))
+        labels = [t(f"monitor.col.{key}") for key in PROCESS_COLUMNS]
+        widths = [max([cell_len(labels[i])] + [cell_len(c[i]) for c in cells]) for i in range(3)]
+        room = max(8, table.size.width - sum(widths) - 2 * table.cell_padding * 4 - 1)
+        names = [
+            fit_words(safe(p.name, 60) if p.name is not None else t("monitor.na"), room) for _, p in rows
+        ]
+        widths.append(max([cell_len(labels[3])] + [cell_len(n) for n in names]))
+        # Each column at the width its cells need, given before the rows: a DataTable measures its
+        # columns on its next idle and keeps a header drawn before that at the labels' widths (its line
+        # cache is keyed by an update count the measuring does not change), a header that then sat
+        # above wider rows.
+        table.clear(columns=True)
+        for key, label, width in zip(PROCESS_COLUMNS, labels, widths, strict=True):
+            table.add_column(label, key=key, width=width)
+        for (index, pid, mem), name in zip(cells, names, strict=True):
+            table.add_row(index, pid, mem, Text(name))
 
     # ---- the benchmark
     def action_run_bench(self) -> None:

@@ -27,6 +27,7 @@ from wizard.fleet.ansible_lines import HostLine, recorded_inventory
 from wizard.fleet.answers import Answers
 from wizard.fleet.check import CHECK_TASK, check_fleet, drifts, host_verdict
 from wizard.fleet.history import changes_since, parse_when
+from wizard.fleet.live_view import board_cells, board_header, board_summary
 from wizard.fleet.project import PROBE_ZIP, export_project
 from wizard.fleet.watch import Board, HostRow, apply_line
 from wizard.monitor.host import FixedHost
@@ -351,3 +352,37 @@ def test_the_monitor_runs_without_psutil_as_on_a_lab_host(tmp_path: Path) -> Non
     lines = [json.loads(x) for x in done.stdout.splitlines()]
     assert len(lines) == 2 and lines[0]["type"] == "sample" and "source" in lines[0]
     assert lines[1]["host"]["ram_total"] > 0 and lines[1]["host"]["cpu_percent"]
+
+
+def test_the_boards_header_lines_up_with_its_rows_when_drawn_at_once() -> None:
+    """The board's columns get their widths with its rows: a header drawn before the table measures
+    its columns (on a busy lab machine) is the header above the rows, not one at the labels' widths."""
+    import asyncio
+
+    from textual.widgets import DataTable
+
+    from screens.fleet_watch_app import BoardChanged, FleetBoardApp
+
+    board = _boards(3)[0]
+
+    def watcher(on_change, stop, sleep):  # type: ignore[no-untyped-def]
+        while not stop():
+            sleep(0.1)
+        yield from ()
+
+    async def walk() -> tuple[str, str, str]:
+        app = FleetBoardApp("Lab board", watcher)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            table = app.query_one("#board", DataTable)
+            app.on_board_changed(BoardChanged(board.ordered(), board_summary(board)))
+            early = table.render_line(0).text  # before the table's idle
+            await pilot.pause()
+            header, row = table.render_line(0).text, table.render_line(1).text
+            await pilot.press("q")
+        return early, header, row
+
+    early, header, row = asyncio.run(walk())
+    assert early == header
+    second = board_header()[1]
+    assert header.index(second) == row.index(board_cells(board.ordered()[0])[1])

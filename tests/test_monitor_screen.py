@@ -212,3 +212,26 @@ def test_snapshot_no_gpu(snap_compare: Any, size: tuple[int, int]) -> None:
 def test_snapshot_simulated_wsl2(snap_compare: Any, size: tuple[int, int]) -> None:
     app = build(profile="wsl2-rtx4060-laptop", bench=False)
     assert snap_compare(app, terminal_size=size, run_before=settle)
+
+
+async def test_process_headers_line_up_with_their_rows_even_if_drawn_before_measuring() -> None:
+    """A DataTable measures auto-width columns on its next idle and keeps a header line drawn before
+    that (a loaded machine draws it early): the columns get their widths with the rows, so the
+    header drawn at once is the header above the rows (a 120x40 snapshot once showed "GPU  PID  GPU
+    mem" above "0    4242  19456 MiB")."""
+    app = build(bench=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = _screen(app)
+        table = screen.query_one("#processes", DataTable)
+        sampler = screen.sampler
+        assert sampler is not None
+        table.clear(columns=True)  # the table as the screen mounts it: its columns, no widths yet
+        for key in ("gpu", "pid", "gpu_mem", "process"):
+            table.add_column(t(f"monitor.col.{key}"), key=key)
+        screen._processes(sampler.sample())
+        early = table.render_line(0).text  # before the table's idle: what a busy machine may draw
+        await pilot.pause()
+        header, row = table.render_line(0).text, table.render_line(1).text
+        assert early == header
+        assert header.index("PID") == row.index("4242") and header.index("GPU mem") == row.index("19456")
