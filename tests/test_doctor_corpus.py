@@ -1099,7 +1099,12 @@ FRESH_MEASURED = Bar(recognised=15, right=14, wrong_causes=0)
 READ_BARS[53] = Bar(recognised=15, right=14, wrong_causes=0)
 # Round 54 (72 texts, 37 held out; two collectors split by owner, collected blind in stop 50 after round
 # 53's rules). Scored once blind, before any rule from it: held out 31/37 recognised (83.8%), 24 right,
-# 0 wrong; training 28/35 (80.0%), 23 right, 2 wrong.
+# 0 wrong; training 28/35 (80.0%), 23 right, 2 wrong. Then from its training side: NVRTC older than the
+# GPU (the toolkit's CUDA from apt's and dpkg's listings); nvcc's words quoted without their prefix; a
+# GitHub Actions job container of a CUDA image given no GPU; a container's newer libcuda as the open
+# mismatch verdict (it was a bare not-sure); conda's cpu_ build, TensorFlow 1.x's CPU package beside
+# tensorflow-gpu, the CPU build in words; a driver entry point missing with the driver's version shown
+# in /proc: training 31/35, 30 right, 0 wrong. Held out after them (unread): unchanged.
 FRESH_MEASURED = Bar(recognised=31, right=24, wrong_causes=0)
 UNREAD_WRONG_CAUSES = {
     28: 1,

@@ -67,17 +67,19 @@ def test_libraries_older_than_the_running_module_are_not_mended_by_a_reboot() ->
     assert [d.id for d in found if d.harmful] == ["driver-library-mismatch"]
 
 
-def test_a_containers_newer_libcuda_with_two_contradicting_causes_is_not_sure() -> None:
+def test_a_containers_newer_libcuda_names_the_mismatch_and_neither_fix() -> None:
     # Inside a container TensorFlow's libcuda may be the image's forward-compatibility copy (update
     # the host driver) or the host's own new one mounted before its reboot (reboot): the host's
-    # nvidia-smi decides, so the doctor names neither fix.
+    # nvidia-smi decides, so the doctor names the mismatch it sees (the open verdict, stop 50; it was
+    # a bare not-sure note) and neither fix.
     text = "docker run --gpus all tensorflow/tensorflow:2.5.0-gpu\n" + AFTER_UPDATE
     found = match_output(text)
     got = [d.id for d in found]
-    assert "driver-too-old" not in got and "driver-library-mismatch" not in got
-    note = next(d for d in found if d.id == "not-sure")
-    assert not note.harmful and "outside the container" in note.fix and note.fix.endswith(": nvidia-smi")
-    assert "550.54.14" in note.evidence and "535.154.5" in note.evidence
+    assert "driver-too-old" not in got and "not-sure" not in got
+    d = found[0]
+    assert d.id == "driver-library-mismatch" and d.verdict == "driver-mismatch-one-side"
+    assert "outside the container" in d.why and d.fix.endswith(": nvidia-smi")
+    assert "550.54.14" in d.why and "535.154.5" in d.why and "535.154.5" in d.evidence
 
 
 def test_equal_versions_written_two_ways_are_no_mismatch() -> None:

@@ -156,7 +156,9 @@ _PLATFORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "container",
         re.compile(
-            r"\bdocker\b|\bpodman\b|\bnvcr\.io\b|--gpus\b|\bkubernetes\b|\bk8s\b|\bcontainerd\b|\bsingularity\b|\bapptainer\b",
+            r"\bdocker\b|\bpodman\b|\bnvcr\.io\b|--gpus\b|\bkubernetes\b|\bk8s\b|\bcontainerd\b|\bsingularity\b|\bapptainer\b"
+            # a GitHub Actions job container's work folder (the runner mounts it at /__w)
+            r"|(?:^|[\s'\"=:])/__w/",
             re.I,
         ),
     ),
@@ -244,7 +246,10 @@ _GPU_IMAGE = re.compile(
     r"[\w./-]+:[\w.-]*-gpu\b|[\w./-]+-gpu:[\w.-]+|\bnvidia/cuda:|\bnvcr\.io/nvidia/|"
     # said in words: "I built the docker image with GPU support", "a GPU-enabled image"
     r"\b(?:docker |container )?image (?:built )?with (?:GPU|CUDA) support\b|"
-    r"\bGPU-enabled (?:docker )?image\b",
+    r"\bGPU-enabled (?:docker )?image\b|"
+    # NVIDIA's CUDA images' own ENV (LD_LIBRARY_PATH=/usr/local/nvidia/lib:/usr/local/nvidia/lib64),
+    # where the container toolkit mounts the driver's libraries
+    r"/usr/local/nvidia/lib64\b",
     re.I,
 )
 # The driver capabilities a container is given (the NVIDIA Container Toolkit's NVIDIA_DRIVER_CAPABILITIES,
@@ -935,8 +940,11 @@ _TOOLKIT_CUDA = re.compile(
     r"Cuda compilation tools, release ([0-9]{1,2}\.[0-9])\b"
     r"|\binstall(?:ed)?\s+(?:the\s+)?cuda(?:[- ]toolkit)?\s+v?([0-9]{1,2}\.[0-9])\b"
     r"|\bcuda(?:[- ]toolkit)?\s+v?([0-9]{1,2}\.[0-9])(?:\.[0-9]+)?\s+(?:is\s+)?installed\b"
-    r"|\bcudatoolkit\s?[=:]=?\s?([0-9]{1,2}\.[0-9])\b",
-    re.I,
+    r"|\bcudatoolkit\s?[=:]=?\s?([0-9]{1,2}\.[0-9])\b"
+    # Debian's and Ubuntu's package, as apt and dpkg list it ("nvidia-cuda-toolkit/focal,now 10.1.243-3
+    # amd64 [installed]", "ii  nvidia-cuda-toolkit  10.1.243-3  amd64")
+    r"|^\W{0,4}(?:ii\s+)?nvidia-cuda-toolkit(?:/\S+|:\w+)?\s+(?:\d+:)?([0-9]{1,2}\.[0-9])\.[0-9]+",
+    re.I | re.M,
 )
 
 
@@ -983,7 +991,8 @@ _ORT_NAMED = re.compile(
 
 # nvcc's refusal of an architecture its CUDA release does not know (nvcc fatal, as a build from source
 # asks for one: CMAKE_CUDA_ARCHITECTURES, TORCH_CUDA_ARCH_LIST, a Makefile's -gencode).
-_NVCC_ARCH = re.compile(r"nvcc fatal\s*:\s*Unsupported gpu architecture '?compute_([0-9]{2,3})\b")
+# nvcc's own words (its "nvcc fatal :" prefix may be left out where a person quotes them)
+_NVCC_ARCH = re.compile(r"(?:nvcc fatal\s*:\s*)?\bUnsupported gpu architecture '?compute_([0-9]{2,3})\b")
 
 
 def _read_xformers(text: str, f: Facts) -> None:

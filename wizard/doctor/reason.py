@@ -341,6 +341,35 @@ def _nvcc_too_old(facts: Facts, causes: list[str]) -> Decision | None:
     )
 
 
+def _nvrtc_too_old(facts: Facts) -> Decision | None:
+    """NVRTC refusing the GPU's architecture ("invalid value for --gpu-architecture"), with the
+    toolkit's CUDA in the text, on GPUs whose architecture came after it (knowledge: architectures,
+    the first CUDA whose compilers build for it): the runtime compiler is older than the GPU. The
+    GPU below that CUDA's floor is the other side (judge's nvrtc_below)."""
+    if facts.nvrtc_arch_line is None or not facts.nvrtc_cuda:
+        return None
+    try:
+        cuda = Version(facts.nvrtc_cuda)
+    except InvalidVersion:
+        return None
+    kb = load_knowledge()
+    gpus = [(name, cc, kb.architecture(cc)) for name, cc in shown_gpus(facts, kb)]
+    if not gpus or any(a is None or a.ptxas_cuda is None or a.ptxas_cuda <= cuda for _, _, a in gpus):
+        return None
+    name, cc, arch = gpus[0]
+    assert arch is not None and arch.ptxas_cuda is not None
+    first = f"{arch.ptxas_cuda.major}.{arch.ptxas_cuda.minor}"
+    fields = {"gpu": name or "GPU", "cc": str(cc), "name": arch.name, "cuda": facts.nvrtc_cuda}
+    return Decision(
+        "ptxas-too-old",
+        "doctor.judge54.nvrtc_old",
+        _sourced({**fields, "first": first}, arch.source),
+        texts="nvcc-too-old",
+        evidence=facts.nvrtc_arch_line,
+        drop=("gpu-too-new", "unsupported-cc"),
+    )
+
+
 # What prints ONNX Runtime's version and build (its CUDA provider's requirements are by version).
 ORT_VERSION = 'python -c "import onnxruntime as ort; print(ort.__version__, ort.get_build_info())"'
 
@@ -558,13 +587,14 @@ def _container_libcuda(facts: Facts, causes: list[str]) -> Decision | None:
         return None
     if not facts.gpu_image:
         return None
-    if "WSL2" in facts.platforms or not set(causes) <= CONTAINER_BESIDE:
+    # nvidia-smi not found there is the same absence: the toolkit mounts it with the driver's libraries.
+    if "WSL2" in facts.platforms or not set(causes) <= CONTAINER_BESIDE | {"nvidia-smi-missing"}:
         return None
     return Decision(
         "container-no-gpu",
         "doctor.reason.container_libcuda",
         {},
-        drop=("driver-too-old", "no-device"),
+        drop=("driver-too-old", "no-device", "nvidia-smi-missing"),
         evidence=facts.libcuda_missing,
     )
 
@@ -704,7 +734,22 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         # mismatch's own answer (which side is newer decides), so it is taken out.
         out.drop = UPDATE_DRIVER_IDS
         causes = [c for c in causes if c not in UPDATE_DRIVER_IDS]
-    elif facts.mismatch() > 0 and (contradicting or _container_newer(facts)):
+    elif facts.mismatch() > 0 and _container_newer(facts) and not contradicting:
+        # The libraries and the module differ (both shown); which of two causes made the container's
+        # newer is the host's to say: the open verdict, with the host's command.
+        out.decisions.append(
+            Decision(
+                "driver-library-mismatch",
+                "doctor.judge54.mismatch_container_newer",
+                {"library": facts.driver_library, "kernel": facts.driver_kernel},
+                drop=REBOOT_IDS + UPDATE_DRIVER_IDS,
+                texts="driver-mismatch-one-side",
+                evidence=facts.mismatch_line or facts.failure_line,
+                fix_fields={"command": "nvidia-smi"},
+            )
+        )
+        return out
+    elif facts.mismatch() > 0 and contradicting:
         # Two fixes that contradict each other (reboot, update the driver) and versions that do
         # not decide between them: not sure, with the command that decides.
         out.drop = REBOOT_IDS + UPDATE_DRIVER_IDS
@@ -714,6 +759,7 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         _container_no_compute(facts, causes, symptoms)
         or _container_libcuda(facts, causes)
         or _mismatch_one_side(facts, causes)
+        or _nvrtc_too_old(facts)
         or _coverage(facts, causes)
         or _coverage_open(facts, causes)
         or _ort_libs_open(facts, causes)

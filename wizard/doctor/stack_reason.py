@@ -53,13 +53,17 @@ def _driver_symbol(facts: Facts, causes: list[str], kb: KnowledgeBase) -> SetupD
     if s.driver_symbol_at is None or not set(causes) <= SYMBOL_CAUSES:
         return None
     fields = {"symbol": s.driver_symbol, "library": s.driver_symbol_lib}
-    driver = normalize_driver(s.driver_symbol_version) if s.driver_symbol_version else None
+    # The driver's version from the library's file name, else the one driver the text shows (its
+    # module's /proc version, nvidia-smi's): libcuda.so.1 is that driver's.
+    shown = {v for v in (facts.driver_library, facts.driver_smi, facts.driver_kernel) if v}
+    version = s.driver_symbol_version or (next(iter(shown)) if len(shown) == 1 else "")
+    driver = normalize_driver(version) if version else None
     if driver is None and not s.driver_symbol_lib.lower().endswith(".dll"):
         return None  # libcuda.so(.1) without the driver's version: stack_open says what decides
     key = "driver_symbol"
     if driver is not None:
         cuda = kb.cuda_for_driver(driver, windows=False)
-        fields |= {"driver": s.driver_symbol_version}
+        fields |= {"driver": version}
         if cuda is not None:
             key, fields = "driver_symbol_cuda", {**fields, "cuda": str(cuda)}
     return _decision("driver-too-old", key, fields, s.driver_symbol_at, drop=("cuda-libs-mixed",))
