@@ -77,6 +77,8 @@ ROUND32 = CORPUS.with_name("round32.json")
 ROUND33 = CORPUS.with_name("round33.json")
 # Round 34: collected blind in stop 50 (any owner), scored before any rule (SCORES_round34.txt).
 ROUND34 = CORPUS.with_name("round34.json")
+# Round 35: collected blind in stop 50 (any owner), scored before any rule (SCORES_round35.txt).
+ROUND35 = CORPUS.with_name("round35.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
@@ -307,13 +309,46 @@ def _container_exec_smi(argv: list[str]) -> list[str] | None:
     return None
 
 
+# `singularity|apptainer exec|run OPTIONS --nv ... IMAGE nvidia-smi ARGS`: --nv binds the host's
+# nvidia-smi and driver libraries into the container (Apptainer's GPU support: "--nv ... the NVIDIA
+# driver libraries and binaries from the host"), so what it printed is the host's nvidia-smi.
+_SINGULARITY = ("singularity", "apptainer")
+
+
+def _singularity_smi(argv: list[str]) -> list[str] | None:
+    argv = argv[1:] if argv[:1] == ["sudo"] else argv
+    if len(argv) < 4 or argv[0] not in _SINGULARITY or argv[1] not in ("exec", "run"):
+        return None
+    for i in range(3, len(argv)):
+        if argv[i].rsplit("/", 1)[-1] == "nvidia-smi" and not argv[i - 1].startswith("-"):
+            return ["nvidia-smi", *argv[i + 1 :]] if "--nv" in argv[2 : i - 1] else None
+    return None
+
+
+# Bumblebee's `optirun CMD` / `primusrun CMD` switch the discrete GPU on, load its driver and run CMD
+# there: its nvidia-smi is the host's own, of the driver installed (read where no plain one was pasted).
+_BUMBLEBEE = ("optirun", "primusrun")
+
+
+def bumblebee_as_host(commands: list[dict]) -> list[dict]:
+    out = []
+    for c in commands:
+        argv = [str(a) for a in (c.get("argv") or [])]
+        if argv[:1] and argv[0] in _BUMBLEBEE and argv[1:2] and argv[1].rsplit("/", 1)[-1] == "nvidia-smi":
+            own = ["nvidia-smi", *argv[2:]]
+            if not any((x.get("argv") or []) == own for x in commands):
+                out.append({**c, "argv": own})
+    return out
+
+
 def container_smi_as_host(commands: list[dict]) -> list[dict]:
     """The host's `nvidia-smi` as a container given every GPU printed it: only the plain table once
     NVML started (its banner with the driver), only where the host's own was not pasted, and only
     where every such run printed the same."""
     said = []
     for c in commands:
-        own = _container_smi(list(c.get("argv") or [])) or _container_exec_smi(list(c.get("argv") or []))
+        argv = list(c.get("argv") or [])
+        own = _container_smi(argv) or _container_exec_smi(argv) or _singularity_smi(argv)
         out = str(c.get("stdout", ""))
         if own == ["nvidia-smi"] and any(
             SMI_BANNER.search(x) and HEADER_DRIVER.search(x) for x in out.splitlines()
@@ -479,6 +514,7 @@ _OWN_CUDA = re.compile(r"CUDA (?:UMD )?Version:\s*\S+")
 def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
     """The commands as the probe runs them: a bare name the shell found on PATH is also recorded
     under the path the case's files hold it at (WSL's /usr/lib/wsl/lib/nvidia-smi)."""
+    commands = [*commands, *bumblebee_as_host(commands)]
     commands = [*commands, *container_smi_as_host(commands), *query_as_run(commands)]
     out = list(commands)
     for c in commands:  # `sudo CMD` printed what CMD prints (as root, on sudo's PATH): CMD's output
