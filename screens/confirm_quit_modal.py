@@ -8,6 +8,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from screens.dialog_keys import BUTTON_ARROWS
 from wizard.text import t
 
 
@@ -15,6 +16,7 @@ class ConfirmQuitModal(ModalScreen[bool]):
     BINDINGS = [
         Binding("escape,n", "answer(False)", t("app.quit.no")),
         Binding("y", "answer(True)", t("app.quit.yes")),
+        *BUTTON_ARROWS,
     ]
 
     def compose(self) -> ComposeResult:

@@ -8,6 +8,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from screens.dialog_keys import BUTTON_ARROWS
 from wizard.text import t
 
 
@@ -15,6 +16,7 @@ class ConfirmStepModal(ModalScreen[bool]):
     BINDINGS = [
         Binding("escape,n", "answer(False)", t("app.key.no")),
         Binding("y", "answer(True)", t("app.key.yes")),
+        *BUTTON_ARROWS,
     ]
 
     def __init__(self, title: str, question: str) -> None:

@@ -10,6 +10,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from screens.dialog_keys import BUTTON_ARROWS
 from wizard.text import t
 
 
@@ -19,6 +20,7 @@ class ResumeModal(ModalScreen[bool]):
     BINDINGS = [
         Binding("escape,n", "answer(False)", t("app.resume.no")),
         Binding("y", "answer(True)", t("app.resume.yes")),
+        *BUTTON_ARROWS,
     ]
 
     def __init__(self, state: Any) -> None:
