@@ -360,6 +360,11 @@ class ChooseScreen(WizardScreen):
         if self.maximized is not None:
             self.minimize()
             return
+        if isinstance(self.focused, Input):
+            # Escape while typing leaves the field, not the screen (the text stays as typed: the
+            # Python applies on Enter, the folder on Use).
+            self.query_one(CandidateTable).focus()
+            return
         super().action_back()
 
     def action_toggle_all(self) -> None:

@@ -74,3 +74,22 @@ async def test_a_row_only_in_all_rows_comes_back_in_all_rows() -> None:
         await pilot.press("n")
         await settle(pilot)
         assert _choice(app)[:2] == chosen[:2]
+
+
+async def test_escape_while_typing_leaves_the_field_not_the_screen() -> None:
+    from textual.widgets import Input
+
+    app = build_app("ubuntu-24.04-rtx4090-fresh")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_choose(pilot)
+        chosen = _choice(app)
+        python = app.screen.query_one("#choose-python", Input)
+        python.focus()
+        await pilot.press("3", "escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ChooseScreen)  # still here
+        assert isinstance(app.screen.focused, CandidateTable)
+        assert python.value.endswith("3") and _choice(app) == chosen  # typed, not applied
+        await pilot.press("escape")  # from the table: back, as before
+        await settle(pilot)
+        assert not isinstance(app.screen, ChooseScreen)
