@@ -943,7 +943,7 @@ _TOOLKIT_CUDA = re.compile(
     r"|\bcudatoolkit\s?[=:]=?\s?([0-9]{1,2}\.[0-9])\b"
     # Debian's and Ubuntu's package, as apt and dpkg list it ("nvidia-cuda-toolkit/focal,now 10.1.243-3
     # amd64 [installed]", "ii  nvidia-cuda-toolkit  10.1.243-3  amd64")
-    r"|^\W{0,4}(?:ii\s+)?nvidia-cuda-toolkit(?:/\S+|:\w+)?\s+(?:\d+:)?([0-9]{1,2}\.[0-9])\.[0-9]+",
+    r"|^\W{0,4}(?:ii\s+)?nvidia-cuda-toolkit(?:/\S+|:\w+)?\s+(?:[0-9]+:)?([0-9]{1,2}\.[0-9])\.[0-9]+",
     re.I | re.M,
 )
 
