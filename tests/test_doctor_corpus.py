@@ -1109,7 +1109,12 @@ FRESH_MEASURED = Bar(recognised=31, right=24, wrong_causes=0)
 READ_BARS[54] = Bar(recognised=31, right=24, wrong_causes=0)
 # Round 55 (65 texts, 22 held out; two collectors split by owner, collected blind in stop 50 after round
 # 54's rules). Scored once blind, before any rule from it: held out 11/22 recognised (50.0%), 9 right,
-# 0 wrong; training 39/43 (90.7%), 33 right, 5 wrong.
+# 0 wrong; training 39/43 (90.7%), 33 right, 5 wrong. Then from its training side: Paddle's own arch
+# list against its GPU's capability; the machine's graphics driver said to be AMD's beside CUDA's 35;
+# lshw's and lspci's NVIDIA device listed with nouveau as its driver: training 40/43, 36 right, 3 wrong
+# (a cuDNN function missing read as an older cuDNN was tried and dropped: the linker names the first
+# undefined symbol it meets, so a missing newer function does not show cuDNN itself was found). Held
+# out after them (unread): round 54 one more right (the nouveau listing), no other change.
 FRESH_MEASURED = Bar(recognised=11, right=9, wrong_causes=0)
 UNREAD_WRONG_CAUSES = {
     28: 1,

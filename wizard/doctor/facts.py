@@ -290,6 +290,10 @@ _BUILD_LIST = re.compile(
     re.I,
 )
 _ARCH_WORD = re.compile(r"\b(?:sm|compute)_[0-9]{2,3}[af]?\b", re.I)
+# Paddle's own check of its build against the GPU (gpu_resources.cc): "The GPU architecture in your
+# current machine is Pascal, which is not compatible with Paddle installation with arch: 70 75 80 86":
+# the machine code its wheel carries.
+_PADDLE_ARCH = re.compile(r"not compatible with Paddle installation with arch:((?:\s*[0-9]{2,3}\b)+)", re.I)
 # The GPU's own capability as PyTorch names it ("with CUDA capability sm_86") or nvidia-smi's
 # --query-gpu=name,compute_cap CSV ("NVIDIA GeForce RTX 5090, 12.0").
 _CC_SM = re.compile(r"with CUDA capability sm_([0-9]{1,2})([0-9])\b", re.I)
@@ -708,6 +712,9 @@ def read_facts(text: str) -> Facts:
         words = _ARCH_WORD.findall(next(g for g in m.groups() if g))
         f.build_code = list(dict.fromkeys(w.lower() for w in words))
         break
+    if not f.build_code and (m := _PADDLE_ARCH.search(text)):
+        f.build_code = list(dict.fromkeys(f"sm_{n}" for n in m.group(1).split()))
+        f.no_kernel_line = f.no_kernel_line or _line_at(text, m.start())  # its words for "no code for it"
     m = _CUDNN_PAIR.search(text)
     if m:
         f.cudnn_loaded, f.cudnn_built = m.group(1), m.group(2)

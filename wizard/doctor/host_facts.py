@@ -66,7 +66,10 @@ _OTHER_VENDOR_GPU = re.compile(
     # Intel's graphics said to be the machine's own, the only graphics named: "a Laptop with Intel i5
     # Graphics card", a system summary's "Graphics : Intel(R) Iris Plus Graphics 650".
     r"|\b(?:laptop|notebook|computer|pc|machine)\s+with\s+(?:an?\s+)?Intel\b[^.,\n]{0,30}?\bGraphics\s+card\b"
-    r"|^\W*Graphics(?:\s+card)?\s*:\s*Intel\b",
+    r"|^\W*Graphics(?:\s+card)?\s*:\s*Intel\b"
+    # the machine's graphics driver said to be AMD's ("I'm using windows 7 and the latest amd drivers")
+    r"|\b(?:latest|newest)\s+(?:AMD|Radeon)\s+(?:graphics\s+)?drivers?\b"
+    r"|\b(?:using|with|installed|have)\s+(?:the\s+)?(?:AMD|Radeon)\s+(?:graphics\s+)?drivers?\b",
     re.I | re.M,
 )
 # i35k: TensorFlow's issue template's field answered "None" ("- GPU model and memory: None"), read on its
