@@ -309,6 +309,12 @@ class PlanScreen(WizardScreen):
             return
         super().action_back()
 
+    def watch_maximized(self, maximized: object) -> None:
+        # The detail on the whole screen (d): its hint says how to scroll there, not "press d".
+        opened = "_open" if maximized is not None else ""
+        self.query_one("#plan-commands", PathText).set_hint(t("wide.commands_hint" + opened))
+        self.query_one("#plan-check", PathText).set_hint(t("wide.check_hint" + opened))
+
     @on(DataTable.RowHighlighted, "#plan-steps")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._detail(self.query_one(PlanStepTable).highlighted())

@@ -33,9 +33,12 @@ async def test_a_check_wider_than_80_columns_says_so_and_k_copies_it_whole(lang:
         check = screen.query_one("#plan-check", PathText)
         whole = step.before_check.shell()
         assert cell_len(whole) > 80 and check.too_wide
+        assert check.hint == t("wide.check_hint")  # in its place: "press d, then →"
         await pilot.press("d")  # the detail on the whole screen: the hint is in sight, whole
         await pilot.pause()
-        assert _flat(t("wide.check_hint")) in _flat(screen_text(app))
+        # ...and says how to scroll there, not "press d" again (a tmux walk read that in the d view)
+        assert _flat(t("wide.check_hint_open")) in _flat(screen_text(app))
+        assert _flat(t("wide.check_hint")) not in _flat(screen_text(app))
         await pilot.press("k")
         await pilot.pause()
         assert app.clipboard == whole
@@ -43,6 +46,9 @@ async def test_a_check_wider_than_80_columns_says_so_and_k_copies_it_whole(lang:
         await pilot.press("c")  # c still copies the step's commands, whole
         await pilot.pause()
         assert app.clipboard == "\n".join(step.command_lines())
+        await pilot.press("escape")  # back in its place: "press d, then →" again
+        await pilot.pause()
+        assert check.hint == t("wide.check_hint") and isinstance(app.screen, PlanScreen)
 
 
 async def test_no_hint_where_every_line_fits() -> None:

@@ -35,6 +35,13 @@ class PathText(Static):
         self.too_wide = False
         self._wrapped_at = -1
 
+    def set_hint(self, hint: str) -> None:
+        """Another hint (the same box read whole on the screen says another way to scroll)."""
+        if hint != self.hint:
+            self.hint = hint
+            self._wrapped_at = -1
+            self._wrap(self._room())
+
     def set_text(self, text: str) -> None:
         self.text = text
         self._wrapped_at = -1
