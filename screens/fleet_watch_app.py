@@ -13,13 +13,13 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
+from screens.widgets.table_widths import set_widths, widest
 from wizard.fleet.live_view import board_cells, board_header, board_summary
 from wizard.fleet.watch import Board, HostRow
 from wizard.safe.display import safe
@@ -117,16 +117,12 @@ class FleetBoardApp(App[int]):
         self._show_detail()
 
     def _fit_columns(self, table: DataTable[Text]) -> None:
-        """Each column at the width its cells need, set before the board is drawn: a DataTable
-        measures auto-width columns on its next idle and keeps a header drawn before that at the
-        labels' widths (its line cache does not see the measuring), a header above wider rows."""
+        """Each column at the width its cells need, set with the rows (screens.widgets.table_widths)."""
         header = board_header()
         cells = [board_cells(row) for row in self.rows.values()]
-        for i, column in enumerate(table.ordered_columns):
-            need = [cell_len(header[i]) if i < len(header) else 0]
-            need += [cell_len(c[i]) for c in cells if i < len(c)]
-            column.width, column.auto_width = max(need), False
-        table.refresh()
+        set_widths(
+            table, [widest(label, [c[i] for c in cells if i < len(c)]) for i, label in enumerate(header)]
+        )
 
     def on_board_failed(self, message: BoardFailed) -> None:
         self.query_one("#board-summary", Static).update(Text(safe(message.error, 300), style="bold red"))

@@ -28,7 +28,6 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -45,6 +44,7 @@ from screens.widgets.bench_panel import BenchPanel
 from screens.widgets.fit import fit_words
 from screens.widgets.gpu_panel import GpuPanel
 from screens.widgets.host_panel import HostPanel
+from screens.widgets.table_widths import set_widths, widest
 from wizard.bench.events import BenchEvent
 from wizard.bench.report import BenchReport
 from wizard.bench.runner import BenchPythonMissing, BenchRun, SimulatedBenchRun, resolve_python, save_report
@@ -267,19 +267,13 @@ class MonitorScreen(Screen[None]):
             for index, p in rows
         ]
         labels = [t(f"monitor.col.{key}") for key in PROCESS_COLUMNS]
-        widths = [max([cell_len(labels[i])] + [cell_len(c[i]) for c in cells]) for i in range(3)]
+        widths = [widest(labels[i], [c[i] for c in cells]) for i in range(3)]
         room = max(8, table.size.width - sum(widths) - 2 * table.cell_padding * 4 - 1)
         names = [
             fit_words(safe(p.name, 60) if p.name is not None else t("monitor.na"), room) for _, p in rows
         ]
-        widths.append(max([cell_len(labels[3])] + [cell_len(n) for n in names]))
-        # Each column at the width its cells need, given before the rows: a DataTable measures its
-        # columns on its next idle and keeps a header drawn before that at the labels' widths (its line
-        # cache is keyed by an update count the measuring does not change), a header that then sat
-        # above wider rows.
-        table.clear(columns=True)
-        for key, label, width in zip(PROCESS_COLUMNS, labels, widths, strict=True):
-            table.add_column(label, key=key, width=width)
+        table.clear()
+        set_widths(table, [*widths, widest(labels[3], names)])  # with the rows: never re-measured
         for (index, pid, mem), name in zip(cells, names, strict=True):
             table.add_row(index, pid, mem, Text(name))
 

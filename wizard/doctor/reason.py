@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 from packaging.version import InvalidVersion, Version
 
+from wizard.choose.gpu_generation import toolkit_too_old
 from wizard.choose.knowledge import load_knowledge
 from wizard.doctor.facts import Facts
 from wizard.doctor.host_reason import decide_host
@@ -353,12 +354,15 @@ def _nvrtc_too_old(facts: Facts) -> Decision | None:
     except InvalidVersion:
         return None
     kb = load_knowledge()
-    gpus = [(name, cc, kb.architecture(cc)) for name, cc in shown_gpus(facts, kb)]
-    if not gpus or any(a is None or a.ptxas_cuda is None or a.ptxas_cuda <= cuda for _, _, a in gpus):
+    gpus = shown_gpus(facts, kb)
+    # Choose's own test of a toolkit against a GPU's generation: the same answer for a log and a machine.
+    firsts = [toolkit_too_old(kb, cc, cuda) for _, cc in gpus]
+    if not gpus or any(f is None for f in firsts):
         return None
-    name, cc, arch = gpus[0]
-    assert arch is not None and arch.ptxas_cuda is not None
-    first = f"{arch.ptxas_cuda.major}.{arch.ptxas_cuda.minor}"
+    name, cc = gpus[0]
+    arch = kb.architecture(cc)
+    assert arch is not None and firsts[0] is not None
+    first = f"{firsts[0].major}.{firsts[0].minor}"
     fields = {"gpu": name or "GPU", "cc": str(cc), "name": arch.name, "cuda": facts.nvrtc_cuda}
     return Decision(
         "ptxas-too-old",
