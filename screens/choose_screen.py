@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -33,6 +33,7 @@ TABLE_MIN = 5  # CandidateTable's min-height: its header and four rows
 
 
 class ChooseScreen(WizardScreen):
+    _editing: tuple[Input, str] | None = None  # the field being typed in, and its text before
     CSS_PATH = style_paths(["choose.tcss"])  # type: ignore[assignment]
     CSS = style_text(["choose.tcss"])
     BINDINGS = [
@@ -361,11 +362,18 @@ class ChooseScreen(WizardScreen):
             self.minimize()
             return
         if isinstance(self.focused, Input):
-            # Escape while typing leaves the field, not the screen (the text stays as typed: the
-            # Python applies on Enter, the folder on Use).
+            # Escape while typing cancels the edit and leaves the field, not the screen: the field
+            # gets back the text it had when the cursor entered it (a typed folder is read on Use).
+            field = self.focused
+            if self._editing is not None and self._editing[0] is field:
+                field.value = self._editing[1]
             self.query_one(CandidateTable).focus()
             return
         super().action_back()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        if isinstance(event.widget, Input):  # where Escape takes the field back to
+            self._editing = (event.widget, event.widget.value)
 
     def action_toggle_all(self) -> None:
         """Every release x method, or only the rows worth reading (the default)."""

@@ -76,20 +76,24 @@ async def test_a_row_only_in_all_rows_comes_back_in_all_rows() -> None:
         assert _choice(app)[:2] == chosen[:2]
 
 
-async def test_escape_while_typing_leaves_the_field_not_the_screen() -> None:
+async def test_escape_while_typing_cancels_the_edit_and_leaves_the_field_not_the_screen() -> None:
     from textual.widgets import Input
 
     app = build_app("ubuntu-24.04-rtx4090-fresh")
     async with app.run_test(size=(80, 24)) as pilot:
         await to_choose(pilot)
         chosen = _choice(app)
-        python = app.screen.query_one("#choose-python", Input)
-        python.focus()
-        await pilot.press("3", "escape")
-        await pilot.pause()
-        assert isinstance(app.screen, ChooseScreen)  # still here
-        assert isinstance(app.screen.focused, CandidateTable)
-        assert python.value.endswith("3") and _choice(app) == chosen  # typed, not applied
+        for field_id in ("#choose-python", "#choose-venv"):
+            field = app.screen.query_one(field_id, Input)
+            before = field.value
+            field.focus()
+            await pilot.pause()
+            await pilot.press("3", "escape")
+            await pilot.pause()
+            assert isinstance(app.screen, ChooseScreen)  # still here
+            assert isinstance(app.screen.focused, CandidateTable)
+            assert field.value == before, field_id  # the edit taken back (a tmux walk planned "~/3")
+            assert _choice(app) == chosen
         await pilot.press("escape")  # from the table: back, as before
         await settle(pilot)
         assert not isinstance(app.screen, ChooseScreen)
