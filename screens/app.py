@@ -180,6 +180,13 @@ class WizardApp(App[int]):
             return
         self.push_screen(_make_monitor(MonitorScreen, self))
 
+    def go_doctor(self) -> None:
+        """The doctor's screen for a pasted error; from Welcome, a finished run or the palette."""
+        from screens.doctor_screen import DoctorScreen
+
+        if not isinstance(self.screen, DoctorScreen):
+            self.push_screen(DoctorScreen())
+
     def choose_demo(self, then: Callable[[], None] | None = None) -> None:
         """Ask which demo machine to use; on a choice, start over with that profile."""
         from screens.demo_picker_modal import DemoPickerModal
@@ -234,6 +241,7 @@ class WizardApp(App[int]):
         yield SystemCommand(t("app.textual.theme"), t("app.textual.theme_help"), self.action_change_theme)
         yield SystemCommand(t("app.textual.quit"), t("app.textual.quit_help"), self.action_quit)
         yield SystemCommand(t("app.textual.help"), t("app.textual.help_help"), self.action_help)
+        yield SystemCommand(t("app.textual.doctor"), t("app.textual.doctor_help"), self.go_doctor)
         if screen.maximized is not None:
             yield SystemCommand(
                 t("app.textual.minimize"), t("app.textual.minimize_help"), screen.action_minimize

@@ -476,8 +476,8 @@ class RunScreen(WizardScreen):
             return self.state in ("failed", "cancelled")
         if action == "skip":
             return self._can_skip()
-        if action == "doctor":
-            return self.state == "failed"
+        if action == "doctor":  # failed: the step's output; finished: a pasted error (the screen)
+            return self.state in ("failed", "finished")
         if action == "copy":
             if self._windows_step is not None and bool(self._windows_step.commands):
                 return True
@@ -567,6 +567,9 @@ class RunScreen(WizardScreen):
         from screens.doctor_modal import DoctorModal
         from wizard.doctor.diagnose import diagnose
 
+        if self.state != "failed":  # a run that finished: the doctor reads what the student pastes
+            self.wizard.go_doctor()
+            return
         output = "\n".join(self.failed_output)
         self.app.push_screen(DoctorModal(diagnose(self.session.profile, output=output)))
 

@@ -17,6 +17,7 @@ class WelcomeScreen(WizardScreen):
     BINDINGS = [
         Binding("enter,s", "start", t("app.key.start"), priority=False),
         Binding("d", "demo", t("app.key.demo")),
+        Binding("e", "doctor", t("app.key.doctor_open")),
         Binding("n", "start_over", t("app.key.start_over")),  # only while a demo remembers a run
         Binding("q", "app.quit", t("app.key.quit"), show=False),
         Binding("escape", "back", show=False),
@@ -59,6 +60,7 @@ class WelcomeScreen(WizardScreen):
         with Horizontal(classes="button-row"):
             yield Button(start_label(session.simulated), id="start", variant="primary", compact=True)
             yield Button(t("app.welcome.demo"), id="demo", compact=True)
+            yield Button(t("app.welcome.doctor"), id="doctor", compact=True)
             yield Button(t("app.welcome.quit"), id="quit", compact=True)
         yield Footer(show_command_palette=False)
 
@@ -123,11 +125,16 @@ class WelcomeScreen(WizardScreen):
             self.action_start()
         elif event.button.id == "demo":
             self.action_demo()
+        elif event.button.id == "doctor":
+            self.action_doctor()
         elif event.button.id == "quit":
             self.app.exit(return_code=0)
 
     def action_start(self) -> None:
         self.wizard.go_detect()
+
+    def action_doctor(self) -> None:
+        self.wizard.go_doctor()
 
     def action_demo(self) -> None:
         self.wizard.choose_demo(then=self._demo_chosen)

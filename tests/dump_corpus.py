@@ -79,6 +79,8 @@ ROUND33 = CORPUS.with_name("round33.json")
 ROUND34 = CORPUS.with_name("round34.json")
 # Round 35: collected blind in stop 50 (any owner), scored before any rule (SCORES_round35.txt).
 ROUND35 = CORPUS.with_name("round35.json")
+# Round 36: collected blind in stop 51 (owners split a-m / n-z), scored before any rule (SCORES_round36.txt).
+ROUND36 = CORPUS.with_name("round36.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
@@ -623,6 +625,17 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
             for argv, text in ((["lspci", "-nn"], top), (list(LSPCI_DRIVERS), lines)):
                 if not any((x.get("argv") or []) == argv for x in commands):
                     out.append({**c, "argv": argv, "stdout": "".join(text)})
+        if (c.get("argv") or []) == ["lspci", "-k"] and not any(
+            (x.get("argv") or []) == ["lspci"] for x in commands
+        ):
+            # `lspci -k` (often through `grep -A 2`, whose "--" lines part the groups) holds plain
+            # `lspci`'s device lines, each followed by its indented driver lines.
+            top = [
+                x
+                for x in str(c.get("stdout", "")).splitlines(keepends=True)
+                if x.strip() and x.strip() != "--"
+            ]
+            out.append({**c, "argv": ["lspci"], "stdout": "".join(x for x in top if not x[0].isspace())})
         if (c.get("argv") or [""])[0] == "lspci" and "-v" in " ".join(c["argv"][1:]):
             # `lspci -v`/`-vv` holds `lspci -k`'s lines: each device, its drivers in use and modules.
             keep = ("Subsystem:", "Kernel driver in use:", "Kernel modules:")

@@ -169,3 +169,12 @@ def test_resume(snap_compare: Any, size: tuple[int, int]) -> None:
     )
     app = app_for("ubuntu-24.04-rtx4090-fresh", offer_resume=True)
     assert snap_compare(app, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_doctor_answer(snap_compare: Any, size: tuple[int, int]) -> None:
+    # A pasted mismatch read on a demo machine whose profile shows the same mismatch.
+    from tests.apps.wizard_app import to_doctor_answer
+
+    app = app_for("ubuntu-22.04-rtx3060-mismatch-after-update")
+    assert snap_compare(app, terminal_size=size, run_before=to_doctor_answer)

@@ -220,3 +220,9 @@ def test_english_screens_are_back_afterwards() -> None:
     assert language() == "en"
     quit_binding = next(b for b in WizardApp.BINDINGS if getattr(b, "action", "") == "quit")
     assert quit_binding.description == "Quit"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_doctor_answer(zh: Zh, snap_compare: Any, size: tuple[int, int]) -> None:
+    app = zh.app("ubuntu-22.04-rtx3060-mismatch-after-update")
+    assert snap_compare(app, terminal_size=size, run_before=zh.wizard.to_doctor_answer)

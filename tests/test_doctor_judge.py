@@ -487,8 +487,8 @@ def test_doctor_log_names_the_wsl2_windows_driver_in_english_and_chinese() -> No
 def test_the_judged_causes_read_in_chinese() -> None:
     set_language("zh")
     too_new = match_output("tensorflow 2.17.0\n" + _tf_gpu("NVIDIA GeForce RTX 5090", "12.0") + NO_KERNEL)[0]
-    assert too_new.id == "gpu-too-new" and "计算能力 12.0" in too_new.why and "compute_90a" in too_new.why
+    assert too_new.id == "gpu-too-new" and "算力 12.0" in too_new.why and "compute_90a" in too_new.why
     too_old = match_output("tensorflow==2.16.1\n" + _tf_gpu("NVIDIA GeForce GTX 780", "3.5") + NO_KERNEL)[0]
-    assert too_old.title == "这块 GPU 对这个构建来说太旧" and "计算能力 3.5" in too_old.fix
+    assert too_old.title == "这块 GPU 对这个构建来说太旧" and "算力 3.5" in too_old.fix
     floor = match_output(_no_device("527.41", wsl=True))[0]
     assert floor.id == "driver-too-old" and "528.33" in floor.why and "在 WSL2 上" in floor.why

@@ -240,7 +240,7 @@ def test_the_new_verdicts_speak_chinese() -> None:
     too_new = first(
         "CUDA error: no kernel image is available for execution on the device\n- Gpu: 5060ti 16gb\n"
     )
-    assert "计算能力 12.0" in too_new.why
+    assert "算力 12.0" in too_new.why
     mac = first("on my Mac laptop: TORCH CUDA version not installed/working\n")
     assert "macOS" in mac.why or "Mac" in mac.why
     wsl = first(

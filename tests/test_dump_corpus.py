@@ -43,6 +43,7 @@ from tests.dump_corpus import (
     ROUND33,
     ROUND34,
     ROUND35,
+    ROUND36,
     cases,
     held_out,
     judge,
@@ -695,6 +696,10 @@ LATER_ROUNDS = {
     # (SCORES_round35.txt): held out 8/8, 0 wrong; training 10/14, 0 wrong. Then Singularity's --nv
     # nvidia-smi and Bumblebee's optirun nvidia-smi read as the host's (as_run): training 14/14.
     35: LaterRound(ROUND35, 22, 8, {}, {}),
+    # Round 36 (stop 51; owners split a-m / n-z): blind held out 3/5, 0 wrong; training 16/18,
+    # 0 wrong (SCORES_round36.txt). Then modprobe's EPERM in the boot log read as the module not
+    # loaded, and `lspci -k` as plain lspci's device lines (as_run): training 18/18.
+    36: LaterRound(ROUND36, 23, 5, {}, {}),
 }
 LATER_CASES = {n: cases(r.path) for n, r in LATER_ROUNDS.items()}
 

@@ -100,7 +100,12 @@ class RunStepList(Vertical):
     def redraw(self) -> None:
         now = self.clock()
         labels = {status: t(f"app.run.status_{status}") for status in STATUSES}
-        width = max(cell_len(label) for label in labels.values())
+        shown = {self.status.get(step.id, "pending") for step in self.steps}
+        # While the run goes on the column fits every status (no row jumps as one changes); once
+        # no step can change, only the statuses shown: the titles get the room (a finished run's
+        # list beside the "how to use it" text was a few columns wide).
+        settled = not shown & {"pending", "running", "waiting"}
+        width = max(cell_len(labels[s]) for s in (shown if settled else labels))
         for n, step in enumerate(self.steps, start=1):
             status = self.status.get(step.id, "pending")
             if step.id in self.took:
@@ -111,7 +116,9 @@ class RunStepList(Vertical):
                 timing = ""
             style = STYLE[status]
             row = self.query_one(f"#step-{n}", Horizontal)
-            row.query_one(".step-status", Static).update(
+            cell = row.query_one(".step-status", Static)
+            cell.styles.width = width + 8  # icon, space, status, space, time (4), a gap
+            cell.update(
                 Content.from_markup(
                     f"[{style}]$icon $label[/] [$text-muted]$timing[/]",
                     icon=ICON[status],

@@ -147,3 +147,32 @@ async def log_settled(pilot: Pilot[Any]) -> None:
     await pilot.pause(0.1)
     log.scroll_end(animate=False, immediate=True)
     await pilot.pause()
+
+
+# A driver update without a reboot, as NVML says it (tests/doctor_corpus holds many like it).
+DOCTOR_TEXT = "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 550.54\n"
+
+
+async def to_doctor(pilot: Pilot[Any]) -> None:
+    """Welcome's `e`: the doctor's screen, its text box focused."""
+    from screens.doctor_screen import DoctorScreen
+
+    await pilot.press("e")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, DoctorScreen))
+
+
+async def paste(pilot: Pilot[Any], text: str) -> None:
+    """What a terminal sends for a paste (bracketed paste): the app gives it to the focused widget."""
+    from textual import events
+
+    pilot.app.post_message(events.Paste(text))
+    await pilot.pause()
+
+
+async def to_doctor_answer(pilot: Pilot[Any], text: str = DOCTOR_TEXT) -> None:
+    """An error pasted and read (Ctrl+R): the answer drawn and focused."""
+    await to_doctor(pilot)
+    await paste(pilot, text)
+    await pilot.press("ctrl+r")
+    await wait_until(pilot, lambda: getattr(pilot.app.screen.focused, "id", None) == "doctor-report")
+    await pilot.pause()

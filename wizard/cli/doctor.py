@@ -24,9 +24,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
-    from wizard.doctor.catalogue import LineMatcher
     from wizard.doctor.diagnose import Diagnosis
-    from wizard.doctor.facts import Facts
 
 EXIT_OK, EXIT_HARMFUL, EXIT_BAD_INPUT = 0, 1, 2
 RUN_FACT_LINES = 20_000  # lines of a --run command's output kept for reading its facts
@@ -54,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from wizard.doctor.catalogue import LineMatcher
+    from wizard.doctor.diagnose import diagnose_lines, from_hits
 
     console = Console(stderr=bool(args.json))  # with --json, stdout is for the JSON only
     if args.log and args.run is not None:
@@ -62,12 +60,10 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     if args.run is not None:
         return _run_command(args, console)
-    from wizard.doctor.facts import read_facts
-
-    matcher = LineMatcher()
-    facts = None
-    if args.log:
-        from wizard.doctor.logread import read_log
+    if not args.log:
+        found = from_hits((), load_profile_arg(args))
+    else:
+        from wizard.doctor.logread import read_log, size_text
         from wizard.safe.display import safe
 
         try:
@@ -75,35 +71,28 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(t("cli.cannot_read", path=safe(args.log), error=os_error(exc)), file=sys.stderr)
             return EXIT_BAD_INPUT
-        for number, line in log.lines:
-            matcher.feed(line, number)
-        facts = read_facts("\n".join(line for _, line in log.lines))
         if log.truncated and not args.json:
-            console.print(_plain(t("doctor.log_tail_note", size=_size(log.tail_bytes)), "dim"))
+            console.print(_plain(t("doctor.log_tail_note", size=size_text(log.tail_bytes)), "dim"))
         if log.stopped and not args.json:
-            console.print(_plain(t("doctor.log_stopped_note", size=_size(log.scanned)), "dim"))
-    found = _report(args, matcher, console, output_given=bool(args.log), facts=facts)
+            console.print(_plain(t("doctor.log_stopped_note", size=size_text(log.scanned)), "dim"))
+        found = diagnose_lines(log.lines, load_profile_arg(args))
+    _report(args, found, console, output_given=bool(args.log))
     return EXIT_HARMFUL if any(d.harmful for d in found) else EXIT_OK
 
 
 def _report(
     args: argparse.Namespace,
-    matcher: LineMatcher,
+    found: list[Diagnosis],
     console: Console,
     *,
     output_given: bool,
     extra: dict[str, object] | None = None,
-    facts: Facts | None = None,
-) -> list[Diagnosis]:
-    from wizard.doctor.diagnose import from_hits
-
-    found = from_hits(matcher.hits.values(), load_profile_arg(args), facts)
+) -> None:
     if args.json:
         items = [d.to_dict() for d in found]
         print_json(items if extra is None else {**extra, "diagnoses": items})
     else:
         render(console, found, output_given=output_given)
-    return found
 
 
 def _run_command(args: argparse.Namespace, console: Console) -> int:
@@ -154,7 +143,10 @@ def _run_command(args: argparse.Namespace, console: Console) -> int:
     console.print()
     console.print(_plain(t("doctor.run_exit", code=code), "bold" if code == 0 else "bold red"))
     extra: dict[str, object] = {"command": watched.argv, "exit_status": code, "interrupted": interrupted}
-    found = _report(args, matcher, console, output_given=True, extra=extra, facts=read_facts("\n".join(tail)))
+    from wizard.doctor.diagnose import from_hits
+
+    found = from_hits(matcher.hits.values(), load_profile_arg(args), read_facts("\n".join(tail)))
+    _report(args, found, console, output_given=True, extra=extra)
     failed = code != 0 or interrupted
     return EXIT_HARMFUL if failed or any(d.harmful for d in found) else EXIT_OK
 
@@ -180,7 +172,7 @@ def render(console: Console, found: list[Diagnosis], *, output_given: bool) -> N
     from rich.text import Text
 
     from wizard.cjk.wrap import command_lines, wrap
-    from wizard.doctor.diagnose import recognised_in_output
+    from wizard.doctor.report_view import doctor_report
     from wizard.safe.display import safe, text
 
     def show(value: str, style: str, limit: int | None = None) -> None:
@@ -210,34 +202,30 @@ def render(console: Console, found: list[Diagnosis], *, output_given: bool) -> N
         indented(t("doctor.source_line", source=d.seen_in), "dim")
         console.print()
 
-    from_output = [d for d in found if d.origin == "output"]
-    machine = [d for d in found if d.origin != "output"]
-    serious = [d for d in from_output if d.severity != "harmless"]
-    harmless = [d for d in from_output if d.severity == "harmless"]
+    report = doctor_report(found, text_given=output_given)
     if output_given and found:
         show(t("doctor.log_heading"), "bold")
         console.print()
-    for d in serious:
+    for d in report.from_text:
         full(d)
-    if output_given and not recognised_in_output(found) and not any(d.id == "not-sure" for d in found):
+    if report.not_recognised:
         show(t("doctor.not_recognised"), "yellow")
         advice(t("doctor.not_recognised_next"), "yellow")
         console.print()
-    if harmless:
+    if report.harmless:
         show(t("doctor.harmless_intro"), "dim")
-        for d in harmless:
+        for d in report.harmless:
             show(f"  {t('doctor.harmless_label')} · {d.title}", "dim")
             advice(d.why, "dim", "    ")
             show(f"    {d.evidence}", "dim italic", limit=400)
         console.print()
-    machine_serious = [d for d in machine if d.severity != "harmless"]
-    if not machine_serious and not output_given:
+    if report.nothing_found:
         show(t("doctor.none_found"), "green")
-    if machine_serious and output_given:
+    if report.machine and output_given:
         # What detect finds where the doctor runs: not necessarily the machine that wrote the log.
         show(t("doctor.machine_heading"), "bold")
         console.print()
-    for d in machine_serious:
+    for d in report.machine:
         full(d)
 
 
@@ -246,7 +234,3 @@ def _plain(message: str, style: str = "") -> Text:
     from rich.text import Text
 
     return Text(message, style=style)
-
-
-def _size(n: int) -> str:
-    return f"{n / (1 << 20):.0f} MiB" if n >= 1 << 20 else f"{n / 1024:.0f} KiB"

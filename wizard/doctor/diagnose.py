@@ -80,6 +80,8 @@ class Diagnosis:
     # The reasoning's own verdict where it says more than the id (cover-too-old, cover-open,
     # driver-userspace-older: wizard.doctor.reason.VERDICT_IDS); "" where the id says it all.
     verdict: str = ""
+    # A cause said in words (a fallback row: the cause only where the text shows nothing else).
+    worded: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -145,6 +147,7 @@ def _from_hit(hit: Hit, sharpen: Sharpener | None, unsure: bool = False) -> Diag
         seen_in=public_source(p.seen_in),
         # The machine's own fix is the wizard's TensorFlow set: not for another program's words.
         for_this_machine=sharpen(p.id) if sharpen and harmful and not p.texts else "",
+        worded=p.fallback,
     )
 
 
@@ -282,6 +285,19 @@ def diagnose(profile: MachineProfile | None = None, output: str | None = None) -
     return from_hits(matcher.hits.values(), profile, read_facts(output) if output else None)
 
 
+def diagnose_lines(
+    lines: Iterable[tuple[int, str]], profile: MachineProfile | None = None
+) -> list[Diagnosis]:
+    """A log read as (number, line) pairs (wizard.doctor.logread): `doctor --log` and the app's
+    doctor screen. The facts are read from the same lines the patterns were matched on."""
+    matcher = LineMatcher()
+    kept: list[str] = []
+    for number, line in lines:
+        matcher.feed(line, number)
+        kept.append(line)
+    return from_hits(matcher.hits.values(), profile, read_facts("\n".join(kept)))
+
+
 def harmful(found: Iterable[Diagnosis]) -> list[Diagnosis]:
     return [d for d in found if d.harmful]
 
@@ -333,6 +349,7 @@ __all__ = [
     "Diagnosis",
     "Pattern",
     "diagnose",
+    "diagnose_lines",
     "from_hits",
     "harmful",
     "match_output",

@@ -228,6 +228,9 @@ _PROC_MODULE = re.compile(
 )
 # The driver's user-space library not found, in the loaders' words (old TensorFlow's dso_loader and
 # cuda_diagnostics, dlerror, cuda-python): no NVIDIA driver reached this program.
+# TensorFlow's cuda_diagnostics.cc ("no NVIDIA GPU device is present: /dev/nvidia0 does not exist"):
+# the driver's device node is absent where the program runs.
+_DEV_NODE_MISSING = re.compile(r"/dev/nvidia[0-9]+ does not exist")
 _LIBCUDA_MISSING = re.compile(
     r"Couldn.?t open CUDA library libcuda\.so|was unable to find libcuda\.so DSO"
     r"|libcuda\.so(?:\.[0-9]+)*: ?cannot open shared object file|Failed to dlopen libcuda\.so",
@@ -549,6 +552,7 @@ class Facts:
     gpu_image: bool = False  # the text names a container image built for the GPU
     no_compute: str = ""  # driver capabilities given to a container without compute ("utility")
     no_compute_at: tuple[int, str] | None = None  # the line they were read from
+    dev_node_missing: tuple[int, str] | None = None  # "/dev/nvidia0 does not exist" (TensorFlow's words)
     stack: StackFacts = field(default_factory=StackFacts)  # the driver's files and services, libraries' CUDA
     gpus_named: list[str] = field(default_factory=list)  # GPUs as people write them ("5070Ti", "tesla v100")
     own_build: bool = False  # a build of one's own: compiled here, its capability list chosen here
@@ -831,6 +835,8 @@ def read_facts(text: str) -> Facts:
         if f.nvrtc_arch_line is None and _NVRTC_ARCH.search(line):
             f.nvrtc_arch_line = (number, cut(line.strip(), 200))
             f.no_kernel_line = f.no_kernel_line or f.nvrtc_arch_line
+        if f.dev_node_missing is None and _DEV_NODE_MISSING.search(line):
+            f.dev_node_missing = (number, cut(line.strip(), 200))
         if f.libcuda_missing is None and _LIBCUDA_MISSING.search(line):
             f.libcuda_missing = (number, cut(line.strip(), 200))
         if len(f.codes) < 32:

@@ -67,6 +67,8 @@ _OTHER_VENDOR_GPU = re.compile(
     # Graphics card", a system summary's "Graphics : Intel(R) Iris Plus Graphics 650".
     r"|\b(?:laptop|notebook|computer|pc|machine)\s+with\s+(?:an?\s+)?Intel\b[^.,\n]{0,30}?\bGraphics\s+card\b"
     r"|^\W*Graphics(?:\s+card)?\s*:\s*Intel\b"
+    # Intel's GPU said to be the machine's in a sentence ("... even when it is not (like on my Intel GPU)")
+    r"|\b(?:on|with|using|have)\s+my\s+Intel\s+(?:integrated\s+)?(?:GPU|graphics)\b(?!\s+and\b)"
     # the machine's graphics driver said to be AMD's ("I'm using windows 7 and the latest amd drivers")
     r"|\b(?:latest|newest)\s+(?:AMD|Radeon)\s+(?:graphics\s+)?drivers?\b"
     r"|\b(?:using|with|installed|have)\s+(?:the\s+)?(?:AMD|Radeon)\s+(?:graphics\s+)?drivers?\b",

@@ -336,6 +336,25 @@ def _no_gpu_cpu_build(facts: Facts, causes: list[str]) -> HostDecision | None:
     )
 
 
+def _no_gpu_missing_lib(facts: Facts, causes: list[str], symptoms: set[str]) -> HostDecision | None:
+    """A CUDA library not found (libcudart, libcublasLt: missing-cudart) on a machine the text says
+    has no NVIDIA GPU, none shown: those libraries serve an NVIDIA GPU, so installing them gives the
+    program no GPU to use; its answer is its CPU build or mode, as for a CPU build (above)."""
+    h = facts.host
+    if causes != ["missing-cudart"] or not symptoms <= {"no-device", "cuinit-failed"}:
+        return None
+    if h.no_gpu_at is None or _gpu_shown(facts, asked=False):
+        return None
+    return HostDecision(
+        "no-nvidia-gpu",
+        "doctor.judge57.no_gpu_missing_lib",
+        {"said": h.no_gpu_said},
+        evidence=h.no_gpu_at,
+        drop=("missing-cudart", "no-device", "cuinit-failed"),
+        texts="no-nvidia-gpu-said",
+    )
+
+
 def decide_host(facts: Facts, causes: list[str], symptoms: set[str], wsl_driver: str) -> HostDecision | None:
     """`wsl_driver`: the Windows driver a WSL2 text shows (reason._wsl_driver_seen), "" for none."""
     return (
@@ -346,6 +365,7 @@ def decide_host(facts: Facts, causes: list[str], symptoms: set[str], wsl_driver:
         or _no_gpu_docker(facts, causes, symptoms)
         or _no_gpu_no_device(facts, causes, symptoms)
         or _no_gpu_cpu_build(facts, causes)
+        or _no_gpu_missing_lib(facts, causes, symptoms)
         or _oom_open(facts, causes, symptoms)
         or _oom_worked_before(facts, causes)
         or _cuda_unwanted(facts, causes, symptoms)

@@ -71,3 +71,26 @@ def read_log(ref: str, stdin: BinaryIO | None = None) -> LogRead:
     count = len(tail_lines)
     out.lines += [(i - count, line) for i, line in enumerate(tail_lines)]  # -1 is the last line
     return out
+
+
+def read_pasted(text: str) -> LogRead:
+    """A pasted text (the app's doctor), bounded like a file: its first HEAD_BYTES and last
+    TAIL_BYTES, whole lines only, numbered as read_log numbers them."""
+    data = text.encode("utf-8", "replace")
+    lines = text.splitlines()
+    if len(data) <= TAIL_BYTES:
+        return LogRead(lines=list(enumerate(lines, start=1)), scanned=len(data))
+    head_cut = data.rfind(b"\n", 0, HEAD_BYTES)
+    head = data[: head_cut + 1 if head_cut >= 0 else 0].decode("utf-8", "replace").splitlines()
+    tail_bytes = data[-TAIL_BYTES:]
+    first_break = tail_bytes.find(b"\n")  # the tail starts at a whole line
+    tail = tail_bytes[first_break + 1 :].decode("utf-8", "replace").splitlines() if first_break >= 0 else []
+    out = LogRead(truncated=True, scanned=len(data))
+    out.lines = list(enumerate(head, start=1))
+    out.lines += [(i - len(tail), line) for i, line in enumerate(tail)]
+    return out
+
+
+def size_text(n: int) -> str:
+    """A size as the doctor's notes say it (the part of a long log that was read)."""
+    return f"{n / (1 << 20):.0f} MiB" if n >= 1 << 20 else f"{n / 1024:.0f} KiB"

@@ -411,7 +411,9 @@ def _native_windows(facts: Facts, causes: list[str], symptoms: set[str]) -> Deci
     Windows wheels have no GPU support (knowledge: platforms), so no driver, CUDA or cuDNN makes it use
     the GPU; the GPU route is WSL2. Every TensorFlow the text names must be one of them, the text must
     speak of the GPU (a notice alone on such a machine asks nothing of it), and no row may have read
-    anything in it: a message's own cause (a CPU build, a removed package) keeps its reading."""
+    anything in it: a message's own cause (a CPU build, a removed package) keeps its reading. A
+    complaint in words ("won't see my gpu", a fallback row) is what the decision explains: it is not
+    counted (decide passes the causes without the worded ones)."""
     if "Windows" not in facts.platforms or {"WSL2", "container"} & set(facts.platforms) or facts.linux_named:
         return None
     if causes or symptoms or not facts.gpu_word:
@@ -581,6 +583,26 @@ def _container_no_compute(facts: Facts, causes: list[str], symptoms: set[str]) -
     )
 
 
+def _container_no_device(facts: Facts, causes: list[str], symptoms: set[str]) -> Decision | None:
+    """Inside a container, TensorFlow's own diagnosis that the driver's device node is absent
+    ("/dev/nvidia0 does not exist") where CUDA found no device and nothing else failed: the
+    container was started without the GPU (the NVIDIA Container Toolkit creates /dev/nvidia* only in
+    a container given GPUs), whatever the host has."""
+    if facts.dev_node_missing is None or "container" not in facts.platforms or "WSL2" in facts.platforms:
+        return None
+    if causes or not symptoms <= {"cuinit-failed", "no-device"}:
+        return None
+    if any(c.decides != "no-device" for c, _, _ in facts.codes):
+        return None
+    return Decision(
+        "container-no-gpu",
+        "doctor.judge57.container_no_device",
+        {},
+        drop=("cuinit-failed", "no-device"),
+        evidence=facts.dev_node_missing,
+    )
+
+
 def _container_libcuda(facts: Facts, causes: list[str]) -> Decision | None:
     """Inside a container of an image built for the GPU (the text names it), the driver's own libcuda
     not found and nothing in the text that gives the container a GPU: the NVIDIA Container Toolkit
@@ -723,7 +745,9 @@ def _driver_floor(facts: Facts, causes: list[str], symptoms: set[str]) -> Decisi
     return Decision(verdict.id, verdict.key, _sourced(verdict.fields, verdict.source))
 
 
-def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
+def decide(
+    facts: Facts, causes: list[str], symptoms: set[str], worded: frozenset[str] | set[str] = frozenset()
+) -> Reasoning:
     """`causes`: the output's harmful causes, ranked (ids of rows that are not symptoms);
     `symptoms`: the ids of its symptom rows. Decisions come first in the report, in this order."""
     out = Reasoning()
@@ -762,6 +786,7 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
     judged = (
         _container_no_compute(facts, causes, symptoms)
         or _container_libcuda(facts, causes)
+        or _container_no_device(facts, causes, symptoms)
         or _mismatch_one_side(facts, causes)
         or _nvrtc_too_old(facts)
         or _coverage(facts, causes)
@@ -774,7 +799,7 @@ def decide(facts: Facts, causes: list[str], symptoms: set[str]) -> Reasoning:
         or _wsl_smi_crash(facts, causes)
         or _wsl_libcuda_crash(facts, causes)
         or _macos(facts, causes)
-        or _native_windows(facts, causes, symptoms)
+        or _native_windows(facts, [c for c in causes if c not in worded], symptoms)
     )
     if judged is not None:
         out.decisions.append(judged)

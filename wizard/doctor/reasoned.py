@@ -100,7 +100,7 @@ def reasoned(found: list[Diagnosis], facts: Facts, make: Make) -> list[Diagnosis
     rest = [d for d in found if d.origin != "output"]
     causes = [d.id for d in output if _cause(d)]
     symptoms = {d.id for d in output if d.harmful and _symptom(d)}
-    reasoning = decide(facts, causes, symptoms)
+    reasoning = decide(facts, causes, symptoms, worded={d.id for d in output if d.worded})
     if reasoning.drop:
         output = [d for d in output if d.id not in reasoning.drop]
         causes = [d.id for d in output if _cause(d)]

@@ -104,6 +104,13 @@ _BUILT_FOR_ANOTHER_KERNEL = re.compile(
     r"could not insert (?:module )?'?[^\s':]*nvidia[a-z_-]*(?:\.ko(?:\.[a-z]+)?)?'?: "
     r"(?:Exec format error|Invalid module format|Module has wrong symbol version)",
 )
+# modprobe's EPERM from init_module, as the program that ran it logged it this boot: the module file
+# is there (modprobe found it to insert) and the kernel did not load it: kernel lockdown refusing an
+# unsigned module, module loading switched off, or modprobe run without root. Not loaded, whichever.
+_INSERT_NOT_PERMITTED = re.compile(
+    r"could not insert (?:module )?'?[^\s':]*nvidia[a-z_-]*(?:\.ko(?:\.[a-z]+)?)?'?: Operation not permitted",
+    re.IGNORECASE,
+)
 # `dkms status` (dkms.in do_status): "nvidia/535.183.01: added", "nvidia/535.183.01, 6.8.0-45-generic,
 # x86_64: installed" (and "built", "installed-weak from K"); dkms 2.x writes "nvidia, 470.57.02, ...".
 _DKMS_LINE = re.compile(
@@ -686,6 +693,18 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
                 "module", FAILING, "module-not-built", ev, version=km.module_version or "", kernel=p.os.kernel
             )
         ]
+    # Not in a container: modprobe there has no right to load modules, whatever the host runs.
+    refused_insert = (
+        _kernel_or_journal(ctx, _INSERT_NOT_PERMITTED, _INSERT_NOT_PERMITTED)
+        if not km.nvidia_loaded
+        and p.driver is None
+        and (nvidia_here or gpu_possible)
+        and not _in_container(ctx)
+        else None
+    )
+    if refused_insert:
+        ev = [*_smi_failure_lines(ctx), refused_insert, *_seen_evidence(ctx, "modinfo")]
+        return [_state("module", FAILING, "not-loaded", ev, version=km.module_version or "")]
     dkms = None
     if km.module_for_kernel is False and not km.nvidia_loaded and nvidia_here:
         dkms = _dkms_not_built(ctx, p.os.kernel)

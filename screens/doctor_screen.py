@@ -1,0 +1,218 @@
+"""Doctor: paste an error (or name a log file) and read what the doctor makes of it.
+
+The twin of `tf-gpu-wizard doctor --log FILE|-`: the same bounded reading (wizard.doctor.logread),
+the same diagnosis (wizard.doctor.diagnose.diagnose_lines) and the same grouping
+(wizard.doctor.report_view), so the app and the CLI cannot disagree. The reading runs in a worker
+thread and posts its report back (a pasted session can be megabytes).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Button, Footer, Header, Input, Static, TextArea
+
+from screens.base import WizardScreen, toggle_details
+from screens.styles import style_paths, style_text
+from screens.widgets.detail_box import DetailBox
+from screens.widgets.paste_box import PasteBox
+from wizard.text import t
+
+if TYPE_CHECKING:
+    from wizard.doctor.diagnose import Diagnosis
+    from wizard.doctor.logread import LogRead
+    from wizard.doctor.report_view import DoctorReport
+
+EVIDENCE_LIMIT = 400  # cells of a log line shown as evidence (the CLI's limit)
+
+
+class DoctorScreen(WizardScreen):
+    CSS_PATH = style_paths(["doctor.tcss"])  # type: ignore[assignment]
+    CSS = style_text(["doctor.tcss"])
+    BINDINGS = [
+        # Priority: the text field keeps every other key for typing.
+        Binding("ctrl+r", "read", t("app.key.doctor_read"), priority=True),
+        Binding("escape", "back", t("app.key.back")),
+        # The answer on the whole screen (80x24 shows a few lines of it beside the box).
+        Binding("d", "details", t("app.key.details")),
+    ]
+    SCROLL_REGIONS = ("#doctor-report",)
+
+    class Read(Message):
+        """The worker's report, or the one line that says why the text could not be read."""
+
+        def __init__(self, report: DoctorReport | None, note: str) -> None:
+            super().__init__()
+            self.report = report
+            self.note = note
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield self.banner()
+        yield Static(t("app.doctor_screen.heading"), classes="heading", id="doctor-heading")
+        yield Static(t("app.doctor_screen.intro"), classes="muted", id="doctor-intro", markup=False)
+        yield PasteBox(
+            id="doctor-text",
+            soft_wrap=True,
+            placeholder=t("app.doctor_screen.placeholder"),
+            highlight_cursor_line=False,
+        )
+        with Horizontal(id="doctor-file-row"):
+            yield Input(placeholder=t("app.doctor_screen.file_placeholder"), id="doctor-file", compact=True)
+            yield Button(t("app.doctor_screen.read"), id="doctor-read", variant="primary", compact=True)
+        with DetailBox(id="doctor-report", classes="body"):
+            yield Static(t("app.doctor_screen.empty"), classes="muted", id="doctor-answer", markup=False)
+        yield Footer(show_command_palette=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#doctor-text", TextArea).focus()
+
+    # ---- keys -----------------------------------------------------------------------
+    def action_back(self) -> None:
+        """Escape in a field leaves the field (what was typed stays); outside one, goes back."""
+        if self.maximized is not None:
+            self.minimize()
+            return
+        if isinstance(self.focused, TextArea | Input):
+            self.query_one("#doctor-read", Button).focus()
+            return
+        super().action_back()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "details":  # a key typed in a field is text; d opens the answer elsewhere
+            return not isinstance(self.focused, TextArea | Input)
+        return True
+
+    def action_details(self) -> None:
+        toggle_details(self, "#doctor-report")
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()  # the footer shows d only outside the fields
+
+    @on(Button.Pressed, "#doctor-read")
+    def action_read(self) -> None:
+        path = self.query_one("#doctor-file", Input).value.strip()
+        pasted = self.query_one("#doctor-text", TextArea).text
+        if not path and not pasted.strip():
+            self._status(t("app.doctor_screen.nothing_given"), "warning")
+            return
+        self._status(t("app.doctor_screen.reading"), "")
+        self._read(path, pasted)
+
+    @on(Input.Submitted, "#doctor-file")
+    def _file_entered(self) -> None:
+        self.action_read()
+
+    # ---- the reading (a worker: a pasted session can be long) -------------------------
+    @work(thread=True, exclusive=True, group="doctor-read")
+    def _read(self, path: str, pasted: str) -> None:
+        from wizard.doctor.diagnose import diagnose_lines
+        from wizard.doctor.logread import read_log, read_pasted, size_text
+        from wizard.doctor.report_view import doctor_report
+        from wizard.safe.display import safe
+        from wizard.safe.error_words import os_error
+
+        try:
+            # A file named is read instead of the field: the field may hold an older paste.
+            log: LogRead = read_log(path) if path else read_pasted(pasted)
+        except OSError as exc:
+            note = t("cli.cannot_read", path=safe(path), error=os_error(exc))
+            self.post_message(self.Read(None, note))
+            return
+        found = diagnose_lines(log.lines, self.session.profile)
+        note = ""
+        if log.truncated:
+            note = t("doctor.log_tail_note", size=size_text(log.tail_bytes))
+        self.post_message(self.Read(doctor_report(found, text_given=True), note))
+
+    def on_doctor_screen_read(self, message: Read) -> None:
+        if message.report is None:
+            self._status(message.note, "warning")
+            return
+        blocks = self._report_blocks(message.report)
+        if message.note:
+            blocks.insert(0, _plain(message.note, "$text-muted"))
+        answer = self.query_one("#doctor-answer", Static)
+        answer.set_classes("")
+        answer.update(Content("\n\n").join(blocks))
+        report = self.query_one("#doctor-report", VerticalScroll)
+        report.scroll_home(animate=False)
+        report.focus()  # the answer is what is read next: PageDown and d act on it
+
+    def _status(self, line: str, severity: str) -> None:
+        answer = self.query_one("#doctor-answer", Static)
+        answer.set_classes(f"muted {severity}".strip())
+        answer.update(Content(line))
+
+    # ---- the report, in the order wizard.doctor.report_view gives -----------------------
+    def _report_blocks(self, report: DoctorReport) -> list[Content]:
+        out = [_plain(t("doctor.log_heading"), "bold $primary")]
+        out += [_diagnosis(d) for d in report.from_text]
+        if report.not_recognised:
+            words = t("doctor.not_recognised") + "\n" + t("app.doctor_screen.not_recognised_next")
+            out.append(_plain(words, "$warning"))
+        if report.harmless:
+            out.append(_plain(t("doctor.harmless_intro"), "bold $primary"))
+            out += [_harmless(d) for d in report.harmless]
+        out.append(_plain(self._machine_heading(report), "bold $primary"))
+        out += [_diagnosis(d) for d in report.machine]
+        return out
+
+    def _machine_heading(self, report: DoctorReport) -> str:
+        """Which machine the second part is about: a demo is never called this machine."""
+        from wizard.safe.display import safe
+
+        session = self.session
+        if session.profile is None:
+            return t("app.doctor_screen.machine_unknown")
+        if session.simulated:
+            key = "app.doctor_screen.machine_demo" if report.machine else "app.doctor_screen.machine_demo_ok"
+            return t(key, label=safe(session.label))
+        return t("app.doctor_screen.machine_here" if report.machine else "app.doctor_screen.machine_here_ok")
+
+
+def _plain(words: str, style: str) -> Content:
+    """Catalogue words in one style, never read as markup (they may hold [brackets])."""
+    return Content.from_markup(f"[{style}]$words[/]", words=words)
+
+
+def _diagnosis(d: Diagnosis) -> Content:
+    """One diagnosis as the CLI prints it: title, why, evidence, fix, this machine's fix, source.
+    Every value is data (a log line, a GPU name): inserted as text, never read as markup."""
+    from wizard.safe.display import safe
+
+    label = t("doctor.note_label") + ": " if d.severity == "info" else ""
+    style = {"error": "$error", "warning": "$warning", "info": "$primary"}.get(d.severity, "$text")
+    parts = [f"[bold {style}]$title[/]"]
+    fields = {"title": safe(label + d.title, None)}
+    if d.why:
+        parts.append("$why")
+        fields["why"] = safe(d.why, None)
+    parts.append("[$text-muted italic]$evidence[/]")
+    fields["evidence"] = safe(d.evidence, EVIDENCE_LIMIT)
+    parts.append("[$success]$fix[/]")
+    fields["fix"] = safe(t("doctor.fix_line", fix=d.fix), None)
+    if d.for_this_machine:
+        parts.append("[$success]$machine[/]")
+        fields["machine"] = safe(t("doctor.machine_fix_line", fix=d.for_this_machine), None)
+    if d.seen_in:
+        parts.append("[$text-muted]$source[/]")
+        fields["source"] = safe(t("doctor.source_line", source=d.seen_in), None)
+    return Content.from_markup("\n".join(parts), **fields)
+
+
+def _harmless(d: Diagnosis) -> Content:
+    from wizard.safe.display import safe
+
+    return Content.from_markup(
+        "[$text-muted]$title[/]\n$why\n[$text-muted italic]$evidence[/]",
+        title=safe(f"{t('doctor.harmless_label')} · {d.title}", None),
+        why=safe(d.why, None),
+        evidence=safe(d.evidence, EVIDENCE_LIMIT),
+    )

@@ -1,0 +1,45 @@
+"""Stop 51's probe reading, from dump round 36's training side.
+
+modprobe's "could not insert 'nvidia': Operation not permitted" (EPERM from init_module) in this
+boot's kernel log or journal: the module file is there and the kernel did not load it (kernel
+lockdown refusing an unsigned module, module loading switched off, or modprobe without root). The
+module is installed and not loaded, with that line as the evidence; inside a container, where
+modprobe has no right to load modules whatever the host runs, nothing is decided from it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.probe_case import cmd, in_both_languages, layer
+from tests.probe_case import replay_machine as replay
+
+# Bottlerocket's boot console (bottlerocket-os/bottlerocket#4218, round 36), as dmesg keeps it.
+EPERM = (
+    "[    5.879228] driverdog[2088]: 23:10:41 [ERROR] '/usr/bin/modprobe' failed - stderr: modprobe: "
+    "ERROR: could not insert 'nvidia': Operation not permitted\n"
+    "[    5.881035] driverdog[2088]: modprobe: ERROR: could not insert 'nvidia_uvm': Operation not permitted\n"
+)
+
+
+def test_modprobe_refused_at_boot_is_the_module_not_loaded_and_its_fix_says_what_eperm_means(
+    tmp_path: Path,
+) -> None:
+    p = replay(tmp_path, {}, [cmd(["dmesg"], EPERM)])
+    module = layer(p, "module")
+    assert (module.state, module.reason) == ("failing", "not-loaded")
+    assert "Operation not permitted" in module.evidence[0].line
+    (_, fix), (_, zh_fix) = in_both_languages(module, p)
+    assert "'Operation not permitted' with sudo" in fix and "Operation not permitted" in zh_fix
+    assert "install the" not in fix.lower()  # never "install the driver" over an installed one
+
+
+def test_inside_a_container_modprobe_refused_decides_nothing(tmp_path: Path) -> None:
+    p = replay(tmp_path, {"/.dockerenv": ""}, [cmd(["dmesg"], EPERM)])
+    assert layer(p, "module").reason != "not-loaded"
+
+
+def test_another_modules_refusal_is_not_nvidias(tmp_path: Path) -> None:
+    other = "[    5.9] systemd-modules-load[301]: modprobe: ERROR: could not insert 'vboxdrv': Operation not permitted\n"
+    p = replay(tmp_path, {}, [cmd(["dmesg"], other)])
+    assert layer(p, "module").reason != "not-loaded"
