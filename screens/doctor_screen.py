@@ -21,16 +21,13 @@ from textual.widgets import Button, Footer, Header, Input, Static, TextArea
 from screens.base import WizardScreen, toggle_details
 from screens.styles import style_paths, style_text
 from screens.widgets.detail_box import DetailBox
+from screens.widgets.doctor_answer import answer_content
 from screens.widgets.paste_box import PasteBox
 from wizard.text import t
 
 if TYPE_CHECKING:
-    from wizard.doctor.diagnose import Diagnosis
     from wizard.doctor.logread import LogRead
     from wizard.doctor.report_view import DoctorReport
-
-EVIDENCE_LIMIT = 400  # cells of a log line shown as evidence (the CLI's limit)
-
 
 class DoctorScreen(WizardScreen):
     CSS_PATH = style_paths(["doctor.tcss"])  # type: ignore[assignment]
@@ -135,12 +132,9 @@ class DoctorScreen(WizardScreen):
         if message.report is None:
             self._status(message.note, "warning")
             return
-        blocks = self._report_blocks(message.report)
-        if message.note:
-            blocks.insert(0, _plain(message.note, "$text-muted"))
         answer = self.query_one("#doctor-answer", Static)
         answer.set_classes("")
-        answer.update(Content("\n\n").join(blocks))
+        answer.update(answer_content(message.report, self.session.profile, note=message.note))
         report = self.query_one("#doctor-report", VerticalScroll)
         report.scroll_home(animate=False)
         report.focus()  # the answer is what is read next: PageDown and d act on it
@@ -149,70 +143,3 @@ class DoctorScreen(WizardScreen):
         answer = self.query_one("#doctor-answer", Static)
         answer.set_classes(f"muted {severity}".strip())
         answer.update(Content(line))
-
-    # ---- the report, in the order wizard.doctor.report_view gives -----------------------
-    def _report_blocks(self, report: DoctorReport) -> list[Content]:
-        out = [_plain(t("doctor.log_heading"), "bold $primary")]
-        out += [_diagnosis(d) for d in report.from_text]
-        if report.not_recognised:
-            words = t("doctor.not_recognised") + "\n" + t("app.doctor_screen.not_recognised_next")
-            out.append(_plain(words, "$warning"))
-        if report.harmless:
-            out.append(_plain(t("doctor.harmless_intro"), "bold $primary"))
-            out += [_harmless(d) for d in report.harmless]
-        out.append(_plain(self._machine_heading(report), "bold $primary"))
-        out += [_diagnosis(d) for d in report.machine]
-        return out
-
-    def _machine_heading(self, report: DoctorReport) -> str:
-        """Which machine the second part is about: a demo is never called this machine."""
-        from wizard.safe.display import safe
-
-        session = self.session
-        if session.profile is None:
-            return t("app.doctor_screen.machine_unknown")
-        if session.simulated:
-            key = "app.doctor_screen.machine_demo" if report.machine else "app.doctor_screen.machine_demo_ok"
-            return t(key, label=safe(session.label))
-        return t("app.doctor_screen.machine_here" if report.machine else "app.doctor_screen.machine_here_ok")
-
-
-def _plain(words: str, style: str) -> Content:
-    """Catalogue words in one style, never read as markup (they may hold [brackets])."""
-    return Content.from_markup(f"[{style}]$words[/]", words=words)
-
-
-def _diagnosis(d: Diagnosis) -> Content:
-    """One diagnosis as the CLI prints it: title, why, evidence, fix, this machine's fix, source.
-    Every value is data (a log line, a GPU name): inserted as text, never read as markup."""
-    from wizard.safe.display import safe
-
-    label = t("doctor.note_label") + ": " if d.severity == "info" else ""
-    style = {"error": "$error", "warning": "$warning", "info": "$primary"}.get(d.severity, "$text")
-    parts = [f"[bold {style}]$title[/]"]
-    fields = {"title": safe(label + d.title, None)}
-    if d.why:
-        parts.append("$why")
-        fields["why"] = safe(d.why, None)
-    parts.append("[$text-muted italic]$evidence[/]")
-    fields["evidence"] = safe(d.evidence, EVIDENCE_LIMIT)
-    parts.append("[$success]$fix[/]")
-    fields["fix"] = safe(t("doctor.fix_line", fix=d.fix), None)
-    if d.for_this_machine:
-        parts.append("[$success]$machine[/]")
-        fields["machine"] = safe(t("doctor.machine_fix_line", fix=d.for_this_machine), None)
-    if d.seen_in:
-        parts.append("[$text-muted]$source[/]")
-        fields["source"] = safe(t("doctor.source_line", source=d.seen_in), None)
-    return Content.from_markup("\n".join(parts), **fields)
-
-
-def _harmless(d: Diagnosis) -> Content:
-    from wizard.safe.display import safe
-
-    return Content.from_markup(
-        "[$text-muted]$title[/]\n$why\n[$text-muted italic]$evidence[/]",
-        title=safe(f"{t('doctor.harmless_label')} · {d.title}", None),
-        why=safe(d.why, None),
-        evidence=safe(d.evidence, EVIDENCE_LIMIT),
-    )

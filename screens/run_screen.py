@@ -571,7 +571,8 @@ class RunScreen(WizardScreen):
             self.wizard.go_doctor()
             return
         output = "\n".join(self.failed_output)
-        self.app.push_screen(DoctorModal(diagnose(self.session.profile, output=output)))
+        profile = self.session.profile
+        self.app.push_screen(DoctorModal(diagnose(profile, output=output), profile))
 
     @on(Button.Pressed, "#quit")
     def _quit(self) -> None:

@@ -142,11 +142,12 @@ async def test_the_apps_doctor_shows_the_restart() -> None:
 
     class One(App[None]):
         def on_mount(self) -> None:
-            self.push_screen(DoctorModal(diagnose(load_demo(DEMO))))
+            profile = load_demo(DEMO)
+            self.push_screen(DoctorModal(diagnose(profile), profile, output_given=False))
 
     app = One()
     async with app.run_test(size=(100, 60)) as pilot:
         await pilot.pause()
         seen = flat(screen_text(app))
-        assert seen.count("→ Restart the computer once: sudo reboot") == 3
+        assert seen.count("Fix: Restart the computer once: sudo reboot") == 3
         assert "ubuntu-drivers install" not in seen

@@ -211,3 +211,28 @@ async def test_welcome_shows_every_button_whole_at_80_columns() -> None:
         await pilot.pause()
         for button in app.screen.query(Button).results(Button):
             assert button.region.right <= 80 and button.region.width >= len(str(button.label)), button.id
+
+
+async def test_a_demos_own_fix_is_said_for_the_demo_never_for_this_computer(tmp_path: Path) -> None:
+    cuinit = (
+        "W external/local_xla/xla/stream_executor/cuda/cuda_driver.cc:1234] failed call to cuInit: "
+        "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected\n"
+    )
+    demo = "wsl2-rtx4070-shadowing-library"
+    app = build_app(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_doctor_answer(pilot, cuinit)
+        shown = answer_text(app)
+    assert "For the demo machine" in shown and "For this machine" not in shown
+    log = tmp_path / "cuinit.txt"
+    log.write_text(cuinit, encoding="utf-8")
+    env = dict(os.environ, TF_GPU_WIZARD_LANG="en", COLUMNS="200")
+    done = subprocess.run(
+        [sys.executable, "-m", "wizard", "doctor", "--log", str(log), "--profile", demo],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
+    )
+    assert "For the demo machine" in done.stdout and "For this machine" not in done.stdout

@@ -43,3 +43,40 @@ def test_another_modules_refusal_is_not_nvidias(tmp_path: Path) -> None:
     other = "[    5.9] systemd-modules-load[301]: modprobe: ERROR: could not insert 'vboxdrv': Operation not permitted\n"
     p = replay(tmp_path, {}, [cmd(["dmesg"], other)])
     assert layer(p, "module").reason != "not-loaded"
+
+
+def test_the_probes_own_words_are_read_in_the_readers_language() -> None:
+    # A saved profile keeps the probe's English word ("present (outside /usr/lib/wsl/lib)"); a zh
+    # reader saw it in English beside Chinese. Shown through the one state view, it is worded.
+    from wizard.demo import load_demo
+    from wizard.probe.state_view import PROBE_WORDS, evidence_lines
+    from wizard.text import set_language, t
+
+    profile = load_demo("wsl2-rtx4070-shadowing-library")
+    shadow = next(s for s in profile.states if any(e.line in PROBE_WORDS for e in s.evidence))
+    try:
+        set_language("zh")
+        zh = " ".join(evidence_lines(shadow))
+        set_language("en")
+        en = " ".join(evidence_lines(shadow))
+    finally:
+        set_language("en")
+    assert "存在（在 /usr/lib/wsl/lib 之外）" in zh and "present" not in zh
+    assert "present (outside /usr/lib/wsl/lib)" in en
+    # English words them as the probe wrote them: the catalogue is the probe's words, nothing added.
+    assert all(t(f"states.seen.{key}") == word for word, key in PROBE_WORDS.items())
+
+
+def test_a_line_read_from_the_machine_is_never_reworded() -> None:
+    from wizard.probe.state_view import evidence_lines
+    from wizard.profile import Evidence, LayerState
+    from wizard.text import set_language
+
+    state = LayerState(
+        layer="module", state="failing", reason="", facts={}, evidence=[Evidence("dmesg", 1, "present")]
+    )
+    try:
+        set_language("zh")
+        assert evidence_lines(state) == ("dmesg（退出码 1）：present",)
+    finally:
+        set_language("en")

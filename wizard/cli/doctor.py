@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from wizard.doctor.diagnose import Diagnosis
+    from wizard.profile import MachineProfile
 
 EXIT_OK, EXIT_HARMFUL, EXIT_BAD_INPUT = 0, 1, 2
 RUN_FACT_LINES = 20_000  # lines of a --run command's output kept for reading its facts
@@ -60,8 +61,10 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     if args.run is not None:
         return _run_command(args, console)
+    profile = None
     if not args.log:
-        found = from_hits((), load_profile_arg(args))
+        profile = load_profile_arg(args)
+        found = from_hits((), profile)
     else:
         from wizard.doctor.logread import read_log, size_text
         from wizard.safe.display import safe
@@ -75,8 +78,9 @@ def run(args: argparse.Namespace) -> int:
             console.print(_plain(t("doctor.log_tail_note", size=size_text(log.tail_bytes)), "dim"))
         if log.stopped and not args.json:
             console.print(_plain(t("doctor.log_stopped_note", size=size_text(log.scanned)), "dim"))
-        found = diagnose_lines(log.lines, load_profile_arg(args))
-    _report(args, found, console, output_given=bool(args.log))
+        profile = load_profile_arg(args)
+        found = diagnose_lines(log.lines, profile)
+    _report(args, found, console, output_given=bool(args.log), profile=profile)
     return EXIT_HARMFUL if any(d.harmful for d in found) else EXIT_OK
 
 
@@ -86,13 +90,14 @@ def _report(
     console: Console,
     *,
     output_given: bool,
+    profile: MachineProfile | None,
     extra: dict[str, object] | None = None,
 ) -> None:
     if args.json:
         items = [d.to_dict() for d in found]
         print_json(items if extra is None else {**extra, "diagnoses": items})
     else:
-        render(console, found, output_given=output_given)
+        render(console, found, output_given=output_given, profile=profile)
 
 
 def _run_command(args: argparse.Namespace, console: Console) -> int:
@@ -145,8 +150,9 @@ def _run_command(args: argparse.Namespace, console: Console) -> int:
     extra: dict[str, object] = {"command": watched.argv, "exit_status": code, "interrupted": interrupted}
     from wizard.doctor.diagnose import from_hits
 
-    found = from_hits(matcher.hits.values(), load_profile_arg(args), read_facts("\n".join(tail)))
-    _report(args, found, console, output_given=True, extra=extra)
+    profile = load_profile_arg(args)
+    found = from_hits(matcher.hits.values(), profile, read_facts("\n".join(tail)))
+    _report(args, found, console, output_given=True, profile=profile, extra=extra)
     failed = code != 0 or interrupted
     return EXIT_HARMFUL if failed or any(d.harmful for d in found) else EXIT_OK
 
@@ -164,7 +170,9 @@ def _default_venv(args: argparse.Namespace) -> Path:
     return Path(default_venv_for(load_profile_arg(args)))
 
 
-def render(console: Console, found: list[Diagnosis], *, output_given: bool) -> None:
+def render(
+    console: Console, found: list[Diagnosis], *, output_given: bool, profile: MachineProfile | None = None
+) -> None:
     """The output's own findings first (harmful, then 'not recognised' when the text held nothing
     known, then its harmless messages, labelled); then what detect finds on this machine, under a
     heading that says so. Every line is Rich Text made safe (control characters visible), never
@@ -172,7 +180,7 @@ def render(console: Console, found: list[Diagnosis], *, output_given: bool) -> N
     from rich.text import Text
 
     from wizard.cjk.wrap import command_lines, wrap
-    from wizard.doctor.report_view import doctor_report
+    from wizard.doctor.report_view import doctor_report, machine_fix_line
     from wizard.safe.display import safe, text
 
     def show(value: str, style: str, limit: int | None = None) -> None:
@@ -198,7 +206,7 @@ def render(console: Console, found: list[Diagnosis], *, output_given: bool) -> N
         indented(d.evidence, "dim italic", limit=400)
         advice(t("doctor.fix_line", fix=d.fix), "cyan")
         if d.for_this_machine:
-            advice(t("doctor.machine_fix_line", fix=d.for_this_machine), "cyan")
+            advice(machine_fix_line(d.for_this_machine, profile), "cyan")
         indented(t("doctor.source_line", source=d.seen_in), "dim")
         console.print()
 

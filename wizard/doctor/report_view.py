@@ -12,6 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from wizard.doctor.diagnose import Diagnosis, recognised_in_output
+from wizard.profile import MachineProfile
+from wizard.safe.display import safe
+from wizard.text import t
 
 
 @dataclass(frozen=True)
@@ -39,3 +42,12 @@ def doctor_report(found: Sequence[Diagnosis], *, text_given: bool) -> DoctorRepo
         machine=[d for d in found if d.origin != "output" and d.severity != "harmless"],
         text_given=text_given,
     )
+
+
+def machine_fix_line(fix: str, profile: MachineProfile | None) -> str:
+    """A fix made specific with the machine's profile, saying which machine: a demo or saved profile
+    is named as what it is, never called this computer."""
+    if profile is not None and profile.simulated:
+        label = safe(profile.label or profile.platform)
+        return t("doctor.machine_fix_line_demo", label=label, fix=fix)
+    return t("doctor.machine_fix_line", fix=fix)

@@ -133,13 +133,32 @@ def _without_unread(text: str) -> str:
     return text.replace(f" {_UNREAD} ", gap).replace(f" {_UNREAD}", "").replace(_UNREAD, "")
 
 
+# The probe's own words for what it saw at a path (wizard.probe.states: file_evidence(path, "present")):
+# kept so in the profile, worded in the reader's language where shown. A line read from the machine
+# (a command's output, a file's text) is shown as it is.
+PROBE_WORDS = {
+    "present": "present",
+    "missing": "missing",
+    "unreadable": "unreadable",
+    "nvidia not loaded": "nvidia_not_loaded",
+    "nouveau loaded": "nouveau_loaded",
+    "no nvidia module": "no_nvidia_module",
+    "no libnvidia-ml.so.VERSION": "no_libnvidia_ml",
+    "no NVIDIA display controller": "no_display_controller",
+    "present, not in the linker cache": "not_in_linker_cache",
+    "present (outside /usr/lib/wsl/lib)": "outside_wsl_lib",
+}
+
+
 def evidence_lines(state: LayerState) -> tuple[str, ...]:
     out = []
     for ev in state.evidence:
         where = safe(ev.source, 200)
         if ev.exit is not None:
             where = t("states.evidence_exit", source=where, exit=ev.exit)
-        out.append(t("states.evidence_line", source=where, line=safe(ev.line, 600)))
+        key = PROBE_WORDS.get(ev.line) if ev.exit is None else None
+        line = t(f"states.seen.{key}") if key else safe(ev.line, 600)
+        out.append(t("states.evidence_line", source=where, line=line))
     return tuple(out)
 
 
