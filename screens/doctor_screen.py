@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from wizard.doctor.logread import LogRead
     from wizard.doctor.report_view import DoctorReport
 
+
 class DoctorScreen(WizardScreen):
     CSS_PATH = style_paths(["doctor.tcss"])  # type: ignore[assignment]
     CSS = style_text(["doctor.tcss"])
