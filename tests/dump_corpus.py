@@ -81,6 +81,8 @@ ROUND34 = CORPUS.with_name("round34.json")
 ROUND35 = CORPUS.with_name("round35.json")
 # Round 36: collected blind in stop 51 (owners split a-m / n-z), scored before any rule (SCORES_round36.txt).
 ROUND36 = CORPUS.with_name("round36.json")
+# Round 37: collected blind in stop 51 (owners split a-m / n-z), scored before any rule (SCORES_round37.txt).
+ROUND37 = CORPUS.with_name("round37.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
@@ -219,8 +221,11 @@ _DMESG_STAMP_ONLY = {"-T", "--ctime"}
 _UBUNTU_MODULE = re.compile(r"nvidia_[0-9]{3}(?:_updates)?")
 # The hook's own stderr inside a runtime's error: "... error running hook: exit status 1, stdout: ,
 # stderr: nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown."
+# The runtime may print the hook's stderr with its line breaks escaped ("\\n", doubled by each layer
+# of quoting) or with the toolkit's own line before it ("Auto-detected mode as 'legacy'").
 _HOOK_INIT_ERROR = re.compile(
-    r"stderr: nvidia-container-cli: initialization error: ([^\n]+?)(?::\s*unknown)?\.?\s*$", re.M
+    r"(?:stderr: |\\n|^)nvidia-container-cli: initialization error: ([^\n\\\"]+?)(?::\s*unknown)?\.?\s*(?=\\|\"|$)",
+    re.M,
 )
 
 

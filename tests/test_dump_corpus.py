@@ -44,6 +44,7 @@ from tests.dump_corpus import (
     ROUND34,
     ROUND35,
     ROUND36,
+    ROUND37,
     cases,
     held_out,
     judge,
@@ -700,6 +701,26 @@ LATER_ROUNDS = {
     # 0 wrong (SCORES_round36.txt). Then modprobe's EPERM in the boot log read as the module not
     # loaded, and `lspci -k` as plain lspci's device lines (as_run): training 18/18.
     36: LaterRound(ROUND36, 23, 5, {}, {}),
+    # Round 37 (stop 51; owners split a-m / n-z): blind held out 7/8, 0 wrong; training 19/26,
+    # 0 wrong (SCORES_round37.txt). Then nvidia-container-cli's "driver (rpc) error: timed out" read
+    # as the driver not answering in time, and the hook's error found behind escaped line breaks:
+    # training 22/26.
+    37: LaterRound(
+        ROUND37,
+        34,
+        8,
+        {},
+        {
+            "autoware-rocker-gpus-all-no-nvidia-smi-in-container": "nvidia-smi not found in a container "
+            "given --gpus all is also an image without the tools: undecided",
+            "pop-470-256-kernel709-dkms-patch-failed": "an apt log's DKMS patch failure: its driver and "
+            "kernel are not in a form the build-log reading knows",
+            "gpustat-smi-L-one-gpu-unknown-error": "a device-handle line as posted in lower case ('gpu') "
+            "from nvidia-smi -L: reading it any case made an earlier held-out case wrong",
+            "nvidia-docker-270-nvml-mismatch-tensorflow-image": "nvidia-docker 1's own NVML error is not "
+            "a command the probe reads",
+        },
+    ),
 }
 LATER_CASES = {n: cases(r.path) for n, r in LATER_ROUNDS.items()}
 

@@ -80,3 +80,16 @@ def test_a_line_read_from_the_machine_is_never_reworded() -> None:
         assert evidence_lines(state) == ("dmesg（退出码 1）：present",)
     finally:
         set_language("en")
+
+
+def test_the_container_clis_driver_timeout_is_the_driver_not_answering_in_time(tmp_path: Path) -> None:
+    # ctk#202, round 37: docker's hook (nvidia-container-cli) on a host whose GPUs are not kept
+    # initialised (persistence mode off): the driver did not answer its start in time.
+    said = "nvidia-container-cli: initialization error: driver rpc error: timed out\n"
+    p = replay(tmp_path, {}, [cmd(["nvidia-container-cli", "info"], "", said, 1)])
+    nvml = layer(p, "nvml")
+    assert (nvml.state, nvml.reason) == ("unreadable", "nvml-timeout")
+    assert "driver rpc error: timed out" in nvml.evidence[-1].line
+    other = "nvidia-container-cli: initialization error: nvml error: driver not loaded\n"
+    p = replay(tmp_path / "other", {}, [cmd(["nvidia-container-cli", "info"], "", other, 1)])
+    assert layer(p, "nvml").reason != "nvml-timeout"

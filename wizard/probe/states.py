@@ -1001,6 +1001,21 @@ def library_known(versions: list[str], said: re.Match[str] | None) -> str:
     return said.group(1) if said else (versions[-1] if versions else "")
 
 
+# nvidia-container-cli's words where the driver did not answer its start in time
+# (libnvidia-container: "driver error: timed out", and "driver rpc error: timed out" where it asks
+# the driver through its RPC service): the driver's management side hung, as an NVML call of our own
+# that times out does (a GPU not kept initialised: persistence mode off on a large or cloud machine).
+_CLI_TIMED_OUT = re.compile(r"initialization error: driver (?:rpc )?error: timed out", re.IGNORECASE)
+
+
+def _cli_timed_out(ctx: ProbeContext) -> Evidence | None:
+    found = _seen_command(ctx, "container_cli")
+    if found is None or found[1].missing:
+        return None
+    line = first_line(found[1].stdout + "\n" + found[1].stderr, _CLI_TIMED_OUT)
+    return command_evidence(found[0], found[1], line) if line else None
+
+
 def _nvml(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     nvml = ctx.seen.get("nvml")
     if not isinstance(nvml, dict):
@@ -1011,6 +1026,9 @@ def _nvml(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         return [_state("nvml", WORKS, "", ev)]
     if kind == "timeout":
         return [_state("nvml", UNREADABLE, "nvml-timeout", ev, blocks=False)]
+    timed_out = _cli_timed_out(ctx)
+    if timed_out is not None:
+        return [_state("nvml", UNREADABLE, "nvml-timeout", [*ev, timed_out], blocks=False)]
     refused = first_line(_smi_text(ctx), NO_PERMISSION) if kind != "works" else ""
     if refused and not _in_container(
         ctx
