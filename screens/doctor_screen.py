@@ -120,7 +120,7 @@ class DoctorScreen(WizardScreen):
             # A file named is read instead of the field: the field may hold an older paste.
             log: LogRead = read_log(path) if path else read_pasted(pasted)
         except OSError as exc:
-            note = t("cli.cannot_read", path=safe(path), error=os_error(exc))
+            note = t("app.doctor_screen.cannot_read", path=safe(path), error=os_error(exc))
             self.post_message(self.Read(None, note))
             return
         found = diagnose_lines(log.lines, self.session.profile)

@@ -90,7 +90,7 @@ async def test_a_log_file_named_on_the_line_is_read_and_a_missing_one_says_so_in
         await pilot.press("tab")  # from the box to the file line
         assert isinstance(app.screen.focused, Input)
         await pilot.press(*str(tmp_path / "missing.log"), "enter")
-        await wait_until(pilot, lambda: "cannot read" in answer_text(app))
+        await wait_until(pilot, lambda: "Cannot read" in answer_text(app))
         assert "missing.log" in answer_text(app) and "Traceback" not in screen_text(app)
         assert app.screen.query_one("#doctor-text", TextArea).text == "kept as it was"
         file_line = app.screen.query_one("#doctor-file", Input)
