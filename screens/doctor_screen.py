@@ -8,9 +8,10 @@ thread and posts its report back (a pasted session can be megabytes).
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -22,7 +23,7 @@ from screens.base import WizardScreen, toggle_details
 from screens.styles import style_paths, style_text
 from screens.widgets.detail_box import DetailBox
 from screens.widgets.doctor_answer import answer_content
-from screens.widgets.paste_box import PasteBox
+from screens.widgets.paste_box import PasteBox, PathInput
 from wizard.text import t
 
 if TYPE_CHECKING:
@@ -62,14 +63,54 @@ class DoctorScreen(WizardScreen):
             highlight_cursor_line=False,
         )
         with Horizontal(id="doctor-file-row"):
-            yield Input(placeholder=t("app.doctor_screen.file_placeholder"), id="doctor-file", compact=True)
+            yield PathInput(
+                placeholder=t("app.doctor_screen.file_placeholder"), id="doctor-file", compact=True
+            )
             yield Button(t("app.doctor_screen.read"), id="doctor-read", variant="primary", compact=True)
         with DetailBox(id="doctor-report", classes="body"):
             yield Static(t("app.doctor_screen.empty"), classes="muted", id="doctor-answer", markup=False)
         yield Footer(show_command_palette=False)
 
+    # Which input the next reading reads: the one edited last (a path typed earlier never wins
+    # over a text pasted since, nor the other way round).
+    _source = "text"
+
     def on_mount(self) -> None:
-        self.query_one("#doctor-text", TextArea).focus()
+        box = self.query_one("#doctor-text", TextArea)
+        box.load_text(self.session.doctor_text)  # what was pasted before, on an earlier visit
+        self.query_one("#doctor-file", Input).value = self.session.doctor_path
+        self._source = "file" if self.session.doctor_path and not self.session.doctor_text else "text"
+        box.focus()
+
+    # The box and the line are kept in the session as they change: leaving the screen loses nothing.
+    @on(TextArea.Changed, "#doctor-text")
+    def _text_edited(self, event: TextArea.Changed) -> None:
+        self.session.doctor_text = event.text_area.text
+        self._source = "text"
+
+    @on(Input.Changed, "#doctor-file")
+    def _path_edited(self, event: Input.Changed) -> None:
+        self.session.doctor_path = event.value
+        if event.value.strip():
+            self._source = "file"
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste where no field has the focus (the answer, a button): it is the next text to read,
+        put into the box in place of the last one, never dropped. (The box handles its own.)"""
+        if isinstance(self.focused, TextArea):
+            return
+        event.stop()
+        self._into_box(event.text)
+
+    @on(PathInput.TextPasted)
+    def _pasted_on_the_line(self, message: PathInput.TextPasted) -> None:
+        self._into_box(message.text)
+
+    def _into_box(self, text: str) -> None:
+        box = self.query_one("#doctor-text", TextArea)
+        box.load_text("")
+        box.focus()
+        box.post_message(events.Paste(text))
 
     # ---- keys -----------------------------------------------------------------------
     def action_back(self) -> None:
@@ -95,12 +136,16 @@ class DoctorScreen(WizardScreen):
 
     @on(Button.Pressed, "#doctor-read")
     def action_read(self) -> None:
-        path = self.query_one("#doctor-file", Input).value.strip()
+        path = shown_path(self.query_one("#doctor-file", Input).value)
         pasted = self.query_one("#doctor-text", TextArea).text
+        if self._source == "text" and pasted.strip():
+            path = ""
         if not path and not pasted.strip():
             self._status(t("app.doctor_screen.nothing_given"), "warning")
             return
         self._status(t("app.doctor_screen.reading"), "")
+        # The answer has the focus while it is read: a key pressed meanwhile never edits the text.
+        self.query_one("#doctor-report").focus()
         self._read(path, pasted)
 
     @on(Input.Submitted, "#doctor-file")
@@ -117,21 +162,23 @@ class DoctorScreen(WizardScreen):
         from wizard.safe.error_words import os_error
 
         try:
-            # A file named is read instead of the field: the field may hold an older paste.
-            log: LogRead = read_log(path) if path else read_pasted(pasted)
+            log: LogRead = read_log(os.path.expanduser(path)) if path else read_pasted(pasted)
         except OSError as exc:
             note = t("app.doctor_screen.cannot_read", path=safe(path), error=os_error(exc))
             self.post_message(self.Read(None, note))
             return
         found = diagnose_lines(log.lines, self.session.profile)
-        note = ""
+        lines = len(log.lines)
+        note = t("app.doctor_screen.read_file", path=safe(path), lines=lines) if path else ""
+        note = note or t("app.doctor_screen.read_text", lines=lines)
         if log.truncated:
-            note = t("doctor.log_tail_note", size=size_text(log.tail_bytes))
+            note += " " + t("doctor.log_tail_note", size=size_text(log.tail_bytes))
         self.post_message(self.Read(doctor_report(found, text_given=True), note))
 
     def on_doctor_screen_read(self, message: Read) -> None:
-        if message.report is None:
+        if message.report is None:  # a file that cannot be read: back to its line, to correct it
             self._status(message.note, "warning")
+            self.query_one("#doctor-file", Input).focus()
             return
         answer = self.query_one("#doctor-answer", Static)
         answer.set_classes("")
@@ -144,3 +191,12 @@ class DoctorScreen(WizardScreen):
         answer = self.query_one("#doctor-answer", Static)
         answer.set_classes(f"muted {severity}".strip())
         answer.update(Content(line))
+
+
+def shown_path(typed: str) -> str:
+    """A log file's path as people type or drop it: spaces around it and one pair of quotes
+    (a file manager's drag) taken off; `~` is expanded when it is read."""
+    path = typed.strip()
+    if len(path) > 1 and path[0] == path[-1] and path[0] in "'\"":
+        path = path[1:-1]
+    return path

@@ -28,6 +28,8 @@ class Session:
     resume: Any = None  # a journal the user chose to resume
     step_running: bool = False  # ctrl+q asks first while this is set
     stop_run: Callable[[], None] | None = None  # the run screen's: cancel the runner, release waits
+    doctor_text: str = ""  # the doctor screen's pasted text, kept between visits
+    doctor_path: str = ""  # and its log file line
 
     @property
     def simulated(self) -> bool:

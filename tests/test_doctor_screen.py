@@ -236,3 +236,84 @@ async def test_a_demos_own_fix_is_said_for_the_demo_never_for_this_computer(tmp_
         env=env,
     )
     assert "For the demo machine" in done.stdout and "For this machine" not in done.stdout
+
+
+OOM = "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 3.94 GiB total capacity)\n"
+
+
+async def test_the_input_edited_last_is_read_and_the_answer_says_which(tmp_path: Path) -> None:
+    # A walk read a log by its path, then pasted another error: the old path was read again.
+    log = tmp_path / "nvml.log"
+    log.write_text(DOCTOR_TEXT, encoding="utf-8")
+    app = build_app(MISMATCH_DEMO)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_doctor(pilot)
+        await pilot.press("tab", *str(log), "enter")
+        await wait_until(pilot, lambda: "Read: " in answer_text(app))
+        assert f"Read: {log}" in answer_text(app)
+        await paste(pilot, OOM)  # the answer has the focus: the paste goes to the box, not lost
+        assert app.screen.query_one("#doctor-text", TextArea).text == OOM
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: "the text in the box" in answer_text(app))
+        assert "out of memory" in answer_text(app).lower() and "kernel module differ" not in answer_text(app)
+
+
+async def test_leaving_the_doctor_keeps_what_was_pasted() -> None:
+    app = build_app(MISMATCH_DEMO)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_doctor(pilot)
+        await paste(pilot, OOM)
+        await pilot.press("escape", "escape")
+        assert isinstance(app.screen, WelcomeScreen)
+        await to_doctor(pilot)
+        assert app.screen.query_one("#doctor-text", TextArea).text == OOM
+
+
+async def test_an_error_pasted_on_the_file_line_goes_to_the_box(tmp_path: Path) -> None:
+    app = build_app(MISMATCH_DEMO)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_doctor(pilot)
+        await pilot.press("tab")
+        await paste(pilot, DOCTOR_TEXT)  # two lines: a text, not a path
+        assert app.screen.query_one("#doctor-file", Input).value == ""
+        assert app.screen.query_one("#doctor-text", TextArea).text == DOCTOR_TEXT
+
+
+async def test_a_path_with_the_home_sign_or_quotes_is_read(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "run.log").write_text(DOCTOR_TEXT, encoding="utf-8")
+    app = build_app(MISMATCH_DEMO)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_doctor(pilot)
+        await pilot.press("tab", *"~/run.log", "enter")
+        await wait_until(pilot, lambda: "Read: ~/run.log" in answer_text(app))
+        line = app.screen.query_one("#doctor-file", Input)
+        line.value = ""
+        line.focus()
+        await pilot.press(*f"'{tmp_path / 'run.log'}'", "enter")
+        await wait_until(pilot, lambda: f"Read: {tmp_path / 'run.log'}" in answer_text(app))
+        assert "kernel module differ" in answer_text(app)
+
+
+async def test_a_path_pasted_on_the_file_line_is_put_there_once(tmp_path: Path) -> None:
+    app = build_app(MISMATCH_DEMO)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_doctor(pilot)
+        await pilot.press("tab")
+        await paste(pilot, "/var/log/train.log")
+        assert app.screen.query_one("#doctor-file", Input).value == "/var/log/train.log"
+
+
+def test_the_cli_names_a_demo_machine_as_the_demo(tmp_path: Path) -> None:
+    log = tmp_path / "error.txt"
+    log.write_text(DOCTOR_TEXT, encoding="utf-8")
+    env = dict(os.environ, TF_GPU_WIZARD_LANG="en", COLUMNS="200")
+    done = subprocess.run(
+        [sys.executable, "-m", "wizard", "doctor", "--log", str(log), "--profile", MISMATCH_DEMO],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
+    )
+    assert "About the demo machine" in done.stdout and "About this machine" not in done.stdout

@@ -1,4 +1,5 @@
-"""The doctor's text box: what is pasted is kept as data a terminal can show.
+"""The doctor's text box and log file line: what is pasted is kept as data a terminal can show,
+and lands where it belongs.
 
 A log copied from a terminal carries colour sequences (ESC [ ... m), progress bars' carriage
 returns, sometimes other control or bidi characters. TextArea draws what it holds as it is, so a
@@ -12,7 +13,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from textual.widgets import TextArea
+from textual import events
+from textual.message import Message
+from textual.widgets import Input, TextArea
 
 from wizard.safe.display import visible
 
@@ -34,3 +37,20 @@ class PasteBox(TextArea):
     def _replace_via_keyboard(self, insert: str, start: Location, end: Location) -> EditResult | None:
         # Every way text comes in by keyboard (a paste, the clipboard, a key) passes here.
         return super()._replace_via_keyboard(pasteable(insert), start, end)
+
+
+class PathInput(Input):
+    """The log file's line: a path is one line. A paste of several lines is an error text pasted in
+    the wrong place: it goes to the box (TextPasted), not its first line into this one."""
+
+    class TextPasted(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def _on_paste(self, event: events.Paste) -> None:
+        if len(event.text.strip().splitlines()) > 1:
+            event.prevent_default()  # Input's own handler (its first line into this one) does not run
+            event.stop()
+            self.post_message(self.TextPasted(event.text))
+        # One line: Input's own handler runs after this one (Textual calls each class's handler).

@@ -174,5 +174,6 @@ async def to_doctor_answer(pilot: Pilot[Any], text: str = DOCTOR_TEXT) -> None:
     await to_doctor(pilot)
     await paste(pilot, text)
     await pilot.press("ctrl+r")
+    await settle(pilot)  # the reading's worker done and its answer drawn
     await wait_until(pilot, lambda: getattr(pilot.app.screen.focused, "id", None) == "doctor-report")
     await pilot.pause()

@@ -231,7 +231,10 @@ def render(
         show(t("doctor.none_found"), "green")
     if report.machine and output_given:
         # What detect finds where the doctor runs: not necessarily the machine that wrote the log.
-        show(t("doctor.machine_heading"), "bold")
+        if profile is not None and profile.simulated:  # a demo or saved profile is never this computer
+            show(t("doctor.machine_heading_demo", label=safe(profile.label or profile.platform)), "bold")
+        else:
+            show(t("doctor.machine_heading"), "bold")
         console.print()
     for d in report.machine:
         full(d)
