@@ -148,10 +148,10 @@ def _run_command(args: argparse.Namespace, console: Console) -> int:
     console.print()
     console.print(_plain(t("doctor.run_exit", code=code), "bold" if code == 0 else "bold red"))
     extra: dict[str, object] = {"command": watched.argv, "exit_status": code, "interrupted": interrupted}
-    from wizard.doctor.diagnose import from_hits
+    from wizard.doctor.diagnose import fact_text, from_hits
 
     profile = load_profile_arg(args)
-    found = from_hits(matcher.hits.values(), profile, read_facts("\n".join(tail)))
+    found = from_hits(matcher.hits.values(), profile, read_facts(fact_text(list(tail))))
     _report(args, found, console, output_given=True, profile=profile, extra=extra)
     failed = code != 0 or interrupted
     return EXIT_HARMFUL if failed or any(d.harmful for d in found) else EXIT_OK
