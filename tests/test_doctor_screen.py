@@ -39,10 +39,11 @@ def flat(words: str) -> str:
     return " ".join(words.split())
 
 
-def cli_json(*args: str) -> Any:
-    env = dict(os.environ, TF_GPU_WIZARD_LANG="en")
+def cli(*args: str) -> str:
+    """`tf-gpu-wizard doctor ARGS` as a person runs it: what it prints."""
+    env = dict(os.environ, TF_GPU_WIZARD_LANG="en", COLUMNS="200")
     done = subprocess.run(
-        [sys.executable, "-m", "wizard", "doctor", *args, "--json"],
+        [sys.executable, "-m", "wizard", "doctor", *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -50,7 +51,11 @@ def cli_json(*args: str) -> Any:
         env=env,
     )
     assert done.returncode in (0, 1), done.stderr
-    return json.loads(done.stdout)
+    return done.stdout
+
+
+def cli_json(*args: str) -> Any:
+    return json.loads(cli(*args, "--json"))
 
 
 async def test_a_pasted_error_gets_what_the_cli_says_for_the_same_text_and_machine(tmp_path: Path) -> None:
@@ -226,16 +231,8 @@ async def test_a_demos_own_fix_is_said_for_the_demo_never_for_this_computer(tmp_
     assert "For the demo machine" in shown and "For this machine" not in shown
     log = tmp_path / "cuinit.txt"
     log.write_text(cuinit, encoding="utf-8")
-    env = dict(os.environ, TF_GPU_WIZARD_LANG="en", COLUMNS="200")
-    done = subprocess.run(
-        [sys.executable, "-m", "wizard", "doctor", "--log", str(log), "--profile", demo],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env=env,
-    )
-    assert "For the demo machine" in done.stdout and "For this machine" not in done.stdout
+    out = cli("--log", str(log), "--profile", demo)
+    assert "For the demo machine" in out and "For this machine" not in out
 
 
 OOM = "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 3.94 GiB total capacity)\n"
@@ -307,13 +304,5 @@ async def test_a_path_pasted_on_the_file_line_is_put_there_once(tmp_path: Path) 
 def test_the_cli_names_a_demo_machine_as_the_demo(tmp_path: Path) -> None:
     log = tmp_path / "error.txt"
     log.write_text(DOCTOR_TEXT, encoding="utf-8")
-    env = dict(os.environ, TF_GPU_WIZARD_LANG="en", COLUMNS="200")
-    done = subprocess.run(
-        [sys.executable, "-m", "wizard", "doctor", "--log", str(log), "--profile", MISMATCH_DEMO],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env=env,
-    )
-    assert "About the demo machine" in done.stdout and "About this machine" not in done.stdout
+    out = cli("--log", str(log), "--profile", MISMATCH_DEMO)
+    assert "About the demo machine" in out and "About this machine" not in out
