@@ -75,22 +75,30 @@ class DoctorScreen(WizardScreen):
     # over a text pasted since, nor the other way round).
     _source = "text"
 
+    _box: TextArea | None = None
+    _line: Input | None = None
+
     def on_mount(self) -> None:
-        box = self.query_one("#doctor-text", TextArea)
+        self._box = box = self.query_one("#doctor-text", TextArea)
+        self._line = self.query_one("#doctor-file", Input)
         box.load_text(self.session.doctor_text)  # what was pasted before, on an earlier visit
-        self.query_one("#doctor-file", Input).value = self.session.doctor_path
+        self._line.value = self.session.doctor_path
         self._source = "file" if self.session.doctor_path and not self.session.doctor_text else "text"
         box.focus()
 
-    # The box and the line are kept in the session as they change: leaving the screen loses nothing.
+    def on_unmount(self) -> None:
+        """The box and the line are kept in the session: leaving the screen loses nothing. Kept
+        as the screen goes, not on each key (the box's text is rebuilt whole each time it is read)."""
+        box, line = self._box, self._line
+        if box is not None and line is not None:
+            self.session.doctor_text, self.session.doctor_path = box.text, line.value
+
     @on(TextArea.Changed, "#doctor-text")
-    def _text_edited(self, event: TextArea.Changed) -> None:
-        self.session.doctor_text = event.text_area.text
+    def _text_edited(self) -> None:
         self._source = "text"
 
     @on(Input.Changed, "#doctor-file")
     def _path_edited(self, event: Input.Changed) -> None:
-        self.session.doctor_path = event.value
         if event.value.strip():
             self._source = "file"
 
@@ -169,8 +177,10 @@ class DoctorScreen(WizardScreen):
             return
         found = diagnose_lines(log.lines, self.session.profile)
         lines = len(log.lines)
-        note = t("app.doctor_screen.read_file", path=safe(path), lines=lines) if path else ""
-        note = note or t("app.doctor_screen.read_text", lines=lines)
+        if path:
+            note = t("app.doctor_screen.read_file", path=safe(path), lines=lines)
+        else:
+            note = t("app.doctor_screen.read_text", lines=lines)
         if log.truncated:
             note += " " + t("doctor.log_tail_note", size=size_text(log.tail_bytes))
         self.post_message(self.Read(doctor_report(found, text_given=True), note))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 
-from wizard.doctor.report_view import DoctorReport, machine_fix_line
+from wizard.doctor.report_view import DoctorReport, demo_heading, demo_label, machine_fix_line
 from wizard.safe.display import safe
 from wizard.text import t
 
@@ -50,9 +50,11 @@ def machine_heading(report: DoctorReport, profile: MachineProfile | None) -> str
     """Which machine the second part is about: a demo is never called this machine."""
     if profile is None:
         return t("app.doctor_screen.machine_unknown")
-    if profile.simulated:
-        key = "app.doctor_screen.machine_demo" if report.machine else "app.doctor_screen.machine_demo_ok"
-        return t(key, label=safe(profile.label or profile.platform))
+    label = demo_label(profile)
+    if label is not None:
+        if report.machine:
+            return demo_heading(profile)
+        return t("app.doctor_screen.machine_demo_ok", label=label)
     return t("app.doctor_screen.machine_here" if report.machine else "app.doctor_screen.machine_here_ok")
 
 

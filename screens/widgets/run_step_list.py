@@ -63,6 +63,7 @@ class RunStepList(Vertical):
         self.status: dict[str, str] = {s.id: "pending" for s in self.steps}
         self.started: dict[str, float] = {}
         self.took: dict[str, float] = {}
+        self._label_width = -1  # the status column's label width the cells were last given
 
     def compose(self) -> ComposeResult:
         # The status column is as wide as the longest status in cells (a Chinese one is 2 a character):
@@ -117,7 +118,8 @@ class RunStepList(Vertical):
             style = STYLE[status]
             row = self.query_one(f"#step-{n}", Horizontal)
             cell = row.query_one(".step-status", Static)
-            cell.styles.width = width + 8  # icon, space, status, space, time (4), a gap
+            if width != self._label_width:  # a layout change only where the column changes
+                cell.styles.width = width + 8  # icon, space, status, space, time (4), a gap
             cell.update(
                 Content.from_markup(
                     f"[{style}]$icon $label[/] [$text-muted]$timing[/]",
@@ -134,3 +136,4 @@ class RunStepList(Vertical):
                     where=WHERE.get(step.where, ""),
                 )
             )
+        self._label_width = width

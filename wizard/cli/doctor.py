@@ -180,7 +180,7 @@ def render(
     from rich.text import Text
 
     from wizard.cjk.wrap import command_lines, wrap
-    from wizard.doctor.report_view import doctor_report, machine_fix_line
+    from wizard.doctor.report_view import demo_heading, doctor_report, machine_fix_line
     from wizard.safe.display import safe, text
 
     def show(value: str, style: str, limit: int | None = None) -> None:
@@ -231,10 +231,9 @@ def render(
         show(t("doctor.none_found"), "green")
     if report.machine and output_given:
         # What detect finds where the doctor runs: not necessarily the machine that wrote the log.
-        if profile is not None and profile.simulated:  # a demo or saved profile is never this computer
-            show(t("doctor.machine_heading_demo", label=safe(profile.label or profile.platform)), "bold")
-        else:
-            show(t("doctor.machine_heading"), "bold")
+        # a demo or saved profile is never this computer
+        demo = profile is not None and profile.simulated
+        show(demo_heading(profile) if demo and profile is not None else t("doctor.machine_heading"), "bold")
         console.print()
     for d in report.machine:
         full(d)

@@ -294,23 +294,10 @@ FACT_TAIL_CHARS = 256 << 10
 
 def fact_text(lines: list[str]) -> str:
     """The text the facts are read from: all of it, or its first and last lines for a long log."""
-    if sum(len(line) + 1 for line in lines) <= FACT_HEAD_CHARS + FACT_TAIL_CHARS:
-        return "\n".join(lines)
-    head: list[str] = []
-    size = 0
-    for line in lines:
-        size += len(line) + 1
-        if size > FACT_HEAD_CHARS:
-            break
-        head.append(line)
-    tail: list[str] = []
-    size = 0
-    for line in reversed(lines[len(head) :]):
-        size += len(line) + 1
-        if size > FACT_TAIL_CHARS:
-            break
-        tail.append(line)
-    return "\n".join(head + tail[::-1])
+    from wizard.doctor.logread import ends
+
+    parts = ends(lines, FACT_HEAD_CHARS, FACT_TAIL_CHARS)
+    return "\n".join(lines if parts is None else parts[0] + parts[1])
 
 
 def diagnose_lines(

@@ -73,21 +73,39 @@ def read_log(ref: str, stdin: BinaryIO | None = None) -> LogRead:
     return out
 
 
+def ends(lines: list[str], head: int, tail: int) -> tuple[list[str], list[str]] | None:
+    """The first lines of `lines` within `head` characters and the last ones within `tail` (whole
+    lines, none twice); None where the whole fits in `head + tail`."""
+    if sum(len(line) + 1 for line in lines) <= head + tail:
+        return None
+    first: list[str] = []
+    size = 0
+    for line in lines:
+        size += len(line) + 1
+        if size > head:
+            break
+        first.append(line)
+    last: list[str] = []
+    size = 0
+    for line in reversed(lines[len(first) :]):
+        size += len(line) + 1
+        if size > tail:
+            break
+        last.append(line)
+    return first, last[::-1]
+
+
 def read_pasted(text: str) -> LogRead:
     """A pasted text (the app's doctor), bounded like a file: its first HEAD_BYTES and last
-    TAIL_BYTES, whole lines only, numbered as read_log numbers them."""
-    data = text.encode("utf-8", "replace")
+    TAIL_BYTES (counted in characters), whole lines only, numbered as read_log numbers them."""
     lines = text.splitlines()
-    if len(data) <= TAIL_BYTES:
-        return LogRead(lines=list(enumerate(lines, start=1)), scanned=len(data))
-    head_cut = data.rfind(b"\n", 0, HEAD_BYTES)
-    head = data[: head_cut + 1 if head_cut >= 0 else 0].decode("utf-8", "replace").splitlines()
-    tail_bytes = data[-TAIL_BYTES:]
-    first_break = tail_bytes.find(b"\n")  # the tail starts at a whole line
-    tail = tail_bytes[first_break + 1 :].decode("utf-8", "replace").splitlines() if first_break >= 0 else []
-    out = LogRead(truncated=True, scanned=len(data))
+    parts = ends(lines, HEAD_BYTES, TAIL_BYTES)
+    if parts is None:
+        return LogRead(lines=list(enumerate(lines, start=1)), scanned=len(text))
+    head, tail = parts
+    out = LogRead(truncated=True, scanned=len(text))
     out.lines = list(enumerate(head, start=1))
-    out.lines += [(i - len(tail), line) for i, line in enumerate(tail)]
+    out.lines += [(i - len(tail), line) for i, line in enumerate(tail)]  # -1 is the last line
     return out
 
 

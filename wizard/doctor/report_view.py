@@ -44,10 +44,22 @@ def doctor_report(found: Sequence[Diagnosis], *, text_given: bool) -> DoctorRepo
     )
 
 
+def demo_label(profile: MachineProfile | None) -> str | None:
+    """A demo or saved profile's name as every view says it; None for this machine."""
+    if profile is None or not profile.simulated:
+        return None
+    return safe(profile.label or profile.platform)
+
+
+def demo_heading(profile: MachineProfile) -> str:
+    """The heading over a demo's own findings: never "this machine"."""
+    return t("doctor.machine_heading_demo", label=demo_label(profile) or "")
+
+
 def machine_fix_line(fix: str, profile: MachineProfile | None) -> str:
     """A fix made specific with the machine's profile, saying which machine: a demo or saved profile
     is named as what it is, never called this computer."""
-    if profile is not None and profile.simulated:
-        label = safe(profile.label or profile.platform)
+    label = demo_label(profile)
+    if label is not None:
         return t("doctor.machine_fix_line_demo", label=label, fix=fix)
     return t("doctor.machine_fix_line", fix=fix)
