@@ -572,7 +572,9 @@ class RunScreen(WizardScreen):
             return
         output = "\n".join(self.failed_output)
         profile = self.session.profile
-        self.app.push_screen(DoctorModal(diagnose(profile, output=output), profile))
+        # The step ran on the profile's machine (a demo's own simulated run): its platform is the text's.
+        found = diagnose(profile, output=output, written_there=True)
+        self.app.push_screen(DoctorModal(found, profile))
 
     @on(Button.Pressed, "#quit")
     def _quit(self) -> None:

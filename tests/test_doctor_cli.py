@@ -304,7 +304,7 @@ def test_the_fix_names_what_this_machine_needs() -> None:
     # What the plan installs, as the plan says it: the hashed lock by apply, not a pip line.
     locked = locked_install(best, profile)
     assert locked is not None
-    assert "tf-gpu-wizard apply installs the locked environment" in machine
+    assert "tf-gpu-wizard apply installs its locked environment" in machine
     assert f"{locked.count} packages" in machine and locked.digest in machine
     assert f"with {locked.installer}" in machine and str(default_venv_for(profile)) in machine
     assert "pip install" not in machine and not any(req in machine for req in pip_requirements(best))

@@ -21,7 +21,7 @@ DEMOS = {
     "ubuntu-22.04-rtx3060-secure-boot": "Loading of unsigned module is rejected",
     "ubuntu-22.04-rtx3060-mismatch-after-update": "Driver/library version mismatch",
 }
-SEEN = {"en": "seen on this machine by detect:", "zh": "detect 在这台电脑上看到："}
+SEEN = {"en": "detect saw:", "zh": "detect 看到："}
 
 
 def _doctor(tmp_path: Path, lang: str, demo: str) -> str:

@@ -151,7 +151,9 @@ def _run_command(args: argparse.Namespace, console: Console) -> int:
     from wizard.doctor.diagnose import fact_text, from_hits
 
     profile = load_profile_arg(args)
-    found = from_hits(matcher.hits.values(), profile, read_facts(fact_text(list(tail))))
+    # The command ran here: this machine's platform is the text's, a demo's is not.
+    facts = read_facts(fact_text(list(tail)))
+    found = from_hits(matcher.hits.values(), profile, facts, written_there=not profile.simulated)
     _report(args, found, console, output_given=True, profile=profile, extra=extra)
     failed = code != 0 or interrupted
     return EXIT_HARMFUL if failed or any(d.harmful for d in found) else EXIT_OK

@@ -237,11 +237,20 @@ def _after_root(
 
 
 def from_hits(
-    hits: Iterable[Hit], profile: MachineProfile | None = None, facts: Facts | None = None
+    hits: Iterable[Hit],
+    profile: MachineProfile | None = None,
+    facts: Facts | None = None,
+    written_there: bool = False,
 ) -> list[Diagnosis]:
     """The report for the hits of a LineMatcher plus the profile's findings, ranked, each id once;
     with the facts read from the same text, reasoned (wizard.doctor.reason): a cause the facts
-    decide first, the causes it contradicts gone, or "not sure" with the command that decides."""
+    decide first, the causes it contradicts gone, or "not sure" with the command that decides.
+    `written_there`: the profile's machine wrote the text (a plan step's output, `doctor --run`
+    here), so its platform joins the text's facts (wizard.doctor.machine_facts)."""
+    if written_there and profile is not None and facts is not None:
+        from wizard.doctor.machine_facts import with_machine
+
+        facts = with_machine(facts, profile)
     sharpen = Sharpener(profile) if profile is not None else None
     ranked: list[tuple[int, float, Diagnosis]] = []
     seen: set[str] = set()
@@ -277,12 +286,15 @@ def match_output(text: str) -> list[Diagnosis]:
     return from_hits(matcher.hits.values(), facts=read_facts(text))
 
 
-def diagnose(profile: MachineProfile | None = None, output: str | None = None) -> list[Diagnosis]:
+def diagnose(
+    profile: MachineProfile | None = None, output: str | None = None, written_there: bool = False
+) -> list[Diagnosis]:
     """Everything the doctor recognises in `output` and on the machine `profile` describes."""
     matcher = LineMatcher()
     if output:
         matcher.feed_text(output)
-    return from_hits(matcher.hits.values(), profile, read_facts(output) if output else None)
+    facts = read_facts(output) if output else None
+    return from_hits(matcher.hits.values(), profile, facts, written_there)
 
 
 # The facts of a long log are read from its start and its end: versions, the platform and the

@@ -68,6 +68,13 @@ from wizard.text import t
 REBOOT_IDS = ("driver-library-mismatch",)
 UPDATE_DRIVER_IDS = ("driver-too-old",)
 DECIDE_MISMATCH = "cat /proc/driver/nvidia/version; nvidia-smi"
+# In WSL2: every copy of the driver's libraries the loader finds (the Windows driver's are in
+# /usr/lib/wsl/lib; Linux has no NVIDIA kernel module there, so no /proc/driver/nvidia/version).
+DECIDE_WSL_LIBS = "ldconfig -p | grep -E 'libnvidia-ml|libcuda'"
+WSL_GUIDE = (
+    "NVIDIA's CUDA on WSL user guide (the Windows driver's libraries in /usr/lib/wsl/lib;"
+    " no Linux driver inside WSL)"
+)
 DECIDE_DEFAULT = (
     "tf-gpu-wizard doctor --run python -c "
     "\"import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))\""
@@ -108,6 +115,7 @@ VERDICT_IDS = (
     "cover-open",
     "driver-userspace-older",
     "driver-mismatch-one-side",
+    "driver-mismatch-wsl",
     "cuda-libs-open",
 )
 REASONED_IDS = (*VERDICT_IDS, "wsl-windows-driver", "macos")
@@ -117,6 +125,7 @@ REASONED_IDS = (*VERDICT_IDS, "wsl-windows-driver", "macos")
 OPEN_VERDICTS: dict[str, frozenset[str]] = {
     "cover-open": frozenset({"unsupported-cc", "cover-too-old", "cover-gap", "gpu-too-new"}),
     "driver-mismatch-one-side": frozenset({"driver-library-mismatch", "driver-userspace-older"}),
+    "driver-mismatch-wsl": frozenset({"driver-library-mismatch", "driver-userspace-older"}),
     "cuda-libs-open": frozenset({"missing-cudart", "missing-cudnn"}),
 }
 
@@ -189,6 +198,8 @@ def _mismatch_one_side(facts: Facts, causes: list[str]) -> Decision | None:
     command that shows the other side, never a fix it cannot choose."""
     if not causes or causes[0] not in REBOOT_IDS or facts.mismatch() != 0:
         return None
+    if "WSL2" in facts.platforms and "container" not in facts.platforms:
+        return _mismatch_in_wsl(facts)
     if facts.driver_smi:
         return _mismatch_in_container(facts)
     if facts.driver_library and facts.driver_kernel:
@@ -218,6 +229,21 @@ def _mismatch_one_side(facts: Facts, causes: list[str]) -> Decision | None:
         texts="driver-mismatch-one-side",
         evidence=line,
         fix_fields={"command": DECIDE_MISMATCH},
+    )
+
+
+def _mismatch_in_wsl(facts: Facts) -> Decision:
+    """A mismatch in WSL2: the driver is the Windows driver, whose libraries are /usr/lib/wsl/lib;
+    there is no kernel module to reboot into, so neither a reboot nor /proc's version decides. The
+    copies of the libraries the loader finds do: another copy shadows the Windows driver's."""
+    return Decision(
+        "driver-library-mismatch",
+        "doctor.judge59.mismatch_wsl",
+        _sourced({}, WSL_GUIDE),
+        drop=UPDATE_DRIVER_IDS,
+        texts="driver-mismatch-wsl",
+        evidence=facts.mismatch_line or facts.failure_line,
+        fix_fields={"command": DECIDE_WSL_LIBS},
     )
 
 

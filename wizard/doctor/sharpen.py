@@ -1,7 +1,7 @@
 """The fix made specific to this machine: its driver, its GPU, the TensorFlow set chosen for it.
 
     sharpen = Sharpener(profile)
-    sharpen("driver-too-old")  -> "This machine has NVIDIA driver 470.82.01. <unlock hint> ..." or ""
+    sharpen("driver-too-old")  -> "It has NVIDIA driver 470.82.01. <unlock hint> ..." or ""
 
 The general fix (assets/text/<lang>/doctor.toml) stays as it is; this adds one or two sentences
 from the profile and from the resolver's recommendation (the driver version to get, the exact
