@@ -278,6 +278,13 @@ _PYTHON_CLAIM = re.compile(
 )
 _PYTHON_RANGE = re.compile(r"\s*(?:\+|(?:-|–|~|to|or|and|/|,)\s*(?:python\s*)?3\.[0-9])", re.I)
 # pip could not resolve TensorFlow itself (not tensorflow-gpu, tensorflow-io, ...): the version asked.
+# pip finding no build of a package that exists for NVIDIA GPUs only (TensorFlow's GPU package,
+# NVIDIA's CUDA wheels): on a Mac, none has a macOS build.
+_PIP_GPU_ONLY = re.compile(
+    r"(?:No matching distribution found for|Could not find a version that satisfies the requirement)\s+"
+    r"(tensorflow-gpu|tensorflow\[and-cuda\]|nvidia-[a-z-]+-cu1[0-9])(?![\w-])",
+    re.I,
+)
 _PIP_TF = re.compile(
     r"(?:No matching distribution found for|Could not find a version that satisfies the requirement)\s+"
     r"tensorflow(?:\[and-cuda\])?(?:\s*==\s*([0-9]\.[0-9]{1,2}(?:\.[0-9]{1,2})?)\b)?(?![\w-])"
@@ -530,6 +537,7 @@ class Facts:
     python: str = ""  # the Python the text shows ("3.12"), where it shows one only
     pip_tf: bool = False  # pip could not resolve tensorflow
     pip_tf_wanted: str = ""  # the version it was asked for ("2.10.0"), "" for none
+    pip_gpu_only: tuple[int, str] | None = None  # pip found no build of a GPU-only package (_PIP_GPU_ONLY)
     build_code: list[str] = field(default_factory=list)  # the code a build lists: sm_50, compute_37
     build_minimum: str = ""  # the lowest compute capability a build says it supports ("3.7")
     build_maximum: str = ""  # the highest, where the build says its range ("12.0")
@@ -709,6 +717,9 @@ def read_facts(text: str) -> Facts:
     }
     if len(pythons) == 1:  # two Pythons in one text decide nothing
         f.python = pythons.pop()
+    m = _PIP_GPU_ONLY.search(text)
+    if m:
+        f.pip_gpu_only = _line_at(text, m.start())
     m = _PIP_TF.search(text)
     if m:
         f.pip_tf, f.pip_tf_wanted = True, m.group(1) or ""
@@ -874,7 +885,11 @@ _MAC = re.compile(
     r"|\bApple (?:M[1-4]|silicon)\b|\barm64-apple-darwin|\bdarwin\b"
     # Apple's chips said as the machine ("those of us on an M1", "using my M2 Pro")
     r"|\b(?:on|with|using|have|own) (?:an? |my |the )?M[1-4](?: Pro| Max| Ultra)?(?![\w-])"
-    r"|/Applications/[^/\n]+\.app/Contents/",  # a macOS application bundle's own path
+    r"|/Applications/[^/\n]+\.app/Contents/"  # a macOS application bundle's own path
+    r"|\b(?:I'?m |I am )?using (?:an? |my )?Mac\b(?! ?address)"
+    # A home under /Users or a disk under /Volumes, as a path begins (not C:/Users, /mnt/c/Users,
+    # /c/Users: Windows' homes seen from Git Bash or WSL)
+    r"|(?:^|(?<=[\s'\"(=]))/(?:Users|Volumes)/[\w.-]+/",
     re.I,
 )
 # A program saying it found no CUDA at all (not a failure inside CUDA): cellpose's "TORCH CUDA version

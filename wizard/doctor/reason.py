@@ -546,13 +546,34 @@ def _macos(facts: Facts, causes: list[str]) -> Decision | None:
     """A text that says it ran on a Mac and that CUDA is not there, naming no NVIDIA GPU and no other
     cause: macOS has no NVIDIA CUDA (CUDA 10.2 was its last; Apple silicon has no NVIDIA GPU), so the
     message is what a Mac gives, and the program runs on the CPU."""
-    if facts.mac is None or facts.cuda_absent is None or facts.gpus or facts.gpus_named:
+    if facts.mac is None or facts.gpus or facts.gpus_named:
         return None
+    if facts.cuda_absent is None:
+        return _macos_pip(facts, causes)
     # PyTorch's "not compiled with CUDA" on a Mac is the Mac's own wheel (no CUDA build exists for
     # macOS since CUDA 10.2): the Mac is the cause, not a CPU wheel chosen by mistake.
     if set(causes) - {"cpu-only-wheel"}:
         return None
     return Decision("macos", "doctor.judge25.macos", {}, evidence=facts.cuda_absent, drop=("cpu-only-wheel",))
+
+
+# What pip's failure to find a GPU-only package reads as elsewhere: on a Mac, the Mac is why.
+_PIP_ON_MAC = frozenset({"python-unsupported", "tensorflow-gpu-removed", "cpu-only-wheel"})
+
+
+def _macos_pip(facts: Facts, causes: list[str]) -> Decision | None:
+    """pip finding no build of a package made for NVIDIA GPUs only (tensorflow-gpu, NVIDIA's CUDA
+    wheels) in a text that says it ran on a Mac: the index has no macOS build of it, because macOS
+    has no NVIDIA CUDA; not the Python's version, nor the package's removal."""
+    if facts.pip_gpu_only is None or set(causes) - _PIP_ON_MAC:
+        return None
+    return Decision(
+        "macos",
+        "doctor.judge59.macos_pip",
+        {"line": facts.pip_gpu_only[1]},
+        evidence=facts.pip_gpu_only,
+        drop=tuple(_PIP_ON_MAC),
+    )
 
 
 def _scheduler(facts: Facts, symptoms: set[str]) -> Decision | None:
