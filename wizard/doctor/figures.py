@@ -67,6 +67,12 @@ def torch_memory(groups: dict[str, str | None]) -> GpuMemory | None:
     own = next((v for v in figures if v is not None), None)
     if total is None or free is None or own is None or total <= 0:
         return None
+    # The new message's own count of PyTorch's pool ("Of the allocated memory A is allocated by
+    # PyTorch, and U is reserved ... but unallocated"): this process holds at least A + U, even where
+    # its NVML count is 0 bytes (a container's pid that NVML does not see).
+    pool = [size_bytes(groups.get(k)) for k in ("torch_allocated", "torch_unallocated")]
+    if pool[0] is not None:
+        own = max(own, pool[0] + (pool[1] or 0.0))
     return GpuMemory(total, free, own)
 
 
