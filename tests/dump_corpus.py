@@ -83,6 +83,8 @@ ROUND35 = CORPUS.with_name("round35.json")
 ROUND36 = CORPUS.with_name("round36.json")
 # Round 37: collected blind in stop 51 (owners split a-m / n-z), scored before any rule (SCORES_round37.txt).
 ROUND37 = CORPUS.with_name("round37.json")
+# Round 38: collected blind in stop 52 (owners split a-m / n-z), scored before any rule (SCORES_round38.txt).
+ROUND38 = CORPUS.with_name("round38.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
@@ -602,7 +604,8 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
         argv = [a for a in (c.get("argv") or []) if a != "sudo"]
         said = str(c.get("stdout", "")) + "\n" + str(c.get("stderr", ""))
         hook = _HOOK_INIT_ERROR.search(said)
-        if argv[:1] in (["docker"], ["podman"], ["nvidia-docker"]) and "run" in argv and hook:
+        # `run`, or `start` of a container created with GPUs: the hook runs as the container starts
+        if argv[:1] in (["docker"], ["podman"], ["nvidia-docker"]) and {"run", "start"} & set(argv) and hook:
             if not any((x.get("argv") or [])[-1:] == ["info"] for x in commands):
                 line = f"nvidia-container-cli: initialization error: {hook.group(1)}\n"
                 out.append({**c, "argv": ["nvidia-container-cli", "info"], "stdout": "", "stderr": line})

@@ -45,6 +45,7 @@ from tests.dump_corpus import (
     ROUND35,
     ROUND36,
     ROUND37,
+    ROUND38,
     cases,
     held_out,
     judge,
@@ -719,6 +720,22 @@ LATER_ROUNDS = {
             "from nvidia-smi -L: reading it any case made an earlier held-out case wrong",
             "nvidia-docker-270-nvml-mismatch-tensorflow-image": "nvidia-docker 1's own NVML error is not "
             "a command the probe reads",
+        },
+    ),
+    # Round 38 (stop 52; owners split a-m / n-z): blind held out 7/7, 0 wrong; training 16/20,
+    # 0 wrong (SCORES_round38.txt). Then nvidia-container-cli's "nvml error: driver/library version
+    # mismatch" read as NVML's own words, and `docker start` replayed as `run` (the hook runs as a
+    # container starts): training 18/20.
+    38: LaterRound(
+        ROUND38,
+        27,
+        7,
+        {},
+        {
+            "pytorch-ci-g5-a10g-driver-515-57-not-supported-installer-log": "the kernel messages the installer "
+            "log quotes are not read as the kernel's log, and its refusal alone would not decide too old",
+            "hpc-node-4x-rtx2080ti-one-card-unknown-error-list": "a device-handle line as posted in lower "
+            "case ('gpu') from nvidia-smi -L: reading it any case made an earlier held-out case wrong",
         },
     ),
 }

@@ -941,7 +941,11 @@ def _libraries(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     libs = _library_versions(ctx, "libnvidia-ml") or _library_versions(ctx, "libcuda")
     versions = sorted(set(libs.values()))
     nvml = ctx.seen.get("nvml", {})
-    text = _smi_text(ctx) + "\n" + str(nvml.get("detail", ""))
+    # nvidia-container-cli starts NVML as nvidia-smi does ("nvml error: driver/library version
+    # mismatch"): where it was asked (no nvidia-smi answered), its words are NVML's.
+    cli = _seen_command(ctx, "container_cli")
+    cli_text = cli[1].stdout + "\n" + cli[1].stderr if cli and not cli[1].missing else ""
+    text = _smi_text(ctx) + "\n" + str(nvml.get("detail", "")) + "\n" + cli_text
     said = _line_with(text, "mismatch")
     said_lib = _MISMATCH_LIB.search(text)
     module = p.kernel.loaded_version or ""
@@ -951,7 +955,12 @@ def _libraries(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if said and not (module and library_known(versions, said_lib) == module):
         # NVML's own words decide it ("Driver/library version mismatch"); both versions where read.
         library = said_lib.group(1) if said_lib else (versions[-1] if versions else "")
-        ev = [Evidence("nvidia-smi / nvmlInit", None, said)]
+        from_cli = cli is not None and said in cli_text and said not in _smi_text(ctx)
+        ev = [
+            command_evidence(cli[0], cli[1], said)
+            if cli and from_cli
+            else Evidence("nvidia-smi / nvmlInit", None, said)
+        ]
         if said_lib:
             ev.append(Evidence("nvidia-smi", None, said_lib.group(0)))
         ev += [file_evidence(path, version) for path, version in sorted(libs.items())[:4]]
