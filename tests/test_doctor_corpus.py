@@ -160,7 +160,7 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # channel's build matrix) stay unanswered and NO_EVIDENCE is full.
 RULES_ROUND = 25
 RULES_ROUNDS_ALSO = (27,)  # newer rounds whose training texts are held right too (see above)
-FRESH_ROUND = 58  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+FRESH_ROUND = 59  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
 # title or a reply the text leaves out): scored like every text, but not held right, since no honest
 # rule names that cause from the body. Each says why; a test checks each is still in the corpus and
@@ -1151,6 +1151,20 @@ READ_BARS[57] = Bar(recognised=23, right=17, wrong_causes=4)
 # outside its range (four training texts labelled the removed package moved to wrong). Held out after
 # the rules kept (unread): unchanged in every round.
 FRESH_MEASURED = Bar(recognised=19, right=13, wrong_causes=1)
+READ_BARS[58] = Bar(recognised=19, right=13, wrong_causes=1)
+# Stop 52 read four older held-out wrong causes (their rounds' blind scores are above): a Mac said by
+# its /Users home, its /Volumes disk or "using Mac", and pip finding no tensorflow-gpu on a MacBook
+# (three texts); PyTorch 2.1's OOM message, spelt "total capacty", read by its counts (one). Each rule
+# moved only its own text (every corpus answer compared before and after).
+READ_BARS[40] = Bar(recognised=13, right=11, wrong_causes=2)
+READ_BARS[52] = Bar(recognised=11, right=10, wrong_causes=1)
+READ_BARS[57] = Bar(recognised=23, right=19, wrong_causes=2)
+# Round 59 (71 texts, 27 held out, 3 zh; two collectors split by owner, 88 and 123 searches, collected
+# blind in stop 52 after the rules above). Many threads are from older frameworks the corpus had few
+# of (Caffe, DIGITS, Julia's CUDA.jl, rust-bert, faceswap, MXNet). Scored once blind, before any rule
+# from it: held out 14/27 recognised (51.9%), 13 right, 0 wrong; training 26/44 (59.1%), 20 right,
+# 2 wrong. Below the issue's 90%; at its 0 wrong causes.
+FRESH_MEASURED = Bar(recognised=14, right=13, wrong_causes=0)
 UNREAD_WRONG_CAUSES = {
     28: 1,
     29: 1,
@@ -1164,25 +1178,26 @@ UNREAD_WRONG_CAUSES = {
     37: 1,
     38: 1,
     39: 1,
-    40: 3,
+    40: 2,  # stop 52: a PyTorch 2.1 OOM ("total capacty") read by its counts
     41: 0,  # stop 49: ONNX Runtime's unnamed library left open (cuda-libs-open)
     42: 2,  # stop 49: likewise
     43: 0,
-    44: 2,
+    44: 1,
     45: 0,  # stop 49: likewise
     46: 1,
     47: 0,
-    48: 1,
+    48: 0,
     49: 0,
     50: 0,
     51: 4,
-    52: 2,
+    52: 1,  # stop 52: a Mac read from its /Users home
     53: 0,
     54: 0,
     55: 0,
     56: 1,
-    57: 4,
+    57: 2,  # stop 52: two Macs (a /Volumes disk; pip finding no tensorflow-gpu on a MacBook)
     58: 1,
+    59: 0,
 }
 
 
