@@ -56,3 +56,21 @@ def test_pip_finding_no_tensorflow_gpu_on_a_macbook_is_the_mac() -> None:
 
 def test_the_same_pip_failure_on_linux_is_not_called_a_mac() -> None:
     assert _first(PIP_GPU.format(prompt="student@lab-pc")) not in ("macos", "")
+
+
+def test_saying_a_mac_has_no_cuda_is_a_mac() -> None:
+    text = "I installed every package, but Mac doesn't have cuda and I got this error:\n"
+    assert _first(text + "AssertionError: Torch not compiled with CUDA enabled\n") == "macos"
+
+
+def test_a_dylib_the_driver_library_cannot_load_is_a_mac() -> None:
+    text = (
+        "julia> CUDA.versioninfo()\n┌ Error: Error during initialization of CUDA.jl\n"
+        '│    could not load library "libcuda"\n│    dlopen(libcuda.dylib, 1): image not found\n'
+    )
+    assert _first(text) == "macos"
+    # The same words from Linux ("libcuda.so") are no Mac.
+    assert (
+        _first(text.replace("dlopen(libcuda.dylib, 1): image not found", "libcuda.so: cannot open"))
+        != "macos"
+    )

@@ -76,9 +76,11 @@ _CHECKS = (
 # A CUDA call's own return value printed after its name by programs that call CUDA themselves
 # (ollama's "cudaSetDevice err: 802", "cudart init failure: 802", "nvcuda init failure: 999"): the
 # runtime's calls (cuda*, cudart) return a cudaError_t, the driver API's (cu*, nvcuda) a CUresult.
+# DIGITS prints the call with its parentheses and the number after '#' ("cudaRuntimeGetVersion() failed
+# with error #35").
 _CALL_NUMBERS = re.compile(
-    r"\b(cuda[A-Z]\w*|cudart(?:\s+init)?|cu[A-Z]\w*|nvcuda(?:\s+init)?)\s+(?:err|error|failure|failed)"
-    r"\s*[:=]\s*\(?([0-9]{1,4})\b"
+    r"\b(cuda[A-Z]\w*|cudart(?:\s+init)?|cu[A-Z]\w*|nvcuda(?:\s+init)?)(?:\(\))?\s+"
+    r"(?:(?:err|error|failure|failed)\s*[:=]\s*\(?|failed with error\s*#\s*)([0-9]{1,4})\b"
 )
 
 # TensorFlow's stream executor names the CUresults it knows and prints the others by number after the

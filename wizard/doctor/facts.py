@@ -887,6 +887,8 @@ _MAC = re.compile(
     r"|\b(?:on|with|using|have|own) (?:an? |my |the )?M[1-4](?: Pro| Max| Ultra)?(?![\w-])"
     r"|/Applications/[^/\n]+\.app/Contents/"  # a macOS application bundle's own path
     r"|\b(?:I'?m |I am )?using (?:an? |my )?Mac\b(?! ?address)"
+    r"|\bMacs? (?:does ?n.?t|do ?n.?t|has no|have no|can.?t)\b"  # "Mac doesn't have cuda"
+    r"|\blib\w+\.dylib\b"  # a dynamic library's macOS name (dlopen(libcuda.dylib, 1))
     # A home under /Users or a disk under /Volumes, as a path begins (not C:/Users, /mnt/c/Users,
     # /c/Users: Windows' homes seen from Git Bash or WSL)
     r"|(?:^|(?<=[\s'\"(=]))/(?:Users|Volumes)/[\w.-]+/",
@@ -899,7 +901,9 @@ _CUDA_ABSENT = re.compile(
     r"\bCUDA (?:version )?(?:is )?not (?:installed|available|working|found)\b"
     r"|\bCUDA\b[^\n]{0,20}\bnot installed/working\b|Torch not compiled with CUDA enabled"
     r"|torch\.cuda\.is_available\(\)\W{0,6}False|No CUDA GPUs are available"
-    r"|\binstallation is not configured to use CUDA\b",  # "Your PyTorch installation is not ..."
+    r"|\binstallation is not configured to use CUDA\b"  # "Your PyTorch installation is not ..."
+    # the driver's library not found at all (CUDA.jl's "could not load library \"libcuda\"")
+    r"|\bcould not load library \W?libcuda\b|\bdlopen\(libcuda\.dylib\b",
     re.I,
 )
 
