@@ -26,3 +26,24 @@ def test_julias_driver_support_message_is_a_driver_too_old_even_wrapped() -> Non
     wrapped = "ERROR: LoadError: CUDA 10.0 is not supported by\nyour driver (which supports up to 9.0)\n"
     assert _first(one) == "driver-too-old"
     assert _first(wrapped) == "driver-too-old"
+
+
+BOOT_MISMATCH = (
+    "[{t}] NVRM: API mismatch: the client 'kwin_wayland' (pid 1005)\n"
+    "               NVRM: has the version 595.84, but this kernel module has\n"
+    "               NVRM: the version 595.80.  Please make sure that this\n"
+)
+
+
+def test_a_mismatch_met_at_boot_is_an_old_module_not_a_pending_reboot() -> None:
+    found = match_output(BOOT_MISMATCH.format(t="    9.424670"))
+    assert found[0].verdict == "driver-module-behind"
+    assert found[0].fix.endswith("modinfo -F version nvidia; dkms status")
+    assert "595.84" in found[0].fix
+    assert not [d for d in found[1:] if d.harmful and d.id == "driver-too-old"]
+
+
+def test_the_same_mismatch_hours_after_boot_waits_for_a_reboot() -> None:
+    found = match_output(BOOT_MISMATCH.format(t=" 7469.555884"))
+    assert found[0].id == "driver-library-mismatch" and found[0].verdict != "driver-module-behind"
+    assert "reboot" in found[0].fix.lower()

@@ -528,6 +528,7 @@ class Facts:
     srun_no_gpu_at: tuple[int, str] | None = None  # an srun line asking for no GPU, none asked in the text
     codes: list[tuple[Code, int, str]] = field(default_factory=list)  # (code, line number, line)
     mismatch_from: str = ""  # "nvrm" (the kernel's log), "dso" (TensorFlow's libcuda check), "nvml"
+    mismatch_boot_seconds: int | None = None  # NVRM's mismatch in dmesg this many seconds after boot
     mismatch_line: tuple[int, str] | None = None  # where the two driver versions were read
     failure_line: tuple[int, str] | None = None  # the first line that says something failed
     tf_versions: list[str] = field(default_factory=list)  # every TensorFlow version the text names
@@ -654,6 +655,12 @@ class Facts:
         return not self.lines()
 
 
+# dmesg's own clock: seconds since the kernel started ("[   12.014918] NVRM: API mismatch ...").
+_DMESG_SECONDS = re.compile(r"\s*\[\s*([0-9]+)\.[0-9]+\]")
+# A mismatch this early is met as the machine starts: it has restarted since the update.
+BOOT_SECONDS = 120
+
+
 def _line_at(text: str, offset: int) -> tuple[int, str]:
     """(line number from 1, the line stripped and cut) of the line holding `offset`."""
     start = text.rfind("\n", 0, offset) + 1
@@ -670,6 +677,9 @@ def read_facts(text: str) -> Facts:
     m = _NVRM.search(joined)
     if m:
         f.driver_library, f.driver_kernel, f.mismatch_from = m.group(1), m.group(2), "nvrm"
+        start = joined.rfind("\n", 0, m.start()) + 1
+        if (boot := _DMESG_SECONDS.match(joined, start)) and int(boot.group(1)) < BOOT_SECONDS:
+            f.mismatch_boot_seconds = int(boot.group(1))
     m = _DSO.search(text)
     if m and not f.driver_library:
         f.driver_kernel, f.driver_library, f.mismatch_from = m.group(1), m.group(2), "dso"

@@ -71,6 +71,7 @@ DECIDE_MISMATCH = "cat /proc/driver/nvidia/version; nvidia-smi"
 # In WSL2: every copy of the driver's libraries the loader finds (the Windows driver's are in
 # /usr/lib/wsl/lib; Linux has no NVIDIA kernel module there, so no /proc/driver/nvidia/version).
 DECIDE_WSL_LIBS = "ldconfig -p | grep -E 'libnvidia-ml|libcuda'"
+MODULE_BEHIND_SEEN = "Frogging-Family/nvidia-all#394 (595.84 installed; the module loaded at boot is 595.80)"
 WSL_GUIDE = (
     "NVIDIA's CUDA on WSL user guide (the Windows driver's libraries in /usr/lib/wsl/lib;"
     " no Linux driver inside WSL)"
@@ -116,6 +117,7 @@ VERDICT_IDS = (
     "driver-userspace-older",
     "driver-mismatch-one-side",
     "driver-mismatch-wsl",
+    "driver-module-behind",
     "cuda-libs-open",
 )
 REASONED_IDS = (*VERDICT_IDS, "wsl-windows-driver", "macos")
@@ -161,6 +163,17 @@ def _mismatch(facts: Facts) -> Decision | None:
     if side == 0 or _container_newer(facts):
         return None
     fields = {"library": facts.driver_library, "kernel": facts.driver_kernel}
+    if side > 0 and facts.mismatch_boot_seconds is not None:
+        # Met as the machine started: it restarted after the update and still loads the old module.
+        return Decision(
+            "driver-library-mismatch",
+            "doctor.judge59.mismatch_at_boot",
+            _sourced({**fields, "seconds": str(facts.mismatch_boot_seconds)}, MODULE_BEHIND_SEEN),
+            drop=UPDATE_DRIVER_IDS,
+            over_causes=True,
+            texts="driver-module-behind",
+            fix_fields={"library": facts.driver_library},
+        )
     if side > 0:
         return Decision(
             "driver-library-mismatch",
