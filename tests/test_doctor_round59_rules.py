@@ -47,3 +47,36 @@ def test_the_same_mismatch_hours_after_boot_waits_for_a_reboot() -> None:
     found = match_output(BOOT_MISMATCH.format(t=" 7469.555884"))
     assert found[0].id == "driver-library-mismatch" and found[0].verdict != "driver-module-behind"
     assert "reboot" in found[0].fix.lower()
+
+
+SUSPENDED = (
+    "Every time after a wake up from suspend it fails:\n"
+    "E external/xla/xla/stream_executor/cuda/cuda_driver.cc:268] failed call to cuInit: "
+    "CUDA_ERROR_UNKNOWN: unknown error\n"
+)
+
+
+def test_cudas_unknown_error_after_a_suspend_reloads_nvidia_uvm() -> None:
+    first = match_output(SUSPENDED)[0]
+    assert first.verdict == "cuda-after-suspend"
+    assert "sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm" in first.fix
+    assert "wake up from suspend" in first.why  # the words that decided it, beside the failing line
+
+
+def test_old_cuda_unknown_error_30_after_a_suspend_is_the_same() -> None:
+    text = (
+        "Every time when Digits is used after a wake up from a suspension mode:\n"
+        "F0504 common.cpp:163] Check failed: error == cudaSuccess (30 vs. 0) unknown error\n"
+        "cudaGetDeviceCount returned 30\n-> unknown error\n"
+    )
+    assert match_output(text)[0].verdict == "cuda-after-suspend"
+
+
+def test_the_unknown_error_without_a_suspend_keeps_its_general_answer() -> None:
+    found = match_output(SUSPENDED.replace("Every time after a wake up from suspend it fails:\n", ""))
+    assert found[0].verdict != "cuda-after-suspend"
+
+
+def test_in_wsl2_the_windows_driver_answers_not_a_suspend() -> None:
+    found = match_output("uname: 5.15.153.1-microsoft-standard-WSL2\n" + SUSPENDED)
+    assert found[0].verdict != "cuda-after-suspend"

@@ -424,7 +424,18 @@ _WINDOWS_DRIVER = re.compile(r"^(?:[0-9]{3}\.[0-9]{2}|[0-9]{2}\.[0-9]+\.[0-9]+\.
 # CUDA's "unknown error" (999), by name, by cuInit's number, or in PyTorch's words.
 _CUDA_UNKNOWN = re.compile(
     r"CUDA_ERROR_UNKNOWN|cudaErrorUnknown|\bcuInit\b[^\n]{0,60}\b999\b|\b999\b[^\n]{0,40}\bcuInit\b|"
-    r"CUDA unknown error|\bCUDA error: unknown error\b",
+    r"CUDA unknown error|\bCUDA error: unknown error\b"
+    # cudaGetErrorString's words for it (its number was 30 before CUDA 10.1): deviceQuery's "-> unknown
+    # error" line, Caffe's CHECK "error == cudaSuccess (30 vs. 0) unknown error"
+    r"|(?m:^\s*->\s*unknown error\s*$)|\bcudaSuccess \([0-9]+ vs\. 0\)\s*unknown error\b",
+    re.I,
+)
+# The computer suspended (or hibernated) and woke before the failure, as a person says it.
+_AFTER_SUSPEND = re.compile(
+    r"\b(?:suspend(?:ed|ing|s)?|hibernat\w*|standby|wak(?:e|es|ing) (?:it )?(?:up|from)|woke (?:up|from)"
+    r"|resum(?:e|ed|es|ing) from|after resum\w*|(?:goes|went|go|put \w+) to sleep|sleep mode"
+    r"|after (?:the )?sleep)\b"
+    r"|休眠|睡眠|待机|唤醒",
     re.I,
 )
 # The fix PaddlePaddle's architecture check ends with, after the GPU's compute capability.
@@ -550,6 +561,7 @@ class Facts:
     smi_cuda_err: bool = False  # nvidia-smi's "CUDA Version: ERR!"
     insufficient: bool = False  # CUDA's 35 in its runtime's words ("driver version is insufficient ...")
     cuda_unknown: bool = False  # CUDA's unknown error (999)
+    suspend_at: tuple[int, str] | None = None  # the text says the failure came after a suspend
     setup: SetupFacts = field(default_factory=SetupFacts)  # where it ran, what it was given
     libcuda_missing: tuple[int, str] | None = None  # the driver's libcuda not found
     # ONNX Runtime's CUDA provider not loaded, with no library of its own named (error 126, CUDA_PATH)
@@ -708,6 +720,8 @@ def read_facts(text: str) -> Facts:
     f.smi_cuda_err = bool(_SMI_CUDA_ERR.search(text))
     f.insufficient = bool(_INSUFFICIENT.search(text))
     f.cuda_unknown = bool(_CUDA_UNKNOWN.search(text))
+    if f.cuda_unknown and (m := _AFTER_SUSPEND.search(text)):
+        f.suspend_at = _line_at(text, m.start())
     for m in _TF.finditer(text):
         if m.group(1) not in f.tf_versions:
             f.tf_versions.append(m.group(1))

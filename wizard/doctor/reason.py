@@ -118,6 +118,7 @@ VERDICT_IDS = (
     "driver-mismatch-one-side",
     "driver-mismatch-wsl",
     "driver-module-behind",
+    "cuda-after-suspend",
     "cuda-libs-open",
 )
 REASONED_IDS = (*VERDICT_IDS, "wsl-windows-driver", "macos")
@@ -589,6 +590,29 @@ def _macos_pip(facts: Facts, causes: list[str]) -> Decision | None:
     )
 
 
+SUSPEND_SEEN = (
+    "tensorflow/tensorflow#5777 (the GPU unavailable after the computer wakes; reloading nvidia_uvm"
+    " mends it); pop-os/default-settings#64 (CUDA fails after resume until nvidia_uvm is reloaded);"
+    " pytorch/pytorch#49081; ollama/ollama#2934"
+)
+
+
+def _after_suspend(facts: Facts, causes: list[str]) -> Decision | None:
+    """CUDA's unknown error in a text that says the computer suspended and woke before it, with no
+    other cause shown: the driver's unified-memory module (nvidia_uvm) came back unusable from the
+    suspend, a known fault that reloading the module (or a restart) mends. Not in WSL2, where the
+    Windows driver answers CUDA."""
+    if facts.suspend_at is None or causes or "WSL2" in facts.platforms:
+        return None
+    return Decision(
+        "cuinit-failed",
+        "doctor.judge59.after_suspend",
+        _sourced({"said": facts.suspend_at[1]}, SUSPEND_SEEN),
+        texts="cuda-after-suspend",
+        evidence=facts.suspend_at,
+    )
+
+
 def _scheduler(facts: Facts, symptoms: set[str]) -> Decision | None:
     no_gpu = {"no-device", "gpu-list-empty", "cuinit-failed"} & symptoms or any(
         c.decides == "no-device" for c, _, _ in facts.codes
@@ -859,6 +883,7 @@ def decide(
         or _wsl_smi_crash(facts, causes)
         or _wsl_libcuda_crash(facts, causes)
         or _macos(facts, causes)
+        or _after_suspend(facts, causes)
         or _native_windows(facts, [c for c in causes if c not in worded], symptoms)
     )
     if judged is not None:
