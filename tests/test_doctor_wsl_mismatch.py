@@ -51,6 +51,20 @@ def test_the_same_text_without_wsl_keeps_the_native_command(tmp_path) -> None:
     proc = wizard("doctor", "--profile", "wsl2-rtx4060-laptop", "--log", str(log), "--json")
     first = _first(_diagnoses(proc.stdout))
     assert first["fix"].endswith(NATIVE_COMMAND)
+    # ... and the machine's own line says what that command cannot show there, and what can.
+    assert "no /proc/driver/nvidia/version" in first["for_this_machine"]
+    assert first["for_this_machine"].endswith(WSL_COMMAND)
+
+
+def test_a_native_machine_adds_no_wsl_line_and_a_wsl_answer_no_second_one(tmp_path) -> None:
+    log = tmp_path / "native.txt"
+    log.write_text(MISMATCH, encoding="utf-8")
+    proc = wizard("doctor", "--profile", "ubuntu-24.04-rtx4090-fresh", "--log", str(log), "--json")
+    assert "WSL2" not in _first(_diagnoses(proc.stdout))["for_this_machine"]
+    log.write_text(WSL_SESSION, encoding="utf-8")
+    proc = wizard("doctor", "--profile", "wsl2-rtx4060-laptop", "--log", str(log), "--json")
+    first = _first(_diagnoses(proc.stdout))
+    assert first["fix"].endswith(WSL_COMMAND) and WSL_COMMAND not in first["for_this_machine"]
 
 
 def test_a_step_run_on_a_wsl2_machine_gets_the_wsl_answer() -> None:

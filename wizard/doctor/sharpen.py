@@ -111,6 +111,12 @@ class Sharpener:
                 and diag_id in ("driver-too-old", "ptx-too-new-for-driver")
             ):
                 parts.append(t("doctor.sharpen.unlock", hint=rec.unlock_hint.rstrip(". ")))
+        if diag_id == "driver-library-mismatch" and p.platform == "wsl2":
+            # The native fix's /proc file and kernel module do not exist in WSL2 (wizard.doctor.reason
+            # gives WSL2's answer where the text itself shows WSL2).
+            from wizard.doctor.reason import DECIDE_WSL_LIBS
+
+            parts.append(t("doctor.sharpen.mismatch_wsl", command=DECIDE_WSL_LIBS))
         if diag_id in GPU and p.gpus:
             gpu = p.gpus[0]
             parts.append(t("doctor.sharpen.gpu", name=gpu.name, cc=gpu.compute_capability))
