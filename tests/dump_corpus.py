@@ -85,6 +85,8 @@ ROUND36 = CORPUS.with_name("round36.json")
 ROUND37 = CORPUS.with_name("round37.json")
 # Round 38: collected blind in stop 52 (owners split a-m / n-z), scored before any rule (SCORES_round38.txt).
 ROUND38 = CORPUS.with_name("round38.json")
+# Round 39: collected blind in stop 52 (owners split a-m / n-z), scored before any rule (SCORES_round39.txt).
+ROUND39 = CORPUS.with_name("round39.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:

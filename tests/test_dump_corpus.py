@@ -46,6 +46,7 @@ from tests.dump_corpus import (
     ROUND36,
     ROUND37,
     ROUND38,
+    ROUND39,
     cases,
     held_out,
     judge,
@@ -736,6 +737,27 @@ LATER_ROUNDS = {
             "log quotes are not read as the kernel's log, and its refusal alone would not decide too old",
             "hpc-node-4x-rtx2080ti-one-card-unknown-error-list": "a device-handle line as posted in lower "
             "case ('gpu') from nvidia-smi -L: reading it any case made an earlier held-out case wrong",
+        },
+    ),
+    # Round 39 (stop 52; owners split a-m / n-z): blind held out 7/8, 0 wrong; training 12/18,
+    # 0 wrong (SCORES_round39.txt). Then the driver's legacy-branch message read where another dmesg
+    # line comes before it (joining NVRM's lines took its first "NVRM:" away): training 13/18.
+    39: LaterRound(
+        ROUND39,
+        26,
+        8,
+        {},
+        {
+            "azure-nd40v2-v100-open-kernel-modules-incompatible": "nvidia-installer's own warning is not a "
+            "command the probe runs",
+            "aks-engine-418-40-04-dkms-build-fails-5-3-0-1020-azure": "nvidia-installer's DKMS error is not a "
+            "command the probe runs",
+            "eks-al2023-pod-nvml-unknown-error-lost-gpu": "no container marker in the dump: the probe cannot "
+            "tell it ran inside a container",
+            "bumblebee-msi-ge60-gtx660m-337-25-not-supported": "the kernel messages the installer log quotes "
+            "are not read as the kernel's log",
+            "gpu-operator-a30-515-driver-pod-smi-L-healthy": "the driver's version only in a grep of the saved "
+            "syslog, which the replay does not turn into the file",
         },
     ),
 }

@@ -21,9 +21,11 @@ from dataclasses import dataclass
 from wizard.probe.failure_words import join_nvrm
 
 # The message across its NVRM: continuation lines, joined first (failure_words.join_nvrm; a pager may
-# cut the first line's end).
+# cut the first line's end). Joining takes every "NVRM:" prefix away, the first line's too where a
+# line comes before it (dmesg's other lines): the message begins at its own words.
 _IGNORED = re.compile(
-    r"NVRM: The NVIDIA (?P<gpu>[^\n]+?) GPU installed in this system\W*(?:is\s+)?supported through the "
+    r"(?:NVRM: |\b)The NVIDIA (?P<gpu>[^\n]+?) GPU installed in this system\W*(?:is\s+)?"
+    r"supported through the "
     r"NVIDIA (?P<branch>[0-9]{3})(?:\.xx)? Legacy drivers\..{0,200}?The (?P<version>[0-9]{3}\.[0-9]{2,3}"
     r"(?:\.[0-9]{2})?) NVIDIA driver will ignore this GPU",
     re.S,
