@@ -80,3 +80,11 @@ def test_the_unknown_error_without_a_suspend_keeps_its_general_answer() -> None:
 def test_in_wsl2_the_windows_driver_answers_not_a_suspend() -> None:
     found = match_output("uname: 5.15.153.1-microsoft-standard-WSL2\n" + SUSPENDED)
     assert found[0].verdict != "cuda-after-suspend"
+
+
+def test_ollamas_driver_library_start_failure_is_a_curesult() -> None:
+    line = (
+        'msg="Unable to load cudart library /usr/lib/x86_64-linux-gnu/libcuda.so.575.57.08: '
+        'cuda driver library init failure: 802"'
+    )
+    assert [(c.table, c.name) for c in codes_in(line)] == [("curesult", "CUDA_ERROR_SYSTEM_NOT_READY")]

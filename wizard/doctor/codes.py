@@ -76,10 +76,12 @@ _CHECKS = (
 # A CUDA call's own return value printed after its name by programs that call CUDA themselves
 # (ollama's "cudaSetDevice err: 802", "cudart init failure: 802", "nvcuda init failure: 999"): the
 # runtime's calls (cuda*, cudart) return a cudaError_t, the driver API's (cu*, nvcuda) a CUresult.
+# ollama's libcuda start: "cuda driver library init failure: 3" (a CUresult, as its nvcuda's).
 # DIGITS prints the call with its parentheses and the number after '#' ("cudaRuntimeGetVersion() failed
 # with error #35").
 _CALL_NUMBERS = re.compile(
-    r"\b(cuda[A-Z]\w*|cudart(?:\s+init)?|cu[A-Z]\w*|nvcuda(?:\s+init)?)(?:\(\))?\s+"
+    r"\b(cuda[A-Z]\w*|cudart(?:\s+init)?|cu[A-Z]\w*|nvcuda(?:\s+init)?|cuda driver library init)"
+    r"(?:\(\))?\s+"
     r"(?:(?:err|error|failure|failed)\s*[:=]\s*\(?|failed with error\s*#\s*)([0-9]{1,4})\b"
 )
 
@@ -102,7 +104,9 @@ _RUNTIME_MESSAGES = ((re.compile(r"\bunsupported display driver / cuda driver co
 
 def _call_codes(line: str, found: list[Code]) -> None:
     for m in _CALL_NUMBERS.finditer(line):
-        table = "cudaerror" if m.group(1).lower().startswith("cuda") else "curesult"
+        # ollama's "cuda driver library init failure: N" is its driver API (libcuda) start: a CUresult
+        runtime = m.group(1).lower().startswith("cuda") and not m.group(1).startswith("cuda driver")
+        table = "cudaerror" if runtime else "curesult"
         code = explain_number(int(m.group(2)), table)
         if code is not None and code.number != 0 and code not in found:
             found.append(code)
