@@ -92,8 +92,11 @@ class Sharpener:
         p = self.profile
         if diag_id == "cuinit-failed":  # harmful only where a GPU is expected: say which this is
             if p.has_nvidia_gpu:
-                name = p.gpus[0].name if p.gpus else "NVIDIA"
-                parts.append(t("doctor.sharpen.cuinit_gpu", name=name))
+                # The driver's name for it, else the PCI table's (a driver that fails lists none).
+                names = [g.name for g in p.gpus] + [g.name for g in p.pci_gpus]
+                name = next((n for n in names if n and n != "unknown"), "")
+                key = "doctor.sharpen.cuinit_gpu" if name else "doctor.sharpen.cuinit_gpu_unnamed"
+                parts.append(t(key, name=name))
             else:
                 parts.append(t("doctor.sharpen.cuinit_no_gpu"))
         if diag_id in RESTART:
