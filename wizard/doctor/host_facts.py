@@ -63,6 +63,7 @@ _OTHER_VENDOR_GPU = re.compile(
     r"|\bRadeon\s+(?:VII|Pro\s+W[0-9]{4}|R9\s[0-9]{3}X?)\b|\bVega\s?(?:56|64)\b"
     # a Radeon said by AMD's name and its model without "RX" ("我是AMD 6600XT"; the XT keeps a Ryzen out)
     r"|(?<![A-Za-z0-9])AMD\s*(?:Radeon\s+)?[5-9][0-9]{3}\s?XTX?(?![A-Za-z0-9])"
+    r"|(?<![A-Za-z0-9])AMD\s*(?:Radeon\s+)?(?:R[79]\s?)?[23][0-9]0X(?![A-Za-z0-9])"  # "AMD 290X"
     r"|\b(?:for|with|my|an?|our)\s+AMD\s+(?:GPUs?|cards?|graphics\s+cards?|video\s+cards?)\b"
     r"|\bIntel\s+Arc\s+[AB][0-9]{3}\b"
     # Intel's graphics said to be the machine's own, the only graphics named: "a Laptop with Intel i5
