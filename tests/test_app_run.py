@@ -209,9 +209,10 @@ async def test_wsl2_windows_host_step_waits_for_i_ran_it() -> None:
         # It names what to start again: the launcher (conftest fixes it for every checkout).
         # A demo session starts again on its demo (issue 36, point 3): the hint keeps --profile.
         flat = " ".join(seen.split())
-        assert (
-            "wsl --shutdown" in seen and "(~/.local/bin/tf-gpu-wizard --profile wsl2-rtx4060-laptop)" in flat
-        )
+        # The command on a line of its own (indented), so it is copied whole, not out of a sentence.
+        assert "wsl --shutdown" in seen and "~/.local/bin/tf-gpu-wizard --profile wsl2-rtx4060-laptop" in flat
+        command_line = next(ln for ln in seen.splitlines() if "~/.local/bin/tf-gpu-wizard" in ln)
+        assert command_line.split("~/.local/bin/tf-gpu-wizard")[0].strip(" █▎▊│") == ""
         assert run.query_one("#continue", Button).display  # simulated: continue in place
         # The footer names a key for it too, and the key continues the run past the restart.
         assert "n Continue" in screen_text(app)

@@ -193,7 +193,8 @@ def test_the_restart_hint_of_a_windows_plan_is_the_wizards_windows_command(tmp_p
     result = Runner(plan, RanIt(), simulate=True, profile=profile, log_path=tmp_path / "log").run()
     assert result.outcome == "restart"
     exe = "C:\\Users\\alex\\tf-gpu-wizard\\.venv\\Scripts\\tf-gpu-wizard.exe"
-    assert f"({exe})" in result.message and "/bin/tf-gpu-wizard" not in result.message
+    # The command alone on the message's last line (copied whole), never the launcher of Linux.
+    assert result.message.splitlines()[-1].strip() == exe and "/bin/tf-gpu-wizard" not in result.message
     assert start_line(profile, ("--profile", "x y")) == f"{exe} --profile 'x y'"
     # A Linux machine's plan keeps the launcher (conftest fixes it for every checkout).
     assert start_line(load_demo("wsl2-rtx4060-laptop")) == "~/.local/bin/tf-gpu-wizard"
