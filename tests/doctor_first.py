@@ -21,3 +21,8 @@ def first(text: str) -> Diagnosis:
     found = match_output(text)
     assert found, text
     return found[0]
+
+
+def first_cause(text: str) -> str:
+    """The id of the first harmful answer to a text, "" where none is harmful."""
+    return next((d.id for d in match_output(text) if d.harmful), "")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.doctor_first import first_cause
 from wizard.doctor.diagnose import match_output
 
 TORCH_NO_CUDA = (
@@ -20,31 +21,26 @@ PIP_GPU = (
 )
 
 
-def _first(text: str) -> str:
-    found = [d for d in match_output(text) if d.harmful]
-    return found[0].id if found else ""
-
-
 @pytest.mark.parametrize("home", ["/Users/ann/pinokio/app", "/Volumes/SSD/sd-webui"])
 def test_a_mac_home_or_disk_makes_torch_without_cuda_the_macs_answer(home: str) -> None:
-    assert _first(TORCH_NO_CUDA.format(home=home)) == "macos"
+    assert first_cause(TORCH_NO_CUDA.format(home=home)) == "macos"
 
 
 @pytest.mark.parametrize(
     "home", ["C:/Users/ann/app", "/mnt/c/Users/ann/app", "/c/Users/ann/app", "/home/ann/app"]
 )
 def test_windows_homes_and_linux_are_not_a_mac(home: str) -> None:
-    assert _first(TORCH_NO_CUDA.format(home=home)) == "cpu-only-wheel"
+    assert first_cause(TORCH_NO_CUDA.format(home=home)) == "cpu-only-wheel"
 
 
 def test_saying_using_mac_is_a_mac() -> None:
     text = "I'm using Mac and trying to run this model.\n" + TORCH_NO_CUDA.format(home="/opt/app")
-    assert _first(text) == "macos"
+    assert first_cause(text) == "macos"
 
 
 def test_a_mac_address_is_not_a_mac() -> None:
     text = "using MAC address filtering on the router\n" + TORCH_NO_CUDA.format(home="/opt/app")
-    assert _first(text) == "cpu-only-wheel"
+    assert first_cause(text) == "cpu-only-wheel"
 
 
 def test_pip_finding_no_tensorflow_gpu_on_a_macbook_is_the_mac() -> None:
@@ -55,12 +51,12 @@ def test_pip_finding_no_tensorflow_gpu_on_a_macbook_is_the_mac() -> None:
 
 
 def test_the_same_pip_failure_on_linux_is_not_called_a_mac() -> None:
-    assert _first(PIP_GPU.format(prompt="student@lab-pc")) not in ("macos", "")
+    assert first_cause(PIP_GPU.format(prompt="student@lab-pc")) not in ("macos", "")
 
 
 def test_saying_a_mac_has_no_cuda_is_a_mac() -> None:
     text = "I installed every package, but Mac doesn't have cuda and I got this error:\n"
-    assert _first(text + "AssertionError: Torch not compiled with CUDA enabled\n") == "macos"
+    assert first_cause(text + "AssertionError: Torch not compiled with CUDA enabled\n") == "macos"
 
 
 def test_a_dylib_the_driver_library_cannot_load_is_a_mac() -> None:
@@ -68,9 +64,9 @@ def test_a_dylib_the_driver_library_cannot_load_is_a_mac() -> None:
         "julia> CUDA.versioninfo()\n┌ Error: Error during initialization of CUDA.jl\n"
         '│    could not load library "libcuda"\n│    dlopen(libcuda.dylib, 1): image not found\n'
     )
-    assert _first(text) == "macos"
+    assert first_cause(text) == "macos"
     # The same words from Linux ("libcuda.so") are no Mac.
     assert (
-        _first(text.replace("dlopen(libcuda.dylib, 1): image not found", "libcuda.so: cannot open"))
+        first_cause(text.replace("dlopen(libcuda.dylib, 1): image not found", "libcuda.so: cannot open"))
         != "macos"
     )

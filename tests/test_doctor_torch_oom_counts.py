@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from wizard.doctor.diagnose import match_output
+from tests.doctor_first import first_cause
 
 NEW = (
     "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 234.00 MiB. GPU 0 has a total "
@@ -23,24 +23,19 @@ UNSEEN_PID = (
 )
 
 
-def _first(text: str) -> str:
-    found = [d for d in match_output(text) if d.harmful]
-    return found[0].id if found else ""
-
-
 @pytest.mark.parametrize("capacity", ["capacity", "capacty"])
 def test_most_of_the_gpu_held_by_others_is_memory_held_in_either_spelling(capacity: str) -> None:
     # 80 GiB, 0.17 free, this process 18.8: about 61 GiB is another process's.
-    assert _first(NEW.format(capacity=capacity)) == "memory-held"
+    assert first_cause(NEW.format(capacity=capacity)) == "memory-held"
 
 
 def test_zero_bytes_for_this_process_beside_pytorchs_own_gibs_is_not_another_process() -> None:
     # PyTorch holds 21.5 of 21.95 GiB itself: its own tensors did not fit.
-    assert _first(UNSEEN_PID) == "tensor-oom"
+    assert first_cause(UNSEEN_PID) == "tensor-oom"
 
 
 def test_zero_bytes_with_nothing_allocated_by_pytorch_is_still_another_process() -> None:
     text = UNSEEN_PID.replace("19.83 GiB is allocated", "0 bytes is allocated").replace(
         "1.73 GiB is reserved", "0 bytes is reserved"
     )
-    assert _first(text) == "memory-held"
+    assert first_cause(text) == "memory-held"

@@ -51,9 +51,10 @@ def machine_heading(report: DoctorReport, profile: MachineProfile | None) -> str
     if profile is None:
         return t("app.doctor_screen.machine_unknown")
     label = demo_label(profile)
+    heading = demo_heading(profile) if report.machine else None
+    if heading is not None:
+        return heading
     if label is not None:
-        if report.machine:
-            return demo_heading(profile)
         return t("app.doctor_screen.machine_demo_ok", label=label)
     return t("app.doctor_screen.machine_here" if report.machine else "app.doctor_screen.machine_here_ok")
 

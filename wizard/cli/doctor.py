@@ -234,8 +234,7 @@ def render(
     if report.machine and output_given:
         # What detect finds where the doctor runs: not necessarily the machine that wrote the log.
         # a demo or saved profile is never this computer
-        demo = profile is not None and profile.simulated
-        show(demo_heading(profile) if demo and profile is not None else t("doctor.machine_heading"), "bold")
+        show(demo_heading(profile) or t("doctor.machine_heading"), "bold")
         console.print()
     for d in report.machine:
         full(d)

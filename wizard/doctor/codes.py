@@ -107,9 +107,13 @@ def _call_codes(line: str, found: list[Code]) -> None:
         # ollama's "cuda driver library init failure: N" is its driver API (libcuda) start: a CUresult
         runtime = m.group(1).lower().startswith("cuda") and not m.group(1).startswith("cuda driver")
         table = "cudaerror" if runtime else "curesult"
-        code = explain_number(int(m.group(2)), table)
-        if code is not None and code.number != 0 and code not in found:
-            found.append(code)
+        _add(found, explain_number(int(m.group(2)), table))
+
+
+def _add(found: list[Code], code: Code | None) -> None:
+    """A code read once, never success (0)."""
+    if code is not None and code.number != 0 and code not in found:
+        found.append(code)
 
 
 @dataclass(frozen=True)
@@ -210,22 +214,16 @@ def codes_in(line: str) -> list[Code]:
     """The codes a line names, then the ones it numbers (a number its name already gave is skipped)."""
     found: list[Code] = []
     for m in _NAMES.finditer(line):
-        code = explain_name(m.group(1))
-        if code is not None and code not in found and code.number != 0:
-            found.append(code)
+        _add(found, explain_name(m.group(1)))
     for m in _JULIA_CODE.finditer(line):
         code = explain_name("CUDA_" + m.group(2))
         if code is not None and code.number == int(m.group(1)) and code not in found:
             found.append(code)
     for m in _NVML_NUMBERS.finditer(line):
-        code = explain_number(int(m.group(1)), "nvml")
-        if code is not None and code.number != 0 and code not in found:
-            found.append(code)
+        _add(found, explain_number(int(m.group(1)), "nvml"))
     _call_codes(line, found)
     for m in _TF_UNNAMED.finditer(line):
-        code = explain_number(int(m.group(1)), "curesult")
-        if code is not None and code.number != 0 and code not in found:
-            found.append(code)
+        _add(found, explain_number(int(m.group(1)), "curesult"))
     numbers = {c.number for c in found if c.table in ("cudaerror", "curesult")}
     for message, number in _RUNTIME_MESSAGES:
         code = explain_number(number)

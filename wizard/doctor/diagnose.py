@@ -26,6 +26,7 @@ from typing import Any
 from wizard.doctor.catalogue import HARMFUL, SYMPTOM, WEAK, Hit, LineMatcher, Pattern, pattern, patterns
 from wizard.doctor.facts import Facts, read_facts
 from wizard.doctor.findings import Finding, find_problems
+from wizard.doctor.logread import ends
 from wizard.doctor.sharpen import Sharpener
 from wizard.profile import MachineProfile
 from wizard.profile_view import wsl1_command
@@ -306,8 +307,6 @@ FACT_TAIL_CHARS = 256 << 10
 
 def fact_text(lines: list[str]) -> str:
     """The text the facts are read from: all of it, or its first and last lines for a long log."""
-    from wizard.doctor.logread import ends
-
     parts = ends(lines, FACT_HEAD_CHARS, FACT_TAIL_CHARS)
     return "\n".join(lines if parts is None else parts[0] + parts[1])
 

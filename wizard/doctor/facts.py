@@ -277,7 +277,6 @@ _PYTHON_CLAIM = re.compile(
     r"(?:support\w*|requir\w*|need\w*|only|up to|at least|range|[<>]=?|~=)\W{0,4}(?:\w+\W{1,3}){0,2}$", re.I
 )
 _PYTHON_RANGE = re.compile(r"\s*(?:\+|(?:-|–|~|to|or|and|/|,)\s*(?:python\s*)?3\.[0-9])", re.I)
-# pip could not resolve TensorFlow itself (not tensorflow-gpu, tensorflow-io, ...): the version asked.
 # pip finding no build of a package that exists for NVIDIA GPUs only (TensorFlow's GPU package,
 # NVIDIA's CUDA wheels): on a Mac, none has a macOS build.
 _PIP_GPU_ONLY = re.compile(
@@ -285,6 +284,7 @@ _PIP_GPU_ONLY = re.compile(
     r"(tensorflow-gpu|tensorflow\[and-cuda\]|nvidia-[a-z-]+-cu1[0-9])(?![\w-])",
     re.I,
 )
+# pip could not resolve TensorFlow itself (not tensorflow-gpu, tensorflow-io, ...): the version asked.
 _PIP_TF = re.compile(
     r"(?:No matching distribution found for|Could not find a version that satisfies the requirement)\s+"
     r"tensorflow(?:\[and-cuda\])?(?:\s*==\s*([0-9]\.[0-9]{1,2}(?:\.[0-9]{1,2})?)\b)?(?![\w-])"

@@ -78,21 +78,18 @@ def ends(lines: list[str], head: int, tail: int) -> tuple[list[str], list[str]] 
     lines, none twice); None where the whole fits in `head + tail`."""
     if sum(len(line) + 1 for line in lines) <= head + tail:
         return None
-    first: list[str] = []
+    first = _within(lines, head)
+    return first, _within(lines[len(first) :][::-1], tail)[::-1]
+
+
+def _within(lines: list[str], limit: int) -> list[str]:
+    """The leading lines that fit in `limit` characters (each with its line break)."""
     size = 0
-    for line in lines:
+    for n, line in enumerate(lines):
         size += len(line) + 1
-        if size > head:
-            break
-        first.append(line)
-    last: list[str] = []
-    size = 0
-    for line in reversed(lines[len(first) :]):
-        size += len(line) + 1
-        if size > tail:
-            break
-        last.append(line)
-    return first, last[::-1]
+        if size > limit:
+            return lines[:n]
+    return list(lines)
 
 
 def read_pasted(text: str) -> LogRead:

@@ -146,6 +146,8 @@ class Decision:
     evidence: tuple[int, str] | None = None  # the line that shows the failure, where no code names it
     fix_fields: dict[str, str] = field(default_factory=dict)  # values its fix text names
     harmless: bool = False  # the message is what this machine should print (wizard.doctor.host_reason)
+    # Its own fix already says what the machine's line would add (sharpen): that line is not kept.
+    says_machine_line: bool = False
 
 
 @dataclass
@@ -258,6 +260,7 @@ def _mismatch_in_wsl(facts: Facts) -> Decision:
         texts="driver-mismatch-wsl",
         evidence=facts.mismatch_line or facts.failure_line,
         fix_fields={"command": DECIDE_WSL_LIBS},
+        says_machine_line=True,  # the WSL2 machine's line (sharpen.mismatch_wsl) says the same
     )
 
 

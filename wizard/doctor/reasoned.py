@@ -71,7 +71,7 @@ def _decided(decision: Decision, existing: Diagnosis | None, facts: Facts, make:
         harmful=not decision.harmless,
         severity="harmless" if decision.harmless else None,
     )
-    if existing is not None and existing.for_this_machine and decision.texts != "driver-mismatch-wsl":
+    if existing is not None and existing.for_this_machine and not decision.says_machine_line:
         made = replace(made, for_this_machine=existing.for_this_machine)
     return made
 

@@ -51,9 +51,10 @@ def demo_label(profile: MachineProfile | None) -> str | None:
     return safe(profile.label or profile.platform)
 
 
-def demo_heading(profile: MachineProfile) -> str:
-    """The heading over a demo's own findings: never "this machine"."""
-    return t("doctor.machine_heading_demo", label=demo_label(profile) or "")
+def demo_heading(profile: MachineProfile | None) -> str | None:
+    """The heading over a demo's own findings (never "this machine"); None for this machine."""
+    label = demo_label(profile)
+    return None if label is None else t("doctor.machine_heading_demo", label=label)
 
 
 def machine_fix_line(fix: str, profile: MachineProfile | None) -> str:
