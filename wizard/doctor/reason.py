@@ -13,6 +13,8 @@ names the ids it rules out (`drop`), and codes that name different causes are no
     user-space files (reinstall the driver of the module's version).
   * An error code whose documented meaning names one cause (assets/doctor/code_families.toml):
     that cause, where no message of the catalogue named another.
+  * CUDA's 803 beside a forward-compatibility libcuda on the path (cuda-compat): that copy, not the
+    module's, is loaded; off the path, the driver's own is.
   * One side of a mismatch only, or neither with no driver update said: what was read and the command
     that shows the other side.
   * Facts judged by Choose's own functions (wizard.doctor.judge): "no kernel image" with the GPU and
@@ -76,6 +78,15 @@ WSL_GUIDE = (
     "NVIDIA's CUDA on WSL user guide (the Windows driver's libraries in /usr/lib/wsl/lib;"
     " no Linux driver inside WSL)"
 )
+# A forward-compatibility libcuda (cuda-compat) beside CUDA's 803: which libcuda the program loads and
+# the kernel module's version.
+DECIDE_COMPAT = 'echo "$LD_LIBRARY_PATH"; ls /usr/local/cuda*/compat; cat /proc/driver/nvidia/version'
+COMPAT_GUIDE = (
+    "NVIDIA's CUDA Compatibility guide, Forward Compatibility (cuda-compat-<major>-<minor>: data-center GPUs"
+    ' and an older driver only); deepjavalibrary/djl-serving#1278 ("Use CUDA compat with old drivers, not'
+    ' new ones"); ggml-org/llama.cpp#17542 (803 gone with cuda-compat-12.9 off the path)'
+)
+SYSTEM_DRIVER_MISMATCH = 803  # CUDA_ERROR_SYSTEM_DRIVER_MISMATCH / cudaErrorSystemDriverMismatch
 DECIDE_DEFAULT = (
     "tf-gpu-wizard doctor --run python -c "
     "\"import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))\""
@@ -117,6 +128,7 @@ VERDICT_IDS = (
     "driver-userspace-older",
     "driver-mismatch-one-side",
     "driver-mismatch-wsl",
+    "driver-compat-libcuda",
     "driver-module-behind",
     "cuda-after-suspend",
     "cuda-libs-open",
@@ -129,6 +141,10 @@ OPEN_VERDICTS: dict[str, frozenset[str]] = {
     "cover-open": frozenset({"unsupported-cc", "cover-too-old", "cover-gap", "gpu-too-new"}),
     "driver-mismatch-one-side": frozenset({"driver-library-mismatch", "driver-userspace-older"}),
     "driver-mismatch-wsl": frozenset({"driver-library-mismatch", "driver-userspace-older"}),
+    # Which side is newer stays open; its fix (the compat copy off the path) serves both.
+    "driver-compat-libcuda": frozenset(
+        {"driver-library-mismatch", "driver-userspace-older", "driver-mismatch-one-side"}
+    ),
     "cuda-libs-open": frozenset({"missing-cudart", "missing-cudnn"}),
 }
 
@@ -287,6 +303,29 @@ def _mismatch_in_container(facts: Facts) -> Decision | None:
         texts="driver-mismatch-one-side",
         evidence=facts.mismatch_line or facts.failure_line,
         fix_fields={"command": DECIDE_CONTAINER_LIBS},
+    )
+
+
+def _compat_libcuda(facts: Facts, causes: list[str]) -> Decision | None:
+    """CUDA's 803 (the display driver and the CUDA driver of different versions) where the text puts a
+    forward-compatibility libcuda on the path (cuda-compat, /usr/local/cuda*/compat): that libcuda is
+    not the kernel module's. It serves only data-center GPUs beside an older module of a branch NVIDIA
+    lists, so off the path the driver's own libcuda is loaded; a CUDA too new for that driver then says
+    so (35), and the driver update is that answer. Not in WSL2, whose libcuda is the Windows driver's."""
+    at = facts.stack.compat_at
+    if at is None or "WSL2" in facts.platforms or set(causes) - set(REBOOT_IDS + UPDATE_DRIVER_IDS):
+        return None
+    code = next(((n, ln) for c, n, ln in facts.codes if c.number == SYSTEM_DRIVER_MISMATCH), None)
+    if code is None:
+        return None
+    return Decision(
+        "driver-library-mismatch",
+        "doctor.judge62.compat_libcuda",
+        _sourced({"compat": facts.stack.compat}, COMPAT_GUIDE),
+        drop=REBOOT_IDS + UPDATE_DRIVER_IDS,
+        texts="driver-compat-libcuda",
+        evidence=at,
+        fix_fields={"command": DECIDE_COMPAT},
     )
 
 
@@ -874,6 +913,7 @@ def decide(
         _container_no_compute(facts, causes, symptoms)
         or _container_libcuda(facts, causes)
         or _container_no_device(facts, causes, symptoms)
+        or _compat_libcuda(facts, causes)
         or _mismatch_one_side(facts, causes)
         or _nvrtc_too_old(facts)
         or _coverage(facts, causes)

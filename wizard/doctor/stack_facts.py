@@ -7,7 +7,8 @@ What the driver's own files and services say about themselves: the driver's libr
 nvcuda.dll) lacking an entry point a program calls (the driver version is in libcuda's file name),
 the Fabric Manager refusing a driver of another version, CUDA's unknown error after a suspend, the
 CUDA major of the CUDA libraries a program loads or names (libcublas.so.10, "cudatoolkit=10.0"),
-and GPU names written without their brand ("RTX3070"). Each keeps the line it was read from.
+GPU names written without their brand ("RTX3070"), and a forward-compatibility libcuda put on the
+path (cuda-compat). Each keeps the line it was read from.
 Values are log data: shown only through wizard.safe.display.
 """
 
@@ -76,6 +77,11 @@ _LIB_FAILURE = re.compile(
 )
 # WSL 2 itself (not "WSL", which may be WSL 1 or a word in passing): its name, its kernel, its driver path.
 _WSL2 = re.compile(r"\bWSL\s?2\b|microsoft-standard-WSL2|/usr/lib/wsl/lib\b", re.I)
+# A forward-compatibility libcuda on the loader's path: the cuda-compat-<major>-<minor> package, its
+# folder /usr/local/cuda-<version>/compat (NVIDIA's CUDA Compatibility guide, Forward Compatibility).
+_COMPAT = re.compile(
+    r"\bcuda[-_]compat(?:[-_][0-9]+(?:[-._][0-9]+)?)?\b|(?:/[\w.+-]+)*/cuda[^/\s:'\"]*/compat\b", re.I
+)
 # GPU names as people write them, brand or space left out ("RTX3070", "rtx 3090", "GTX1080Ti").
 _GPU_SHORT = re.compile(r"\b(RTX|GTX)\s?([0-9]{4})(\s?Ti|\s?SUPER)?\b", re.I)
 
@@ -98,6 +104,8 @@ class StackFacts:
     tcc_at: Evidence | None = None  # a GPU in TCC mode
     wsl2_said: bool = False  # the text names WSL 2 itself
     lib_failure_at: Evidence | None = None  # a GPU library's failure (cuBLAS, cuDNN, no kernel image)
+    compat: str = ""  # a forward-compatibility libcuda named (cuda-compat-12-9, /usr/local/cuda/compat)
+    compat_at: Evidence | None = None
 
     def lines(self) -> list[tuple[str, str]]:
         pairs = (
@@ -107,6 +115,7 @@ class StackFacts:
             ),
             ("fm", f"{self.fm_version} / {self.fm_driver}" if self.fm_version else ""),
             ("lib_cuda", ", ".join(str(c) for c in self.lib_cudas)),
+            ("compat", self.compat),
         )
         return [(k, v) for k, v in pairs if v]
 
@@ -154,6 +163,9 @@ def read_stack(text: str) -> StackFacts:
             s.lib_failure_at = _evidence(number, line)
         if s.tcc_at is None and _TCC.search(line):
             s.tcc_at = _evidence(number, line)
+        m = _COMPAT.search(line) if s.compat_at is None else None
+        if m:
+            s.compat, s.compat_at = _value(m.group(0)), _evidence(number, line)
         if s.suspend_at is None and _SUSPEND.search(line):
             s.suspend_at = _evidence(number, line)
         for m in (*_LIB_CUDA.finditer(line), *_SAID_CUDA.finditer(line)):
