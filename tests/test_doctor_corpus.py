@@ -43,7 +43,7 @@ import pytest
 from wizard.doctor.catalogue import pattern, patterns
 from wizard.doctor.diagnose import FINDING_TO_DIAGNOSIS, Diagnosis, recognised_in_output
 from wizard.doctor.diagnose import match_output as doctor_match_output
-from wizard.doctor.reason import OPEN_VERDICTS, REASONED_IDS
+from wizard.doctor.reason import OPEN_VERDICTS, REASONED_IDS, REFINES
 from wizard.text import has, t
 
 
@@ -293,7 +293,9 @@ def says(d: Diagnosis, want: str) -> bool:
     unsupported-cc the facts decided too old: a label may name either), or the words of a catalogue row
     that tells its id in another program's terms (`texts`: cpu-only-wheel-torch is cpu-only-wheel in
     PyTorch's words), shown by their title."""
-    return want in (d.id, d.verdict) or (want in _ROW_TEXTS.get(d.id, ()) and d.title == _title(want))
+    if want in (d.id, d.verdict) or REFINES.get(d.verdict) == want:
+        return True  # its id, its verdict, or a verdict that names the label's cause more narrowly
+    return want in _ROW_TEXTS.get(d.id, ()) and d.title == _title(want)
 
 
 def _told(section: str) -> bool:

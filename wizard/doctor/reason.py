@@ -15,6 +15,8 @@ names the ids it rules out (`drop`), and codes that name different causes are no
     that cause, where no message of the catalogue named another.
   * CUDA's 803 beside a forward-compatibility libcuda on the path (cuda-compat): that copy, not the
     module's, is loaded; off the path, the driver's own is.
+  * ptxas refusing an instruction the target lacks (bfloat16 below sm_80) where a program compiles
+    for the GPU it runs on: the GPU is older than that code; never in a build for a list of targets.
   * One side of a mismatch only, or neither with no driver update said: what was read and the command
     that shows the other side.
   * Facts judged by Choose's own functions (wizard.doctor.judge): "no kernel image" with the GPU and
@@ -86,6 +88,10 @@ COMPAT_GUIDE = (
     ' and an older driver only); deepjavalibrary/djl-serving#1278 ("Use CUDA compat with old drivers, not'
     ' new ones"); ggml-org/llama.cpp#17542 (803 gone with cuda-compat-12.9 off the path)'
 )
+PTX_FEATURE_SEEN = (
+    "facebookresearch/chameleon#39 (V100: 'cvt.bf16.f32' requires .target sm_80); ModelTC/LightLLM#1029"
+    " (V100, compute capability 7.0, and bfloat16)"
+)
 SYSTEM_DRIVER_MISMATCH = 803  # CUDA_ERROR_SYSTEM_DRIVER_MISMATCH / cudaErrorSystemDriverMismatch
 DECIDE_DEFAULT = (
     "tf-gpu-wizard doctor --run python -c "
@@ -129,6 +135,7 @@ VERDICT_IDS = (
     "driver-mismatch-one-side",
     "driver-mismatch-wsl",
     "driver-compat-libcuda",
+    "gpu-lacks-feature",
     "driver-module-behind",
     "cuda-after-suspend",
     "cuda-libs-open",
@@ -137,6 +144,9 @@ REASONED_IDS = (*VERDICT_IDS, "wsl-windows-driver", "macos")
 # Verdicts that leave the deciding fact open: they name the failure ("no code for this GPU", "the
 # libraries and the module differ") and the one command that tells its sides apart, never one side's
 # fix. Each is "not sure" about the causes it keys, which it neither names nor contradicts.
+# Verdicts that name, more narrowly, the cause another verdict names: a label may name the wider one
+# (an instruction the GPU lacks is the GPU too old for that code).
+REFINES: dict[str, str] = {"gpu-lacks-feature": "cover-too-old"}
 OPEN_VERDICTS: dict[str, frozenset[str]] = {
     "cover-open": frozenset({"unsupported-cc", "cover-too-old", "cover-gap", "gpu-too-new"}),
     "driver-mismatch-one-side": frozenset({"driver-library-mismatch", "driver-userspace-older"}),
@@ -397,6 +407,36 @@ def _cudnn_arch(facts: Facts, causes: list[str]) -> Decision | None:
         evidence=facts.cudnn_arch,
         fix_fields={"cc": cc},
         drop=("gpu-lib-init-failed", "gpu-too-new"),
+    )
+
+
+def _ptx_feature(facts: Facts, causes: list[str]) -> Decision | None:
+    """ptxas refusing an instruction the target lacks ("Feature '.bf16' requires .target sm_80 or
+    higher") where a program compiles for the GPU it runs on (JAX/XLA, Triton): the GPU is older than
+    that instruction, so code that uses it (bfloat16 on a V100 or a T4) cannot run there. Not decided in
+    a build for a list of architectures (the refused target may be the list's), nor where the text
+    shows a GPU that has the instruction."""
+    s = facts.stack
+    if s.ptx_feature_at is None or s.build_step or set(causes) - set(COVERAGE_IDS):
+        return None
+    need = Version(s.ptx_feature_cc)
+    gpus = shown_gpus(facts, load_knowledge())
+    if any(cc >= need for _, cc in gpus):
+        return None
+    named = [f"{name} ({cc})" if name else str(cc) for name, cc in gpus]
+    fields = {
+        "feature": s.ptx_feature,
+        "need": s.ptx_feature_cc,
+        "gpu": ", ".join(named) if named else t("doctor.judge62.the_target", need=s.ptx_feature_cc),
+    }
+    return Decision(
+        "unsupported-cc",
+        "doctor.judge62.ptx_feature",
+        _sourced(fields, PTX_FEATURE_SEEN),
+        texts="gpu-lacks-feature",
+        evidence=s.ptx_feature_at,
+        fix_fields={"need": s.ptx_feature_cc},
+        drop=COVERAGE_IDS,
     )
 
 
@@ -921,6 +961,7 @@ def decide(
         or _ort_libs_open(facts, causes)
         or _nvcc_too_old(facts, causes)
         or _cudnn_arch(facts, causes)
+        or _ptx_feature(facts, causes)
         or _python(facts, causes)
         or _wsl_windows_driver(facts, causes)
         or _wsl_smi_crash(facts, causes)

@@ -7,8 +7,8 @@ What the driver's own files and services say about themselves: the driver's libr
 nvcuda.dll) lacking an entry point a program calls (the driver version is in libcuda's file name),
 the Fabric Manager refusing a driver of another version, CUDA's unknown error after a suspend, the
 CUDA major of the CUDA libraries a program loads or names (libcublas.so.10, "cudatoolkit=10.0"),
-GPU names written without their brand ("RTX3070"), and a forward-compatibility libcuda put on the
-path (cuda-compat). Each keeps the line it was read from.
+GPU names written without their brand ("RTX3070"), a forward-compatibility libcuda put on the path
+(cuda-compat), and ptxas refusing an instruction the target GPU lacks. Each keeps the line it was read from.
 Values are log data: shown only through wizard.safe.display.
 """
 
@@ -82,6 +82,21 @@ _WSL2 = re.compile(r"\bWSL\s?2\b|microsoft-standard-WSL2|/usr/lib/wsl/lib\b", re
 _COMPAT = re.compile(
     r"\bcuda[-_]compat(?:[-_][0-9]+(?:[-._][0-9]+)?)?\b|(?:/[\w.+-]+)*/cuda[^/\s:'\"]*/compat\b", re.I
 )
+# ptxas refusing an instruction the target GPU lacks (ptxas' own words, as JAX/XLA and Triton print
+# them when they compile for the GPU they run on): "Feature '.bf16' requires .target sm_80 or higher".
+# An architecture-specific target ("sm_90a", no "or higher") is a build's flag, not the GPU's age.
+_PTX_FEATURE = re.compile(
+    r"\b(?:Feature|Instruction)\s+'(?P<feature>[^'\n]{1,60})'[^\n]{0,40}?\brequires\s+\.target\s+"
+    r"sm_(?P<sm>[0-9]{2,3})\s+or\s+higher",
+    re.I,
+)
+# A build compiling for a list of architectures (nvcc's own temporary files, -gencode, a setup.py or
+# CMake build): there the refused target may be one the list names, not the GPU the program runs on.
+_BUILD_STEP = re.compile(
+    r"\bnvcc\b|-gencode\b|\barch=compute_|tmpxft_|\bsetup\.py\b|\bcmake\b|TORCH_CUDA_ARCH_LIST"
+    r"|CMAKE_CUDA_ARCHITECTURES|\bninja\b|\bbuilding '",
+    re.I,
+)
 # GPU names as people write them, brand or space left out ("RTX3070", "rtx 3090", "GTX1080Ti").
 _GPU_SHORT = re.compile(r"\b(RTX|GTX)\s?([0-9]{4})(\s?Ti|\s?SUPER)?\b", re.I)
 
@@ -106,6 +121,10 @@ class StackFacts:
     lib_failure_at: Evidence | None = None  # a GPU library's failure (cuBLAS, cuDNN, no kernel image)
     compat: str = ""  # a forward-compatibility libcuda named (cuda-compat-12-9, /usr/local/cuda/compat)
     compat_at: Evidence | None = None
+    ptx_feature: str = ""  # an instruction ptxas says the target GPU lacks ("cvt.bf16.f32")
+    ptx_feature_cc: str = ""  # the compute capability it needs ("8.0")
+    ptx_feature_at: Evidence | None = None
+    build_step: bool = False  # the text compiles a build for a list of architectures (nvcc, CMake)
 
     def lines(self) -> list[tuple[str, str]]:
         pairs = (
@@ -116,6 +135,7 @@ class StackFacts:
             ("fm", f"{self.fm_version} / {self.fm_driver}" if self.fm_version else ""),
             ("lib_cuda", ", ".join(str(c) for c in self.lib_cudas)),
             ("compat", self.compat),
+            ("ptx_feature", f"{self.ptx_feature} ({self.ptx_feature_cc})" if self.ptx_feature else ""),
         )
         return [(k, v) for k, v in pairs if v]
 
@@ -166,6 +186,11 @@ def read_stack(text: str) -> StackFacts:
         m = _COMPAT.search(line) if s.compat_at is None else None
         if m:
             s.compat, s.compat_at = _value(m.group(0)), _evidence(number, line)
+        m = _PTX_FEATURE.search(line) if s.ptx_feature_at is None else None
+        if m:
+            sm = m.group("sm")
+            s.ptx_feature, s.ptx_feature_cc = _value(m.group("feature")), f"{sm[:-1]}.{sm[-1]}"
+            s.ptx_feature_at = _evidence(number, line)
         if s.suspend_at is None and _SUSPEND.search(line):
             s.suspend_at = _evidence(number, line)
         for m in (*_LIB_CUDA.finditer(line), *_SAID_CUDA.finditer(line)):
@@ -174,6 +199,7 @@ def read_stack(text: str) -> StackFacts:
                 cudas.add(major)
     s.lib_cudas = sorted(cudas)
     s.wsl2_said = bool(_WSL2.search(text))
+    s.build_step = bool(_BUILD_STEP.search(text))
     for m in _GPU_SHORT.finditer(text):
         name = f"GeForce {m.group(1).upper()} {m.group(2)}" + (
             " " + m.group(3).strip().replace("ti", "Ti").replace("super", "SUPER").replace("TI", "Ti")
