@@ -87,6 +87,8 @@ ROUND37 = CORPUS.with_name("round37.json")
 ROUND38 = CORPUS.with_name("round38.json")
 # Round 39: collected blind in stop 52 (owners split a-m / n-z), scored before any rule (SCORES_round39.txt).
 ROUND39 = CORPUS.with_name("round39.json")
+# Round 40: collected blind in stop 53 (owners split a-m / n-z), scored before any rule (SCORES_round40.txt).
+ROUND40 = CORPUS.with_name("round40.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:

@@ -47,6 +47,7 @@ from tests.dump_corpus import (
     ROUND37,
     ROUND38,
     ROUND39,
+    ROUND40,
     cases,
     held_out,
     judge,
@@ -758,6 +759,32 @@ LATER_ROUNDS = {
             "are not read as the kernel's log",
             "gpu-operator-a30-515-driver-pod-smi-L-healthy": "the driver's version only in a grep of the saved "
             "syslog, which the replay does not turn into the file",
+        },
+    ),
+    # Round 40 (stop 53; owners split a-m / n-z): blind held out 6/7, 1 wrong; training 18/23,
+    # 1 wrong (SCORES_round40.txt). Then a GPU's table row with ERR! for its temperature and
+    # performance state (its name still read) is a GPU the driver cannot reach: training 19/23.
+    40: LaterRound(
+        ROUND40,
+        30,
+        7,
+        {
+            "sonar-betzy-compute-node-no-gpu-smi-fails": "held out: named not-loaded (nvidia-smi's "
+            "'couldn't communicate') where the collector labelled nothing, the node having no GPU by the "
+            "maintainer's word (measured blind, unread)",
+            "nvidia-docker1-fedora-cuda-container-no-libnvidia-ml": "no /dev listing in the dump: the "
+            "replay reads the container's device nodes as missing, so no GPU passed, where the thread's "
+            "nvidia-docker 1 passed them and left the libraries out",
+        },
+        {
+            "wsl2-docker-gpus-driver-error-failed-to-process-request-pre-insider-build": "Docker Desktop's "
+            "'--gpus' error alone, no WSL kernel or library folder in the dump: not shown to be WSL2",
+            "docker-gpus-all-entrypoint-nvidia-smi-nvml-unknown-error-sysbox-cgroupfs": "a container's "
+            "nvidia-smi failing, pasted from the host's `docker run`: the replay reads a run's nvidia-smi "
+            "as the host's only where NVML started (a failure may be the image's own)",
+            "distrobox-arch-nvidia-flag-no-libnvidia-ml": "no container marker in the dump: on a host the "
+            "same words are a driver without its libraries",
+            "nvidia-docker1-fedora-cuda-container-no-libnvidia-ml": "kept wrong, above",
         },
     ),
 }

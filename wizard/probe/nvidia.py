@@ -199,6 +199,25 @@ def parse_smi_table(text: str) -> list[GpuInfo]:
     return gpus
 
 
+# The table's second row of a GPU whose temperature and performance state nvidia-smi could not read
+# ("|ERR!  ERR! ERR!    ERR! / ERR! |"): NVML answered an error for its sensors, while the name may
+# still show. A fan alone may read ERR! on a working card (a fan that reports no speed): not that.
+ERR_READINGS = re.compile(r"^\s*\|?\s*(?:ERR!|N/A|[0-9]+%)\s+ERR!\s+ERR!\s")
+
+
+def err_rows(text: str) -> dict[int, str]:
+    """Each GPU of nvidia-smi's table whose readings row shows ERR! for temperature and performance:
+    its index -> that GPU's first row and the readings row, as printed."""
+    rows: dict[int, str] = {}
+    lines = text.splitlines()
+    for n, line in enumerate(lines):
+        m = TABLE_ROW.match(line)
+        below = lines[n + 1] if n + 1 < len(lines) else ""
+        if m and ERR_READINGS.match(below):
+            rows[int(m.group(1))] = f"{line.strip()} {below.strip()}"[:1000]
+    return rows
+
+
 REPORT_DRIVER = re.compile(r"^\s*(?:Driver|KMD) Version\s*:\s*([0-9]+(?:\.[0-9]+)+)\s*$", re.MULTILINE)
 REPORT_GPU = re.compile(r"^\s*GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])\s*$")
 # The report's own count: a paste cut after the first GPU's block still says how many are attached.
@@ -300,6 +319,7 @@ def _from_smi(ctx: ProbeContext, profile: MachineProfile) -> bool:
             lost[m.group(1)] = line.strip()
     ctx.seen["gpu_lost_rows"] = [{"bus": bus, "line": line} for bus, line in lost.items()]
     table = parse_smi_table(header.stdout)
+    ctx.seen["gpu_err_rows"] = err_rows(header.stdout)
     gpus = parse_smi_csv(text) or table
     driver_version = ""
     for line in text.splitlines():

@@ -1088,11 +1088,16 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     out: list[LayerState] = []
     lost = list(ctx.seen.get("gpu_lost_rows", [])) + list(ctx.seen.get("gpu_lost", []))
     lost_indexes = {int(x["index"]) for x in lost if isinstance(x.get("index"), int)}
+    err_readings: dict[int, str] = ctx.seen.get("gpu_err_rows", {})
     for gpu in p.gpus:
         if gpu.index in lost_indexes:
             continue
         if gpu.name == ERR_NAME:  # nvidia-smi's table: every query of this GPU failed
             ev = [Evidence("nvidia-smi", _smi_exit(ctx), f"{gpu.index}, {ERR_NAME} {gpu.pci_bus_id or ''}")]
+            lost.append({"index": gpu.index, "bus": gpu.pci_bus_id or "", "err": True, "ev": ev})
+            continue
+        if gpu.index in err_readings:  # its name read, its temperature and performance state ERR!
+            ev = [Evidence("nvidia-smi", _smi_exit(ctx), err_readings[gpu.index])]
             lost.append({"index": gpu.index, "bus": gpu.pci_bus_id or "", "err": True, "ev": ev})
             continue
         ev = [Evidence(p.driver.source if p.driver else "", None, f"{gpu.index}, {gpu.name}")]
