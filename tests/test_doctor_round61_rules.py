@@ -1,4 +1,4 @@
-"""Rules written from round 61's training texts (its held-out third was scored blind first)."""
+"""Rules written from round 61's and 62's training texts (each held-out third was scored blind first)."""
 
 from __future__ import annotations
 
@@ -24,3 +24,16 @@ def test_a_ray_trial_that_asked_for_no_gpu_is_why_none_is_used() -> None:
 def test_a_trial_given_its_gpu_or_a_status_line_alone_is_no_cause() -> None:
     assert "scheduler-no-gpu" not in _ids(COMPLAINT + "Resources requested: 1/8 CPUs, 1/1 GPUs\n")
     assert "scheduler-no-gpu" not in _ids("Resources requested: 1/8 CPUs, 0/1 GPUs\n")
+
+
+def test_amd_said_as_the_reason_cuda_cannot_be_installed_is_another_makers_gpu() -> None:
+    # d-ailin/GDN#86 (round 62's training side): "since I have AMD and cannot install CUDA".
+    text = (
+        "OSError: libcudart.so.10.2: cannot open shared object file: No such file or directory\n"
+        "Apparently, there seems to be some issue with the CUDA, which makes sense since I have AMD "
+        "and cannot install CUDA.\n"
+    )
+    assert match_output(text)[0].verdict == "no-nvidia-gpu-said"
+    # An AMD processor beside the same words is no GPU's maker.
+    cpu = text.replace("I have AMD and", "I have AMD Ryzen and")
+    assert all(d.verdict != "no-nvidia-gpu-said" for d in match_output(cpu))

@@ -74,7 +74,11 @@ _OTHER_VENDOR_GPU = re.compile(
     r"|\b(?:on|with|using|have)\s+my\s+Intel\s+(?:integrated\s+)?(?:GPU|graphics)\b(?!\s+and\b)"
     # the machine's graphics driver said to be AMD's ("I'm using windows 7 and the latest amd drivers")
     r"|\b(?:latest|newest)\s+(?:AMD|Radeon)\s+(?:graphics\s+)?drivers?\b"
-    r"|\b(?:using|with|installed|have)\s+(?:the\s+)?(?:AMD|Radeon)\s+(?:graphics\s+)?drivers?\b",
+    r"|\b(?:using|with|installed|have)\s+(?:the\s+)?(?:AMD|Radeon)\s+(?:graphics\s+)?drivers?\b"
+    # AMD said to be what the machine has, where that is why CUDA cannot be there ("which makes sense
+    # since I have AMD and cannot install CUDA"); an AMD processor named is left out
+    r"|\b(?:i|we)\s+(?:have|use|got)\s+(?:an?\s+)?AMD\b(?!\s+(?:CPU|processor|Ryzen|Threadripper|EPYC|Athlon))"
+    r"[^.\n]{0,40}?\b(?:can'?t|cannot|can\s+not|unable\s+to)\s+(?:install|use|run|have)\s+CUDA\b",
     re.I | re.M,
 )
 # i35k: TensorFlow's issue template's field answered "None" ("- GPU model and memory: None"), read on its
