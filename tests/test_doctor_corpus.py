@@ -1194,6 +1194,11 @@ READ_BARS[61] = Bar(recognised=7, right=6, wrong_causes=0)
 # Stop 53 (before round 62 was collected): ptxas refusing an instruction the GPU lacks (bfloat16 below
 # sm_80), from round 51's training side, made one round 52 held-out text (read) right.
 READ_BARS[52] = Bar(recognised=12, right=11, wrong_causes=1)
+# Stop 53, from round 51's training side (before round 63 was collected): xFormers' own check ("built
+# for PyTorch 2.1.2+cu121 ... (you have 2.1.0+cpu)") names PyTorch's CPU wheel: one round 49 and two
+# round 51 held-out texts (unread) now right.
+READ_BARS[49] = Bar(recognised=13, right=9, wrong_causes=0)
+READ_BARS[51] = Bar(recognised=31, right=26, wrong_causes=4)
 # Round 62 (40 texts, 12 held out, 6 zh; two collectors split by owner, 74 searches each, collected
 # blind in stop 53 after the two rules above; both ran out of searches, most threads used already).
 # Scored once blind, before any rule from it: held out 11/12 recognised (91.7%), 9 right, 0 wrong;
