@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.events import Resize
 from textual.widgets import DataTable
 
-from wizard.cjk.linebreak import words as break_units
+from screens.widgets.path_wrap import wrap_paths
 from wizard.plan.model import step_numbers
 from wizard.safe.display import safe
 from wizard.text import t
@@ -68,6 +68,7 @@ class PlanStepTable(DataTable[Text]):
         self._plan: Plan | None = None
         self._fixed = 0
         self._title_width = 0
+        self._room_used = 0  # the room the titles were wrapped to (a resize that changes it wraps again)
         self.there: set[str] = set()  # steps the runner's preview found already satisfied (or done)
 
     def mark_there(self, statuses: dict[str, str]) -> None:
@@ -94,18 +95,20 @@ class PlanStepTable(DataTable[Text]):
             self.add_column(t(p + "col_" + key), key=key, width=widths[key])
         titles = [title_text(step, step.id in self.there and step.enabled) for step in self.steps]
         self._fixed = sum(widths.values())
-        # Never narrower than the longest unit a line cannot break: a word is only ever moved whole
-        # to the next line. Chinese breaks between characters (wizard.cjk's units, as the app's
-        # wrapping does): measured by spaces, a Chinese title was one long "word" that made the
-        # column wider than the screen, and its line ran off the edge (zh, 80x24).
-        longest = max((cell_len(w.strip()) for title in titles for _, _, w in break_units(title)), default=0)
-        self._title_width = max(self._room(self._fixed), longest, MIN_TITLE)
+        # Each title in lines of the room left, between words (and between Chinese characters), a
+        # path broken only after a "/": a long path in one title ("Fix: ... (/usr/lib/x86_64-linux-
+        # gnu/libnvidia-ml.so.1)") made the column as wide as the path, wider than the room, and every
+        # title lost its right part off the edge. Only a word wider than the room (no "/" to break at)
+        # still widens the column: it is never cut into another name.
+        room = max(self._room(self._fixed), MIN_TITLE)
+        self._room_used = room
+        wrapped = [wrap_paths(title, room) for title in titles]
+        longest = max((cell_len(line) for lines in wrapped for line in lines.split("\n")), default=0)
+        self._title_width = max(room, longest)
         self.add_column(t(p + "col_title"), key="title", width=self._title_width)
-        console = self.app.console
-        for step, cells, title in zip(self.steps, rows, titles, strict=True):
-            text = Text(title, style="" if step.enabled else "dim strike")
-            height = len(text.wrap(console, self._title_width))
-            self.add_row(*cells, text, key=step.id, height=max(1, height))
+        for step, cells, lines in zip(self.steps, rows, wrapped, strict=True):
+            text = Text(lines, style="" if step.enabled else "dim strike")
+            self.add_row(*cells, text, key=step.id, height=max(1, lines.count("\n") + 1))
         if self.steps:
             self.move_cursor(row=max(0, min(row, len(self.steps) - 1)), animate=False)
 
@@ -130,7 +133,7 @@ class PlanStepTable(DataTable[Text]):
         return width - fixed - 2 * self.cell_padding * (len(FIXED) + 1)
 
     def on_resize(self, event: Resize) -> None:
-        if self._plan is not None and max(self._room(self._fixed), MIN_TITLE) != self._title_width:
+        if self._plan is not None and max(self._room(self._fixed), MIN_TITLE) != self._room_used:
             self.show(self._plan)
 
     def watch_virtual_size(self) -> None:
