@@ -89,6 +89,8 @@ ROUND38 = CORPUS.with_name("round38.json")
 ROUND39 = CORPUS.with_name("round39.json")
 # Round 40: collected blind in stop 53 (owners split a-m / n-z), scored before any rule (SCORES_round40.txt).
 ROUND40 = CORPUS.with_name("round40.json")
+# Round 41: collected blind in stop 53 (owners split a-m / n-z), scored before any rule (SCORES_round41.txt).
+ROUND41 = CORPUS.with_name("round41.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:

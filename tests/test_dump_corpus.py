@@ -48,6 +48,7 @@ from tests.dump_corpus import (
     ROUND38,
     ROUND39,
     ROUND40,
+    ROUND41,
     cases,
     held_out,
     judge,
@@ -785,6 +786,20 @@ LATER_ROUNDS = {
             "distrobox-arch-nvidia-flag-no-libnvidia-ml": "no container marker in the dump: on a host the "
             "same words are a driver without its libraries",
             "nvidia-docker1-fedora-cuda-container-no-libnvidia-ml": "kept wrong, above",
+        },
+    ),
+    # Round 41 (stop 53; owners split a-m / n-z): blind held out 10/17, 0 wrong; training 13/15,
+    # 0 wrong (SCORES_round41.txt). Then bbswitch's "enabling" that the PCI core refused ("Refused to
+    # change power state, currently in D3") leaves the card off: training 14/15.
+    41: LaterRound(
+        ROUND41,
+        32,
+        17,
+        {},
+        {
+            "wsl-podman-bind-wsl-lib-nvidia-smi-no-libnvidia-ml": "a container's nvidia-smi failing, pasted "
+            "from WSL's `podman run`: the replay reads a run's nvidia-smi as the host's only where NVML "
+            "started, and no container marker is in the dump",
         },
     ),
 }

@@ -206,21 +206,36 @@ _BB_OFF = re.compile(r"bbswitch: disabling discrete graphics")
 _BB_NOT_OFF = re.compile(r"bbswitch: (?:Optimus ACPI call failed, the device is not disabled|.*refusing OFF)")
 _BB_ON = re.compile(r"bbswitch: enabling discrete graphics")
 _BB_FOUND = re.compile(r"bbswitch: Found discrete VGA device (\S+?):")
+# The PCI core's own words where a device would not leave D3 for D0 (drivers/pci/pci.c,
+# pci_raw_set_power_state: "Refused to change power state, currently in D3", newer kernels "Refused
+# to change power state from D3hot to D0"): after bbswitch's "enabling", the card stayed off.
+_PCI_STAYED_D3 = re.compile(
+    r"\bpci ((?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]): Refused to change power state"
+    r"(?:, currently in D3|\s+from D3\w*\s+to D0)",
+    re.I,
+)
 
 
 def bbswitch_off(kernel_log: str) -> tuple[str, str] | None:
     """(bbswitch's line, the card's bus id or "") where its last word this boot leaves the discrete
-    card off; None where it leaves it on, says nothing, or an "enabling" has no outcome in the log."""
+    card off, or an "enabling" the PCI core says left it in D3 (the kernel's line then); None where
+    it leaves it on, says nothing, or an "enabling" has no outcome in the log."""
     state: tuple[str, str] | None = None
     bus = ""
+    enabling = False  # bbswitch said "enabling" and nothing since says how it ended
     for line in kernel_log.splitlines():
         if found := _BB_FOUND.search(line):
             bus = found.group(1)
         if said := _BB_STATE.search(line):
             bus = said.group(1)
             state = (line.strip(), bus) if said.group(2) == "off" else None
+            enabling = False
         elif _BB_OFF.search(line):
-            state = (line.strip(), bus)
-        elif _BB_NOT_OFF.search(line) or _BB_ON.search(line):
-            state = None
+            state, enabling = (line.strip(), bus), False
+        elif _BB_NOT_OFF.search(line):
+            state, enabling = None, False
+        elif _BB_ON.search(line):
+            state, enabling = None, True
+        elif enabling and (stayed := _PCI_STAYED_D3.search(line)):
+            state, enabling = (line.strip(), stayed.group(1)), False
     return state
