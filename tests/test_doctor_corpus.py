@@ -330,6 +330,9 @@ def judge(case: Case, found: list[Diagnosis]) -> tuple[bool, bool, bool]:
     # An open verdict ("too old or too new is not shown", "which side is newer is not shown") names
     # neither side's fix, only the command that decides: "not sure" for the causes it leaves open.
     wrong = wrong and case.ids[0] not in OPEN_VERDICTS.get(first.verdict if first else "", ())
+    # A verdict wider than the label's narrower one (the GPU too old for the build, where the label says
+    # it lacks one instruction the code uses) names the same failure: not right, not a wrong cause.
+    wrong = wrong and not (first is not None and REFINES.get(case.ids[0]) == first.verdict)
     return recognised, right, wrong
 
 

@@ -64,3 +64,21 @@ def test_the_cli_says_it_in_chinese(tmp_path) -> None:
     d = next(d for d in found if d["origin"] == "output")
     assert d["title"] == "这块 GPU 没有程序代码用到的指令"
     assert "mixed_float16" in d["fix"]
+
+
+def test_vllms_own_bfloat16_refusal_on_a_t4() -> None:
+    # xming521/WeClone#85 (round 63's training side): vLLM's check, not ptxas.
+    d = first(
+        "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 "
+        "GPU has compute capability 7.5. You can use float16 instead by explicitly setting the `dtype` flag in "
+        "CLI, for example: --dtype=half.\n"
+    )
+    assert d.verdict == "gpu-lacks-feature"
+    assert "Tesla T4 (7.5)" in d.why and "--dtype half" in d.fix
+
+
+def test_pytorchs_autocast_refusal() -> None:
+    d = first(
+        "RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to float16.\n"
+    )
+    assert d.verdict == "gpu-lacks-feature"

@@ -85,6 +85,10 @@ _CALL_NUMBERS = re.compile(
     r"(?:(?:err|error|failure|failed)\s*[:=]\s*\(?|failed with error\s*#\s*)([0-9]{1,4})\b"
 )
 
+# TensorRT's check before it builds ("CUDA initialization failure with error: 35. Please check your CUDA
+# installation", builder.cpp checkCudaInstalled): the runtime's cudaError_t by number.
+_TRT_INIT = re.compile(r"\bCUDA initialization failure with error:?\s*([0-9]{1,4})\b", re.I)
+
 # TensorFlow's stream executor names the CUresults it knows and prints the others by number after the
 # driver call ("failed call to cuInit: UNKNOWN ERROR (34)"). Read for CUDA_ERROR_STUB_LIBRARY (34)
 # only, explained by its meaning and its deciding command (ldconfig -p | grep libcuda.so); the others
@@ -222,6 +226,8 @@ def codes_in(line: str) -> list[Code]:
     for m in _NVML_NUMBERS.finditer(line):
         _add(found, explain_number(int(m.group(1)), "nvml"))
     _call_codes(line, found)
+    for m in _TRT_INIT.finditer(line):
+        _add(found, explain_number(int(m.group(1)), "cudaerror"))
     for m in _TF_UNNAMED.finditer(line):
         _add(found, explain_number(int(m.group(1)), "curesult"))
     numbers = {c.number for c in found if c.table in ("cudaerror", "curesult")}

@@ -268,7 +268,8 @@ _SMI_CUDA_ERR = re.compile(r"CUDA Version:\s*ERR!", re.I)
 _PYTHON = re.compile(
     r"\bPython\s+(?:version\W{0,8}\s*)?(3\.[0-9]{1,2})(?:\.[0-9]{1,2})?\b(?!\.[0-9])"
     r"|[/\\]python(3\.[0-9]{1,2})[/\\](?:site|dist)-packages\b"
-    r"|requires a different Python:\s*(3\.[0-9]{1,2})\.[0-9]+",
+    r"|requires a different Python:\s*(3\.[0-9]{1,2})\.[0-9]+"
+    r"|\bYou.?re using CPython (3\.[0-9]{1,2}) \(cp3[0-9]{1,2}\)",  # uv's hint
     re.I,
 )
 # A Python a sentence says something needs or supports ("requires Python 3.9", "Python 3.9-3.12") is
@@ -288,7 +289,12 @@ _PIP_GPU_ONLY = re.compile(
 _PIP_TF = re.compile(
     r"(?:No matching distribution found for|Could not find a version that satisfies the requirement)\s+"
     r"tensorflow(?:\[and-cuda\])?(?:\s*==\s*([0-9]\.[0-9]{1,2}(?:\.[0-9]{1,2})?)\b)?(?![\w-])"
-    r"|Package 'tensorflow' requires a different Python",
+    r"|Package 'tensorflow' requires a different Python"
+    # uv's words ("Distribution tensorflow-cpu==2.15.0 @ registry+... can't be installed because it
+    # doesn't have a source distribution or wheel for the current platform"): TensorFlow's CPU package
+    # has the same Pythons as TensorFlow's own
+    r"|\bDistribution tensorflow(?:-cpu)?==([0-9]\.[0-9]{1,2}(?:\.[0-9]{1,2})?) @ \S+ can.?t be installed"
+    r" because it does(?:n.?t| not) have a source distribution or wheel for the current platform",
     re.I,
 )
 # The code a build lists: PyTorch's "supports CUDA capabilities sm_50 ... compute_37", build_info's
@@ -746,7 +752,7 @@ def read_facts(text: str) -> Facts:
         f.pip_gpu_only = _line_at(text, m.start())
     m = _PIP_TF.search(text)
     if m:
-        f.pip_tf, f.pip_tf_wanted = True, m.group(1) or ""
+        f.pip_tf, f.pip_tf_wanted = True, m.group(1) or m.group(2) or ""
     for m in _BUILD_LIST.finditer(text):
         words = _ARCH_WORD.findall(next(g for g in m.groups() if g))
         f.build_code = list(dict.fromkeys(w.lower() for w in words))

@@ -8,7 +8,8 @@ nvcuda.dll) lacking an entry point a program calls (the driver version is in lib
 the Fabric Manager refusing a driver of another version, CUDA's unknown error after a suspend, the
 CUDA major of the CUDA libraries a program loads or names (libcublas.so.10, "cudatoolkit=10.0"),
 GPU names written without their brand ("RTX3070"), a forward-compatibility libcuda put on the path
-(cuda-compat), and ptxas refusing an instruction the target GPU lacks. Each keeps the line it was read from.
+(cuda-compat), and ptxas (or the program itself, for bfloat16) refusing an instruction the GPU
+lacks. Each keeps the line it was read from.
 Values are log data: shown only through wizard.safe.display.
 """
 
@@ -90,6 +91,15 @@ _PTX_FEATURE = re.compile(
     r"sm_(?P<sm>[0-9]{2,3})\s+or\s+higher",
     re.I,
 )
+# A program's own refusal of bfloat16 on the GPU it runs on (vLLM's "Bfloat16 is only supported on GPUs
+# with compute capability of at least 8.0. Your Tesla T4 GPU has compute capability 7.5.", PyTorch's
+# autocast "Current CUDA Device does not support bfloat16"): the GPU lacks bfloat16, as ptxas says it.
+_BF16_REFUSED = re.compile(
+    r"\bBfloat16 is only supported on GPUs with compute capability of at least (?P<cc>[0-9]{1,2}\.[0-9])"
+    r"|\bCurrent CUDA Device does not support bfloat16\b",
+    re.I,
+)
+BF16_CC = "8.0"  # bfloat16 arithmetic first came with compute capability 8.0 (Ampere)
 # A build compiling for a list of architectures (nvcc's own temporary files, -gencode, a setup.py or
 # CMake build): there the refused target may be one the list names, not the GPU the program runs on.
 _BUILD_STEP = re.compile(
@@ -190,6 +200,10 @@ def read_stack(text: str) -> StackFacts:
         if m:
             sm = m.group("sm")
             s.ptx_feature, s.ptx_feature_cc = _value(m.group("feature")), f"{sm[:-1]}.{sm[-1]}"
+            s.ptx_feature_at = _evidence(number, line)
+        m = _BF16_REFUSED.search(line) if s.ptx_feature_at is None else None
+        if m:
+            s.ptx_feature, s.ptx_feature_cc = "bfloat16", m.group("cc") or BF16_CC
             s.ptx_feature_at = _evidence(number, line)
         if s.suspend_at is None and _SUSPEND.search(line):
             s.suspend_at = _evidence(number, line)
