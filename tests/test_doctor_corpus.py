@@ -1211,7 +1211,10 @@ READ_BARS[62] = Bar(recognised=11, right=9, wrong_causes=0)
 # Round 63 (48 texts, 14 held out, 5 zh; two collectors split by owner, 96 and 90 searches, collected
 # blind in stop 53 after round 62's rules and the CPU builds named above; many older threads: WSL 1,
 # xmr-stak, JuliaGPU, TensorRT). Scored once blind, before any rule from it: held out 10/14 recognised
-# (71.4%), 8 right, 0 wrong; training 23/34 (67.6%), 18 right, 3 wrong.
+# (71.4%), 8 right, 0 wrong; training 23/34 (67.6%), 18 right, 3 wrong. Then from its training side
+# (bfloat16 refused by vLLM and PyTorch, TensorRT's "CUDA initialization failure with error: 35", uv's
+# no wheel for this Python, Fedora's module missing beside Secure Boot, WSL 1's kernel string):
+# training 28/34, 24 right, 1 wrong; held out 11/14, 9 right, 0 wrong (TensorRT's 35).
 FRESH_MEASURED = Bar(recognised=10, right=8, wrong_causes=0)
 UNREAD_WRONG_CAUSES = {
     28: 1,
