@@ -177,10 +177,11 @@ class DoctorScreen(WizardScreen):
             return
         found = diagnose_lines(log.lines, self.session.profile)
         lines = len(log.lines)
+        one = "_one" if lines == 1 else ""  # "1 line", not "1 lines"
         if path:
-            note = t("app.doctor_screen.read_file", path=safe(path), lines=lines)
+            note = t("app.doctor_screen.read_file" + one, path=safe(path), lines=lines)
         else:
-            note = t("app.doctor_screen.read_text", lines=lines)
+            note = t("app.doctor_screen.read_text" + one, lines=lines)
         if log.truncated:
             note += " " + t("doctor.log_tail_note", size=size_text(log.tail_bytes))
         self.post_message(self.Read(doctor_report(found, text_given=True), note))

@@ -337,7 +337,9 @@ class RunScreen(WizardScreen):
         self._windows_step = message.step
         self.query_one(RunStepList).set_status(message.step.id, "waiting")
         panel = self.query_one(WindowsHostPanel)
-        panel.show(message.step.command_lines(), message.step.manual, native=self.plan.platform == "windows")
+        native = self.plan.platform == "windows"
+        step = message.step
+        panel.show(step.command_lines(), step.manual, native=native, by_hand=step.manual_copy)
         panel.display = True
         self.add_class("-windows")
         panel.query_one("#windows-ran", Button).focus()
@@ -479,8 +481,8 @@ class RunScreen(WizardScreen):
         if action == "doctor":  # failed: the step's output; finished: a pasted error (the screen)
             return self.state in ("failed", "finished")
         if action == "copy":
-            if self._windows_step is not None and bool(self._windows_step.commands):
-                return True
+            if self._windows_step is not None and bool(self.query_one(WindowsHostPanel).commands):
+                return True  # its PowerShell lines, or the commands a step done by hand names
             # The finish's commands (activate, hello, the lock): long ones are copied whole by key.
             notice = self.query_one("#run-notice", PathText)
             return self.state == "finished" and bool(notice.commands)
@@ -586,8 +588,8 @@ class RunScreen(WizardScreen):
             self.query_one(WindowsHostPanel).post_message(WindowsHostPanel.RanIt())
 
     def action_copy(self) -> None:
-        if self._windows_step is not None and self._windows_step.commands:
-            self.query_one(WindowsHostPanel).copy()
+        if self._windows_step is not None and self.query_one(WindowsHostPanel).commands:
+            self.query_one(WindowsHostPanel).copy()  # its PowerShell lines, or the commands done by hand
             return
         commands = self.query_one("#run-notice", PathText).commands
         if self.state == "finished" and commands:

@@ -33,7 +33,7 @@ async def test_the_open_method_list_shows_every_chinese_label_whole(zh: None, si
         assert select.expanded
         lines = [line for line in screen_text(app).splitlines() if "│" in line]
         listed = [line.split("│")[1].strip() for line in lines if line.count("│") >= 2]
-        for label in ("最适合本机", "pip，自带 CUDA", "系统级 CUDA", "conda 环境", "仅 CPU"):
+        for label in ("最适合该机器", "pip，自带 CUDA", "系统级 CUDA", "conda 环境", "仅 CPU"):
             assert label in listed, (label, listed)
 
 

@@ -46,7 +46,7 @@ async def test_the_routes_are_listed_scroll_keys_pick_none_and_o_picks_conda_for
         detail = _detail_text(app)
         assert "Routes for this GPU, best first (o picks one):" in detail
         assert "2. conda-forge TensorFlow 2.19.1, CUDA 12.8 build:" in detail
-        assert "(cited, not seen on this machine)" in detail
+        assert "(cited from public reports, not run by the wizard)" in detail
         assert "4. CPU only" in detail and "always works, no GPU" in detail
         assert "o route" in screen_text(app)  # the footer shows the key
         chosen = screen.query_one(CandidateTable).highlighted()

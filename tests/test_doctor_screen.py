@@ -253,6 +253,7 @@ async def test_the_input_edited_last_is_read_and_the_answer_says_which(tmp_path:
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: "the text in the box" in answer_text(app))
         assert "out of memory" in answer_text(app).lower() and "kernel module differ" not in answer_text(app)
+        assert "the text in the box (1 line)." in answer_text(app)  # one line, said as one
 
 
 async def test_leaving_the_doctor_keeps_what_was_pasted() -> None:

@@ -90,7 +90,7 @@ async def test_every_too_wide_line_in_a_plan_has_its_hint_at_80x24() -> None:
         assert table.cursor_row > 0 and hinted >= 1
 
 
-async def test_c_on_a_step_done_by_hand_says_so_and_k_copies_its_check() -> None:
+async def test_c_on_a_step_done_by_hand_copies_the_command_its_text_names_and_k_its_check() -> None:
     app = build_app("ubuntu-22.04-rtx3060-secure-boot")
     async with app.run_test(size=(80, 24)) as pilot:
         await to_plan(pilot)
@@ -98,11 +98,25 @@ async def test_c_on_a_step_done_by_hand_says_so_and_k_copies_its_check() -> None
         assert step is not None and not step.command_lines() and step.manual  # Secure Boot's MOK
         await pilot.press("c")
         await pilot.pause()
-        assert t("wide.no_commands") in [str(n.message) for n in app._notifications]
-        assert app.clipboard == ""
+        # The key's command, whole, by Ubuntu's path (the demo is Ubuntu); never run by the wizard.
+        assert app.clipboard == "sudo mokutil --import /var/lib/shim-signed/mok/MOK.der"
+        assert app.clipboard in step.manual
         await pilot.press("k")
         await pilot.pause()
         assert app.clipboard == step.check_line()
+
+
+async def test_c_on_a_step_with_nothing_to_paste_says_so() -> None:
+    # The Windows driver from a download page: nothing to type, so nothing to copy.
+    app = build_app("wsl2-rtx3080-laptop-driver527")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_plan(pilot)
+        step = app.screen.query_one(PlanStepTable).highlighted()
+        assert step is not None and step.id == "windows-driver" and not step.command_lines()
+        await pilot.press("c")
+        await pilot.pause()
+        assert t("wide.no_commands") in [str(n.message) for n in app._notifications]
+        assert app.clipboard == ""
 
 
 async def test_the_hint_is_wrapped_again_when_the_box_beside_a_table_narrows() -> None:

@@ -51,12 +51,20 @@ class WindowsHostPanel(Vertical):
         with VerticalScroll(id="windows-manual-box"):
             yield Static("", id="windows-manual")
 
-    def show(self, commands: list[str], manual: str | None = None, native: bool = False) -> None:
-        """`commands` are PowerShell lines to copy; `manual` what to do by hand instead;
+    def show(
+        self,
+        commands: list[str],
+        manual: str | None = None,
+        native: bool = False,
+        by_hand: tuple[str, ...] = (),
+    ) -> None:
+        """`commands` are PowerShell lines to copy; `manual` what to do by hand instead, and `by_hand`
+        the commands it names (Secure Boot's key), shown and copied whole in the person's own shell;
         `native`: the wizard runs on Windows itself (it checks there, not from inside WSL)."""
-        self.commands = list(commands)
+        self.commands = list(commands) or list(by_hand)
+        prompt = "PS> " if commands else "$ "
         command = self.query_one("#windows-command", Static)
-        command.update(Content(safe("\n".join(f"PS> {c}" for c in self.commands), None, multiline=True)))
+        command.update(Content(safe("\n".join(f"{prompt}{c}" for c in self.commands), None, multiline=True)))
         command.display = bool(self.commands)
         self.query_one("#windows-copy", Button).display = bool(self.commands)
         text = self.query_one("#windows-manual", Static)
@@ -64,11 +72,11 @@ class WindowsHostPanel(Vertical):
         text.display = bool(manual)
         self.query_one("#windows-manual-box").display = bool(manual)
         self.query_one("#windows-ran", Button).disabled = False
-        # A step with nothing to paste (install a driver from a web page) is done by hand.
-        by_hand = not self.commands
-        self.border_title = t("app.run.manual_title" if by_hand else "app.run.windows_title")
+        # A step with no PowerShell command (install a driver from a web page) is done by hand.
+        done_by_hand = not commands
+        self.border_title = t("app.run.manual_title" if done_by_hand else "app.run.windows_title")
         windows_intro = "app.run.windows_intro_native" if native else "app.run.windows_intro"
-        intro = t("app.run.manual_intro" if by_hand else windows_intro)
+        intro = t("app.run.manual_intro" if done_by_hand else windows_intro)
         self.query_one("#windows-intro", Static).update(Content(intro))
 
     def checking(self) -> None:

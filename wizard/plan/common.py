@@ -416,6 +416,7 @@ def machine_fix_step(step_id: str, need: DriverNeed, check: Check) -> Step:
         check=check,
         restart=fix.restart,
         manual=fix.manual or None,
+        manual_copy=fix.copy,
     )
 
 

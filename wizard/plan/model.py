@@ -97,6 +97,8 @@ class Step:
     enabled: bool = True  # the app toggles optional steps off and on
     confirm: str | None = None  # destructive: this question must be answered yes first
     manual: str | None = None  # what to do by hand when no command can do it (a download page)
+    # The commands the manual part names, each whole: `c` copies them; never run by the runner.
+    manual_copy: tuple[str, ...] = ()
     check_before: bool = True  # False: always run (the verify step proves by running)
     # The profile already shows the check passing (the Windows driver is new enough). Only a
     # simulated run uses it, since it has no machine to run the check on; real runs check.
@@ -167,6 +169,10 @@ class Step:
         d["commands"] = [list(c) for c in self.commands]
         d["check"] = {"argv": list(self.check.argv), "proves": self.check.proves}
         d["command_lines"] = self.command_lines()
+        if not self.manual_copy:
+            del d["manual_copy"]  # likewise: a plan with nothing to copy by hand keeps its fingerprint
+        else:
+            d["manual_copy"] = list(self.manual_copy)
         if self.recheck is None:
             del d["recheck"]  # the fingerprint of a plan without one stays what it was
         else:
@@ -189,6 +195,7 @@ class Step:
             enabled=bool(d.get("enabled", True)),
             confirm=d.get("confirm"),
             manual=d.get("manual"),
+            manual_copy=tuple(str(c) for c in d.get("manual_copy", ())),
             check_before=bool(d.get("check_before", True)),
             presumed_done=bool(d.get("presumed_done", False)),
             console=str(d.get("console", "posix")),

@@ -88,6 +88,9 @@ class StateWords:
     where: str  # "user" | "root" | "windows-host" | "host" (a container's host)
     restart: str | None  # "reboot" | "wsl-shutdown" | None
     evidence: tuple[str, ...]  # one line each: "nvidia-smi (exit 18): Failed to initialize NVML: ..."
+    # The manual part's commands, each whole as a person types it (`c` copies them): only where the
+    # manual names a command with nothing to fill in (not "docker run --gpus all IMAGE").
+    copy: tuple[str, ...] = ()
 
 
 def _facts(state: LayerState, profile: MachineProfile | None) -> dict[str, str]:
@@ -239,7 +242,29 @@ def words(state: LayerState, profile: MachineProfile | None = None) -> StateWord
     where = _WHERE.get(reason, "root")
     if reason == "wsl-path":
         where = "user"
-    return StateWords(reason, title, fix, manual, where, _RESTART.get(reason), evidence_lines(state))
+    copy = manual_commands(reason, profile) if manual else ()
+    return StateWords(reason, title, fix, manual, where, _RESTART.get(reason), evidence_lines(state), copy)
+
+
+# Where the key Secure Boot's DKMS or shim signs the module with is: Debian's DKMS keeps its own key;
+# Ubuntu's shim-signed (and its derivatives) the MOK the installer made.
+MOK_DEBIAN = "/var/lib/dkms/mok.pub"
+MOK_UBUNTU = "/var/lib/shim-signed/mok/MOK.der"
+# The manual part's command where it is one whole command (the states' `manual` words say the same).
+_MANUAL_COMMANDS: dict[str, tuple[str, ...]] = {
+    "no-libcuda": ("sudo ldconfig",),
+    "wsl-no-gpu-device": ("wsl --update", "wsl --shutdown"),
+    "gpu-switched-off": ("sudo prime-select nvidia",),
+}
+
+
+def manual_commands(reason: str, profile: MachineProfile | None) -> tuple[str, ...]:
+    """The commands a state's manual part names, each whole (a Secure Boot key by the distribution's
+    own path), for `c` to copy; () where the manual names none without a part to fill in."""
+    if reason in ("secure-boot", "not-loaded-secure-boot"):
+        debian = profile is not None and profile.os.id == "debian"
+        return (f"sudo mokutil --import {MOK_DEBIAN if debian else MOK_UBUNTU}",)
+    return _MANUAL_COMMANDS.get(reason, ())
 
 
 def removed_by_plan_words(profile: MachineProfile) -> StateWords | None:
