@@ -315,6 +315,8 @@ class PlanScreen(WizardScreen):
         opened = "_open" if maximized is not None else ""
         self.query_one("#plan-commands", PathText).set_hint(t("wide.commands_hint" + opened))
         self.query_one("#plan-check", PathText).set_hint(t("wide.check_hint" + opened))
+        if maximized is None:  # back in its place: from its left edge, not where → left it scrolled
+            self.query_one("#plan-detail-box").scroll_to(x=0, animate=False)
 
     @on(DataTable.RowHighlighted, "#plan-steps")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:

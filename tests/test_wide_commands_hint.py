@@ -160,3 +160,18 @@ async def test_the_hint_is_wrapped_again_when_the_box_beside_a_table_narrows() -
             assert max(cell_len(line) for line in lines) <= room
             # wrapped for this width: the next word would not have fit on any line but the last
             assert all(cell_len(a) + 1 + cell_len(b.split()[0]) > room for a, b in itertools.pairwise(lines))
+
+
+async def test_the_detail_back_in_its_place_starts_at_its_left_edge() -> None:
+    # A walk scrolled the whole-screen detail sideways (→), went back (Escape): the pane beside the
+    # table stayed scrolled, every line's first letters cut off.
+    app = build_app("ubuntu-22.04-rtx3060-secure-boot")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_plan(pilot)
+        await pilot.press("d", "right", "right", "right", "right")
+        await pilot.pause()
+        box = app.screen.query_one("#plan-detail-box")
+        assert box.scroll_x > 0  # the whole-screen detail did scroll
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.maximized is None and box.scroll_x == 0
