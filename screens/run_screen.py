@@ -339,7 +339,11 @@ class RunScreen(WizardScreen):
         panel = self.query_one(WindowsHostPanel)
         native = self.plan.platform == "windows"
         step = message.step
-        panel.show(step.command_lines(), step.manual, native=native, by_hand=step.manual_copy)
+        windows = step.where == "windows-host" or step.console == "powershell"
+        prompt = "PS> " if windows else "$ "  # the shell the commands done by hand are typed in
+        panel.show(
+            step.command_lines(), step.manual, native=native, by_hand=step.manual_copy, by_hand_prompt=prompt
+        )
         panel.display = True
         self.add_class("-windows")
         panel.query_one("#windows-ran", Button).focus()

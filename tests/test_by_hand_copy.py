@@ -46,3 +46,26 @@ async def test_the_run_panel_shows_the_command_and_c_copies_it() -> None:
         assert f"$ {UBUNTU_KEY}" in str(panel.query_one("#windows-command").render())
         await pilot.press("c")
         await wait_until(pilot, lambda: app.clipboard == UBUNTU_KEY)
+
+
+async def test_commands_typed_in_powershell_are_shown_after_its_prompt() -> None:
+    # A Windows step done by hand (wsl-no-gpu-device's "wsl --update ; wsl --shutdown"): PowerShell's.
+    from textual.app import App, ComposeResult
+
+    class PanelApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield WindowsHostPanel()
+
+    app = PanelApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        panel = app.query_one(WindowsHostPanel)
+        panel.show(
+            [],
+            "Update WSL in PowerShell, then restart it.",
+            by_hand=("wsl --update", "wsl --shutdown"),
+            by_hand_prompt="PS> ",
+        )
+        await pilot.pause()
+        shown = str(panel.query_one("#windows-command").render())
+        assert "PS> wsl --update" in shown and "PS> wsl --shutdown" in shown
+        assert panel.commands == ["wsl --update", "wsl --shutdown"]  # copied whole, without the prompt

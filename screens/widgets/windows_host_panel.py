@@ -57,12 +57,14 @@ class WindowsHostPanel(Vertical):
         manual: str | None = None,
         native: bool = False,
         by_hand: tuple[str, ...] = (),
+        by_hand_prompt: str = "$ ",
     ) -> None:
         """`commands` are PowerShell lines to copy; `manual` what to do by hand instead, and `by_hand`
-        the commands it names (Secure Boot's key), shown and copied whole in the person's own shell;
-        `native`: the wizard runs on Windows itself (it checks there, not from inside WSL)."""
+        the commands it names (Secure Boot's key), shown and copied whole after the prompt of the shell
+        they are typed in (`by_hand_prompt`); `native`: the wizard runs on Windows itself (it checks
+        there, not from inside WSL)."""
         self.commands = list(commands) or list(by_hand)
-        prompt = "PS> " if commands else "$ "
+        prompt = "PS> " if commands else by_hand_prompt
         command = self.query_one("#windows-command", Static)
         command.update(Content(safe("\n".join(f"{prompt}{c}" for c in self.commands), None, multiline=True)))
         command.display = bool(self.commands)
