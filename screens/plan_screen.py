@@ -285,8 +285,7 @@ class PlanScreen(WizardScreen):
     def action_copy(self) -> None:
         """The highlighted step's commands, whole (however the screen wraps them), to the clipboard."""
         step = self.query_one(PlanStepTable).highlighted()
-        # Its commands; for a step done by hand, the commands its text names (Secure Boot's key).
-        lines = list(step.command_lines() or step.manual_copy) if step is not None else []
+        lines = step.copy_lines() if step is not None else []
         if lines:
             self.app.copy_to_clipboard("\n".join(lines))
             self.notify(t("keys.copied", count=len(lines)), markup=False)

@@ -339,8 +339,7 @@ class RunScreen(WizardScreen):
         panel = self.query_one(WindowsHostPanel)
         native = self.plan.platform == "windows"
         step = message.step
-        windows = step.where == "windows-host" or step.console == "powershell"
-        prompt = "PS> " if windows else "$ "  # the shell the commands done by hand are typed in
+        prompt = "PS> " if step.in_powershell else "$ "  # the shell the commands done by hand are typed in
         panel.show(
             step.command_lines(), step.manual, native=native, by_hand=step.manual_copy, by_hand_prompt=prompt
         )

@@ -67,7 +67,6 @@ class PlanStepTable(DataTable[Text]):
         self.steps: list[Step] = []
         self._plan: Plan | None = None
         self._fixed = 0
-        self._title_width = 0
         self._room_used = 0  # the room the titles were wrapped to (a resize that changes it wraps again)
         self.there: set[str] = set()  # steps the runner's preview found already satisfied (or done)
 
@@ -104,8 +103,7 @@ class PlanStepTable(DataTable[Text]):
         self._room_used = room
         wrapped = [wrap_paths(title, room) for title in titles]
         longest = max((cell_len(line) for lines in wrapped for line in lines.split("\n")), default=0)
-        self._title_width = max(room, longest)
-        self.add_column(t(p + "col_title"), key="title", width=self._title_width)
+        self.add_column(t(p + "col_title"), key="title", width=max(room, longest))
         for step, cells, lines in zip(self.steps, rows, wrapped, strict=True):
             text = Text(lines, style="" if step.enabled else "dim strike")
             self.add_row(*cells, text, key=step.id, height=max(1, lines.count("\n") + 1))

@@ -141,12 +141,12 @@ VERDICT_IDS = (
     "cuda-libs-open",
 )
 REASONED_IDS = (*VERDICT_IDS, "wsl-windows-driver", "macos")
-# Verdicts that leave the deciding fact open: they name the failure ("no code for this GPU", "the
-# libraries and the module differ") and the one command that tells its sides apart, never one side's
-# fix. Each is "not sure" about the causes it keys, which it neither names nor contradicts.
 # Verdicts that name, more narrowly, the cause another verdict names: a label may name the wider one
 # (an instruction the GPU lacks is the GPU too old for that code).
 REFINES: dict[str, str] = {"gpu-lacks-feature": "cover-too-old"}
+# Verdicts that leave the deciding fact open: they name the failure ("no code for this GPU", "the
+# libraries and the module differ") and the one command that tells its sides apart, never one side's
+# fix. Each is "not sure" about the causes it keys, which it neither names nor contradicts.
 OPEN_VERDICTS: dict[str, frozenset[str]] = {
     "cover-open": frozenset({"unsupported-cc", "cover-too-old", "cover-gap", "gpu-too-new"}),
     "driver-mismatch-one-side": frozenset({"driver-library-mismatch", "driver-userspace-older"}),

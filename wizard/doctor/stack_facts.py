@@ -168,6 +168,16 @@ def _search(rx: re.Pattern[str], line: str, joined: str) -> re.Match[str] | None
     return m
 
 
+def _lacked(line: str) -> tuple[str, str] | None:
+    """(the instruction, the compute capability it needs) where ptxas or the program refused it."""
+    if m := _PTX_FEATURE.search(line):
+        sm = m.group("sm")
+        return _value(m.group("feature")), f"{sm[:-1]}.{sm[-1]}"
+    if m := _BF16_REFUSED.search(line):
+        return "bfloat16", m.group("cc") or BF16_CC
+    return None
+
+
 def read_stack(text: str) -> StackFacts:
     s = StackFacts()
     cudas: set[int] = set()
@@ -196,15 +206,9 @@ def read_stack(text: str) -> StackFacts:
         m = _COMPAT.search(line) if s.compat_at is None else None
         if m:
             s.compat, s.compat_at = _value(m.group(0)), _evidence(number, line)
-        m = _PTX_FEATURE.search(line) if s.ptx_feature_at is None else None
-        if m:
-            sm = m.group("sm")
-            s.ptx_feature, s.ptx_feature_cc = _value(m.group("feature")), f"{sm[:-1]}.{sm[-1]}"
-            s.ptx_feature_at = _evidence(number, line)
-        m = _BF16_REFUSED.search(line) if s.ptx_feature_at is None else None
-        if m:
-            s.ptx_feature, s.ptx_feature_cc = "bfloat16", m.group("cc") or BF16_CC
-            s.ptx_feature_at = _evidence(number, line)
+        lacked = _lacked(line) if s.ptx_feature_at is None else None
+        if lacked:
+            (s.ptx_feature, s.ptx_feature_cc), s.ptx_feature_at = lacked, _evidence(number, line)
         if s.suspend_at is None and _SUSPEND.search(line):
             s.suspend_at = _evidence(number, line)
         for m in (*_LIB_CUDA.finditer(line), *_SAID_CUDA.finditer(line)):

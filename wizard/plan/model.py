@@ -145,9 +145,14 @@ class Step:
         key = (self.id, self.where, self.commands, self.check.argv, self.restart, self.console)
         return key if self.recheck is None else (*key, self.recheck.argv)
 
+    @property
+    def in_powershell(self) -> bool:
+        """Its commands (and those it names to type by hand) are typed in PowerShell."""
+        return self.where == "windows-host" or self.console == "powershell"
+
     def command_lines(self) -> list[str]:
         """Commands as a person would type them (PowerShell quoting for Windows)."""
-        if self.where == "windows-host" or self.console == "powershell":
+        if self.in_powershell:
             return [powershell_join(c) for c in self.commands]
         prefix = ("sudo",) if self.where == "root" else ()
         return [shlex.join(prefix + c) for c in self.commands]
@@ -157,6 +162,10 @@ class Step:
         """The shell the check runs in: PowerShell on a native Windows plan (its checks run in the
         Windows Python), bash elsewhere (a WSL2 plan's Windows steps are checked inside WSL)."""
         return "powershell" if self.console == "powershell" else "posix"
+
+    def copy_lines(self) -> list[str]:
+        """What `c` copies: its commands, or for a step done by hand the commands its text names."""
+        return self.command_lines() or list(self.manual_copy)
 
     def check_line(self) -> str:
         """The check the runner runs first (before_check), whole, as its shell reads it: the one

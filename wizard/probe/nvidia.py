@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 from wizard.nvml import ErrorKind, NvmlBackend, NvmlError, cuda_version_text
@@ -180,18 +180,21 @@ def smi_lines(*results: CommandResult) -> list[str]:
     ]
 
 
+def _table_rows(text: str) -> Iterator[tuple[re.Match[str], str, str]]:
+    """Each GPU's first row in nvidia-smi's plain table: its match, the row, and the readings row below."""
+    lines = text.splitlines()
+    for n, line in enumerate(lines):
+        if m := TABLE_ROW.match(line):
+            yield m, line, lines[n + 1] if n + 1 < len(lines) else ""
+
+
 def parse_smi_table(text: str) -> list[GpuInfo]:
     """The GPUs of nvidia-smi's plain table (what a person pastes, and what old drivers print when
     the query fails): index, name (cut with "..." where the column is narrow), bus id, memory."""
     gpus: list[GpuInfo] = []
-    lines = text.splitlines()
-    for n, line in enumerate(lines):
-        m = TABLE_ROW.match(line)
-        if not m:
-            continue
+    for m, _, below in _table_rows(text):
         bus = m.group(3) if m.group(3) != "N/A" else None
         gpu = GpuInfo(index=int(m.group(1)), name=m.group(2).strip(), pci_bus_id=bus)
-        below = lines[n + 1] if n + 1 < len(lines) else ""
         mem = re.search(r"([0-9]+)Mi?B\s*/\s*([0-9]+)Mi?B", below)
         if mem:
             gpu.memory_mib = int(mem.group(2))
@@ -208,14 +211,11 @@ ERR_READINGS = re.compile(r"^\s*\|?\s*(?:ERR!|N/A|[0-9]+%)\s+ERR!\s+ERR!\s")
 def err_rows(text: str) -> dict[int, str]:
     """Each GPU of nvidia-smi's table whose readings row shows ERR! for temperature and performance:
     its index -> that GPU's first row and the readings row, as printed."""
-    rows: dict[int, str] = {}
-    lines = text.splitlines()
-    for n, line in enumerate(lines):
-        m = TABLE_ROW.match(line)
-        below = lines[n + 1] if n + 1 < len(lines) else ""
-        if m and ERR_READINGS.match(below):
-            rows[int(m.group(1))] = f"{line.strip()} {below.strip()}"[:1000]
-    return rows
+    return {
+        int(m.group(1)): f"{line.strip()} {below.strip()}"[:1000]
+        for m, line, below in _table_rows(text)
+        if ERR_READINGS.match(below)
+    }
 
 
 REPORT_DRIVER = re.compile(r"^\s*(?:Driver|KMD) Version\s*:\s*([0-9]+(?:\.[0-9]+)+)\s*$", re.MULTILINE)

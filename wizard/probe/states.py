@@ -1092,12 +1092,15 @@ def _gpus(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     for gpu in p.gpus:
         if gpu.index in lost_indexes:
             continue
-        if gpu.name == ERR_NAME:  # nvidia-smi's table: every query of this GPU failed
-            ev = [Evidence("nvidia-smi", _smi_exit(ctx), f"{gpu.index}, {ERR_NAME} {gpu.pci_bus_id or ''}")]
-            lost.append({"index": gpu.index, "bus": gpu.pci_bus_id or "", "err": True, "ev": ev})
-            continue
-        if gpu.index in err_readings:  # its name read, its temperature and performance state ERR!
-            ev = [Evidence("nvidia-smi", _smi_exit(ctx), err_readings[gpu.index])]
+        # nvidia-smi's table: every query of this GPU failed, or its name read and its temperature and
+        # performance state ERR!
+        err = (
+            f"{gpu.index}, {ERR_NAME} {gpu.pci_bus_id or ''}"
+            if gpu.name == ERR_NAME
+            else err_readings.get(gpu.index)
+        )
+        if err:
+            ev = [Evidence("nvidia-smi", _smi_exit(ctx), err)]
             lost.append({"index": gpu.index, "bus": gpu.pci_bus_id or "", "err": True, "ev": ev})
             continue
         ev = [Evidence(p.driver.source if p.driver else "", None, f"{gpu.index}, {gpu.name}")]
