@@ -88,6 +88,10 @@ class RunScreen(WizardScreen):
         Binding("c", "copy", t("app.key.copy")),
         Binding("i", "ran_it", t("app.key.ran_it")),
         Binding("n", "continue_run", t("app.key.continue")),  # after a simulated restart
+        # While a restart is pending Escape does not go back: the footer says so, the key says why.
+        # A screen's own binding of a key replaces its base's, so Back is named here again.
+        Binding("escape", "restart_pending", t("app.key.restart_first")),
+        Binding("escape", "back", t("app.key.back")),
         Binding("m", "monitor", t("app.key.monitor")),
         Binding("o", "next_route", t("gpuroute.key_next_route")),  # after a kernel failure (issue 33)
         # The finish's "how to use it" longer than its box (a short terminal): the footer says that
@@ -492,7 +496,9 @@ class RunScreen(WizardScreen):
         if action == "ran_it":
             return self._windows_step is not None and self.has_class("-windows")
         if action == "back":
-            return self.state != "running"
+            return self.state not in ("running", "restart")
+        if action == "restart_pending":
+            return self.state == "restart"
         if action == "monitor":
             return self.state == "finished" and not self.plan.hands_over
         if action == "continue_run":
@@ -607,12 +613,15 @@ class RunScreen(WizardScreen):
         if self.state == "finished" and not self.plan.hands_over:
             self.wizard.go_monitor()
 
+    def action_restart_pending(self) -> None:
+        # Escape never skips a restart: the run goes on only after it (n, simulated) or a new start.
+        key = "keys.run.restart_pending_sim" if self.plan.simulated else "keys.run.restart_pending"
+        self.notify(t(key), severity="warning", markup=False)
+
     def action_back(self) -> None:
         if self.state == "running":
             return  # ctrl+q stops a run; going back would hide it
         if self.state == "restart":
-            # Escape never skips a restart: the run goes on only after it (n, simulated) or a new start.
-            key = "keys.run.restart_pending_sim" if self.plan.simulated else "keys.run.restart_pending"
-            self.notify(t(key), severity="warning", markup=False)
+            self.action_restart_pending()
             return
         super().action_back()

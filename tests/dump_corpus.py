@@ -91,6 +91,10 @@ ROUND39 = CORPUS.with_name("round39.json")
 ROUND40 = CORPUS.with_name("round40.json")
 # Round 41: collected blind in stop 53 (owners split a-m / n-z), scored before any rule (SCORES_round41.txt).
 ROUND41 = CORPUS.with_name("round41.json")
+# Round 42: collected blind in stop 54 (owners split a-m / n-z), scored before any rule (SCORES_round42.txt).
+ROUND42 = CORPUS.with_name("round42.json")
+# Round 43: collected blind in stop 54 (owners split a-m / n-z), scored before any rule (SCORES_round43.txt).
+ROUND43 = CORPUS.with_name("round43.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:

@@ -216,6 +216,13 @@ async def test_wsl2_windows_host_step_waits_for_i_ran_it() -> None:
         assert run.query_one("#continue", Button).display  # simulated: continue in place
         # The footer names a key for it too, and the key continues the run past the restart.
         assert "n Continue" in screen_text(app)
+        # Escape does not go back past a pending restart, and the footer does not offer it: it says
+        # what Escape does here, and the key says why in a notice, the run screen kept.
+        assert "esc Restart first" in screen_text(app) and "esc Back" not in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is run and run.state == "restart"
+        assert any("A restart is pending" in str(n.message) for n in app._notifications)
         run.query_one("#run-log").focus()  # not the button: the key itself must do it
         await pilot.press("n")
         await wait_until(pilot, lambda: run.state != "restart")

@@ -49,6 +49,8 @@ from tests.dump_corpus import (
     ROUND39,
     ROUND40,
     ROUND41,
+    ROUND42,
+    ROUND43,
     cases,
     held_out,
     judge,
@@ -800,6 +802,37 @@ LATER_ROUNDS = {
             "wsl-podman-bind-wsl-lib-nvidia-smi-no-libnvidia-ml": "a container's nvidia-smi failing, pasted "
             "from WSL's `podman run`: the replay reads a run's nvidia-smi as the host's only where NVML "
             "started, and no container marker is in the dump",
+        },
+    ),
+    # Round 42 (stop 54; owners split a-m / n-z): blind held out 6/6, 0 wrong; training 18/21, 0 wrong
+    # (SCORES_round42.txt). Then a make.log's compiler error in the driver's own source is a failed
+    # build for a kernel the log does not name: training 20/21.
+    42: LaterRound(
+        ROUND42,
+        27,
+        6,
+        {},
+        {
+            "system76-power-zenbook-integrated-mode-dgpu-removed": "system76-power's own journal "
+            "(`journalctl -u system76-power`), a command the probe does not run; the probe reads the "
+            "switch's mode (`system76-power graphics`), which the thread does not show",
+        },
+    ),
+    # Round 43 (stop 54; owners split a-m / n-z): blind held out 5/6, 0 wrong; training 12/16, 0 wrong
+    # (SCORES_round43.txt). Then nv-pci.c's "request_mem_region failed" is a GPU that did not start:
+    # training 13/16.
+    43: LaterRound(
+        ROUND43,
+        22,
+        6,
+        {},
+        {
+            "deepin-kernel618-secureboot-mok-signed-580-not-loaded": "Secure Boot on and the module not "
+            "loaded, with no line of the kernel refusing its key: the refusal is not shown",
+            "unsloth-dgx-spark-gb10-query-memory-na": "a --query-gpu answer of other fields than the "
+            "probe's (index, name, memory): its GPU rows are not read as the GPU list",
+            "suseprime-tumbleweed-hp-laptop-g06-525-loaded": "the driver's version only in `rpm -qa`, a "
+            "command the probe does not run",
         },
     ),
 }

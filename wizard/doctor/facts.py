@@ -444,6 +444,17 @@ _AFTER_SUSPEND = re.compile(
     r"|休眠|睡眠|待机|唤醒",
     re.I,
 )
+# The known mend of CUDA after a suspend named in the text ("until we reload the nvidia_uvm module",
+# "sudo rmmod nvidia_uvm"), and CUDA's failure said in words: with a suspend said, the same fault.
+_UVM_RELOADED = re.compile(
+    r"\b(?:rmmod|modprobe(?:\s+-r)?)\s+nvidia[_-]uvm\b|\breload\w*\s+(?:the\s+)?\W?nvidia[_-]uvm\b",
+    re.I,
+)
+_CUDA_FAILS_SAID = re.compile(
+    r"\bCUDA\b[^.\n]{0,60}\b(?:fail\w*|errors?|unavailable|not available|stops? working)\b"
+    r"|\bfail\w*\b[^.\n]{0,40}\bCUDA\b",
+    re.I,
+)
 # The fix PaddlePaddle's architecture check ends with, after the GPU's compute capability.
 _PADDLE_FIX = r"Solution: Install the correct wheel package built for your GPU"
 # Ollama's words for the same: its CUDA discovery skips a device its build has no code for.
@@ -460,7 +471,9 @@ _NO_KERNEL = re.compile(
     # OpenCV's DNN module: its CUDA backend has no code for the device (CUDA_ARCH_BIN/PTX)
     r"OpenCV was not built to work with the selected device|" + _GGML_SKIPPED + "|"
     # Kokkos' start-up check of the architecture it was built for against the device's
-    r"Kokkos::Cuda::initialize ERROR: (?:likely mismatch of architecture|running kernels compiled for)",
+    r"Kokkos::Cuda::initialize ERROR: (?:likely mismatch of architecture|running kernels compiled for)|"
+    # ggml's assert where its CUDA build has no code for the device's architecture
+    r"ggml was not compiled with support for this arch",
     re.I,
 )
 # PaddlePaddle's "Mismatched GPU Architecture: The installed PaddlePaddle package was compiled for 60 61
@@ -568,6 +581,7 @@ class Facts:
     insufficient: bool = False  # CUDA's 35 in its runtime's words ("driver version is insufficient ...")
     cuda_unknown: bool = False  # CUDA's unknown error (999)
     suspend_at: tuple[int, str] | None = None  # the text says the failure came after a suspend
+    suspend_uvm: bool = False  # ... and that reloading nvidia_uvm mends it (no CUDA code shown)
     setup: SetupFacts = field(default_factory=SetupFacts)  # where it ran, what it was given
     libcuda_missing: tuple[int, str] | None = None  # the driver's libcuda not found
     # ONNX Runtime's CUDA provider not loaded, with no library of its own named (error 126, CUDA_PATH)
@@ -728,6 +742,8 @@ def read_facts(text: str) -> Facts:
     f.cuda_unknown = bool(_CUDA_UNKNOWN.search(text))
     if f.cuda_unknown and (m := _AFTER_SUSPEND.search(text)):
         f.suspend_at = _line_at(text, m.start())
+    elif _UVM_RELOADED.search(text) and _CUDA_FAILS_SAID.search(text) and (m := _AFTER_SUSPEND.search(text)):
+        f.suspend_at, f.suspend_uvm = _line_at(text, m.start()), True
     for m in _TF.finditer(text):
         if m.group(1) not in f.tf_versions:
             f.tf_versions.append(m.group(1))
@@ -996,6 +1012,7 @@ _TORCH_BUILT_CUDA = re.compile(
 # for --gpu-architecture (-arch)"): the compiler has no target for this GPU, as "no kernel image" says of
 # a build. Its CUDA is the toolkit's (the NVRTC library that ships with it).
 _NVRTC_ARCH = re.compile(r"nvrtc: error: invalid value for --gpu-architecture", re.I)
+_NVRTC_OPTIONS_ARCH = re.compile(r"^\s*Options:.*?\s-arch=compute_([0-9]{2,3})\b", re.M)
 # The one CUDA toolkit a text shows as installed: nvcc's "Cuda compilation tools, release 11.4", "installed
 # cuda 11.4", "CUDA Toolkit 11.4 installed", conda's cudatoolkit=11.4.
 _TOOLKIT_CUDA = re.compile(
@@ -1114,6 +1131,10 @@ def _read_coverage(text: str, f: Facts) -> None:
     f.build_cuda = torch_build_cuda(text)
     if f.nvrtc_arch_line is not None:
         f.nvrtc_cuda = toolkit_cuda(text)
+        # CuPy's CompileException shows NVRTC's options: CuPy compiles for the device it runs on, so
+        # the architecture NVRTC refused ("-arch=compute_21") is that GPU's compute capability.
+        if (m := _NVRTC_OPTIONS_ARCH.search(text)) and not f.compute_capabilities:
+            _add_cc(f, _dotted(m.group(1)))
     m = _COMPILED_FOR.search(text)
     if m and not f.build_code:
         f.build_code = _sm_codes(m.group(1))

@@ -51,7 +51,9 @@ _NO_GPU_SAID = (
 )
 _NO_GPU = re.compile(
     "|".join(f"(?:{said}){_QUESTION}" for said in _NO_GPU_SAID)
-    + r"|我(?:的电脑|的笔记本|的机器|的服务器)?\s*(?:没有|无)\s*(?:独立)?\s*(?:显卡|GPU)",
+    + r"|我(?:的电脑|的笔记本|的机器|的服务器)?\s*(?:没有|无)\s*(?:独立)?\s*(?:显卡|GPU)"
+    # "在只有CPU的计算机上" (on a computer with only a CPU), "纯CPU的机器"
+    + r"|(?:只有|仅有|纯)\s*CPU\s*的\s*(?:计算机|电脑|机器|服务器|笔记本|主机)",
     re.I,
 )
 # A discrete GPU of another maker named as the machine's ("With NITRO+ RX 5700 XT 8G", "the wiki for

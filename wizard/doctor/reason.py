@@ -688,7 +688,7 @@ def _after_suspend(facts: Facts, causes: list[str]) -> Decision | None:
         return None
     return Decision(
         "cuinit-failed",
-        "doctor.judge59.after_suspend",
+        "doctor.judge66.after_suspend_uvm" if facts.suspend_uvm else "doctor.judge59.after_suspend",
         _sourced({"said": facts.suspend_at[1]}, SUSPEND_SEEN),
         texts="cuda-after-suspend",
         evidence=facts.suspend_at,
@@ -1011,7 +1011,8 @@ def decide(
     setup = decide_setup(facts, causes, symptoms) or decide_stack(facts, causes, symptoms)
     if setup is not None:
         d = setup
-        out.decisions.append(Decision(d.id, d.key, d.fields, line=d.line, drop=d.drop, said=d.said))
+        made = Decision(d.id, d.key, d.fields, line=d.line, drop=d.drop, said=d.said, texts=d.texts)
+        out.decisions.append(made)
         return out
     if causes[:1] == ["driver-too-old"] and _said_35(facts) and _container_unshown(facts):
         # 35 inside a container given no GPU the text shows, beside no driver's version: the runtime

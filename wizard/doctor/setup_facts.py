@@ -38,21 +38,32 @@ _WINDOWS_DRIVER = re.compile(
 )
 # nvidia-smi's own version: its table's header ("NVIDIA-SMI 535.154.05  Driver Version: ...").
 _SMI_VERSION = re.compile(r"\bNVIDIA-SMI\s*[:：]?\s*([0-9]{3}\.[0-9]{2,3}(?:\.[0-9]{2})?)\b")
-# A container started by hand (not nvidia-docker run: its own name gives the GPU).
-_RUN = re.compile(r"(?<![\w-])(?:docker|podman)\s+run\b")
+# A container started by hand (not nvidia-docker run: its own name gives the GPU); Apptainer's (and
+# Singularity's, its former name) exec, run and shell, global options before them ("singularity -s exec").
+_RUN = re.compile(
+    r"(?<![\w-])(?:docker|podman)\s+run\b|(?<![\w-])(?:singularity|apptainer)\s+(?:-{1,2}\w[\w-]*\s+)*(?:exec|run|shell)\b"
+)
+_APPTAINER = re.compile(r"^(?:singularity|apptainer)\b")
 # What gives a container the NVIDIA driver's files (the NVIDIA Container Toolkit's options, CDI,
 # nvidia-docker 1.x's driver volume): device nodes alone (--device /dev/nvidia0) bring no libcuda.
 _GIVES_DRIVER = re.compile(
     r"--gpus\b|--runtime[= ]\s*nvidia\b|--device[= ]\s*nvidia\.com/|NVIDIA_VISIBLE_DEVICES|"
+    # Apptainer binds the host driver's libraries and device nodes with --nv (or --nvccli)
+    r"\s--nv(?:ccli)?\b|"
     r"--volume-driver[= ]\s*nvidia|(?:^|\s)(?:-v|--volume|--mount)[= ]\s*\S*(?:nvidia|libcuda)",
     re.I,
 )
 # The command is meant for the GPU: it passes the GPU's device nodes, or runs a CUDA / GPU image.
-_FOR_GPU = re.compile(r"--device[= ]\s*/dev/nvidia|cuda|[:-]gpu\b|-gpu-", re.I)
+_FOR_GPU = re.compile(r"--device[= ]\s*/dev/nvidia|cuda|[:-]gpus?\b|-gpu-", re.I)
+# The program in the container looking for the driver's own libraries (which the toolkit mounts): the
+# container was meant for the GPU, whatever its image is called.
+_DRIVER_LIB_MISSING = re.compile(
+    r"\blib(?:cuda|nvidia-ml)\.so(?:\.[0-9]+)*(?::\s?|\s)cannot open shared object file", re.I
+)
 # Anywhere in the text: the toolkit or nvidia-docker was used, so the run above may not be the one.
 _TOOLKIT_USED = re.compile(
     r"\bnvidia-docker\b|--gpus\b|--runtime[= ]?nvidia\b|NVIDIA_VISIBLE_DEVICES"
-    r"|nvidia-container-(?:toolkit|runtime|cli)|--device[= ]nvidia\.com/",
+    r"|nvidia-container-(?:toolkit|runtime|cli)|--device[= ]nvidia\.com/|\s--nv(?:ccli)?\b",
     re.I,
 )
 # A scheduler job's request that names no GPU: Toil's "accelerators: []", SLURM's --gres=gpu:0 or
@@ -99,6 +110,7 @@ class SetupFacts:
     smi_version: str = ""  # nvidia-smi's own version
     smi_at: Evidence | None = None
     container_run: str = ""  # the docker/podman run command meant for the GPU, lines joined, cut
+    apptainer: bool = False  # that command is Apptainer's (Singularity's): --nv gives it the driver
     container_at: Evidence | None = None
     driver_given: bool = False  # that command, or the text, gives the container the driver
     job_request: str = ""  # a scheduler job's request that names no GPU
@@ -117,7 +129,8 @@ class SetupFacts:
 
 
 def _joined_runs(lines: list[str]) -> list[tuple[int, str]]:
-    """Each docker/podman run command with the lines a trailing backslash continues it onto."""
+    """Each docker/podman run (Apptainer exec/run/shell) command with the lines a trailing backslash
+    continues it onto."""
     runs: list[tuple[int, str]] = []
     for i, line in enumerate(lines):
         m = _RUN.search(line)
@@ -161,10 +174,12 @@ def read_setup(text: str) -> SetupFacts:
             ),
             None,
         )
-    runs = [(n, c) for n, c in _joined_runs(lines) if _FOR_GPU.search(c)]
+    wanted = bool(_DRIVER_LIB_MISSING.search(text))
+    runs = [(n, c) for n, c in _joined_runs(lines) if wanted or _FOR_GPU.search(c)]
     if runs:
         number, command = runs[0]
         s.container_run, s.container_at = _cut(command), (number, lines[number - 1].strip()[:LINE_CHARS])
+        s.apptainer = bool(_APPTAINER.match(command))
         s.driver_given = any(_GIVES_DRIVER.search(c) for _, c in runs) or bool(_TOOLKIT_USED.search(text))
     return s
 

@@ -19,7 +19,7 @@ Each names a cause only where the text holds the evidence that decides it:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from packaging.version import Version
 
@@ -45,6 +45,7 @@ class SetupDecision:
     line: int | None = None  # the evidence line
     said: str = ""  # its text
     drop: tuple[str, ...] = ()  # ids whose fix this one contradicts
+    texts: str = ""  # the doctor.toml section of its title, why and fix, where not the id's own
 
 
 def _decision(
@@ -71,13 +72,15 @@ def _container_without_driver(facts: Facts, causes: list[str], symptoms: set[str
     at = _code_says_no_driver(facts) or s.gpu_missing
     if at is None and not (set(causes) | symptoms) & (NO_DRIVER_IDS | NO_GPU_SYMPTOMS):
         return None
-    return _decision(
+    decision = _decision(
         "container-no-gpu",
-        "container",
+        "container_apptainer" if s.apptainer else "container",
         {"command": s.container_run},
         at or s.container_at,
         drop=("driver-too-old", "no-device"),
     )
+    # Apptainer's answer is its own option (--nv), not Docker's --gpus and toolkit
+    return replace(decision, texts="container-no-gpu-apptainer") if s.apptainer else decision
 
 
 def build_floor(cuda: str, platform: str | None = None) -> Version | None:

@@ -56,6 +56,10 @@ _MAKE_KERNEL = re.compile(
     r"(?:/usr)?/lib/modules/([^/']+)/build)'"
 )
 _DKMS_PATH = re.compile(rf"^{DKMS_TREE}/{DKMS_MODULE}/([0-9][^/]*)/build/make\.log$")
+# A make.log read from its middle (no header, no make's last line): the compiler's error in one of the
+# driver's own sources ("/var/lib/dkms/nvidia/396.54.09/build/nvidia-drm/nvidia-drm-encoder.c:219:11:
+# error: implicit declaration ..."), which stops the build (DKMS keeps this log only for a failed one).
+_SOURCE_ERROR = re.compile(r"^\S*/build/\S+\.[ch]:[0-9]+:[0-9]+: (?:fatal )?error: ", re.MULTILINE)
 # akmods' failed log is named "<kmod version>-<release>-for-<kernel>.failed.log" (akmods: kmodlogfile).
 _AKMODS_NAME = re.compile(r"^([0-9][^/]*?)-for-(.+)\.failed\.log$")
 _DRIVER_VERSION = re.compile(r"^[0-9]+(?:\.[0-9]+)+")
@@ -107,6 +111,10 @@ def failed_builds(ctx: ProbeContext) -> list[tuple[Evidence, str, str]]:
                     _path_version(path),
                 )
             )
+        elif error := _SOURCE_ERROR.search(text):
+            # The build failed; the kernel it was for is not in what was kept ("").
+            line = text[error.start() :].split("\n", 1)[0].strip()
+            out.append((file_evidence(path, line), "", _path_version(path)))
     return out
 
 

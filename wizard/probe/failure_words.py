@@ -52,7 +52,9 @@ _BUS = re.compile(r"([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])\b")
 # "This PCI I/O region assigned to your NVIDIA device is invalid: BAR1 is 0M @ 0x0 (PCI:...)").
 INIT_FAILED = re.compile(
     r"RmInitAdapter failed|rm_init_adapter failed|Cannot initialize (?:GSP|DCE) firmware RM|"
-    r"Max GSP-RM boot attempts exceeded|PCI I/O region assigned to your NVIDIA device is invalid",
+    r"Max GSP-RM boot attempts exceeded|PCI I/O region assigned to your NVIDIA device is invalid|"
+    # nv-pci.c's probe that could not claim the device's registers (another driver holds them)
+    r"NVRM: request_mem_region failed",
     re.IGNORECASE,
 )
 _FALLEN = re.compile(r"fallen off the bus", re.IGNORECASE)

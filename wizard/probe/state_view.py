@@ -175,7 +175,7 @@ def unsure_key(state: LayerState) -> str:
     ("cuda-na"); else ""."""
     if state.reason or not state.failed:
         return ""
-    if state.layer == "module" and state.facts.get("build_failed_for"):
+    if state.layer == "module" and (state.facts.get("build_failed_for") or state.facts.get("build_failed")):
         return "module-build-failed"
     if state.facts.get("refused") == "release":
         return "driver-refuses-gpu"
@@ -208,8 +208,11 @@ def words(state: LayerState, profile: MachineProfile | None = None) -> StateWord
     elif unsure_key(state):
         # A failure whose cause nothing read decides (wizard.probe.states): what failed, in words of
         # its own, and the reads that would tell, with no cause named.
-        title = t(f"states.{unsure_key(state)}.title", **facts)
-        fix = t(f"states.{unsure_key(state)}.fix", **facts)
+        key = unsure_key(state)
+        # a failed build whose log kept no kernel's name: its own words, no kernel in them
+        variant = "_kernel_unread" if state.facts.get("build_failed") == "kernel-unread" else ""
+        title = t(f"states.{key}.title{variant}", **facts)
+        fix = t(f"states.{key}.fix{variant}", **facts)
         manual = ""
     elif reason == "wsl-no-gpu-device" and state.facts.get("wsl") == "1":
         # WSL1 never gets a GPU device: converting the distribution is the step, not an update.
@@ -224,7 +227,9 @@ def words(state: LayerState, profile: MachineProfile | None = None) -> StateWord
     elif reason and has(f"states.{reason}.title"):
         title = t(f"states.{reason}.title", **facts)
         fix = t(f"states.{reason}.fix", **facts)
-        manual = t(f"states.{reason}.manual", **facts) if has(f"states.{reason}.manual") else ""
+        # the switch the machine itself showed (Pop!_OS's system76-power), else the usual ones
+        tool = "_system76" if state.facts.get("tool") == "system76-power" else ""
+        manual = t(f"states.{reason}.manual{tool}", **facts) if has(f"states.{reason}.manual") else ""
     else:
         title = t(
             "states.layer_failed",
@@ -242,7 +247,7 @@ def words(state: LayerState, profile: MachineProfile | None = None) -> StateWord
     where = _WHERE.get(reason, "root")
     if reason == "wsl-path":
         where = "user"
-    copy = manual_commands(reason, profile) if manual else ()
+    copy = manual_commands(reason, profile, state.facts.get("tool", "")) if manual else ()
     return StateWords(reason, title, fix, manual, where, _RESTART.get(reason), evidence_lines(state), copy)
 
 
@@ -258,12 +263,15 @@ _MANUAL_COMMANDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def manual_commands(reason: str, profile: MachineProfile | None) -> tuple[str, ...]:
+def manual_commands(reason: str, profile: MachineProfile | None, tool: str = "") -> tuple[str, ...]:
     """The commands a state's manual part names, each whole (a Secure Boot key by the distribution's
-    own path), for `c` to copy; () where the manual names none without a part to fill in."""
+    own path, the graphics switch the machine showed), for `c` to copy; () where the manual names
+    none without a part to fill in."""
     if reason in ("secure-boot", "not-loaded-secure-boot"):
         debian = profile is not None and profile.os.id == "debian"
         return (f"sudo mokutil --import {MOK_DEBIAN if debian else MOK_UBUNTU}",)
+    if reason == "gpu-switched-off" and tool == "system76-power":
+        return ("sudo system76-power graphics hybrid",)
     return _MANUAL_COMMANDS.get(reason, ())
 
 

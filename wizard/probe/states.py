@@ -45,6 +45,7 @@ from wizard.probe.failure_words import (
     saved_log_line,
     unreachable_gpu_reason,
 )
+from wizard.probe.hybrid_mode import integrated_mode
 from wizard.probe.kernel_log import kernel_evidence, kernel_log_text
 from wizard.probe.legacy_gpu import ignored_gpu
 from wizard.probe.libcuda_cache import uncached_libcuda
@@ -540,6 +541,12 @@ def _pci(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
     if off and (said := _log_ev(ctx, off[0])):
         ctx.seen["gpu_switched_off"] = True
         return [_state("pci", BLOCKED, "gpu-switched-off", said, bus=off[1])]
+    # A hybrid laptop's switch set to the integrated GPU alone, where no driver answers (a driver that
+    # answers shows the GPU on, whatever the switch's word for the next boot).
+    mode = integrated_mode(ctx) if p.driver is None and not _host_only(ctx) else None
+    if mode:
+        ctx.seen["gpu_switched_off"] = True
+        return [_state("pci", BLOCKED, "gpu-switched-off", [mode[0]], tool=mode[1])]
     if not ctx.system.is_dir("/sys/bus/pci/devices"):
         argv = ["lspci"]
         result = ctx.system.run(argv, timeout=3.0)
@@ -674,7 +681,13 @@ def _module(ctx: ProbeContext, p: MachineProfile) -> list[LayerState]:
         # that kernel is the one running (or the one the next boot starts) is not shown: no cause
         # named, the module's state unread, its version and the failed build kept.
         ev = [*_smi_failure_lines(ctx), only[0]]
-        return [_state("module", UNREADABLE, "", ev, blocks=False, version=only[2], build_failed_for=only[1])]
+        # A log that keeps no kernel's name ("" for it) still shows the build failed.
+        unread = _state("module", UNREADABLE, "", ev, blocks=False, version=only[2])
+        if only[1]:
+            unread.facts["build_failed_for"] = only[1]
+        else:
+            unread.facts["build_failed"] = "kernel-unread"
+        return [unread]
     # Read further (the journal, dkms) only where a GPU or the driver's words are seen (not on every
     # machine), and only where no driver answered: a driver read at all (NVML, nvidia-smi, /proc, its
     # loading line) shows its module loaded this boot, whatever an earlier attempt logged.

@@ -1,0 +1,178 @@
+"""Rules written in stop 54 from the training sides of rounds 63-66 (each round's held-out third was
+scored blind first, never read), each on the words the real reports use, and each checked against
+a near text where it must not answer."""
+
+from __future__ import annotations
+
+from tests.doctor_first import english, first, first_cause  # noqa: F401  (english: the autouse fixture)
+from wizard.doctor.diagnose import match_output
+
+
+def test_a_library_not_found_without_the_colon_is_still_not_found() -> None:
+    # tensorflow/tensorflow#12416: "ImportError: libcudnn.so.6 cannot open shared object file: ..."
+    text = "ImportError: libcudnn.so.6 cannot open shared object file: No such file or directory\n"
+    assert first_cause(text) == "missing-cudnn"
+    assert first_cause(text.replace("libcudnn.so.6", "libcudart.so.9.0")) == "missing-cudart"
+
+
+def test_a_machine_said_to_have_only_a_cpu_in_chinese_has_no_nvidia_gpu() -> None:
+    # MegEngine/MegEngine#392: "想在只有CPU的计算机上运行MegEngine" and its loader's words for libcuda.
+    text = (
+        "想在只有CPU的计算机上运行MegEngine，有没有不build from source的方法呢？\n"
+        "err: Failed to load cuda API library\n"
+        "err: failed to load cuda func: cuCtxGetCurrent\n"
+    )
+    d = first(text)
+    assert (d.id, d.verdict) == ("no-nvidia-gpu", "no-nvidia-gpu-said")
+    # The same loader failure where the machine is not said to be CPU-only: no driver found, not "no GPU".
+    alone = "err: Failed to load cuda API library\nerr: failed to load cuda func: cuCtxGetCurrent\n"
+    assert first(alone).id == "no-device"
+
+
+def test_ggmls_arch_assert_is_no_code_for_this_gpu_with_the_direction_open() -> None:
+    # ollama/ollama#12622: no GPU named, so too old or too new is left open (cover-open).
+    text = (
+        "//ml/backend/ggml/ggml/src/ggml-cuda/ggml-cuda.cu:329: GGML_ASSERT(ggml_cuda_has_arch("
+        'info.devices[id].cc) && "ggml was not compiled with support for this arch") failed\n'
+    )
+    d = first(text)
+    assert (d.id, d.verdict) == ("unsupported-cc", "cover-open")
+
+
+def test_a_container_started_without_the_gpu_whatever_its_image_is_called() -> None:
+    # stevezau/media_preview_generator#124: the image's own --list-gpus option, no --gpus.
+    listed = (
+        "docker run --rm stevezzau/plex_generate_vid_previews:latest --list-gpus\n"
+        "2025/12/23 15:39:05 | ⚠  -   ⚠  card1: NVIDIA CUDA test failed\n"
+        "2025/12/23 15:39:05 | ℹ  - ❌ No GPUs detected\n"
+    )
+    assert first_cause(listed) == "container-no-gpu"
+    # triton-inference-server/server#7574: the program inside looks for NVML's library, which the
+    # toolkit mounts only into a container given the GPU.
+    nvml = (
+        "docker run -it --rm tritonserver:24.07-trtllm-python-py3 /bin/bash\n"
+        ">>> import tensorrt_llm\n"
+        "OSError: libnvidia-ml.so.1: cannot open shared object file: No such file or directory\n"
+    )
+    assert first_cause(nvml) == "container-no-gpu"
+    # Given the GPU (--gpus all), the library missing is something else: not this answer.
+    assert first_cause(nvml.replace("docker run -it", "docker run --gpus all -it")) != "container-no-gpu"
+
+
+def test_a_linux_drivers_libraries_inside_wsl_whatever_failed_after() -> None:
+    # NVIDIA/nvidia-container-toolkit#289: nvc selecting a Linux driver's versioned library in WSL.
+    text = (
+        "I1004 13:41:19.478495 13740 dxcore.c:326] dxcore layer initialized successfully\n"
+        "W1004 13:41:19.478894 13740 nvc.c:397] skipping kernel modules load on WSL\n"
+        "I1004 13:41:19.551091 13740 nvc_info.c:197] selecting "
+        "/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.460.91.03\n"
+        "I1004 13:41:19.552122 13740 nvc_info.c:197] selecting /usr/lib/wsl/lib/libnvidia-opticalflow.so.1\n"
+    )
+    assert first_cause(text) == "linux-driver-in-wsl"
+    # On a Linux machine (no WSL in the text) the same file is the driver's own: nothing to say.
+    native = "I1004 13:41:19.551091 13740 nvc_info.c:197] selecting /usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.460.91.03\n"
+    assert all(d.id != "linux-driver-in-wsl" for d in match_output(native))
+
+
+def test_tunes_own_warning_that_no_trial_uses_the_gpus() -> None:
+    # ray-project/ray_lightning#77.
+    text = (
+        "2021-08-17 12:26:32,703\tWARNING tune.py:495 -- Tune detects GPUs, but no trials are using GPUs. "
+        "To enable trials to use GPUs, set tune.run(resources_per_trial={'gpu': 1}...)\n"
+    )
+    d = first(text)
+    assert d.id == "scheduler-no-gpu" and d.title == "Ray gave this trial no GPU"
+    assert "resources_per_trial" in d.fix
+
+
+def test_an_apptainer_container_without_nv_and_its_own_fix() -> None:
+    # google-deepmind/alphafold#873: `singularity exec` without --nv, then no libcuda inside.
+    text = (
+        "singularity exec ~/alphafold.simg python /app/alphafold/run_alphafold.py \\\n"
+        "--use_gpu_relax=true\n"
+        "2023-12-14 11:14:53.480552: W external/org_tensorflow/tensorflow/tsl/platform/default/"
+        "dso_loader.cc:66] Could not load dynamic library 'libcuda.so.1'; dlerror: libcuda.so.1: cannot "
+        "open shared object file: No such file or directory; LD_LIBRARY_PATH:\n"
+        "2023-12-14 11:14:53.480642: W external/org_tensorflow/tensorflow/compiler/xla/stream_executor/"
+        "cuda/cuda_driver.cc:265] failed call to cuInit: UNKNOWN ERROR (303)\n"
+    )
+    d = first(text)
+    assert (d.id, d.verdict) == ("container-no-gpu", "container-no-gpu-apptainer")
+    assert "--nv" in d.fix and "--gpus" not in d.fix  # Apptainer's option, not Docker's
+    # Apptainer's other spelling, and its global options before exec, are read the same.
+    assert (
+        first(text.replace("singularity exec", "apptainer -s exec")).verdict == "container-no-gpu-apptainer"
+    )
+    # With --nv the driver was given: not this answer.
+    given = text.replace("singularity exec", "singularity exec --nv")
+    assert all(x.verdict != "container-no-gpu-apptainer" for x in match_output(given))
+
+
+def test_xlas_own_words_for_a_driver_too_old_for_what_ptxas_made() -> None:
+    # jax-ml/jax#11699: XLA's cuda_asm_compiler.cc names the stale driver itself.
+    text = (
+        "2022-08-01 17:28:07.861579: E external/org_tensorflow/tensorflow/stream_executor/cuda/"
+        "cuda_asm_compiler.cc:57] cuLinkAddData fails. This is usually caused by stale driver version.\n"
+        "2022-08-01 17:28:07.861611: E external/org_tensorflow/tensorflow/compiler/xla/service/gpu/"
+        "gpu_compiler.cc:1325] The CUDA linking API did not work. Please use "
+        "XLA_FLAGS=--xla_gpu_force_compilation_parallelism=1 to bypass it\n"
+    )
+    assert first_cause(text) == "ptx-too-new-for-driver"
+    # The workaround line alone names no cause.
+    assert first_cause(text.splitlines()[1] + "\n") != "ptx-too-new-for-driver"
+
+
+def test_tensorflows_build_and_its_ptxas_both_older_than_the_gpu_is_the_gpu_too_new() -> None:
+    # simpler-env/SimplerEnv#131: an RTX 50 under TensorFlow.
+    text = (
+        "TensorFlow was not built with CUDA kernel binaries compatible with compute capability 12.0.\n"
+        "CUDA kernels will be jit-compiled from PTX\n"
+        "Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 12.0\n"
+    )
+    assert first_cause(text) == "gpu-too-new"
+    # The warning alone is harmless (a first run that compiles PTX), the ptxas line alone is ptxas's.
+    assert first_cause(text.splitlines()[0] + "\n") == ""
+    assert first_cause(text.splitlines()[2] + "\n") == "ptxas-too-old"
+
+
+def test_a_cuda_library_said_not_loadable_in_words() -> None:
+    # tensorflow/tensorflow#39132.
+    text = 'TensorFlow doesn\'t use my GPU because there is a bug while trying to load "libcudart.so.10.1".\n'
+    assert first_cause(text) == "missing-cudart"
+    assert first_cause("I load libcudart.so.10.1 myself and it works.\n") != "missing-cudart"
+
+
+def test_cupys_nvrtc_options_name_the_gpus_architecture() -> None:
+    # cupy/cupy#1651 (a GT 730, Fermi): CUDA 9.1's NVRTC has no compute_21, the GPU is below its floor.
+    text = (
+        "Cuda compilation tools, release 9.1, V9.1.85\n"
+        "NVRTC compilation error: nvrtc: error: invalid value for --gpu-architecture (-arch)\n"
+        "Options: -I/home/u/miniconda3/lib/python3.6/site-packages/cupy/core/include -ftz=true -arch=compute_21\n"
+    )
+    d = first(text)
+    assert (d.id, d.verdict) == ("unsupported-cc", "cover-too-old")
+    # Without the options line nothing names the GPU: the direction stays open.
+    unnamed = match_output(text.splitlines()[0] + "\n" + text.splitlines()[1] + "\n")
+    assert all(x.verdict != "cover-too-old" for x in unnamed)
+
+
+def test_cuda_failing_after_a_suspend_mended_by_reloading_nvidia_uvm() -> None:
+    # pop-os/default-settings#64, ollama/ollama#5464.
+    text = (
+        "CUDA fails to initialize after resuming from suspend with `UNKNOWN_ERROR(99)` until we reload "
+        "the `nvidia_uvm` module.\n"
+    )
+    d = first(text)
+    assert (d.id, d.verdict) == ("cuinit-failed", "cuda-after-suspend")
+    # A suspend said without CUDA failing, or the module reloaded for another reason: not this.
+    assert all(
+        x.verdict != "cuda-after-suspend"
+        for x in match_output("I reload the nvidia_uvm module after suspend.\n")
+    )
+
+
+def test_caffes_cublas_check_by_number() -> None:
+    # BVLC/caffe#5564 (a 1080 Ti, CUDA 8): status 1 is CUBLAS_STATUS_NOT_INITIALIZED.
+    text = "Check failed: status == CUBLAS_STATUS_SUCCESS (1 vs. 0)  CUBLAS_STATUS_NOT_INITIALIZED\n"
+    assert first_cause(text) == "gpu-lib-init-failed"
+    assert first_cause("Check failed: status == CUBLAS_STATUS_SUCCESS (1 vs. 0)\n") == "gpu-lib-init-failed"
