@@ -95,6 +95,8 @@ ROUND41 = CORPUS.with_name("round41.json")
 ROUND42 = CORPUS.with_name("round42.json")
 # Round 43: collected blind in stop 54 (owners split a-m / n-z), scored before any rule (SCORES_round43.txt).
 ROUND43 = CORPUS.with_name("round43.json")
+# Round 44: collected blind in stop 54 (owners split a-m / n-z), scored before any rule (SCORES_round44.txt).
+ROUND44 = CORPUS.with_name("round44.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
@@ -376,12 +378,17 @@ def container_smi_as_host(commands: list[dict]) -> list[dict]:
         rows = [x for x in out.splitlines() if x.strip()]
         if own == ["nvidia-smi", "-L"] and rows and all(_LIST_ROW.match(x) for x in rows):
             said.append({**c, "argv": own})  # every GPU listed by NVML: the host's list
+        if own in (["nvidia-smi", "-x", "-q"], ["nvidia-smi", "-q", "-x"]) and "<driver_version>" in out:
+            said.append({**c, "argv": ["nvidia-smi", "-q", "-x"]})  # the XML report, NVML started
     host = any((c.get("argv") or [])[-2:] in (["sudo", "nvidia-smi"], ["nvidia-smi"]) for c in commands)
     if host or len({(tuple(x["argv"]), x["stdout"]) for x in said}) != 1:
         return []
     return said[:1]
 
 
+# nvidia-smi's report asked by its long name or cut to sections: `--query`, `-q -d PIDS`, `--query
+# --display=MEMORY,PIDS` (nvidia-smi(1): -d/--display filters the sections of -q's report).
+_REPORT_PART = re.compile(r"(?:--query|-q)(?: (?:--display=|-d )[A-Z_,]+)?")
 # `nvidia-smi -L`'s row (nvidia-smi's list: "GPU 0: NVIDIA GeForce GTX 1060 6GB (UUID: GPU-...)").
 _LIST_ROW = re.compile(r"^GPU [0-9]+: .+ \(UUID: GPU-[0-9a-fA-F-]+\)$")
 
@@ -584,6 +591,13 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
     for c in commands:  # `nvidia-smi -a` is `nvidia-smi -q` (the same report)
         if (c.get("argv") or [""])[0].endswith("nvidia-smi") and (c.get("argv") or [])[1:] == ["-a"]:
             out.append({**c, "argv": [c["argv"][0], "-q"]})
+    for c in commands:  # `--query` is -q's long name; a report cut to some sections (--display=PIDS,
+        # -d MEMORY) keeps its head (Driver Version, CUDA Version, Attached GPUs): read where no whole
+        # report was pasted
+        argv = [str(a) for a in (c.get("argv") or [])]
+        if argv[:1] and argv[0].endswith("nvidia-smi") and _REPORT_PART.fullmatch(" ".join(argv[1:])):
+            if not any((x.get("argv") or [])[1:] in (["-q"], ["-a"]) for x in commands):
+                out.append({**c, "argv": [argv[0], "-q"]})
     for c in commands:  # `dmesg -T` (--ctime) prints dmesg's lines with a wall-clock stamp in place
         # of the uptime: the same kernel lines (util-linux dmesg(1)), where no plain dmesg was pasted
         argv = c.get("argv") or []

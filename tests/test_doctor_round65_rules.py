@@ -176,3 +176,35 @@ def test_caffes_cublas_check_by_number() -> None:
     text = "Check failed: status == CUBLAS_STATUS_SUCCESS (1 vs. 0)  CUBLAS_STATUS_NOT_INITIALIZED\n"
     assert first_cause(text) == "gpu-lib-init-failed"
     assert first_cause("Check failed: status == CUBLAS_STATUS_SUCCESS (1 vs. 0)\n") == "gpu-lib-init-failed"
+
+
+def test_out_of_memory_where_a_smaller_batch_runs_and_nothing_else_holds_the_gpu() -> None:
+    # fubinfb/NTF#5 (a single RTX 4090).
+    text = (
+        "当我使用默认的32，会提示cuda out of memory\n"
+        "您好，我使用的是单个4090，本服务器，所有参数都是默认的，并没有其他显存占用。"
+        "当我把batchsize调整为30时可以正常运行，设置为32就会显示CUDA out of memory\n"
+    )
+    assert first_cause(text) == "tensor-oom"
+    # Either fact alone leaves it open: memory held elsewhere also makes room for a smaller batch.
+    alone = text.replace("并没有其他显存占用。", "")
+    assert first_cause(alone) != "tensor-oom"
+
+
+def test_a_program_saying_its_work_needs_more_than_the_gpu_has() -> None:
+    # trexminer/T-Rex#906 (a 4 GB GTX 1050 Ti).
+    assert first_cause("Epoch 330 requires 4.08GB but device has 4.00GB\n") == "tensor-oom"
+
+
+def test_a_builds_refusal_naming_the_gpus_architecture_decides_the_direction() -> None:
+    # fireice-uk/xmr-stak#258 (a GT 705, compute capability 2.1), JuliaGPU/CUDAnative.jl (a Quadro FX
+    # 770M, 1.1): below every CUDA 9+ build's floor, the GPU is too old.
+    for line in (
+        "WARNING: NVIDIA GPU 0: miner not compiled for the gpu architecture 21.",
+        "ERROR: Device capability v1.1.0 not supported by available toolchain",
+    ):
+        d = first(line + "\n")
+        assert (d.id, d.verdict) == ("unsupported-cc", "cover-too-old"), line
+    # A capability above every toolchain the text could hold: the toolchain is the older side.
+    newer = first("ERROR: Device capability v12.0.0 not supported by available toolchain\n")
+    assert newer.verdict != "cover-too-old"

@@ -51,6 +51,7 @@ from tests.dump_corpus import (
     ROUND41,
     ROUND42,
     ROUND43,
+    ROUND44,
     cases,
     held_out,
     judge,
@@ -599,7 +600,8 @@ LATER_ROUNDS = {
     # budget, after the stop's first probe changes (nvml-unknown-container, the sysfs version, the PCI
     # table's laptop parts, the release's refusal of a GPU); scored before any rule from them
     # (SCORES_round27.txt, SCORES_round28.txt). Round 27: held out 5/9, 0 wrong; training 9/13, 0 wrong;
-    # after round 29's bus count (below): held out 7/9, training 10/13.
+    # after round 29's bus count (below): held out 7/9, training 10/13. Stop 54: a report cut to sections
+    # (`nvidia-smi -q -d TEMPERATURE`) is read as the report's head: training 11/13.
     27: LaterRound(
         ROUND27,
         22,
@@ -610,8 +612,6 @@ LATER_ROUNDS = {
             "kernel) without modinfo: a module installed outside DKMS is not ruled out",
             "m11x-r3-gt540m-acpi-call-off-lspci-rev-ff": "lspci's 'rev ff' (config space reads all ones) "
             "after acpi_call's _OFF: switched off or fallen off the bus is not told by lspci alone",
-            "monitorix-geforce6200-304-smi-q-temperature": "a 2013 `nvidia-smi -q -d TEMPERATURE` report: "
-            "its section form is not the probe's own query",
         },
     ),
     # Round 28: held out 1/1, 0 wrong; training 15/15, 0 wrong, once a count or CUDA written null is
@@ -833,6 +833,24 @@ LATER_ROUNDS = {
             "probe's (index, name, memory): its GPU rows are not read as the GPU list",
             "suseprime-tumbleweed-hp-laptop-g06-525-loaded": "the driver's version only in `rpm -qa`, a "
             "command the probe does not run",
+        },
+    ),
+    # Round 44 (stop 54; owners split a-m / n-z, 60 searches each): blind held out 5/7, 1 wrong; training
+    # 9/12, 1 wrong (SCORES_round44.txt). Then nvidia-smi's report asked by its long name or cut to
+    # sections (`--query --display=PIDS`), and a container's XML report (`docker exec ... nvidia-smi -x
+    # -q`), are read as the probe's own: training 11/12, 0 wrong.
+    44: LaterRound(
+        ROUND44,
+        19,
+        7,
+        {
+            # Its slug seen only in the failing test's id when the round was registered; the case not read.
+            "vllm-container-gpus-all-no-libnvidia-ml": "held out: measured wrong blind (unread)",
+        },
+        {
+            "ollama-docker-exec-nvml-unknown-error-host-a30-535-288-01-works": "a container's nvidia-smi "
+            "failing, pasted from the host's `docker exec`: the replay reads a run's nvidia-smi as the "
+            "host's only where NVML started",
         },
     ),
 }

@@ -473,7 +473,12 @@ _NO_KERNEL = re.compile(
     # Kokkos' start-up check of the architecture it was built for against the device's
     r"Kokkos::Cuda::initialize ERROR: (?:likely mismatch of architecture|running kernels compiled for)|"
     # ggml's assert where its CUDA build has no code for the device's architecture
-    r"ggml was not compiled with support for this arch",
+    r"ggml was not compiled with support for this arch|"
+    # xmr-stak's ("miner not compiled for the gpu architecture 21") and CUDAnative's ("Device capability
+    # v1.1.0 not supported by available toolchain") words: each names the GPU's compute capability. A
+    # refused Kepler or newer may sit in a gap of the build's list (CUDA 8 still built sm_20), which
+    # the GPU alone cannot tell from "too old": xmr-stak's is read for Tesla and Fermi (1x, 2x) only.
+    r"not compiled for the gpu architecture [12][0-9]\b|not supported by available toolchain",
     re.I,
 )
 # PaddlePaddle's "Mismatched GPU Architecture: The installed PaddlePaddle package was compiled for 60 61
@@ -1012,6 +1017,12 @@ _TORCH_BUILT_CUDA = re.compile(
 # for --gpu-architecture (-arch)"): the compiler has no target for this GPU, as "no kernel image" says of
 # a build. Its CUDA is the toolkit's (the NVRTC library that ships with it).
 _NVRTC_ARCH = re.compile(r"nvrtc: error: invalid value for --gpu-architecture", re.I)
+# The GPU's compute capability in a build's refusal of it (xmr-stak, CUDAnative; above, _NO_KERNEL).
+_ARCH_NOT_COMPILED = re.compile(
+    r"not compiled for the gpu architecture ([0-9]{2,3})\b"
+    r"|Device capability v([0-9]+)\.([0-9]+)(?:\.[0-9]+)? not supported by available toolchain",
+    re.I,
+)
 _NVRTC_OPTIONS_ARCH = re.compile(r"^\s*Options:.*?\s-arch=compute_([0-9]{2,3})\b", re.M)
 # The one CUDA toolkit a text shows as installed: nvcc's "Cuda compilation tools, release 11.4", "installed
 # cuda 11.4", "CUDA Toolkit 11.4 installed", conda's cudatoolkit=11.4.
@@ -1142,6 +1153,11 @@ def _read_coverage(text: str, f: Facts) -> None:
     m = _CURRENT_GPU.search(text) if not m else None
     if m:
         _add_cc(f, _dotted(m.group(1)))
+    if m := _ARCH_NOT_COMPILED.search(text):
+        refused = _dotted(m.group(1)) if m.group(1) else f"{m.group(2)}.{m.group(3)}"
+        # Only a Tesla or Fermi GPU (major 1 or 2) is below every such build's code (as above).
+        if refused[:1] in ("1", "2") and refused[1:2] == ".":
+            _add_cc(f, refused)
     m = _PADDLE_ARCHS.search(text)
     if m and not f.build_code:
         f.build_code = _sm_codes(m.group(1))
