@@ -208,3 +208,45 @@ def test_a_builds_refusal_naming_the_gpus_architecture_decides_the_direction() -
     # A capability above every toolchain the text could hold: the toolchain is the older side.
     newer = first("ERROR: Device capability v12.0.0 not supported by available toolchain\n")
     assert newer.verdict != "cover-too-old"
+
+
+def test_a_library_file_that_is_not_a_whole_library() -> None:
+    # microsoft/CNTK#2213.
+    assert (
+        first_cause("ImportError: /usr/local/cuda/lib64/libcudnn.so.6: file too short\n") == "missing-cudnn"
+    )
+    assert first_cause("OSError: /usr/lib/libcublas.so.11: invalid ELF header\n") == "missing-cudart"
+    # Another library's damage is not cuDNN's or CUDA's.
+    assert first_cause("ImportError: /usr/lib/libfoo.so.1: file too short\n") == ""
+
+
+def test_a_build_that_finds_no_cudnn_header() -> None:
+    # chineseocr/darknet-ocr#70.
+    text = "include/darknet.h:16:14: fatal error: cudnn.h: 没有那个文件或目录\n"
+    assert first_cause(text) == "missing-cudnn"
+    assert first_cause(text.replace("没有那个文件或目录", "No such file or directory")) == "missing-cudnn"
+
+
+def test_nvidia_smi_not_found_on_a_machine_said_to_have_no_nvidia_card() -> None:
+    # CordatusAI/ollama-benchmark#2.
+    text = (
+        "I get this error but I do not have an nvidia card\n\n"
+        "FileNotFoundError: [Errno 2] No such file or directory: 'nvidia-smi'\n"
+    )
+    d = first(text)
+    assert (d.id, d.verdict) == ("no-nvidia-gpu", "no-nvidia-gpu-said")
+    # Without the sentence it is nvidia-smi missing, as before.
+    assert first_cause(text.split("\n\n", 1)[1]) == "nvidia-smi-missing"
+
+
+def test_jaxlibs_platform_registry_without_cuda() -> None:
+    # jax-ml/jax#10349: the message wrapped over three lines, as pasted.
+    text = (
+        "[RuntimeError: Backend 'gpu' failed to initialize: NOT_FOUND: Could not find \n"
+        'registered platform with name: "cuda". Available platform names are: \n'
+        "Host Interpreter]()\n"
+    )
+    assert first_cause(text) == "cpu-only-wheel"
+    # A registry that has CUDA in it is not the CPU jaxlib.
+    with_cuda = text.replace("Host Interpreter", "Host Interpreter CUDA")
+    assert first_cause(with_cuda) != "cpu-only-wheel"

@@ -336,6 +336,23 @@ def _no_gpu_cpu_build(facts: Facts, causes: list[str]) -> HostDecision | None:
     )
 
 
+def _no_gpu_smi_missing(facts: Facts, causes: list[str]) -> HostDecision | None:
+    """nvidia-smi not found where the text says the machine has no NVIDIA GPU, none shown: nvidia-smi
+    comes with NVIDIA's driver, which such a machine has no use for; the program that asked for it
+    wants an NVIDIA GPU (its CPU mode, or another machine, is the answer), not an nvidia-smi install."""
+    h = facts.host
+    if causes != ["nvidia-smi-missing"] or h.no_gpu_at is None or _gpu_shown(facts, asked=False):
+        return None
+    return HostDecision(
+        "no-nvidia-gpu",
+        "doctor.judge67.no_gpu_smi",
+        {"said": h.no_gpu_said},
+        evidence=h.no_gpu_at,
+        drop=("nvidia-smi-missing",),
+        texts="no-nvidia-gpu-said",
+    )
+
+
 def _no_gpu_missing_lib(facts: Facts, causes: list[str], symptoms: set[str]) -> HostDecision | None:
     """A CUDA library not found (libcudart, libcublasLt: missing-cudart) on a machine the text says
     has no NVIDIA GPU, none shown: those libraries serve an NVIDIA GPU, so installing them gives the
@@ -366,6 +383,7 @@ def decide_host(facts: Facts, causes: list[str], symptoms: set[str], wsl_driver:
         or _no_gpu_no_device(facts, causes, symptoms)
         or _no_gpu_cpu_build(facts, causes)
         or _no_gpu_missing_lib(facts, causes, symptoms)
+        or _no_gpu_smi_missing(facts, causes)
         or _oom_open(facts, causes, symptoms)
         or _oom_worked_before(facts, causes)
         or _cuda_unwanted(facts, causes, symptoms)
