@@ -1,4 +1,4 @@
-"""Rules written in stop 54 from the training sides of rounds 63-66 (each round's held-out third was
+"""Rules written in stop 54 from the training sides of rounds 63-67 (each round's held-out third was
 scored blind first, never read), each on the words the real reports use, and each checked against
 a near text where it must not answer."""
 
@@ -57,6 +57,12 @@ def test_a_container_started_without_the_gpu_whatever_its_image_is_called() -> N
     assert first_cause(nvml) == "container-no-gpu"
     # Given the GPU (--gpus all), the library missing is something else: not this answer.
     assert first_cause(nvml.replace("docker run -it", "docker run --gpus all -it")) != "container-no-gpu"
+    # A container run in the background elsewhere in the text is not where the failure came from.
+    host = (
+        "I also use docker run -d postgres here.\n>>> import pynvml\n"
+        "OSError: libnvidia-ml.so.1: cannot open shared object file: No such file or directory\n"
+    )
+    assert first_cause(host) != "container-no-gpu"
 
 
 def test_a_linux_drivers_libraries_inside_wsl_whatever_failed_after() -> None:
@@ -82,7 +88,7 @@ def test_tunes_own_warning_that_no_trial_uses_the_gpus() -> None:
     )
     d = first(text)
     assert d.id == "scheduler-no-gpu" and d.title == "Ray gave this trial no GPU"
-    assert "resources_per_trial" in d.fix
+    assert "resources_per_trial" in d.fix and "status line" not in d.why  # Tune's own words
 
 
 def test_an_apptainer_container_without_nv_and_its_own_fix() -> None:
@@ -103,9 +109,11 @@ def test_an_apptainer_container_without_nv_and_its_own_fix() -> None:
     assert (
         first(text.replace("singularity exec", "apptainer -s exec")).verdict == "container-no-gpu-apptainer"
     )
-    # With --nv the driver was given: not this answer.
+    # With --nv the driver was given: not this answer, nor with --nv said as Apptainer's variable.
     given = text.replace("singularity exec", "singularity exec --nv")
     assert all(x.verdict != "container-no-gpu-apptainer" for x in match_output(given))
+    by_env = "export APPTAINER_NV=1\n" + text
+    assert all(x.verdict != "container-no-gpu-apptainer" for x in match_output(by_env))
 
 
 def test_xlas_own_words_for_a_driver_too_old_for_what_ptxas_made() -> None:
@@ -139,7 +147,7 @@ def test_a_cuda_library_said_not_loadable_in_words() -> None:
     # tensorflow/tensorflow#39132.
     text = 'TensorFlow doesn\'t use my GPU because there is a bug while trying to load "libcudart.so.10.1".\n'
     assert first_cause(text) == "missing-cudart"
-    assert first_cause("I load libcudart.so.10.1 myself and it works.\n") != "missing-cudart"
+    assert first_cause("I tried to load libcudart.so.10.1 with ctypes and it worked.\n") != "missing-cudart"
 
 
 def test_cupys_nvrtc_options_name_the_gpus_architecture() -> None:
@@ -164,11 +172,14 @@ def test_cuda_failing_after_a_suspend_mended_by_reloading_nvidia_uvm() -> None:
     )
     d = first(text)
     assert (d.id, d.verdict) == ("cuinit-failed", "cuda-after-suspend")
-    # A suspend said without CUDA failing, or the module reloaded for another reason: not this.
-    assert all(
-        x.verdict != "cuda-after-suspend"
-        for x in match_output("I reload the nvidia_uvm module after suspend.\n")
-    )
+    # A suspend said without CUDA failing, a reload said not to help, or the nvidia-suspend service's
+    # name beside an unrelated CUDA error: not this.
+    for other in (
+        "I reload the nvidia_uvm module after suspend.\n",
+        "After suspend CUDA fails. Reloading nvidia_uvm did not help, only a reboot does.\n",
+        "Starting nvidia-suspend.service\nsudo modprobe -r nvidia_uvm\nCUDA error: out of memory\n",
+    ):
+        assert all(x.verdict != "cuda-after-suspend" for x in match_output(other)), other
 
 
 def test_caffes_cublas_check_by_number() -> None:
@@ -189,11 +200,23 @@ def test_out_of_memory_where_a_smaller_batch_runs_and_nothing_else_holds_the_gpu
     # Either fact alone leaves it open: memory held elsewhere also makes room for a smaller batch.
     alone = text.replace("并没有其他显存占用。", "")
     assert first_cause(alone) != "tensor-oom"
+    # A smaller batch said not to run, or asked about, is not that fact.
+    for other in (
+        "batchsize改为2时也不能正常运行，并没有其他显存占用。\nCUDA out of memory\n",
+        "batchsize改为2时可以运行吗？并没有其他显存占用。\nCUDA out of memory\n",
+        "A smaller batch size still doesn't run. No other process uses the GPU.\nCUDA out of memory\n",
+        "Would a smaller batch size work? No other process uses the GPU.\nCUDA out of memory\n",
+    ):
+        assert first_cause(other) != "tensor-oom", other
+    said = "I reduced the batch size to 8 and it works. No other process uses the GPU.\nCUDA out of memory\n"
+    assert first_cause(said) == "tensor-oom"
 
 
 def test_a_program_saying_its_work_needs_more_than_the_gpu_has() -> None:
-    # trexminer/T-Rex#906 (a 4 GB GTX 1050 Ti).
-    assert first_cause("Epoch 330 requires 4.08GB but device has 4.00GB\n") == "tensor-oom"
+    # trexminer/T-Rex#906 (a 4 GB GTX 1050 Ti): the GPU is too small, told in its own words (no batch).
+    d = first("Epoch 330 requires 4.08GB but device has 4.00GB\n")
+    assert d.id == "tensor-oom" and d.title == "The work needs more memory than this GPU has"
+    assert "batch" not in d.fix
 
 
 def test_a_builds_refusal_naming_the_gpus_architecture_decides_the_direction() -> None:
@@ -212,9 +235,8 @@ def test_a_builds_refusal_naming_the_gpus_architecture_decides_the_direction() -
 
 def test_a_library_file_that_is_not_a_whole_library() -> None:
     # microsoft/CNTK#2213.
-    assert (
-        first_cause("ImportError: /usr/local/cuda/lib64/libcudnn.so.6: file too short\n") == "missing-cudnn"
-    )
+    d = first("ImportError: /usr/local/cuda/lib64/libcudnn.so.6: file too short\n")
+    assert d.id == "missing-cudnn" and "damaged" in d.title and "Remove the file" in d.fix
     assert first_cause("OSError: /usr/lib/libcublas.so.11: invalid ELF header\n") == "missing-cudart"
     # Another library's damage is not cuDNN's or CUDA's.
     assert first_cause("ImportError: /usr/lib/libfoo.so.1: file too short\n") == ""
@@ -223,7 +245,8 @@ def test_a_library_file_that_is_not_a_whole_library() -> None:
 def test_a_build_that_finds_no_cudnn_header() -> None:
     # chineseocr/darknet-ocr#70.
     text = "include/darknet.h:16:14: fatal error: cudnn.h: 没有那个文件或目录\n"
-    assert first_cause(text) == "missing-cudnn"
+    d = first(text)
+    assert d.id == "missing-cudnn" and "cudnn.h" in d.title and "development files" in d.fix
     assert first_cause(text.replace("没有那个文件或目录", "No such file or directory")) == "missing-cudnn"
 
 
@@ -246,7 +269,8 @@ def test_jaxlibs_platform_registry_without_cuda() -> None:
         'registered platform with name: "cuda". Available platform names are: \n'
         "Host Interpreter]()\n"
     )
-    assert first_cause(text) == "cpu-only-wheel"
+    d = first(text)
+    assert d.id == "cpu-only-wheel" and "JAX" in d.title and 'pip install -U "jax[cuda12]"' in d.fix
     # A registry that has CUDA in it is not the CPU jaxlib.
     with_cuda = text.replace("Host Interpreter", "Host Interpreter CUDA")
     assert first_cause(with_cuda) != "cpu-only-wheel"

@@ -1,6 +1,7 @@
 """nv-pci.c's probe giving one GPU up where it could not claim the device's registers ("NVRM:
 request_mem_region failed for 0M @ 0x0", NVIDIA/gpu-operator#232: one T4 of four): that GPU did not
-start (gpu-init-failed), named by its bus id; the module's own loading lines alone are no failure."""
+start (gpu-init-failed), the driver's line as its evidence; the module's own loading lines alone are no
+failure."""
 
 from __future__ import annotations
 

@@ -233,13 +233,14 @@ _PROC_MODULE = re.compile(
 _DEV_NODE_MISSING = re.compile(r"/dev/nvidia[0-9]+ does not exist")
 _LIBCUDA_MISSING = re.compile(
     r"Couldn.?t open CUDA library libcuda\.so|was unable to find libcuda\.so DSO"
-    r"|libcuda\.so(?:\.[0-9]+)*: ?cannot open shared object file|Failed to dlopen libcuda\.so",
+    r"|libcuda\.so(?:\.[0-9]+)*(?::\s?|\s)cannot open shared object file|Failed to dlopen libcuda\.so",
     re.I,
 )
 # Anything in the text that gives (or tried to give) a container the GPU: the NVIDIA Container
 # Toolkit's options and variables, nvidia-docker, compose's device reservation, CDI.
 _GPU_ASKED = re.compile(
-    r"--gpus\b|(?<!\S)--nv\b|--runtime[= ]?nvidia\b|NVIDIA_VISIBLE_DEVICES|\bnvidia-docker\b"
+    r"--gpus\b|(?<!\S)--nv(?:ccli)?\b|\b(?:APPTAINER|SINGULARITY)_NV(?:CCLI)?\s*=|--runtime[= ]?nvidia\b"
+    r"|NVIDIA_VISIBLE_DEVICES|\bnvidia-docker\b"
     r"|nvidia-container-|--device[= ]nvidia\.com/|capabilities:\s*\[\W{0,2}gpu"
     r"|\b(?:driver|runtime):\s*\W?nvidia\b",
     re.I,
@@ -444,10 +445,14 @@ _AFTER_SUSPEND = re.compile(
     r"|休眠|睡眠|待机|唤醒",
     re.I,
 )
-# The known mend of CUDA after a suspend named in the text ("until we reload the nvidia_uvm module",
-# "sudo rmmod nvidia_uvm"), and CUDA's failure said in words: with a suspend said, the same fault.
-_UVM_RELOADED = re.compile(
-    r"\b(?:rmmod|modprobe(?:\s+-r)?)\s+nvidia[_-]uvm\b|\breload\w*\s+(?:the\s+)?\W?nvidia[_-]uvm\b",
+# CUDA failing after a suspend and mended by reloading nvidia_uvm, said on one line (a sentence or a
+# paragraph as pasted): "CUDA fails to initialize after resuming from suspend ... until we reload the
+# nvidia_uvm module", "fails to reload CUDA after resume ... resolved using `sudo rmmod nvidia_uvm`".
+# The suspend is a person's word, not the nvidia-suspend/-resume services' names; a reload said not
+# to help is no mend.
+_SUSPEND_SAID = re.compile(
+    r"(?<![\w-])(?:suspend(?:ed|ing|s|sion)?|hibernat\w*|resum(?:e|ed|es|ing) from|wak(?:e|es|ing) up from"
+    r"|woke (?:up )?from)\b|休眠|睡眠|待机|唤醒",
     re.I,
 )
 _CUDA_FAILS_SAID = re.compile(
@@ -455,6 +460,32 @@ _CUDA_FAILS_SAID = re.compile(
     r"|\bfail\w*\b[^.\n]{0,40}\bCUDA\b",
     re.I,
 )
+_UVM = r"\W?nvidia[_-]uvm"
+_UVM_MEND = re.compile(
+    r"\buntil\b[^.\n]{0,30}\b(?:reload\w*|rmmod|modprobe)\b[^.\n]{0,20}"
+    + _UVM
+    + r"|\b(?:resolv\w*|fix\w*|solv\w*|mend\w*)\b[^.\n]{0,40}\b(?:reload\w*|rmmod|modprobe)\b[^.\n]{0,20}"
+    + _UVM
+    + r"|\b(?:reload\w*|rmmod|modprobe)\b[^.\n]{0,20}"
+    + _UVM
+    + r"\W?(?:\s+module)?[^.\n]{0,40}"
+    r"\b(?:fix(?:es|ed)?|solv\w*|resolv\w*|works? again|brings? it back)\b",
+    re.I,
+)
+_MEND_DENIED = re.compile(
+    r"\b(?:did ?n.?t|does ?n.?t|do ?n.?t|not|never|no longer)\b[^.\n]{0,15}\b(?:help|work|fix)", re.I
+)
+
+
+def _suspend_mended(text: str) -> tuple[int, str] | None:
+    """The line that says CUDA failed after a suspend and that reloading nvidia_uvm mends it."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        said = _SUSPEND_SAID.search(line) and _CUDA_FAILS_SAID.search(line)
+        if said and _UVM_MEND.search(line) and not _MEND_DENIED.search(line):
+            return number, cut(line.strip(), 200)
+    return None
+
+
 # The fix PaddlePaddle's architecture check ends with, after the GPU's compute capability.
 _PADDLE_FIX = r"Solution: Install the correct wheel package built for your GPU"
 # Ollama's words for the same: its CUDA discovery skips a device its build has no code for.
@@ -586,7 +617,7 @@ class Facts:
     insufficient: bool = False  # CUDA's 35 in its runtime's words ("driver version is insufficient ...")
     cuda_unknown: bool = False  # CUDA's unknown error (999)
     suspend_at: tuple[int, str] | None = None  # the text says the failure came after a suspend
-    suspend_uvm: bool = False  # ... and that reloading nvidia_uvm mends it (no CUDA code shown)
+    suspend_uvm: bool = False  # ... on the line that says reloading nvidia_uvm mends it (no code shown)
     setup: SetupFacts = field(default_factory=SetupFacts)  # where it ran, what it was given
     libcuda_missing: tuple[int, str] | None = None  # the driver's libcuda not found
     # ONNX Runtime's CUDA provider not loaded, with no library of its own named (error 126, CUDA_PATH)
@@ -747,8 +778,8 @@ def read_facts(text: str) -> Facts:
     f.cuda_unknown = bool(_CUDA_UNKNOWN.search(text))
     if f.cuda_unknown and (m := _AFTER_SUSPEND.search(text)):
         f.suspend_at = _line_at(text, m.start())
-    elif _UVM_RELOADED.search(text) and _CUDA_FAILS_SAID.search(text) and (m := _AFTER_SUSPEND.search(text)):
-        f.suspend_at, f.suspend_uvm = _line_at(text, m.start()), True
+    elif mended := _suspend_mended(text):
+        f.suspend_at, f.suspend_uvm = mended, True
     for m in _TF.finditer(text):
         if m.group(1) not in f.tf_versions:
             f.tf_versions.append(m.group(1))

@@ -53,8 +53,10 @@ _NO_GPU_SAID = (
 _NO_GPU = re.compile(
     "|".join(f"(?:{said}){_QUESTION}" for said in _NO_GPU_SAID)
     + r"|我(?:的电脑|的笔记本|的机器|的服务器)?\s*(?:没有|无)\s*(?:独立)?\s*(?:显卡|GPU)"
-    # "在只有CPU的计算机上" (on a computer with only a CPU), "纯CPU的机器"
-    + r"|(?:只有|仅有|纯)\s*CPU\s*的\s*(?:计算机|电脑|机器|服务器|笔记本|主机)",
+    # "在只有CPU的计算机上" (on a computer with only a CPU), "纯CPU的机器"; not where the sentence says it
+    # runs there and fails elsewhere ("在只有CPU的机器上可以正常运行，但在GPU服务器上报错")
+    + r"|(?:只有|仅有|纯)\s*CPU\s*的\s*(?:计算机|电脑|机器|服务器|笔记本|主机)"
+    + r"(?![^。\n]{0,30}(?:可以正常|正常运行|没有问题|没问题|但|而))",
     re.I,
 )
 # A discrete GPU of another maker named as the machine's ("With NITRO+ RX 5700 XT 8G", "the wiki for

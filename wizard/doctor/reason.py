@@ -680,7 +680,8 @@ SUSPEND_SEEN = (
 
 
 def _after_suspend(facts: Facts, causes: list[str]) -> Decision | None:
-    """CUDA's unknown error in a text that says the computer suspended and woke before it, with no
+    """CUDA's unknown error in a text that says the computer suspended and woke before it, or a line
+    that says CUDA fails after a suspend until nvidia_uvm is reloaded (facts.suspend_uvm), with no
     other cause shown: the driver's unified-memory module (nvidia_uvm) came back unusable from the
     suspend, a known fault that reloading the module (or a restart) mends. Not in WSL2, where the
     Windows driver answers CUDA."""

@@ -60,10 +60,15 @@ _FOR_GPU = re.compile(r"--device[= ]\s*/dev/nvidia|cuda|[:-]gpus?\b|-gpu-", re.I
 _DRIVER_LIB_MISSING = re.compile(
     r"\blib(?:cuda|nvidia-ml)\.so(?:\.[0-9]+)*(?::\s?|\s)cannot open shared object file", re.I
 )
+_SCREEN = 15  # lines: a run whose output the failure is
+# A run in the background prints nothing where it is started: its output is not the line below it.
+_DETACHED = re.compile(r"(?<!\S)(?:-d|--detach)(?!\S)|(?<!\S)-[a-zA-Z]*d[a-zA-Z]*(?!\S)")
 # Anywhere in the text: the toolkit or nvidia-docker was used, so the run above may not be the one.
 _TOOLKIT_USED = re.compile(
     r"\bnvidia-docker\b|--gpus\b|--runtime[= ]?nvidia\b|NVIDIA_VISIBLE_DEVICES"
-    r"|nvidia-container-(?:toolkit|runtime|cli)|--device[= ]nvidia\.com/|\s--nv(?:ccli)?\b",
+    r"|nvidia-container-(?:toolkit|runtime|cli)|--device[= ]nvidia\.com/|\s--nv(?:ccli)?\b"
+    # --nv said as Apptainer's (Singularity's) environment variable
+    r"|\b(?:APPTAINER|SINGULARITY)_NV(?:CCLI)?\s*=\s*(?:1|true|yes)\b",
     re.I,
 )
 # A scheduler job's request that names no GPU: Toil's "accelerators: []", SLURM's --gres=gpu:0 or
@@ -144,6 +149,22 @@ def _joined_runs(lines: list[str]) -> list[tuple[int, str]]:
     return runs
 
 
+def _run_of_missing_lib(runs: list[tuple[int, str]], lines: list[str]) -> list[tuple[int, str]]:
+    """Where no run is meant for the GPU by its own words: the attached run (not --detach) nearest
+    before a line where the program in it looked for the driver's libraries, within a screenful."""
+    missing = next((n for n, line in enumerate(lines, start=1) if _DRIVER_LIB_MISSING.search(line)), None)
+    if missing is None:
+        return []
+
+    def last_line(n: int) -> int:  # where the command ends (its lines continued by a backslash)
+        while n < len(lines) and lines[n - 1].rstrip().endswith("\\"):
+            n += 1
+        return n
+
+    before = [(n, c) for n, c in runs if n <= missing and missing - last_line(n) < _SCREEN]
+    return [(n, c) for n, c in before if not _DETACHED.search(c)][-1:]
+
+
 def read_setup(text: str) -> SetupFacts:
     s = SetupFacts()
     lines = text.splitlines()
@@ -174,8 +195,8 @@ def read_setup(text: str) -> SetupFacts:
             ),
             None,
         )
-    wanted = bool(_DRIVER_LIB_MISSING.search(text))
-    runs = [(n, c) for n, c in _joined_runs(lines) if wanted or _FOR_GPU.search(c)]
+    joined = _joined_runs(lines)
+    runs = [(n, c) for n, c in joined if _FOR_GPU.search(c)] or _run_of_missing_lib(joined, lines)
     if runs:
         number, command = runs[0]
         s.container_run, s.container_at = _cut(command), (number, lines[number - 1].strip()[:LINE_CHARS])

@@ -53,7 +53,8 @@ _BUS = re.compile(r"([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9])\b")
 INIT_FAILED = re.compile(
     r"RmInitAdapter failed|rm_init_adapter failed|Cannot initialize (?:GSP|DCE) firmware RM|"
     r"Max GSP-RM boot attempts exceeded|PCI I/O region assigned to your NVIDIA device is invalid|"
-    # nv-pci.c's probe that could not claim the device's registers (another driver holds them)
+    # nv-pci.c's probe that could not claim the device's register window ("failed for 0M @ 0x0": the
+    # firmware assigned it none, as the I/O region line above; the driver's own hint names rivatv)
     r"NVRM: request_mem_region failed",
     re.IGNORECASE,
 )
