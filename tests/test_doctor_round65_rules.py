@@ -104,10 +104,15 @@ def test_an_apptainer_container_without_nv_and_its_own_fix() -> None:
     )
     d = first(text)
     assert (d.id, d.verdict) == ("container-no-gpu", "container-no-gpu-apptainer")
-    assert "--nv" in d.fix and "--gpus" not in d.fix  # Apptainer's option, not Docker's
+    assert "--gpus" not in d.fix  # Apptainer's option, not Docker's
+    # The person's own command, whole, with --nv where it goes.
+    own = "singularity exec --nv ~/alphafold.simg python /app/alphafold/run_alphafold.py --use_gpu_relax=true"
+    assert own in d.fix
     # Apptainer's other spelling, and its global options before exec, are read the same.
+    other = first(text.replace("singularity exec", "apptainer -s exec"))
     assert (
-        first(text.replace("singularity exec", "apptainer -s exec")).verdict == "container-no-gpu-apptainer"
+        other.verdict == "container-no-gpu-apptainer"
+        and "apptainer -s exec --nv ~/alphafold.simg" in other.fix
     )
     # With --nv the driver was given: not this answer, nor with --nv said as Apptainer's variable.
     given = text.replace("singularity exec", "singularity exec --nv")
@@ -274,3 +279,17 @@ def test_jaxlibs_platform_registry_without_cuda() -> None:
     # A registry that has CUDA in it is not the CPU jaxlib.
     with_cuda = text.replace("Host Interpreter", "Host Interpreter CUDA")
     assert first_cause(with_cuda) != "cpu-only-wheel"
+
+
+def test_a_program_offering_onnxruntimes_providers_that_has_only_the_cpu() -> None:
+    # facefusion/facefusion#48.
+    text = "run.py: error: argument --execution-providers: invalid choice: 'cuda' (choose from 'cpu')\n"
+    assert first_cause(text) == "cpu-only-wheel"
+    assert first_cause(text.replace("'cpu')", "'cpu', 'cuda')")) != "cpu-only-wheel"
+
+
+def test_an_ngc_container_refusing_an_old_gpu() -> None:
+    # NVIDIA/caffe#525 (a Tesla K80 under an NGC container).
+    text = "ERROR: Detected NVIDIA Tesla K80 GPU, which is not supported by this container\n"
+    d = first(text)
+    assert (d.id, d.verdict) == ("unsupported-cc", "cover-too-old")

@@ -509,7 +509,9 @@ _NO_KERNEL = re.compile(
     # v1.1.0 not supported by available toolchain") words: each names the GPU's compute capability. A
     # refused Kepler or newer may sit in a gap of the build's list (CUDA 8 still built sm_20), which
     # the GPU alone cannot tell from "too old": xmr-stak's is read for Tesla and Fermi (1x, 2x) only.
-    r"not compiled for the gpu architecture [12][0-9]\b|not supported by available toolchain",
+    r"not compiled for the gpu architecture [12][0-9]\b|not supported by available toolchain|"
+    # NVIDIA's NGC containers' start-up check of the GPU against the container's lowest architecture
+    r"GPU, which is not supported by this container",
     re.I,
 )
 # PaddlePaddle's "Mismatched GPU Architecture: The installed PaddlePaddle package was compiled for 60 61

@@ -1012,7 +1012,16 @@ def decide(
     setup = decide_setup(facts, causes, symptoms) or decide_stack(facts, causes, symptoms)
     if setup is not None:
         d = setup
-        made = Decision(d.id, d.key, d.fields, line=d.line, drop=d.drop, said=d.said, texts=d.texts)
+        made = Decision(
+            d.id,
+            d.key,
+            d.fields,
+            line=d.line,
+            drop=d.drop,
+            said=d.said,
+            texts=d.texts,
+            fix_fields=d.fix_fields,
+        )
         out.decisions.append(made)
         return out
     if causes[:1] == ["driver-too-old"] and _said_35(facts) and _container_unshown(facts):

@@ -44,6 +44,9 @@ _RUN = re.compile(
     r"(?<![\w-])(?:docker|podman)\s+run\b|(?<![\w-])(?:singularity|apptainer)\s+(?:-{1,2}\w[\w-]*\s+)*(?:exec|run|shell)\b"
 )
 _APPTAINER = re.compile(r"^(?:singularity|apptainer)\b")
+# Its command word, where --nv goes (after the global options: "singularity -s exec --nv ...").
+_APPTAINER_VERB = re.compile(r"^(?:singularity|apptainer)\s+(?:-{1,2}\w[\w-]*\s+)*(?:exec|run|shell)\b")
+_WHOLE_COMMAND = 600  # characters: a longer command is not offered whole (the fix names the option)
 # What gives a container the NVIDIA driver's files (the NVIDIA Container Toolkit's options, CDI,
 # nvidia-docker 1.x's driver volume): device nodes alone (--device /dev/nvidia0) bring no libcuda.
 _GIVES_DRIVER = re.compile(
@@ -116,6 +119,7 @@ class SetupFacts:
     smi_at: Evidence | None = None
     container_run: str = ""  # the docker/podman run command meant for the GPU, lines joined, cut
     apptainer: bool = False  # that command is Apptainer's (Singularity's): --nv gives it the driver
+    with_nv: str = ""  # that command whole, --nv added after its command word ("" where too long)
     container_at: Evidence | None = None
     driver_given: bool = False  # that command, or the text, gives the container the driver
     job_request: str = ""  # a scheduler job's request that names no GPU
@@ -201,6 +205,8 @@ def read_setup(text: str) -> SetupFacts:
         number, command = runs[0]
         s.container_run, s.container_at = _cut(command), (number, lines[number - 1].strip()[:LINE_CHARS])
         s.apptainer = bool(_APPTAINER.match(command))
+        if s.apptainer and len(command) <= _WHOLE_COMMAND:
+            s.with_nv = _APPTAINER_VERB.sub(r"\g<0> --nv", " ".join(command.split()), count=1)
         s.driver_given = any(_GIVES_DRIVER.search(c) for _, c in runs) or bool(_TOOLKIT_USED.search(text))
     return s
 

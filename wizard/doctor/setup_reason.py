@@ -46,6 +46,7 @@ class SetupDecision:
     said: str = ""  # its text
     drop: tuple[str, ...] = ()  # ids whose fix this one contradicts
     texts: str = ""  # the doctor.toml section of its title, why and fix, where not the id's own
+    fix_fields: dict[str, str] = field(default_factory=dict)  # what its fix's words are filled with
 
 
 def _decision(
@@ -80,7 +81,11 @@ def _container_without_driver(facts: Facts, causes: list[str], symptoms: set[str
         drop=("driver-too-old", "no-device"),
     )
     # Apptainer's answer is its own option (--nv), not Docker's --gpus and toolkit
-    return replace(decision, texts="container-no-gpu-apptainer") if s.apptainer else decision
+    if not s.apptainer:
+        return decision
+    # The person's own command with --nv added, where it was read whole; else the option's place in one.
+    command = s.with_nv or "apptainer exec --nv IMAGE.sif COMMAND"
+    return replace(decision, texts="container-no-gpu-apptainer", fix_fields={"nv_command": command})
 
 
 def build_floor(cuda: str, platform: str | None = None) -> Version | None:
