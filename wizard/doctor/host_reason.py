@@ -319,36 +319,27 @@ def _no_gpu_no_device(facts: Facts, causes: list[str], symptoms: set[str]) -> Ho
     )
 
 
-def _no_gpu_cpu_build(facts: Facts, causes: list[str]) -> HostDecision | None:
-    """A framework's CPU build ("Torch not compiled with CUDA enabled") on a machine the text says has
-    no NVIDIA GPU, none shown: the program asked for CUDA where there is none to use, and a CUDA
-    build would find no GPU either; its answer is the program's CPU mode, not another install."""
+# A sole cause that a machine said to have no NVIDIA GPU (none shown) explains, and why: a framework's
+# CPU build ("Torch not compiled with CUDA enabled": the program asked for CUDA where there is none to
+# use, and a CUDA build would find no GPU either), nvidia-smi not found (it comes with NVIDIA's driver,
+# which such a machine has no use for). The answer is the program's CPU mode, not another install.
+_NO_GPU_EXPLAINS = {
+    "cpu-only-wheel": "doctor.judge53.no_gpu_cpu_build",
+    "nvidia-smi-missing": "doctor.judge67.no_gpu_smi",
+}
+
+
+def _no_gpu_sole_cause(facts: Facts, causes: list[str]) -> HostDecision | None:
     h = facts.host
-    if causes != ["cpu-only-wheel"] or h.no_gpu_at is None or _gpu_shown(facts, asked=False):
+    key = _NO_GPU_EXPLAINS.get(causes[0]) if len(causes) == 1 else None
+    if key is None or h.no_gpu_at is None or _gpu_shown(facts, asked=False):
         return None
     return HostDecision(
         "no-nvidia-gpu",
-        "doctor.judge53.no_gpu_cpu_build",
+        key,
         {"said": h.no_gpu_said},
         evidence=h.no_gpu_at,
-        drop=("cpu-only-wheel",),
-        texts="no-nvidia-gpu-said",
-    )
-
-
-def _no_gpu_smi_missing(facts: Facts, causes: list[str]) -> HostDecision | None:
-    """nvidia-smi not found where the text says the machine has no NVIDIA GPU, none shown: nvidia-smi
-    comes with NVIDIA's driver, which such a machine has no use for; the program that asked for it
-    wants an NVIDIA GPU (its CPU mode, or another machine, is the answer), not an nvidia-smi install."""
-    h = facts.host
-    if causes != ["nvidia-smi-missing"] or h.no_gpu_at is None or _gpu_shown(facts, asked=False):
-        return None
-    return HostDecision(
-        "no-nvidia-gpu",
-        "doctor.judge67.no_gpu_smi",
-        {"said": h.no_gpu_said},
-        evidence=h.no_gpu_at,
-        drop=("nvidia-smi-missing",),
+        drop=(causes[0],),
         texts="no-nvidia-gpu-said",
     )
 
@@ -381,9 +372,8 @@ def decide_host(facts: Facts, causes: list[str], symptoms: set[str], wsl_driver:
         or _no_gpu_insufficient(facts, causes)
         or _no_gpu_docker(facts, causes, symptoms)
         or _no_gpu_no_device(facts, causes, symptoms)
-        or _no_gpu_cpu_build(facts, causes)
+        or _no_gpu_sole_cause(facts, causes)
         or _no_gpu_missing_lib(facts, causes, symptoms)
-        or _no_gpu_smi_missing(facts, causes)
         or _oom_open(facts, causes, symptoms)
         or _oom_worked_before(facts, causes)
         or _cuda_unwanted(facts, causes, symptoms)

@@ -1012,17 +1012,18 @@ def decide(
     setup = decide_setup(facts, causes, symptoms) or decide_stack(facts, causes, symptoms)
     if setup is not None:
         d = setup
-        made = Decision(
-            d.id,
-            d.key,
-            d.fields,
-            line=d.line,
-            drop=d.drop,
-            said=d.said,
-            texts=d.texts,
-            fix_fields=d.fix_fields,
+        out.decisions.append(
+            Decision(
+                d.id,
+                d.key,
+                d.fields,
+                line=d.line,
+                drop=d.drop,
+                said=d.said,
+                texts=d.texts,
+                fix_fields=d.fix_fields,
+            )
         )
-        out.decisions.append(made)
         return out
     if causes[:1] == ["driver-too-old"] and _said_35(facts) and _container_unshown(facts):
         # 35 inside a container given no GPU the text shows, beside no driver's version: the runtime

@@ -43,7 +43,6 @@ _SMI_VERSION = re.compile(r"\bNVIDIA-SMI\s*[:：]?\s*([0-9]{3}\.[0-9]{2,3}(?:\.[
 _RUN = re.compile(
     r"(?<![\w-])(?:docker|podman)\s+run\b|(?<![\w-])(?:singularity|apptainer)\s+(?:-{1,2}\w[\w-]*\s+)*(?:exec|run|shell)\b"
 )
-_APPTAINER = re.compile(r"^(?:singularity|apptainer)\b")
 # Its command word, where --nv goes (after the global options: "singularity -s exec --nv ...").
 _APPTAINER_VERB = re.compile(r"^(?:singularity|apptainer)\s+(?:-{1,2}\w[\w-]*\s+)*(?:exec|run|shell)\b")
 _WHOLE_COMMAND = 600  # characters: a longer command is not offered whole (the fix names the option)
@@ -137,10 +136,10 @@ class SetupFacts:
         return [(k, v) for k, v in pairs if v]
 
 
-def _joined_runs(lines: list[str]) -> list[tuple[int, str]]:
+def _joined_runs(lines: list[str]) -> list[tuple[int, int, str]]:
     """Each docker/podman run (Apptainer exec/run/shell) command with the lines a trailing backslash
-    continues it onto."""
-    runs: list[tuple[int, str]] = []
+    continues it onto: (its first line's number, its last line's, the command)."""
+    runs: list[tuple[int, int, str]] = []
     for i, line in enumerate(lines):
         m = _RUN.search(line)
         if m is None:
@@ -149,24 +148,18 @@ def _joined_runs(lines: list[str]) -> list[tuple[int, str]]:
         while command.endswith("\\") and j + 1 < len(lines) and j - i < 20:
             j += 1
             command = command[:-1] + " " + lines[j].strip()
-        runs.append((i + 1, command))
+        runs.append((i + 1, j + 1, command))
     return runs
 
 
-def _run_of_missing_lib(runs: list[tuple[int, str]], lines: list[str]) -> list[tuple[int, str]]:
+def _run_of_missing_lib(runs: list[tuple[int, int, str]], lines: list[str]) -> list[tuple[int, int, str]]:
     """Where no run is meant for the GPU by its own words: the attached run (not --detach) nearest
     before a line where the program in it looked for the driver's libraries, within a screenful."""
     missing = next((n for n, line in enumerate(lines, start=1) if _DRIVER_LIB_MISSING.search(line)), None)
     if missing is None:
         return []
-
-    def last_line(n: int) -> int:  # where the command ends (its lines continued by a backslash)
-        while n < len(lines) and lines[n - 1].rstrip().endswith("\\"):
-            n += 1
-        return n
-
-    before = [(n, c) for n, c in runs if n <= missing and missing - last_line(n) < _SCREEN]
-    return [(n, c) for n, c in before if not _DETACHED.search(c)][-1:]
+    near = [run for run in runs if run[0] <= missing and missing - run[1] < _SCREEN]
+    return [run for run in near if not _DETACHED.search(run[2])][-1:]
 
 
 def read_setup(text: str) -> SetupFacts:
@@ -200,14 +193,16 @@ def read_setup(text: str) -> SetupFacts:
             None,
         )
     joined = _joined_runs(lines)
-    runs = [(n, c) for n, c in joined if _FOR_GPU.search(c)] or _run_of_missing_lib(joined, lines)
+    runs = [run for run in joined if _FOR_GPU.search(run[2])] or _run_of_missing_lib(joined, lines)
     if runs:
-        number, command = runs[0]
+        number, _, command = runs[0]
         s.container_run, s.container_at = _cut(command), (number, lines[number - 1].strip()[:LINE_CHARS])
-        s.apptainer = bool(_APPTAINER.match(command))
-        if s.apptainer and len(command) <= _WHOLE_COMMAND:
-            s.with_nv = _APPTAINER_VERB.sub(r"\g<0> --nv", " ".join(command.split()), count=1)
-        s.driver_given = any(_GIVES_DRIVER.search(c) for _, c in runs) or bool(_TOOLKIT_USED.search(text))
+        whole = " ".join(command.split())
+        verb = _APPTAINER_VERB.match(whole)  # the run is Apptainer's where its command word is
+        s.apptainer = verb is not None
+        if verb is not None and len(command) <= _WHOLE_COMMAND:
+            s.with_nv = f"{whole[: verb.end()]} --nv{whole[verb.end() :]}"
+        s.driver_given = any(_GIVES_DRIVER.search(c) for *_, c in runs) or bool(_TOOLKIT_USED.search(text))
     return s
 
 
