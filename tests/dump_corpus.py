@@ -97,6 +97,10 @@ ROUND42 = CORPUS.with_name("round42.json")
 ROUND43 = CORPUS.with_name("round43.json")
 # Round 44: collected blind in stop 54 (owners split a-m / n-z), scored before any rule (SCORES_round44.txt).
 ROUND44 = CORPUS.with_name("round44.json")
+# Round 45: collected blind in stop 55 (owners split a-m / n-z), scored before any rule (SCORES_round45.txt).
+ROUND45 = CORPUS.with_name("round45.json")
+# Round 46: collected blind in stop 55 (owners split a-m / n-z), scored before any rule (SCORES_round46.txt).
+ROUND46 = CORPUS.with_name("round46.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
@@ -674,6 +678,14 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
             lines = str(c.get("stdout", "")).splitlines(keepends=True)
             k = [x for x in lines if x.strip() and (not x[0].isspace() or x.strip().startswith(keep))]
             out.append({**c, "argv": list(LSPCI_DRIVERS), "stdout": "".join(k)})
+            # Its unindented lines are plain `lspci`'s device lines, where no plain `lspci` was pasted and
+            # the listing is the whole bus (not cut to a slot or a device with -s/-d, nor -m's records).
+            flags = {f for a in c["argv"][1:] if a.startswith("-") and not a.startswith("--") for f in a[1:]}
+            whole = not flags & {"s", "d", "m"}
+            if whole and not any((x.get("argv") or []) == ["lspci"] for x in out):
+                top = [x for x in lines if x.strip() and not x[0].isspace()]
+                out.append({**c, "argv": ["lspci"], "stdout": "".join(top)})
+    out.extend(_envycontrol_as_query(commands))
     commands = list(out)
     for c in commands:
         argv = c.get("argv") or []
@@ -684,6 +696,40 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
                 ):
                     out.append({**c, "argv": [path, *argv[1:]]})
     return out
+
+
+_ENVYCONTROL_SET = re.compile(r"^Graphics mode set to: (integrated|hybrid|nvidia)\s*$", re.MULTILINE)
+
+
+def _envycontrol_argv(argv: list[str]) -> list[str]:
+    """EnvyControl's own arguments, where argv runs it (with sudo, or its script with python)."""
+    tool = argv[1:] if argv[:1] == ["sudo"] else argv
+    tool = tool[1:] if tool[:1] and re.fullmatch(r"python[0-9.]*", tool[0]) else tool
+    return tool[1:] if tool[:1] and tool[0].rsplit("/", 1)[-1] in ("envycontrol", "envycontrol.py") else []
+
+
+def _envycontrol_as_query(commands: list[dict]) -> list[dict]:
+    """EnvyControl's switch as pasted (2.x's words: "Graphics mode set to: integrated", "Please reboot
+    your computer for changes to apply"): the mode its `--query` answers after the restart it asks
+    for, in the same release's words ("Current graphics mode is: integrated"). The last switch
+    pasted wins; a pasted query is kept as it is."""
+    queried = [
+        c
+        for c in commands
+        if set(_envycontrol_argv([str(a) for a in c.get("argv") or []])) & {"-q", "--query"}
+    ]
+    switched = [
+        (c, m)
+        for c in commands
+        if _envycontrol_argv([str(a) for a in c.get("argv") or []])
+        and (m := _ENVYCONTROL_SET.search(str(c.get("stdout", ""))))
+    ]
+    if queried or not switched:
+        return []
+    c, said = switched[-1]
+    return [
+        {**c, "argv": ["envycontrol", "--query"], "stdout": f"Current graphics mode is: {said.group(1)}\n"}
+    ]
 
 
 # suse-prime's `prime-select get-current` (read-only) prints "[bbswitch] NVIDIA card is OFF" exactly

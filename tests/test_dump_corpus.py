@@ -3,6 +3,7 @@ the facts the text shows are read, the failure it shows is named, nothing it con
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +53,8 @@ from tests.dump_corpus import (
     ROUND42,
     ROUND43,
     ROUND44,
+    ROUND45,
+    ROUND46,
     cases,
     held_out,
     judge,
@@ -853,13 +856,65 @@ LATER_ROUNDS = {
             "host's only where NVML started",
         },
     ),
+    # Round 45 (stop 55; owners split a-m / n-z, 60 and 58 searches): blind held out 7/10, 1 wrong;
+    # training 6/10, 0 wrong (SCORES_round45.txt). Then `lspci -v`'s device lines read as plain
+    # `lspci`'s (the K80's GPU counted); the four training misses are left, each for its reason.
+    45: LaterRound(
+        ROUND45,
+        20,
+        10,
+        {"sha256:8c5edf08f8b3": "held out: measured wrong blind (unread)"},
+        {
+            "eks-al2023-g7-blackwell-2c3a-proprietary-kmod-no-devices": "nvidia-smi's 'No devices were "
+            "found' alone: that the proprietary module does not drive this GPU is the thread's analysis",
+            "aws-p2-xlarge-tesla-k80-current-driver-legacy-only": "the driver's legacy notice cut after "
+            "its first line (the excerpt ends there): the branch it names, which the fix installs, is not "
+            "shown",
+            "coreos-driver-container-insmod-nvidia-390-77-unknown-symbol": "insmod's refusal printed by "
+            "the project's installer container (a `docker run` output), no command or log the probe reads",
+            "nvidia-docker1-cgroup-denies-2-of-4-k80-nvml-insufficient-permissions": "the failure is "
+            "nvidia-docker's own NVML inside the poster's device cgroup; the nvidia-smi pasted beside it "
+            "answers",
+        },
+    ),
+    # Round 46 (stop 55; owners split a-m / n-z, 58 and 60 searches): blind held out 4/5, 0 wrong;
+    # training 10/15, 0 wrong (SCORES_round46.txt). Then EnvyControl's mode (`envycontrol --query`, and
+    # its switch's "Graphics mode set to: integrated" as the mode after the restart) is read as the
+    # other graphics switches are: training 11/15.
+    46: LaterRound(
+        ROUND46,
+        20,
+        5,
+        {},
+        {
+            "hami-pod-burstable-nvml-unknown-error": "the pod's nvidia-smi alone (through kubectl "
+            "exec), with no mark of the container it ran in: NVML's Unknown Error on a machine of its "
+            "own is not the container's",
+            "openmandriva-dkms-nvidia-current-331-20-build-failed": "DKMS's failure printed by the "
+            "package update (urpmi's output), no command or log the probe reads",
+            "void-i686-nvidia-dkms-378-13-uvm-build-failed": "DKMS's failure printed by the package "
+            "install (xbps-install's output), no command or log the probe reads",
+            "openmandriva-module-named-nvidia-current-not-loaded-367-57": "the driver only in `rpm -qa` "
+            "and the module under another name in an `ls` of the modules folder; modprobe's 'not found' "
+            "is the name asked, not the module",
+        },
+    ),
 }
 LATER_CASES = {n: cases(r.path) for n, r in LATER_ROUNDS.items()}
 
 
+def _source_key(case: dict) -> str:
+    """A held-out case measured wrong, named without its slug (which would tell its cause to whoever
+    reads this file): the first 12 hex digits of its source's sha256."""
+    return "sha256:" + hashlib.sha256(case["source"].lower().encode()).hexdigest()[:12]
+
+
 def _later(n: int, case: dict, why: dict[str, str]):  # type: ignore[no-untyped-def]
-    marks = [pytest.mark.xfail(strict=True, reason=why[case["slug"]])] if case["slug"] in why else []
-    return pytest.param(case, id=f"round{n}-{case['slug']}", marks=marks)
+    reason = why.get(case["slug"]) or why.get(_source_key(case))
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    # A held-out case is named by its source's digest: its slug would tell what it shows.
+    name = _source_key(case).replace("sha256:", "held-") if held_out(case) else case["slug"]
+    return pytest.param(case, id=f"round{n}-{name}", marks=marks)
 
 
 @pytest.mark.parametrize(

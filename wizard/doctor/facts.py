@@ -279,11 +279,13 @@ _PYTHON_CLAIM = re.compile(
     r"(?:support\w*|requir\w*|need\w*|only|up to|at least|range|[<>]=?|~=)\W{0,4}(?:\w+\W{1,3}){0,2}$", re.I
 )
 _PYTHON_RANGE = re.compile(r"\s*(?:\+|(?:-|–|~|to|or|and|/|,)\s*(?:python\s*)?3\.[0-9])", re.I)
-# pip finding no build of a package that exists for NVIDIA GPUs only (TensorFlow's GPU package,
-# NVIDIA's CUDA wheels): on a Mac, none has a macOS build.
+# pip finding no build of a package that exists for NVIDIA GPUs only (TensorFlow's GPU package, JAX's CUDA
+# builds, NVIDIA's CUDA wheels): on a Mac, none has a macOS build.
 _PIP_GPU_ONLY = re.compile(
     r"(?:No matching distribution found for|Could not find a version that satisfies the requirement)\s+"
-    r"(tensorflow-gpu|tensorflow\[and-cuda\]|nvidia-[a-z-]+-cu1[0-9])(?![\w-])",
+    r"(tensorflow-gpu|tensorflow\[and-cuda\]|nvidia-[a-z-]+-cu1[0-9]|jax-cuda1[0-9]-(?:plugin|pjrt)"
+    # jaxlib's CUDA builds carry their CUDA in a local version ("jaxlib==0.4.25+cuda12.cudnn89")
+    r"|jaxlib==[0-9.]+\+cuda[0-9][\w.]*)(?![\w-])",
     re.I,
 )
 # pip could not resolve TensorFlow itself (not tensorflow-gpu, tensorflow-io, ...): the version asked.
@@ -486,6 +488,10 @@ def _suspend_mended(text: str) -> tuple[int, str] | None:
     return None
 
 
+# xmr-stak's ("miner not compiled for the gpu architecture 21") and CUDAnative's ("Device capability
+# v1.1.0 not supported by available toolchain") refusals of a GPU its build has no code for.
+_XMRSTAK_REFUSED = r"not compiled for the gpu architecture"
+_CUDANATIVE_REFUSED = r"not supported by available toolchain"
 # The fix PaddlePaddle's architecture check ends with, after the GPU's compute capability.
 _PADDLE_FIX = r"Solution: Install the correct wheel package built for your GPU"
 # Ollama's words for the same: its CUDA discovery skips a device its build has no code for.
@@ -505,11 +511,11 @@ _NO_KERNEL = re.compile(
     r"Kokkos::Cuda::initialize ERROR: (?:likely mismatch of architecture|running kernels compiled for)|"
     # ggml's assert where its CUDA build has no code for the device's architecture
     r"ggml was not compiled with support for this arch|"
-    # xmr-stak's ("miner not compiled for the gpu architecture 21") and CUDAnative's ("Device capability
-    # v1.1.0 not supported by available toolchain") words: each names the GPU's compute capability. A
-    # refused Kepler or newer may sit in a gap of the build's list (CUDA 8 still built sm_20), which
-    # the GPU alone cannot tell from "too old": xmr-stak's is read for Tesla and Fermi (1x, 2x) only.
-    r"not compiled for the gpu architecture [12][0-9]\b|not supported by available toolchain|"
+    # xmr-stak's and CUDAnative's refusals (_ARCH_NOT_COMPILED, below): each names the GPU's compute
+    # capability. A refused Kepler or newer may sit in a gap of the build's list (CUDA 8 still built
+    # sm_20), which the GPU alone cannot tell from "too old": xmr-stak's is read for Tesla and Fermi
+    # (1x, 2x) only.
+     + _XMRSTAK_REFUSED + r" [12][0-9]\b|" + _CUDANATIVE_REFUSED + "|"
     # NVIDIA's NGC containers' start-up check of the GPU against the container's lowest architecture
     r"GPU, which is not supported by this container",
     re.I,
@@ -964,13 +970,15 @@ _SMI_CRASH = re.compile(
     r"\bsegmentation fault\b[^\n]{0,40}\bnvidia-smi\b|\bnvidia-smi\b[^\n]{0,40}\bsegmentation fault\b", re.I
 )
 _MAC = re.compile(
-    r"\bmacOS\b|\bMac ?OS ?X\b|\bon (?:my|a|an|the) Mac\b"
+    # "not on a Mac", "not using an M1": said not to be one
+    r"\bmacOS\b|\bMac ?OS ?X\b|(?<!\bnot )\bon (?:my|a|an|the) Mac\b"
     r"|\bMac(?:Book(?: Air| Pro)?| ?mini| Studio| Pro| laptop)\b"
     r"|\bApple (?:M[1-4]|silicon)\b|\barm64-apple-darwin|\bdarwin\b"
     # Apple's chips said as the machine ("those of us on an M1", "using my M2 Pro")
-    r"|\b(?:on|with|using|have|own) (?:an? |my |the )?M[1-4](?: Pro| Max| Ultra)?(?![\w-])"
+    r"|(?<!\bnot )(?<!n.t )\b(?:on|with|using|have|own) (?:an? |my |the )?M[1-4]"
+    r"(?: Pro| Max| Ultra)?(?![\w-])"
     r"|/Applications/[^/\n]+\.app/Contents/"  # a macOS application bundle's own path
-    r"|\b(?:I'?m |I am )?using (?:an? |my )?Mac\b(?! ?address)"
+    r"|(?<!\bnot )(?<!n.t )\b(?:I'?m |I am )?using (?:an? |my )?Mac\b(?! ?address)"
     r"|\bMacs? (?:does ?n.?t|do ?n.?t|has no|have no|can.?t)\b"  # "Mac doesn't have cuda"
     r"|\blib\w+\.dylib\b"  # a dynamic library's macOS name (dlopen(libcuda.dylib, 1))
     # A home under /Users or a disk under /Volumes, as a path begins (not C:/Users, /mnt/c/Users,
@@ -1052,8 +1060,9 @@ _TORCH_BUILT_CUDA = re.compile(
 _NVRTC_ARCH = re.compile(r"nvrtc: error: invalid value for --gpu-architecture", re.I)
 # The GPU's compute capability in a build's refusal of it (xmr-stak, CUDAnative; above, _NO_KERNEL).
 _ARCH_NOT_COMPILED = re.compile(
-    r"not compiled for the gpu architecture ([0-9]{2,3})\b"
-    r"|Device capability v([0-9]+)\.([0-9]+)(?:\.[0-9]+)? not supported by available toolchain",
+    _XMRSTAK_REFUSED
+    + r" ([0-9]{2,3})\b|Device capability v([0-9]+)\.([0-9]+)(?:\.[0-9]+)? "
+    + _CUDANATIVE_REFUSED,
     re.I,
 )
 _NVRTC_OPTIONS_ARCH = re.compile(r"^\s*Options:.*?\s-arch=compute_([0-9]{2,3})\b", re.M)

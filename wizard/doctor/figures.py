@@ -3,6 +3,7 @@
     FIGURES["torch-memory-held-elsewhere"](match) -> bool
     FIGURES["cuda-build-above-driver"](match) -> bool
     FIGURES["torch-request-above-free"](match) -> bool
+    FIGURES["torch-request-above-total"](match) -> bool
 
 A row of assets/doctor/patterns.toml with `figures = "<name>"` claims a line only where its regex
 matches and this check, given the match's named groups, says yes. PyTorch's out-of-memory message
@@ -99,6 +100,13 @@ def torch_request_above_free(match: re.Match[str]) -> bool:
     return not (free >= 2 * request and free - request >= FITS_MARGIN)
 
 
+def torch_request_above_total(match: re.Match[str]) -> bool:
+    """PyTorch's "Tried to allocate R (GPU 0; T total capacity ...)": one request larger than the
+    whole GPU, which no other program's memory explains."""
+    request, total = size_bytes(match.group("request")), size_bytes(match.group("total"))
+    return request is not None and total is not None and request > total
+
+
 def cuda_build_above_driver(match: re.Match[str]) -> bool:
     """`cuda` as a wheel's local version writes it ("111" = 11.1, "121" = 12.1), `driver` dotted."""
     cuda, driver = match.group("cuda"), match.group("driver")
@@ -128,6 +136,7 @@ def cudnn_runtime_incompatible(match: re.Match[str]) -> bool:
 FIGURES: dict[str, Callable[[re.Match[str]], bool]] = {
     "torch-memory-held-elsewhere": torch_memory_held_elsewhere,
     "torch-request-above-free": torch_request_above_free,
+    "torch-request-above-total": torch_request_above_total,
     "cuda-build-above-driver": cuda_build_above_driver,
     "cudnn-runtime-incompatible": cudnn_runtime_incompatible,
 }

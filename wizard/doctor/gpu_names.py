@@ -70,6 +70,15 @@ SERIES = " series"
 _TESLA = re.compile(
     r"(?<![A-Za-z])(?P<brand>Tesla|Quadro)\s+(?P<model>[KMPVTAHL][0-9]{1,3}[A-Z]?)(?![A-Za-z0-9])", _FLAGS
 )
+# GeForce GT cards (Fermi and Kepler's 6xx/7xx, Pascal's 1030) by their brand: "GT 710", "gt 740",
+# "GT740 2GB"; a mobile part's M ("GT 750M") is another chip, and is not read as the desktop one.
+# Not a shell test's "-gt 650" nor a series ("GT 600 series"); a sentence may end after the name.
+_GT = re.compile(
+    r"(?<![A-Za-z0-9.$-])(?:NVIDIA\s*)?(?:GeForce\s*)?GT\s?-?(?P<num>[67][1-9]0|10[13]0)(?![A-Za-z0-9]|\.[0-9])",
+    _FLAGS,
+)
+# The TITAN of the Turing generation, as people write it ("Titan RTX", "TITAN RTX").
+_TITAN_RTX = re.compile(r"(?<![A-Za-z0-9])(?:NVIDIA\s+)?TITAN\s+RTX(?![A-Za-z0-9])", _FLAGS)
 _DATACENTRE = re.compile(r"(?<![A-Za-z0-9.-])(?P<model>[PVAH]100|[HB]200|GH200)(?![A-Za-z0-9.])", _FLAGS)
 
 
@@ -116,6 +125,10 @@ def named_gpus(text: str) -> list[str]:
         found.append((m.start(), f"{m.group('brand').upper()} {series}{SERIES}"))
     for m in _TESLA.finditer(text):
         found.append((m.start(), f"{m.group('brand').title()} {m.group('model').upper()}"))
+    for m in _GT.finditer(text):
+        found.append((m.start(), f"GeForce GT {m.group('num')}"))
+    for m in _TITAN_RTX.finditer(text):
+        found.append((m.start(), "NVIDIA TITAN RTX"))
     for m in _DATACENTRE.finditer(text):
         model = m.group("model").upper()
         found.append((m.start(), f"Tesla {model}" if model[0] in "PV" else model))
@@ -157,6 +170,8 @@ def table_cc(name: str, kb: KnowledgeBase) -> Version | None:
     row = kb.gpu(name)
     if row is not None:
         return row.compute_capability
+    if name.startswith("GeForce GT "):
+        return None  # a GT card by its own row only: its model number is also a GTX one's (GTX 650)
     if name.endswith(SERIES):  # "RTX 50 series": the GeForce rows of models 50x0
         series = name.split()[1]
         ccs = {

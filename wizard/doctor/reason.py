@@ -43,14 +43,14 @@ names the ids it rules out (`drop`), and codes that name different causes are no
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from packaging.version import InvalidVersion, Version
 
 from wizard.choose.gpu_generation import toolkit_too_old
 from wizard.choose.knowledge import load_knowledge
 from wizard.doctor.facts import Facts
-from wizard.doctor.host_reason import decide_host
+from wizard.doctor.host_reason import HostDecision, decide_host
 from wizard.doctor.judge import (
     COVERAGE_IDS,
     DECIDE_BUILD,
@@ -64,7 +64,7 @@ from wizard.doctor.judge import (
     python_fit,
     shown_gpus,
 )
-from wizard.doctor.setup_reason import decide_setup
+from wizard.doctor.setup_reason import SetupDecision, decide_setup
 from wizard.doctor.stack_reason import decide_stack, stack_open
 from wizard.text import t
 
@@ -174,6 +174,15 @@ class Decision:
     harmless: bool = False  # the message is what this machine should print (wizard.doctor.host_reason)
     # Its own fix already says what the machine's line would add (sharpen): that line is not kept.
     says_machine_line: bool = False
+
+
+_DECISION_FIELDS = frozenset(f.name for f in fields(Decision))
+
+
+def _as_decision(made: HostDecision | SetupDecision) -> Decision:
+    """A decision of the modules below this one (they stay below it: they cannot build a Decision),
+    every field they share carried over whole (a host decision's command and note are not a cause's)."""
+    return Decision(**{k: v for k, v in vars(made).items() if k in _DECISION_FIELDS})
 
 
 @dataclass
@@ -996,34 +1005,11 @@ def decide(
         out.drop, out.command, out.note = host.drop, host.command, host.note
         return out
     if host is not None:
-        out.decisions.append(
-            Decision(
-                host.id,
-                host.key,
-                host.fields,
-                drop=host.drop,
-                texts=host.texts,
-                evidence=host.evidence,
-                fix_fields=host.fix_fields,
-                harmless=host.harmless,
-            )
-        )
+        out.decisions.append(_as_decision(host))
         return out
     setup = decide_setup(facts, causes, symptoms) or decide_stack(facts, causes, symptoms)
     if setup is not None:
-        d = setup
-        out.decisions.append(
-            Decision(
-                d.id,
-                d.key,
-                d.fields,
-                line=d.line,
-                drop=d.drop,
-                said=d.said,
-                texts=d.texts,
-                fix_fields=d.fix_fields,
-            )
-        )
+        out.decisions.append(_as_decision(setup))
         return out
     if causes[:1] == ["driver-too-old"] and _said_35(facts) and _container_unshown(facts):
         # 35 inside a container given no GPU the text shows, beside no driver's version: the runtime

@@ -40,11 +40,10 @@ _WINDOWS_DRIVER = re.compile(
 _SMI_VERSION = re.compile(r"\bNVIDIA-SMI\s*[:：]?\s*([0-9]{3}\.[0-9]{2,3}(?:\.[0-9]{2})?)\b")
 # A container started by hand (not nvidia-docker run: its own name gives the GPU); Apptainer's (and
 # Singularity's, its former name) exec, run and shell, global options before them ("singularity -s exec").
-_RUN = re.compile(
-    r"(?<![\w-])(?:docker|podman)\s+run\b|(?<![\w-])(?:singularity|apptainer)\s+(?:-{1,2}\w[\w-]*\s+)*(?:exec|run|shell)\b"
-)
+_APPTAINER_RUN = r"(?:singularity|apptainer)\s+(?:-{1,2}\w[\w-]*\s+)*(?:exec|run|shell)\b"
+_RUN = re.compile(r"(?<![\w-])(?:docker|podman)\s+run\b|(?<![\w-])" + _APPTAINER_RUN)
 # Its command word, where --nv goes (after the global options: "singularity -s exec --nv ...").
-_APPTAINER_VERB = re.compile(r"^(?:singularity|apptainer)\s+(?:-{1,2}\w[\w-]*\s+)*(?:exec|run|shell)\b")
+_APPTAINER_VERB = re.compile("^" + _APPTAINER_RUN)
 _WHOLE_COMMAND = 600  # characters: a longer command is not offered whole (the fix names the option)
 # What gives a container the NVIDIA driver's files (the NVIDIA Container Toolkit's options, CDI,
 # nvidia-docker 1.x's driver volume): device nodes alone (--device /dev/nvidia0) bring no libcuda.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from wizard.profile import FAILING, LayerState, MachineProfile
 from wizard.safe.display import safe
@@ -227,9 +228,10 @@ def words(state: LayerState, profile: MachineProfile | None = None) -> StateWord
     elif reason and has(f"states.{reason}.title"):
         title = t(f"states.{reason}.title", **facts)
         fix = t(f"states.{reason}.fix", **facts)
-        # the switch the machine itself showed (Pop!_OS's system76-power), else the usual ones
-        tool = "_system76" if state.facts.get("tool") == "system76-power" else ""
-        manual = t(f"states.{reason}.manual{tool}", **facts) if has(f"states.{reason}.manual") else ""
+        # the switch the machine itself showed (system76-power, EnvyControl), else the usual ones
+        switch = _SWITCH_TOOLS.get(state.facts.get("tool", ""))
+        key = f"states.{reason}.manual{switch.text_suffix if switch else ''}"
+        manual = t(key, **facts) if has(f"states.{reason}.manual") else ""
     else:
         title = t(
             "states.layer_failed",
@@ -263,6 +265,19 @@ _MANUAL_COMMANDS: dict[str, tuple[str, ...]] = {
 }
 
 
+class _SwitchTool(NamedTuple):
+    """A hybrid laptop's graphics switch the machine showed (wizard.probe.hybrid_mode)."""
+
+    text_suffix: str  # its manual's text key: states.gpu-switched-off.manual<suffix>
+    command: str  # its own command that switches the NVIDIA GPU on (the manual's first words)
+
+
+_SWITCH_TOOLS = {
+    "system76-power": _SwitchTool("_system76", "sudo system76-power graphics hybrid"),
+    "envycontrol": _SwitchTool("_envycontrol", "sudo envycontrol --switch hybrid"),
+}
+
+
 def manual_commands(reason: str, profile: MachineProfile | None, tool: str = "") -> tuple[str, ...]:
     """The commands a state's manual part names, each whole (a Secure Boot key by the distribution's
     own path, the graphics switch the machine showed), for `c` to copy; () where the manual names
@@ -270,8 +285,9 @@ def manual_commands(reason: str, profile: MachineProfile | None, tool: str = "")
     if reason in ("secure-boot", "not-loaded-secure-boot"):
         debian = profile is not None and profile.os.id == "debian"
         return (f"sudo mokutil --import {MOK_DEBIAN if debian else MOK_UBUNTU}",)
-    if reason == "gpu-switched-off" and tool == "system76-power":
-        return ("sudo system76-power graphics hybrid",)
+    switch = _SWITCH_TOOLS.get(tool)
+    if reason == "gpu-switched-off" and switch is not None:
+        return (switch.command,)
     return _MANUAL_COMMANDS.get(reason, ())
 
 
