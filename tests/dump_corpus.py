@@ -101,6 +101,8 @@ ROUND44 = CORPUS.with_name("round44.json")
 ROUND45 = CORPUS.with_name("round45.json")
 # Round 46: collected blind in stop 55 (owners split a-m / n-z), scored before any rule (SCORES_round46.txt).
 ROUND46 = CORPUS.with_name("round46.json")
+# Round 47: collected blind in stop 56 (owners split a-m / n-z), scored before any rule (SCORES_round47.txt).
+ROUND47 = CORPUS.with_name("round47.json")
 
 
 def cases(path: Path | None = None) -> list[dict]:
@@ -501,6 +503,19 @@ def dkms_running_kernel(commands: list[dict]) -> str | None:
 _QUERY_ALIASES = {"gpu_name": "name", "gpu_bus_id": "pci.bus_id"}
 
 
+def windows_exe_as_run(commands: list[dict]) -> list[dict]:
+    """`nvidia-smi.exe ARGS` typed in PowerShell or cmd is what the probe's `nvidia-smi ARGS` runs there
+    (Windows' CreateProcess adds .exe to a name without one): the same output, where no bare
+    `nvidia-smi ARGS` was pasted."""
+    out = []
+    for c in commands:
+        argv = [str(a) for a in (c.get("argv") or [])]
+        if argv[:1] and argv[0].lower() == "nvidia-smi.exe":
+            if not any((x.get("argv") or []) == ["nvidia-smi", *argv[1:]] for x in commands):
+                out.append({**c, "argv": ["nvidia-smi", *argv[1:]]})
+    return out
+
+
 def query_as_run(commands: list[dict]) -> list[dict]:
     """A pasted `nvidia-smi --query-gpu=FIELDS --format=csv[,noheader][,nounits]` of every GPU (no
     --id) whose fields hold name, pci.bus_id and driver_version: the probe's last query
@@ -545,6 +560,7 @@ def as_run(commands: list[dict], files: dict[str, str]) -> list[dict]:
     """The commands as the probe runs them: a bare name the shell found on PATH is also recorded
     under the path the case's files hold it at (WSL's /usr/lib/wsl/lib/nvidia-smi)."""
     commands = [*commands, *bumblebee_as_host(commands)]
+    commands = [*commands, *windows_exe_as_run(commands)]
     commands = [*commands, *container_smi_as_host(commands), *query_as_run(commands)]
     out = list(commands)
     for c in commands:  # `sudo CMD` printed what CMD prints (as root, on sudo's PATH): CMD's output

@@ -160,7 +160,7 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # channel's build matrix) stay unanswered and NO_EVIDENCE is full.
 RULES_ROUND = 25
 RULES_ROUNDS_ALSO = (27,)  # newer rounds whose training texts are held right too (see above)
-FRESH_ROUND = 70  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+FRESH_ROUND = 72  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
 # title or a reply the text leaves out): scored like every text, but not held right, since no honest
 # rule names that cause from the body. Each says why; a test checks each is still in the corpus and
@@ -1281,6 +1281,26 @@ READ_BARS[69] = Bar(recognised=21, right=18, wrong_causes=0)
 # Remover gave 7 of them). Scored once blind, before any rule from it: held out 7/8 recognised
 # (87.5%), 6 right, 1 wrong; training 11/14 (78.6%), 9 right, 2 wrong (1 harmless labelled harmless).
 FRESH_MEASURED = Bar(recognised=7, right=6, wrong_causes=1)
+# Then from its training side: a Jittor build not finding cudnn.h, PaddlePaddle's CPU package said in
+# its own words, a request larger than the whole GPU: training 13/14, 0 wrong; held out unchanged
+# (unread).
+READ_BARS[70] = Bar(recognised=7, right=6, wrong_causes=1)
+# Round 71 (40 texts, 13 held out; four collectors split by owner (a-f, g-m, n-s, t-z), 65-70
+# searches each, collected blind in stop 56 after round 70's rules; all four ran out of unused
+# threads: spaCy/thinc, darknet, PyTorch Geometric's extensions, bark, TRELLIS). Scored once blind,
+# before any rule from it: held out 9/13 recognised (69.2%), 8 right, 0 wrong; training 23/27
+# (85.2%), 20 right, 0 wrong.
+FRESH_MEASURED = Bar(recognised=9, right=8, wrong_causes=0)
+# Then from its training side: CUDA's 46 retold without "-capable", Julia's CUDA runtime not found:
+# training 25/27, 22 right, 0 wrong; held out unchanged (unread).
+READ_BARS[71] = Bar(recognised=9, right=8, wrong_causes=0)
+# Round 72 (24 texts, 12 held out; two collectors on GitHub split by owner (a-m, n-z), 60 searches
+# each, and two on the stored Q&A and forum pages (Stack Exchange; NVIDIA's and distributions' forums),
+# which gave one text (a FreeBSD mailing-list message): those pages are mostly content farms and
+# copies. Collected blind in stop 56 after round 71's rules). Scored once blind, after round 71's
+# rules and before any rule from it: held out 11/12 recognised (91.7%), 6 right, 2 wrong; training
+# 7/12 (58.3%), 6 right, 0 wrong.
+FRESH_MEASURED = Bar(recognised=11, right=6, wrong_causes=2)
 UNREAD_WRONG_CAUSES = {
     28: 1,
     29: 1,
@@ -1325,6 +1345,8 @@ UNREAD_WRONG_CAUSES = {
     68: 1,
     69: 0,  # its one wrong cause moved to right by round 70's rule (see READ_BARS[69])
     70: 1,
+    71: 0,
+    72: 2,
 }
 
 
@@ -1393,13 +1415,15 @@ def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 # Measured in stop 55 with rounds 68-70 added (blind, 49 texts, 40 recognised): 1368 of 1521, one
-# text short of the issue's 90% (1369). Raised as it rises; never lowered to let a regression by.
-WHOLE_RECOGNISED = 1368
+# text short of the issue's 90% (1369); in stop 56 with rounds 71-72 added (blind, 25 texts, 20
+# recognised): 1388 of 1546, four short of 90% (1392). Raised as it rises; never lowered to let a
+# regression by.
+WHOLE_RECOGNISED = 1388
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="the whole held-out third is 1368/1521 recognised, 1 short of the issue's 90% (stop 55)",
+    reason="the whole held-out third is 1388/1546 recognised, 4 short of the issue's 90% (stop 56)",
 )
 def test_the_whole_held_out_third_is_at_the_issues_bar() -> None:
     s = score(HELD)

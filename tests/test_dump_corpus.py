@@ -55,6 +55,7 @@ from tests.dump_corpus import (
     ROUND44,
     ROUND45,
     ROUND46,
+    ROUND47,
     cases,
     held_out,
     judge,
@@ -897,6 +898,24 @@ LATER_ROUNDS = {
             "openmandriva-module-named-nvidia-current-not-loaded-367-57": "the driver only in `rpm -qa` "
             "and the module under another name in an `ls` of the modules folder; modprobe's 'not found' "
             "is the name asked, not the module",
+        },
+    ),
+    # Round 47 (stop 56; owners split a-m / n-z, 52 and 59 searches): blind held out 8/9, 0 wrong;
+    # training 9/13, 0 wrong (SCORES_round47.txt). Then a Windows `nvidia-smi.exe` is replayed as the
+    # probe's `nvidia-smi`: training 10/13.
+    47: LaterRound(
+        ROUND47,
+        22,
+        9,
+        {},
+        {
+            "windows-nvidia-smi-q-i0-gtx1080ti-four-gpus-442": "a report of one GPU of four (`-q -i 0`): "
+            "the probe's `nvidia-smi -q` lists every GPU, so one GPU's report is not its answer",
+            "pi4-a2000-dmesg-nvidia-525-module-loaded": "nvidia-modeset's load line in dmesg alone: a "
+            "module loaded at boot, not a driver shown answering",
+            "k8s-cpu-manager-static-pod-nvidia-smi-nvml-unknown-error": "the pod's nvidia-smi alone, "
+            "with no mark of the container it ran in: NVML's Unknown Error on a machine of its own is "
+            "not the container's",
         },
     ),
 }

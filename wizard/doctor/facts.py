@@ -643,6 +643,7 @@ class Facts:
     own_build: bool = False  # a build of one's own: compiled here, its capability list chosen here
     built_on: tuple[str, str] | None = None  # (the GPU the build was compiled on, the other GPU named)
     torch: bool = False  # the text is PyTorch's (its build's list is torch's, not TensorFlow's)
+    tensorflow: bool = False  # the text names TensorFlow (or Keras): its own check decides
     build_cuda: str = ""  # the CUDA its build was made with (PyTorch's "11.8", Paddle's runtime), one only
     arch_named: bool = False  # an sm_XY / compute_XY outside a build's list read as one
     smi_crash: tuple[int, str] | None = None  # nvidia-smi itself crashed (a segmentation fault)
@@ -956,6 +957,8 @@ def read_facts(text: str) -> Facts:
     if f.no_kernel_line is None:
         f.no_kernel_line = _torch_below_its_list(text)
     f.ort_unnamed = _ort_unnamed(text)
+    f.torch = bool(_TORCH.search(text))
+    f.tensorflow = bool(_TENSORFLOW.search(text))
     if m := _NVCC_ARCH.search(text):
         f.nvcc_arch_line, f.nvcc_arch_cc = _line_at(text, m.start()), _dotted(m.group(1))
     if f.no_kernel_line is not None or f.below_minimum_line is not None:
@@ -1040,6 +1043,7 @@ _SAID_CODE = re.compile(
     r"\b(binary|machine|SASS|PTX)(?:\s+code)?\s+for\s+(?:CC|compute\s+capabilit(?:y|ies))\s+" + _CC_LIST, re.I
 )
 _TORCH = re.compile(r"\btorch\b|\bpytorch\b|TORCH_USE_CUDA_DSA", re.I)
+_TENSORFLOW = re.compile(r"\btensorflow\b|\bkeras\b", re.I)
 # The CUDA a PyTorch build was made with, as it says it: its wheel's local version ("torch 2.1.0+cu121",
 # pip's "torch-2.1.0+cu121", "torch==1.13.1+cu117"), collect_env's "CUDA used to build PyTorch: 11.8",
 # torch.version.cuda printed beside its name.
@@ -1180,7 +1184,6 @@ def _read_coverage(text: str, f: Facts) -> None:
     f.gpus_named = named_gpus(text)
     f.own_build = own_build(text)
     f.built_on = built_on(text)
-    f.torch = bool(_TORCH.search(text))
     f.build_cuda = torch_build_cuda(text)
     if f.nvrtc_arch_line is not None:
         f.nvrtc_cuda = toolkit_cuda(text)

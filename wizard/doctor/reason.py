@@ -97,6 +97,13 @@ DECIDE_DEFAULT = (
     "tf-gpu-wizard doctor --run python -c "
     "\"import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))\""
 )
+# PyTorch's own answer to the same question, where the text is PyTorch's and not TensorFlow's.
+DECIDE_TORCH = (
+    "tf-gpu-wizard doctor --run python -c "
+    '"import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())"'
+)
+# A text of neither: the program's own check is not known, the driver and its GPUs are what any needs.
+DECIDE_ANY_PROGRAM = "nvidia-smi"
 DECIDE_MODE = "nvidia-smi -q -d COMPUTE"
 DECIDE_HOLDERS = "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"
 # The GPU's registration with the NVLink fabric (nvidia-smi -q's "Fabric" block: In Progress, Completed).
@@ -104,7 +111,6 @@ DECIDE_FABRIC = "nvidia-smi -q -i 0 | grep -i -A 2 Fabric"  # NVIDIA's Fabric Ma
 # A command per symptom family, where the symptom alone leaves the cause open.
 DECIDE_BY_FAMILY = {
     "no-device": "nvidia-smi",
-    "gpu-list-empty": DECIDE_DEFAULT,
     "driver": "nvidia-smi",
     "memory": "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
     "cudnn-status": "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
@@ -1093,20 +1099,31 @@ def decide(
     return out
 
 
-def command_for(families: list[str]) -> str:
+def command_for(families: list[str], facts: Facts) -> str:
     for family in families:
         if family in DECIDE_BY_FAMILY:
             return DECIDE_BY_FAMILY[family]
-    return DECIDE_DEFAULT
+    return program_check(facts)
+
+
+def program_check(facts: Facts) -> str:
+    """The command that asks the text's own program whether it reaches the GPU: TensorFlow's, PyTorch's,
+    or (a text of neither) nvidia-smi, never another program's import that may not be installed."""
+    if facts.tensorflow or (facts.tf_versions and not facts.torch):
+        return DECIDE_DEFAULT
+    return DECIDE_TORCH if facts.torch else DECIDE_ANY_PROGRAM
 
 
 __all__ = [
+    "DECIDE_ANY_PROGRAM",
     "DECIDE_DEFAULT",
     "DECIDE_MISMATCH",
+    "DECIDE_TORCH",
     "REASONED_IDS",
     "VERDICT_IDS",
     "Decision",
     "Reasoning",
     "command_for",
     "decide",
+    "program_check",
 ]

@@ -127,7 +127,7 @@ def reasoned(found: list[Diagnosis], facts: Facts, make: Make) -> list[Diagnosis
     command = reasoning.command
     if not command:
         families = [d.family for d in output if d.harmful]
-        command = DECIDE_MISMATCH if facts.mismatch() else command_for(families)
+        command = DECIDE_MISMATCH if facts.mismatch() else command_for(families, facts)
     why = t(reasoning.why, **reasoning.why_fields) if reasoning.why else ""
     return [*output, _not_sure(facts, command, make, reasoning.on_host, why), *rest]
 

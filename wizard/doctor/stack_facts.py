@@ -100,6 +100,14 @@ _BF16_REFUSED = re.compile(
     re.I,
 )
 BF16_CC = "8.0"  # bfloat16 arithmetic first came with compute capability 8.0 (Ampere)
+# A program's own refusal of an operation below the compute capability it needs (PyTorch's FP8 matrix
+# multiply: "torch._scaled_mm is only supported on CUDA devices with compute capability >= 9.0 or 8.9,
+# or ROCm MI300+"): the GPU it runs on is below the lowest capability named.
+_OP_REFUSED = re.compile(
+    r"(?P<op>\b[A-Za-z_][\w.]{0,60}) is only supported on (?:CUDA |NVIDIA )?(?:devices|GPUs) with compute "
+    r"capability (?:>=|of at least|at least) (?P<cc>[0-9]{1,2}\.[0-9])(?: or (?P<cc2>[0-9]{1,2}\.[0-9]))?",
+    re.I,
+)
 # A build compiling for a list of architectures (nvcc's own temporary files, -gencode, a setup.py or
 # CMake build): there the refused target may be one the list names, not the GPU the program runs on.
 _BUILD_STEP = re.compile(
@@ -175,6 +183,11 @@ def _lacked(line: str) -> tuple[str, str] | None:
         return _value(m.group("feature")), f"{sm[:-1]}.{sm[-1]}"
     if m := _BF16_REFUSED.search(line):
         return "bfloat16", m.group("cc") or BF16_CC
+    if m := _OP_REFUSED.search(line):
+        need = min(
+            (c for c in (m.group("cc"), m.group("cc2")) if c), key=lambda c: tuple(map(int, c.split(".")))
+        )
+        return _value(m.group("op")), need
     return None
 
 

@@ -1,0 +1,73 @@
+"""Rules written in stop 56 from the training sides of rounds 71 and 72 (each held-out third scored blind
+never read), each checked against a near text where it must not answer; and the one command a
+"not sure" names, asked of the text's own program."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.doctor_first import english, first, first_cause  # noqa: F401  (english: the autouse fixture)
+from wizard.doctor.diagnose import match_output
+
+CORPUS = Path(__file__).parent / "doctor_corpus"
+
+
+def test_cuda_46_retold_without_capable_is_a_gpu_held_or_in_an_exclusive_mode() -> None:
+    # explosion/spaCy#5816: the person's copy of CUDA's 46, "-capable" dropped.
+    text = "`spacy.require_gpu()`  returns true\nBut on using the nlp() method returns error.\n"
+    d = first(text + "All cuda devices are busy or unavailable.\n")
+    assert d.id == "gpu-busy" and "nvidia-smi -q -d COMPUTE" in d.fix
+    # The words apart, or one device said free, are not 46.
+    assert first_cause(text + "All CUDA devices are available; one is busy.\n") != "gpu-busy"
+    assert first_cause(text + "The CUDA device is unavailable.\n") != "gpu-busy"
+
+
+def test_julias_cuda_runtime_not_found_is_a_missing_cuda_library() -> None:
+    # denizyuret/KUnet.jl#2 (CUDAapi.jl).
+    text = "I get the following error:\n\nCUDA runtime API library cannot be found.\n"
+    d = first(text)
+    assert d.id == "missing-cudart" and "CUDA runtime API library cannot be found" in d.evidence
+    # The driver's library not found is no missing runtime (the driver is what is absent).
+    assert first_cause("CUDA driver library cannot be found.\n") != "missing-cudart"
+
+
+def _unsure_fix(name: str) -> str:
+    body = "".join(
+        line
+        for line in (CORPUS / name).read_text(encoding="utf-8").splitlines(keepends=True)
+        if not line.startswith("# ")
+    )
+    found = match_output(body)
+    note = next(d for d in found if d.id == "not-sure")
+    assert not any(d.harmful for d in found), [d.id for d in found]
+    return note.fix
+
+
+def test_not_sure_asks_the_texts_own_program_whether_it_reaches_the_gpu() -> None:
+    # A PyTorch traceback (ojh6404/deep_vision_ros#4): PyTorch's own check, not TensorFlow's import.
+    fix = _unsure_fix("r41_driver_deepvisionros-docker-torch_B.txt")
+    assert "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())" in fix
+    assert "tensorflow" not in fix
+    # A TensorFlow log: TensorFlow's list of GPUs.
+    fix = _unsure_fix("r37_xla_rtx4090ptxas_a.txt")
+    assert "import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))" in fix
+    # A text of neither (AUTOMATIC1111's launcher, no framework named): the driver and its GPUs.
+    fix = _unsure_fix("r28_no-device_a1111-a5000-busy-bad-driver_1.txt")
+    assert fix.rstrip().endswith("nvidia-smi") and "import" not in fix
+
+
+def test_an_operation_refused_below_its_compute_capability_is_a_gpu_without_that_feature() -> None:
+    # Round 72's training side: PyTorch's FP8 matrix multiply on an RTX 3050 (PyramidFlow), a 3090 Ti.
+    said = (
+        "RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute capability >= 9.0 "
+        "or 8.9, or ROCm MI300+\n"
+    )
+    d = first("Hi, I use an RTX 3050 and the sampler still gives me the message:\n" + said)
+    assert (d.id, d.verdict) == ("unsupported-cc", "gpu-lacks-feature")
+    assert "torch._scaled_mm" in d.why and "8.9" in d.why and "RTX 3050 (8.6)" in d.why
+    assert "FP8" in d.fix and "8.9" in d.fix
+    # A GPU the text shows at or above the lower of the two capabilities has the feature: not this.
+    assert all(x.verdict != "gpu-lacks-feature" for x in match_output("GPU: RTX 4090\n" + said))
+    # A capability said without the refusal ("only supported on" missing) is no refusal.
+    plain = "torch._scaled_mm needs CUDA devices with compute capability >= 8.9\n"
+    assert all(x.verdict != "gpu-lacks-feature" for x in match_output(plain))
