@@ -1,5 +1,5 @@
 """Rules written in stop 56 from the training sides of rounds 71 and 72 (each held-out third scored blind
-never read), each checked against a near text where it must not answer; and the one command a
+first, never read), each checked against a near text where it must not answer; and the one command a
 "not sure" names, asked of the text's own program."""
 
 from __future__ import annotations
