@@ -17,9 +17,9 @@ def test_cuda_46_retold_without_capable_is_a_gpu_held_or_in_an_exclusive_mode() 
     text = "`spacy.require_gpu()`  returns true\nBut on using the nlp() method returns error.\n"
     d = first(text + "All cuda devices are busy or unavailable.\n")
     assert d.id == "gpu-busy" and "nvidia-smi -q -d COMPUTE" in d.fix
-    # The words apart, or one device said free, are not 46.
-    assert first_cause(text + "All CUDA devices are available; one is busy.\n") != "gpu-busy"
-    assert first_cause(text + "The CUDA device is unavailable.\n") != "gpu-busy"
+    # Said not to be so, or asked about: not 46.
+    assert first_cause(text + "Not all CUDA devices are busy or unavailable here.\n") != "gpu-busy"
+    assert first_cause(text + "Is it because all CUDA devices are busy or unavailable?\n") != "gpu-busy"
 
 
 def test_julias_cuda_runtime_not_found_is_a_missing_cuda_library() -> None:
@@ -68,6 +68,27 @@ def test_an_operation_refused_below_its_compute_capability_is_a_gpu_without_that
     assert "FP8" in d.fix and "8.9" in d.fix
     # A GPU the text shows at or above the lower of the two capabilities has the feature: not this.
     assert all(x.verdict != "gpu-lacks-feature" for x in match_output("GPU: RTX 4090\n" + said))
-    # A capability said without the refusal ("only supported on" missing) is no refusal.
-    plain = "torch._scaled_mm needs CUDA devices with compute capability >= 8.9\n"
-    assert all(x.verdict != "gpu-lacks-feature" for x in match_output(plain))
+    # A sentence ("this is only supported ..."), a warning, or an AMD GPU (ROCm's build prints the same
+    # refusal, and an AMD GPU has no compute capability) is no GPU lacking the feature.
+    k80 = "Tesla K80\nNote: this is only supported on devices with compute capability >= 7.0\n"
+    warned = "UserWarning: flash_attn.ops is only supported on GPUs with compute capability of at least 8.0\n"
+    amd = "GPU: AMD Radeon RX 7900 XTX (ROCm 6.1)\n" + said
+    for text in (k80, warned, amd):
+        assert all(x.verdict != "gpu-lacks-feature" for x in match_output(text)), text
+
+
+def test_a_text_naming_both_programs_is_asked_by_the_one_whose_code_failed() -> None:
+    torch_text = (CORPUS / "r41_driver_deepvisionros-docker-torch_B.txt").read_text(encoding="utf-8")
+    body = "".join(line for line in torch_text.splitlines(keepends=True) if not line.startswith("# "))
+    # A PyTorch traceback whose poster mentions TensorFlow: PyTorch's frames decide.
+    fix = next(
+        d for d in match_output("I moved from TensorFlow to PyTorch for this.\n" + body) if d.id == "not-sure"
+    )
+    assert "import torch" in fix.fix and "tensorflow" not in fix.fix
+    # Both programs' own code in one log (a process that imported both): nvidia-smi, no import of
+    # one that may not be the failing program.
+    tf_line = (
+        '  File "/usr/lib/python3/dist-packages/tensorflow/python/framework/ops.py", line 5, in <module>\n'
+    )
+    note = next(d for d in match_output(tf_line + body) if d.id == "not-sure")
+    assert note.fix.rstrip().endswith("nvidia-smi") and "import" not in note.fix

@@ -643,7 +643,7 @@ class Facts:
     own_build: bool = False  # a build of one's own: compiled here, its capability list chosen here
     built_on: tuple[str, str] | None = None  # (the GPU the build was compiled on, the other GPU named)
     torch: bool = False  # the text is PyTorch's (its build's list is torch's, not TensorFlow's)
-    tensorflow: bool = False  # the text names TensorFlow (or Keras): its own check decides
+    program: str = ""  # tensorflow | torch: the program the text is of, whose own check decides; "" unknown
     build_cuda: str = ""  # the CUDA its build was made with (PyTorch's "11.8", Paddle's runtime), one only
     arch_named: bool = False  # an sm_XY / compute_XY outside a build's list read as one
     smi_crash: tuple[int, str] | None = None  # nvidia-smi itself crashed (a segmentation fault)
@@ -958,7 +958,7 @@ def read_facts(text: str) -> Facts:
         f.no_kernel_line = _torch_below_its_list(text)
     f.ort_unnamed = _ort_unnamed(text)
     f.torch = bool(_TORCH.search(text))
-    f.tensorflow = bool(_TENSORFLOW.search(text))
+    f.program = program_of(text, f.torch)
     if m := _NVCC_ARCH.search(text):
         f.nvcc_arch_line, f.nvcc_arch_cc = _line_at(text, m.start()), _dotted(m.group(1))
     if f.no_kernel_line is not None or f.below_minimum_line is not None:
@@ -1043,7 +1043,33 @@ _SAID_CODE = re.compile(
     r"\b(binary|machine|SASS|PTX)(?:\s+code)?\s+for\s+(?:CC|compute\s+capabilit(?:y|ies))\s+" + _CC_LIST, re.I
 )
 _TORCH = re.compile(r"\btorch\b|\bpytorch\b|TORCH_USE_CUDA_DSA", re.I)
-_TENSORFLOW = re.compile(r"\btensorflow\b|\bkeras\b", re.I)
+_TENSORFLOW = re.compile(r"\btensorflow\b|\bkeras\b|\btf\.(?:config|test|keras|sysconfig)\b", re.I)
+# Where a text names both (a PyTorch program that mentions TensorFlow, a TensorFlow log beside torch):
+# the frames and calls of the failing program's own code.
+_TF_CODE = re.compile(
+    r"\btensorflow/(?:core|python|stream_executor|compiler|tsl)/|site-packages[/\\](?:tensorflow|keras)[/\\]"
+    r"|\btf\.(?:config|test|keras|sysconfig)\b",
+    re.I,
+)
+_TORCH_CODE = re.compile(
+    r"site-packages[/\\]torch[/\\]|\btorch\.(?:cuda|nn|_C|utils|version)\b|TORCH_USE_CUDA_DSA"
+)
+
+
+def program_of(text: str, torch: bool) -> str:
+    """The program a text is of (tensorflow, torch), where one is named, or only one's own code shows
+    where both are named; "" where neither or both."""
+    tf = bool(_TENSORFLOW.search(text))
+    if tf != torch:
+        return "tensorflow" if tf else "torch"
+    if not tf:
+        return ""
+    tf_code, torch_code = bool(_TF_CODE.search(text)), bool(_TORCH_CODE.search(text))
+    if tf_code != torch_code:
+        return "tensorflow" if tf_code else "torch"
+    return ""
+
+
 # The CUDA a PyTorch build was made with, as it says it: its wheel's local version ("torch 2.1.0+cu121",
 # pip's "torch-2.1.0+cu121", "torch==1.13.1+cu117"), collect_env's "CUDA used to build PyTorch: 11.8",
 # torch.version.cuda printed beside its name.

@@ -103,11 +103,16 @@ BF16_CC = "8.0"  # bfloat16 arithmetic first came with compute capability 8.0 (A
 # A program's own refusal of an operation below the compute capability it needs (PyTorch's FP8 matrix
 # multiply: "torch._scaled_mm is only supported on CUDA devices with compute capability >= 9.0 or 8.9,
 # or ROCm MI300+"): the GPU it runs on is below the lowest capability named.
+# The operation is named as code is (a dotted or underscored name): "this" or "Flash attention" is
+# a sentence, not the program's refusal.
 _OP_REFUSED = re.compile(
-    r"(?P<op>\b[A-Za-z_][\w.]{0,60}) is only supported on (?:CUDA |NVIDIA )?(?:devices|GPUs) with compute "
-    r"capability (?:>=|of at least|at least) (?P<cc>[0-9]{1,2}\.[0-9])(?: or (?P<cc2>[0-9]{1,2}\.[0-9]))?",
+    r"(?P<op>\b[A-Za-z_]\w*(?:[._]\w+)+) is only supported on (?:CUDA |NVIDIA )?(?:devices|GPUs) with "
+    r"compute capability (?:>=|of at least|at least) (?P<cc>[0-9]{1,2}\.[0-9])"
+    r"(?: or (?P<cc2>[0-9]{1,2}\.[0-9]))?",
     re.I,
 )
+# An AMD GPU (PyTorch's ROCm build prints the same refusal, "... or ROCm MI300+"): no compute capability.
+_AMD = re.compile(r"\bROCm\b(?! MI300)|\bAMD\b|\bRadeon\b|\bgfx[0-9]{3,4}\b|\bHIP error\b", re.I)
 # A build compiling for a list of architectures (nvcc's own temporary files, -gencode, a setup.py or
 # CMake build): there the refused target may be one the list names, not the GPU the program runs on.
 _BUILD_STEP = re.compile(
@@ -183,7 +188,7 @@ def _lacked(line: str) -> tuple[str, str] | None:
         return _value(m.group("feature")), f"{sm[:-1]}.{sm[-1]}"
     if m := _BF16_REFUSED.search(line):
         return "bfloat16", m.group("cc") or BF16_CC
-    if m := _OP_REFUSED.search(line):
+    if (m := _OP_REFUSED.search(line)) and "warning" not in line.lower():  # a warning refuses nothing
         need = min(
             (c for c in (m.group("cc"), m.group("cc2")) if c), key=lambda c: tuple(map(int, c.split(".")))
         )
@@ -229,6 +234,8 @@ def read_stack(text: str) -> StackFacts:
             if 7 <= major <= 13:
                 cudas.add(major)
     s.lib_cudas = sorted(cudas)
+    if s.ptx_feature_at is not None and _OP_REFUSED.search(s.ptx_feature_at[1]) and _AMD.search(text):
+        s.ptx_feature, s.ptx_feature_cc, s.ptx_feature_at = "", "", None
     s.wsl2_said = bool(_WSL2.search(text))
     s.build_step = bool(_BUILD_STEP.search(text))
     for m in _GPU_SHORT.finditer(text):
