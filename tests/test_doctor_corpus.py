@@ -160,7 +160,7 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # channel's build matrix) stay unanswered and NO_EVIDENCE is full.
 RULES_ROUND = 25
 RULES_ROUNDS_ALSO = (27,)  # newer rounds whose training texts are held right too (see above)
-FRESH_ROUND = 72  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+FRESH_ROUND = 73  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
 # title or a reply the text leaves out): scored like every text, but not held right, since no honest
 # rule names that cause from the body. Each says why; a test checks each is still in the corpus and
@@ -1301,6 +1301,17 @@ READ_BARS[71] = Bar(recognised=9, right=8, wrong_causes=0)
 # rules and before any rule from it: held out 11/12 recognised (91.7%), 6 right, 2 wrong; training
 # 7/12 (58.3%), 6 right, 0 wrong.
 FRESH_MEASURED = Bar(recognised=11, right=6, wrong_causes=2)
+# Then from its training side: an operation a program refuses below a compute capability (PyTorch's
+# FP8 matrix multiply) read as a GPU without that feature: training 10/12, 9 right, 0 wrong; held out
+# unchanged (unread).
+READ_BARS[72] = Bar(recognised=11, right=6, wrong_causes=2)
+# Round 73 (42 texts, 15 held out, 2 zh; four collectors split by owner (a-f, g-m, n-s, t-z), 56-60
+# searches each, searching by an error's words more than by project, collected blind in stop 56 after
+# round 72's rules; all four ran out of unused threads: WarpX, GPUMD, neural-style, ethminer,
+# nerfstudio, pg-strom and four Mac texts gave most). Scored once blind, after round 72's rules and
+# before any rule from it: held out 10/15 recognised (66.7%), 8 right, 2 wrong; training 21/27
+# (77.8%), 16 right, 2 wrong.
+FRESH_MEASURED = Bar(recognised=10, right=8, wrong_causes=2)
 UNREAD_WRONG_CAUSES = {
     28: 1,
     29: 1,
@@ -1347,6 +1358,7 @@ UNREAD_WRONG_CAUSES = {
     70: 1,
     71: 0,
     72: 2,
+    73: 2,
 }
 
 
@@ -1416,14 +1428,14 @@ def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
 
 # Measured in stop 55 with rounds 68-70 added (blind, 49 texts, 40 recognised): 1368 of 1521, one
 # text short of the issue's 90% (1369); in stop 56 with rounds 71-72 added (blind, 25 texts, 20
-# recognised): 1388 of 1546, four short of 90% (1392). Raised as it rises; never lowered to let a
-# regression by.
-WHOLE_RECOGNISED = 1388
+# recognised): 1388 of 1546, four short of 90% (1392); with round 73 added (blind, 15 texts, 10
+# recognised): 1398 of 1561, seven short (1405). Raised as it rises; never lowered to let a regression by.
+WHOLE_RECOGNISED = 1398
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="the whole held-out third is 1388/1546 recognised, 4 short of the issue's 90% (stop 56)",
+    reason="the whole held-out third is 1398/1561 recognised, 7 short of the issue's 90% (stop 56)",
 )
 def test_the_whole_held_out_third_is_at_the_issues_bar() -> None:
     s = score(HELD)

@@ -1,4 +1,4 @@
-"""Rules written in stop 56 from the training sides of rounds 71 and 72 (each held-out third scored blind
+"""Rules written in stop 56 from the training sides of rounds 71-73 (each held-out third scored blind
 first, never read), each checked against a near text where it must not answer; and the one command a
 "not sure" names, asked of the text's own program."""
 
@@ -92,3 +92,32 @@ def test_a_text_naming_both_programs_is_asked_by_the_one_whose_code_failed() -> 
     )
     note = next(d for d in match_output(tf_line + body) if d.id == "not-sure")
     assert note.fix.rstrip().endswith("nvidia-smi") and "import" not in note.fix
+
+
+def test_round73_rules_read_a_card_said_missing_a_mac_without_cuda_a_miners_dag_and_xformers() -> None:
+    # jcjohnson/neural-style: CUDA's 35 where the poster says the machine has no CUDA card.
+    said = "cuda runtime error (35) : CUDA driver version is insufficient for CUDA runtime version\n"
+    d = first(said + "I don't have a CUDA compatible video card.\n")
+    assert (d.id, d.verdict) == ("no-nvidia-gpu", "no-nvidia-gpu-said")
+    assert first_cause(said + "Do I have a CUDA compatible video card?\n") == "driver-too-old"
+    # OpenTalker/SadTalker#425: PyTorch's is_available() said False on an Intel Mac with an AMD GPU.
+    mac = (
+        "RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
+        "False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device"
+        "('cpu') to map your storages to the CPU.\n\ni use macos 13.4 intel with amd gpu. why it not use mps?\n"
+    )
+    assert first(mac).id == "macos"
+    assert first_cause(mac.replace("i use macos 13.4 intel with amd gpu", "i use ubuntu 22.04")) != "macos"
+    # ethereum-mining/ethminer: the DAG of an epoch larger than the card.
+    d = first("Epoch 436 requires 4.48 GB memory. Only 3.95 GB available on device.\n")
+    assert d.id == "tensor-oom" and d.title == "The work needs more memory than this GPU has"
+    assert first_cause("Epoch 436 requires 4.48 GB memory. 7.95 GB available on device.\n") == ""
+    # Nerogar/OneTrainer#55: xFormers of CUDA 12.1 beside PyTorch of CUDA 11.8.
+    xf = "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+    d = first(xf + "    PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.1.0+cu118)\n")
+    assert d.id == "cuda-libs-mixed" and "xFormers" in d.title and "+cuXXX" in d.fix
+    # The same CUDA on both sides is no CUDA mixed (another PyTorch release, the same CUDA).
+    assert (
+        first_cause(xf + "    PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.1.2+cu121)\n")
+        != "cuda-libs-mixed"
+    )

@@ -995,7 +995,8 @@ _MAC = re.compile(
 _CUDA_ABSENT = re.compile(
     r"\bCUDA (?:version )?(?:is )?not (?:installed|available|working|found)\b"
     r"|\bCUDA\b[^\n]{0,20}\bnot installed/working\b|Torch not compiled with CUDA enabled"
-    r"|torch\.cuda\.is_available\(\)\W{0,6}False|No CUDA GPUs are available"
+    r"|torch\.cuda\.is_available\(\)\W{0,6}(?:(?:is|was|returns?|returned|gives|gave)\W{1,3})?False"
+    r"|No CUDA GPUs are available"
     r"|\binstallation is not configured to use CUDA\b"  # "Your PyTorch installation is not ..."
     # the driver's library not found at all (CUDA.jl's "could not load library \"libcuda\"")
     r"|\bcould not load library \W?libcuda\b|\bdlopen\(libcuda\.dylib\b",

@@ -30,7 +30,8 @@ _QUESTION = r"(?![^.,\n]{0,40}\?)"
 _GPU = (
     # "an NVIDIA card": a card only with NVIDIA's name before it
     r"(?:an?\s+|any\s+)?(?:NVIDIA\s+cards?|"
-    r"(?:NVIDIA\s+|CUDA[- ]capable\s+|dedicated\s+|discrete\s+)?(?:GPUs?|graphics\s+cards?|video\s+cards?))\b"
+    r"(?:NVIDIA\s+|CUDA[- ](?:capable|compatible|enabled)\s+|dedicated\s+|discrete\s+)?"
+    r"(?:GPUs?|graphics\s+cards?|video\s+cards?))\b"
     r"(?!\s*(?:driver|support|access|pass|acceleration|enabled|build|version|mode|index|[0-9#]))"
 )
 _MACHINE = r"(?:machine|computer|node|server|host|laptop|pc|box|vm|instance|system|workstation)s?"
