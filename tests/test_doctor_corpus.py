@@ -160,7 +160,7 @@ HEADER_LINE = re.compile(r"^# (source|address|family|expect|lang|round|note):(.*
 # channel's build matrix) stay unanswered and NO_EVIDENCE is full.
 RULES_ROUND = 25
 RULES_ROUNDS_ALSO = (27,)  # newer rounds whose training texts are held right too (see above)
-FRESH_ROUND = 73  # the newest round collected blind; the rounds below it were read (see READ_BARS)
+FRESH_ROUND = 74  # the newest round collected blind; the rounds below it were read (see READ_BARS)
 # Training texts whose body holds no evidence of the cause their source names (it is in the issue's
 # title or a reply the text leaves out): scored like every text, but not held right, since no honest
 # rule names that cause from the body. Each says why; a test checks each is still in the corpus and
@@ -1312,6 +1312,18 @@ READ_BARS[72] = Bar(recognised=11, right=6, wrong_causes=2)
 # before any rule from it: held out 10/15 recognised (66.7%), 8 right, 2 wrong; training 21/27
 # (77.8%), 16 right, 2 wrong.
 FRESH_MEASURED = Bar(recognised=10, right=8, wrong_causes=2)
+# Then from its training side: a CUDA-compatible card said missing beside 35, PyTorch's "is_available()
+# is False" on a Mac, a miner's DAG larger than the card, xFormers of another CUDA: training 24/27, 21
+# right, 1 wrong; held out unchanged (unread).
+READ_BARS[73] = Bar(recognised=10, right=8, wrong_causes=2)
+# Round 74 (28 texts, 7 held out; two collectors split by owner (a-m, n-z), 58 and 55 searches, sent
+# to repositories little mined before; most new threads were crypto miners' (XMRig, T-Rex, ethminer,
+# TeamBlackMiner), AutoDock-GPU and pg-strom). Collected blind in stop 56 after round 73's rules.
+# Scored once blind, after round 73's rules and before any rule from it: held out 5/7 recognised
+# (71.4%), 2 right, 0 wrong; training 11/21 (52.4%), 9 right, 2 wrong. Two held-out texts
+# (TeamBlackMiner's) were seen by the rule writer before that score, while a wallet address in one
+# was masked; no rule was written from them (the note of stop 56 says so).
+FRESH_MEASURED = Bar(recognised=5, right=2, wrong_causes=0)
 UNREAD_WRONG_CAUSES = {
     28: 1,
     29: 1,
@@ -1359,6 +1371,7 @@ UNREAD_WRONG_CAUSES = {
     71: 0,
     72: 2,
     73: 2,
+    74: 0,
 }
 
 
@@ -1429,13 +1442,14 @@ def test_held_out_score(capsys: pytest.CaptureFixture[str]) -> None:
 # Measured in stop 55 with rounds 68-70 added (blind, 49 texts, 40 recognised): 1368 of 1521, one
 # text short of the issue's 90% (1369); in stop 56 with rounds 71-72 added (blind, 25 texts, 20
 # recognised): 1388 of 1546, four short of 90% (1392); with round 73 added (blind, 15 texts, 10
-# recognised): 1398 of 1561, seven short (1405). Raised as it rises; never lowered to let a regression by.
-WHOLE_RECOGNISED = 1398
+# recognised): 1398 of 1561, seven short (1405); with round 74 (blind, 7 texts, 5 recognised): 1403 of
+# 1568, nine short (1412). Raised as it rises; never lowered to let a regression by.
+WHOLE_RECOGNISED = 1403
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="the whole held-out third is 1398/1561 recognised, 7 short of the issue's 90% (stop 56)",
+    reason="the whole held-out third is 1403/1568 recognised, 9 short of the issue's 90% (stop 56)",
 )
 def test_the_whole_held_out_third_is_at_the_issues_bar() -> None:
     s = score(HELD)

@@ -1,4 +1,4 @@
-"""Rules written in stop 56 from the training sides of rounds 71-73 (each held-out third scored blind
+"""Rules written in stop 56 from the training sides of rounds 71-74 (each held-out third scored blind
 first, never read), each checked against a near text where it must not answer; and the one command a
 "not sure" names, asked of the text's own program."""
 
@@ -121,3 +121,19 @@ def test_round73_rules_read_a_card_said_missing_a_mac_without_cuda_a_miners_dag_
         first_cause(xf + "    PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.1.2+cu121)\n")
         != "cuda-libs-mixed"
     )
+
+
+def test_round74_rules_read_xmrigs_driver_check_and_the_cudnn_wrappers_arch_mismatch() -> None:
+    # xmrig/xmrig#3504: the CUDA plugin's own check of the driver.
+    d = first(
+        "Driver does not support CUDA 12.5 API! Update your nVidia driver!\n * CUDA disabled (no devices)\n"
+    )
+    assert d.id == "driver-too-old"
+    # A driver said to support it is no refusal.
+    assert first_cause("The driver supports CUDA 12.5 API fine.\n") != "driver-too-old"
+    # The libcudnn.py wrapper raises cuDNN's ARCH_MISMATCH as its own exception class.
+    text = '  File "libcudnn.py", line 246, in cudnnCheckStatus\n    raise cudnnExceptions[status]\n'
+    d = first(text + "libcudnn.cudnnStatusArchMismatch\n")
+    assert (d.id, d.verdict) == ("unsupported-cc", "cover-too-old")
+    # Another status of the same wrapper names another cause.
+    assert all(x.verdict != "cover-too-old" for x in match_output(text + "libcudnn.cudnnStatusBadParam\n"))

@@ -1007,7 +1007,8 @@ _CUDA_ABSENT = re.compile(
 # cuDNN's CUDNN_STATUS_ARCH_MISMATCH, by its name or by the words cudnnGetErrorString and bindings
 # print for it ("ERROR: Arch mismatch" with cudnn.jl's frame on the next line).
 _CUDNN_ARCH = re.compile(
-    r"CUDNN_STATUS_ARCH_MISMATCH|\bcuDNN\b[^\n]{0,80}\bArch mismatch\b"
+    # the Python wrapper libcudnn.py raises it as its own exception class, cudnnStatusArchMismatch
+    r"CUDNN_STATUS_ARCH_MISMATCH|\bcudnnStatusArchMismatch\b|\bcuDNN\b[^\n]{0,80}\bArch mismatch\b"
     r"|\bArch mismatch\b[^\n]{0,120}\bcudnn\b",
     re.I,
 )
