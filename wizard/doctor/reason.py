@@ -653,11 +653,23 @@ def _wsl_smi_crash(facts: Facts, causes: list[str]) -> Decision | None:
     )
 
 
+# A Mac named as where the program is not, or where it works ("I'm not on macOS", "runs fine on my
+# Mac Studio"): the failing machine is another one.
+_MAC_ELSEWHERE = re.compile(
+    r"\bnot (?:on |using |running )?(?:an? |my |the )?(?:mac|macOS)\b"
+    r"|\b(?:works?|worked|runs?|ran|fine|ok)\b[^.\n]{0,30}\bon (?:an? |my |the )?(?:mac|macOS)\b",
+    re.I,
+)
+
+
 def _macos(facts: Facts, causes: list[str]) -> Decision | None:
     """A text that says it ran on a Mac and that CUDA is not there, naming no NVIDIA GPU and no other
     cause: macOS has no NVIDIA CUDA (CUDA 10.2 was its last; Apple silicon has no NVIDIA GPU), so the
-    message is what a Mac gives, and the program runs on the CPU."""
+    message is what a Mac gives, and the program runs on the CPU. Not where the text names the Mac as
+    where it is not or where it works."""
     if facts.mac is None or facts.gpus or facts.gpus_named:
+        return None
+    if _MAC_ELSEWHERE.search(facts.mac[1]):
         return None
     if facts.cuda_absent is None:
         return _macos_pip(facts, causes)
