@@ -204,6 +204,31 @@ def test_a_pasted_session_ranks_causes_first_and_labels_noise() -> None:
     assert f"{t('doctor.harmless_label')} · {t('doctor.noise-tensorrt.title')}" in out
 
 
+def test_a_harmless_messages_log_line_wraps_under_its_own_indent_at_80_columns() -> None:
+    # A long log line under "These messages look alarming": its second line is indented, never at
+    # the margin where it reads as a new entry (the harmful diagnoses' evidence wraps the same way).
+    line = (
+        "2024-04-09 06:59:37.491310: E external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc:9261] Unable "
+        "to register cuDNN factory: Attempting to register factory for plugin cuDNN when one has already "
+        "been registered\n"
+    )
+    env = dict(os.environ, TF_GPU_WIZARD_LANG="en", COLUMNS="80")
+    done = subprocess.run(
+        [sys.executable, "-m", "wizard", "--profile", QUIET_MACHINE, "doctor", "--log", "-"],
+        input=line,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
+    )
+    out = done.stdout.splitlines()
+    start = out.index(t("doctor.harmless_intro"))
+    block = out[start + 1 : out.index("", start)]
+    assert any("cuda_dnn.cc" in x for x in block)
+    assert all(x.startswith("  ") and len(x) <= 80 for x in block), block
+
+
 def test_text_the_doctor_does_not_know_gets_the_next_step() -> None:
     result = wizard(
         "--profile", QUIET_MACHINE, "doctor", "--log", "-", stdin="Segmentation fault (core dumped)\n"

@@ -194,10 +194,10 @@ def render(
         for line in command_lines(value, console.width, indent):
             console.print(Text(line, style=style), soft_wrap=True)
 
-    def indented(value: str, style: str, limit: int | None = None) -> None:
+    def indented(value: str, style: str, limit: int | None = None, first: str = "  ") -> None:
         # A log line or a source list: wrapped between words under its own indent, so a second
         # line never starts at the margin where it reads as a new entry.
-        for line in wrap(safe(value, limit), console.width, "  ", "    ", keep_code=False):
+        for line in wrap(safe(value, limit), console.width, first, first + "  ", keep_code=False):
             console.print(Text(line, style=style), soft_wrap=True)
 
     def full(d: Diagnosis) -> None:
@@ -227,7 +227,7 @@ def render(
         for d in report.harmless:
             show(f"  {t('doctor.harmless_label')} · {d.title}", "dim")
             advice(d.why, "dim", "    ")
-            show(f"    {d.evidence}", "dim italic", limit=400)
+            indented(d.evidence, "dim italic", limit=400, first="    ")
         console.print()
     if report.nothing_found:
         show(t("doctor.none_found"), "green")
