@@ -66,6 +66,8 @@ def test_an_operation_refused_below_its_compute_capability_is_a_gpu_without_that
     assert (d.id, d.verdict) == ("unsupported-cc", "gpu-lacks-feature")
     assert "torch._scaled_mm" in d.why and "8.9" in d.why and "RTX 3050 (8.6)" in d.why
     assert "FP8" in d.fix and "8.9" in d.fix
+    # Its source is where such a refusal was seen, not ptxas' bfloat16 threads.
+    assert "torch._scaled_mm" in d.seen_in and "bf16" not in d.seen_in
     # A GPU the text shows at or above the lower of the two capabilities has the feature: not this.
     assert all(x.verdict != "gpu-lacks-feature" for x in match_output("GPU: RTX 4090\n" + said))
     # A sentence ("this is only supported ..."), a warning, or an AMD GPU (ROCm's build prints the same

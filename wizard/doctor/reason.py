@@ -88,6 +88,12 @@ COMPAT_GUIDE = (
     ' and an older driver only); deepjavalibrary/djl-serving#1278 ("Use CUDA compat with old drivers, not'
     ' new ones"); ggml-org/llama.cpp#17542 (803 gone with cuda-compat-12.9 off the path)'
 )
+# An operation refused by the program's own check (PyTorch's FP8 matrix multiply below 8.9).
+OP_REFUSED_SEEN = (
+    "PyTorch's torch._scaled_mm check (FP8: compute capability 8.9 or 9.0);"
+    " kijai/ComfyUI-PyramidFlowWrapper#43 (an RTX 3050), kijai/ComfyUI-HunyuanVideoWrapper#98"
+    " (an RTX 3090), aredden/flux-fp8-api#30 (an RTX 6000 of compute capability 8.6)"
+)
 PTX_FEATURE_SEEN = (
     "facebookresearch/chameleon#39 (V100: 'cvt.bf16.f32' requires .target sm_80); ModelTC/LightLLM#1029"
     " (V100, compute capability 7.0, and bfloat16)"
@@ -447,7 +453,7 @@ def _ptx_feature(facts: Facts, causes: list[str]) -> Decision | None:
     return Decision(
         "unsupported-cc",
         "doctor.judge62.ptx_feature",
-        _sourced(fields, PTX_FEATURE_SEEN),
+        _sourced(fields, OP_REFUSED_SEEN if s.ptx_feature_op else PTX_FEATURE_SEEN),
         texts="gpu-lacks-feature",
         evidence=s.ptx_feature_at,
         fix_fields={"need": s.ptx_feature_cc},

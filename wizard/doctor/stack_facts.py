@@ -147,6 +147,7 @@ class StackFacts:
     ptx_feature: str = ""  # an instruction ptxas says the target GPU lacks ("cvt.bf16.f32")
     ptx_feature_cc: str = ""  # the compute capability it needs ("8.0")
     ptx_feature_at: Evidence | None = None
+    ptx_feature_op: bool = False  # refused by the program's own check of an operation, not by ptxas
     build_step: bool = False  # the text compiles a build for a list of architectures (nvcc, CMake)
 
     def lines(self) -> list[tuple[str, str]]:
@@ -181,18 +182,19 @@ def _search(rx: re.Pattern[str], line: str, joined: str) -> re.Match[str] | None
     return m
 
 
-def _lacked(line: str) -> tuple[str, str] | None:
-    """(the instruction, the compute capability it needs) where ptxas or the program refused it."""
+def _lacked(line: str) -> tuple[str, str, bool] | None:
+    """(the instruction, the compute capability it needs, whether an operation's own check refused it)
+    where ptxas or the program refused it."""
     if m := _PTX_FEATURE.search(line):
         sm = m.group("sm")
-        return _value(m.group("feature")), f"{sm[:-1]}.{sm[-1]}"
+        return _value(m.group("feature")), f"{sm[:-1]}.{sm[-1]}", False
     if m := _BF16_REFUSED.search(line):
-        return "bfloat16", m.group("cc") or BF16_CC
+        return "bfloat16", m.group("cc") or BF16_CC, False
     if (m := _OP_REFUSED.search(line)) and "warning" not in line.lower():  # a warning refuses nothing
         need = min(
             (c for c in (m.group("cc"), m.group("cc2")) if c), key=lambda c: tuple(map(int, c.split(".")))
         )
-        return _value(m.group("op")), need
+        return _value(m.group("op")), need, True
     return None
 
 
@@ -226,7 +228,8 @@ def read_stack(text: str) -> StackFacts:
             s.compat, s.compat_at = _value(m.group(0)), _evidence(number, line)
         lacked = _lacked(line) if s.ptx_feature_at is None else None
         if lacked:
-            (s.ptx_feature, s.ptx_feature_cc), s.ptx_feature_at = lacked, _evidence(number, line)
+            s.ptx_feature, s.ptx_feature_cc, s.ptx_feature_op = lacked
+            s.ptx_feature_at = _evidence(number, line)
         if s.suspend_at is None and _SUSPEND.search(line):
             s.suspend_at = _evidence(number, line)
         for m in (*_LIB_CUDA.finditer(line), *_SAID_CUDA.finditer(line)):
@@ -235,7 +238,7 @@ def read_stack(text: str) -> StackFacts:
                 cudas.add(major)
     s.lib_cudas = sorted(cudas)
     if s.ptx_feature_at is not None and _OP_REFUSED.search(s.ptx_feature_at[1]) and _AMD.search(text):
-        s.ptx_feature, s.ptx_feature_cc, s.ptx_feature_at = "", "", None
+        s.ptx_feature, s.ptx_feature_cc, s.ptx_feature_at, s.ptx_feature_op = "", "", None, False
     s.wsl2_said = bool(_WSL2.search(text))
     s.build_step = bool(_BUILD_STEP.search(text))
     for m in _GPU_SHORT.finditer(text):
