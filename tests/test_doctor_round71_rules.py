@@ -140,6 +140,8 @@ def test_round74_rules_read_xmrigs_driver_check_and_the_cudnn_wrappers_arch_mism
         "Driver does not support CUDA 12.5 API! Update your nVidia driver!\n * CUDA disabled (no devices)\n"
     )
     assert d.id == "driver-too-old"
+    # Its words are any program's, not TensorFlow's alone (a miner loaded these CUDA libraries).
+    assert "the program loaded" in d.why
     # Asked about, it is no refusal.
     assert first_cause("Why does it say Driver does not support CUDA 12.5 API?\n") != "driver-too-old"
     # The libcudnn.py wrapper raises cuDNN's ARCH_MISMATCH as its own exception class.
