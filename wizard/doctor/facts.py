@@ -958,7 +958,8 @@ def read_facts(text: str) -> Facts:
         f.no_kernel_line = _torch_below_its_list(text)
     f.ort_unnamed = _ort_unnamed(text)
     f.torch = bool(_TORCH.search(text))
-    f.program = program_of(text, f.torch)
+    # A TensorFlow version alone ("TF 2.15") names TensorFlow too, where PyTorch is not named.
+    f.program = program_of(text, f.torch) or ("tensorflow" if f.tf_versions and not f.torch else "")
     if m := _NVCC_ARCH.search(text):
         f.nvcc_arch_line, f.nvcc_arch_cc = _line_at(text, m.start()), _dotted(m.group(1))
     if f.no_kernel_line is not None or f.below_minimum_line is not None:

@@ -1127,7 +1127,7 @@ def command_for(families: list[str], facts: Facts) -> str:
 def program_check(facts: Facts) -> str:
     """The command that asks the text's own program whether it reaches the GPU: TensorFlow's, PyTorch's,
     or (a text of neither) nvidia-smi, never another program's import that may not be installed."""
-    if facts.program == "tensorflow" or (not facts.torch and facts.tf_versions):
+    if facts.program == "tensorflow":
         return DECIDE_DEFAULT
     return DECIDE_TORCH if facts.program == "torch" else DECIDE_ANY_PROGRAM
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from packaging.version import Version
+
 from wizard.doctor.setup_facts import Evidence
 from wizard.safe.display import cut
 
@@ -182,18 +184,16 @@ def _search(rx: re.Pattern[str], line: str, joined: str) -> re.Match[str] | None
     return m
 
 
-def _lacked(line: str) -> tuple[str, str, bool] | None:
+def _lacked(line: str, ops: bool) -> tuple[str, str, bool] | None:
     """(the instruction, the compute capability it needs, whether an operation's own check refused it)
-    where ptxas or the program refused it."""
+    where ptxas or the program refused it; an operation's refusal only where `ops` (no AMD GPU named)."""
     if m := _PTX_FEATURE.search(line):
         sm = m.group("sm")
         return _value(m.group("feature")), f"{sm[:-1]}.{sm[-1]}", False
     if m := _BF16_REFUSED.search(line):
         return "bfloat16", m.group("cc") or BF16_CC, False
-    if (m := _OP_REFUSED.search(line)) and "warning" not in line.lower():  # a warning refuses nothing
-        need = min(
-            (c for c in (m.group("cc"), m.group("cc2")) if c), key=lambda c: tuple(map(int, c.split(".")))
-        )
+    if ops and (m := _OP_REFUSED.search(line)) and "warning" not in line.lower():  # a warning refuses nothing
+        need = min((c for c in (m.group("cc"), m.group("cc2")) if c), key=Version)
         return _value(m.group("op")), need, True
     return None
 
@@ -201,6 +201,7 @@ def _lacked(line: str) -> tuple[str, str, bool] | None:
 def read_stack(text: str) -> StackFacts:
     s = StackFacts()
     cudas: set[int] = set()
+    ops = not _AMD.search(text)
     lines = text.splitlines()
     for number, line in enumerate(lines, start=1):
         line = line[:4000]
@@ -226,7 +227,7 @@ def read_stack(text: str) -> StackFacts:
         m = _COMPAT.search(line) if s.compat_at is None else None
         if m:
             s.compat, s.compat_at = _value(m.group(0)), _evidence(number, line)
-        lacked = _lacked(line) if s.ptx_feature_at is None else None
+        lacked = _lacked(line, ops) if s.ptx_feature_at is None else None
         if lacked:
             s.ptx_feature, s.ptx_feature_cc, s.ptx_feature_op = lacked
             s.ptx_feature_at = _evidence(number, line)
@@ -237,8 +238,6 @@ def read_stack(text: str) -> StackFacts:
             if 7 <= major <= 13:
                 cudas.add(major)
     s.lib_cudas = sorted(cudas)
-    if s.ptx_feature_at is not None and _OP_REFUSED.search(s.ptx_feature_at[1]) and _AMD.search(text):
-        s.ptx_feature, s.ptx_feature_cc, s.ptx_feature_at, s.ptx_feature_op = "", "", None, False
     s.wsl2_said = bool(_WSL2.search(text))
     s.build_step = bool(_BUILD_STEP.search(text))
     for m in _GPU_SHORT.finditer(text):
